@@ -1,0 +1,5 @@
+"""Allow `python -m narrator …` as an alias of the `narrator` console script."""
+
+from narrator.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""The `narrator` command line: one parser, subcommands contributed by `narrator.commands.*`.
+
+Each module in `narrator/commands/` defines::
+
+    def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None
+
+and adds its commands with ``subparsers.add_parser(NAME, parents=[common], ...)`` and
+``set_defaults(func=handler)``.  A handler takes the parsed ``argparse.Namespace`` and returns an
+exit code (``int``) or ``None`` for success.  Bad input is reported by raising
+:class:`CommandError`; ``main`` turns it into a one-line message on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+import narrator.commands
+
+
+class CommandError(Exception):
+    """A user mistake on the command line: printed as one line, exit status 2."""
+
+
+class _OneLineErrorParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line (the interface contract)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the full parser with every subcommand module registered."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="configuration file (default: ./narrator.toml if present, else built-in defaults)",
+    )
+    parser = _OneLineErrorParser(
+        prog="narrator",
+        description="Automatic narrator for play-by-mail Werewolf games.",
+        parents=[common],
+    )
+    subparsers = parser.add_subparsers(
+        title="commands", metavar="COMMAND", parser_class=_OneLineErrorParser
+    )
+    for module_info in sorted(pkgutil.iter_modules(narrator.commands.__path__), key=_name):
+        module = importlib.import_module(f"narrator.commands.{module_info.name}")
+        module.register(subparsers, common)
+    return parser
+
+
+def _name(module_info: pkgutil.ModuleInfo) -> str:
+    return module_info.name
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "config"):
+        args.config = None
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        result = func(args)
+    except CommandError as error:
+        print(f"narrator: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 1
+    return 0 if result is None else int(result)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

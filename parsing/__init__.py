@@ -1,0 +1,1 @@
+"""Pure mail parsing: a raw message to a command or a clear error (no database, no I/O)."""

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Start the machine's PostgreSQL cluster (Debian layout) and print a test database URL on stdout.
+# Exits non-zero with a reason on stderr when that can't be done here.
+set -euo pipefail
+command -v pg_lsclusters >/dev/null || { echo "PostgreSQL is not installed" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "starting PostgreSQL needs root" >&2; exit 1; }
+cluster=$(pg_lsclusters -h | head -n 1)
+if [ -z "$cluster" ]; then
+    version=$(ls /usr/lib/postgresql | sort -n | tail -n 1)
+    pg_createcluster "$version" main >/dev/null
+    cluster=$(pg_lsclusters -h | head -n 1)
+fi
+read -r version name port status _ <<<"$cluster"
+if [ "$status" != online ]; then pg_ctlcluster "$version" "$name" start; fi
+psql_() { su postgres -c "psql -p $port -v ON_ERROR_STOP=1 -qtAc \"$1\""; }
+for _ in $(seq 50); do psql_ "select 1" >/dev/null 2>&1 && break; sleep 0.2; done
+if [ -z "$(psql_ "select 1 from pg_roles where rolname='narrator_test'")" ]; then
+    psql_ "create role narrator_test login createdb password 'narrator_test'"
+fi
+if [ -z "$(psql_ "select 1 from pg_database where datname='narrator_test'")" ]; then
+    psql_ "create database narrator_test owner narrator_test"
+fi
+echo "postgresql+psycopg://narrator_test:narrator_test@127.0.0.1:$port/narrator_test"

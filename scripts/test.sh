@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The test command (README): set up the environment if needed, start what the tests need, run all tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/venv.sh test
+# PostgreSQL: start a local server when one is installed and we may; tests skip it otherwise.
+if url=$(scripts/start-postgres.sh 2>/tmp/narrator-start-postgres.log); then
+    export NARRATOR_TEST_POSTGRES_URL="$url"
+    echo "test: PostgreSQL at ${url%%@*}@…"
+else
+    echo "test: no PostgreSQL started ($(tail -n 1 /tmp/narrator-start-postgres.log)); its tests will skip"
+fi
+if command -v dovecot >/dev/null 2>&1 || [ -x /usr/sbin/dovecot ]; then
+    echo "test: Dovecot found; IMAP tests run against it"
+else
+    echo "test: Dovecot not installed (apt-get install dovecot-imapd dovecot-lmtpd); IMAP tests will skip"
+fi
+exec "$VENV/bin/python" -m pytest "$@"
