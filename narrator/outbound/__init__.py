@@ -1,0 +1,1 @@
+"""Outgoing mail: composing (compose), delivery (transport), the outbox sender (sender)."""

@@ -1,0 +1,309 @@
+"""Build outgoing mails as RFC 5322 bytes: UTF-8 plain text (+ HTML), safe headers, stable IDs.
+
+The header block is written here, not by :mod:`email`'s header registry, so that what reaches the
+wire is exactly what this module decided: every value is first stripped of control characters
+(CR, LF, NUL, Unicode line separators...), then written either as plain printable ASCII or as
+RFC 2047 encoded words, and folded with CRLF + space.  A display name or subject can therefore
+never start a new header line, and text that merely *looks* like an encoded word (``=?...?=``) is
+itself encoded so that a reader decodes it back to the literal text, not to what it pretends to be.
+As a last guard, :func:`compose` parses its own output and raises :class:`HeaderInjection` if the
+header names are not exactly the ones it wrote.
+
+Headers (interfaces.md §5): ``Message-ID`` (caller-fixed, see :func:`make_message_id`), ``Date``,
+``From``, ``To``, ``Subject``, ``Auto-Submitted: auto-replied`` for replies and ``auto-generated``
+for everything else, ``In-Reply-To``/``References`` when answering a mail, optional ``Reply-To``,
+and ``X-Auto-Response-Suppress: All`` (Exchange/Outlook autoresponders honour it).
+
+``Precedence`` is deliberately *not* set.  RFC 3834 (§3.1.8) advises automatic responders not to
+use it, as it is non-standard; ``Auto-Submitted`` is the standard signal and every RFC 3834 / Sieve
+(RFC 5230) vacation responder honours it, ``X-Auto-Response-Suppress`` covers Exchange.  Setting
+``Precedence: bulk`` on the per-player game mails would invite bulk/spam classification of mail
+the players need, for little gain: the inbound side ignores auto-replies anyway, so an old
+responder that still answers cannot start a loop.
+
+The body is ``text/plain`` alone, or ``multipart/alternative`` (plain, then HTML), both UTF-8 and
+quoted-printable (7-bit safe, readable for mostly-ASCII text, no overlong lines).  The MIME
+boundary is derived from the Message-ID and starts with ``=_``, which quoted-printable text can
+never contain, so the same input always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import email.header
+import email.parser
+import email.policy
+import email.utils
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import EmailMessage
+from enum import StrEnum
+
+CRLF = "\r\n"
+MAX_LINE = 78
+MAX_REFERENCES = 10
+
+# Everything that could end a header line or confuse a reader: C0/C1 controls, DEL, and the
+# Unicode line/paragraph separators.  They become spaces before anything else happens.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SPACES = re.compile(r"\s+")
+# RFC 5322 atext (for dot-atom local parts and unquoted display names).
+_ATEXT = r"A-Za-z0-9!#$%&'*+/=?^_`{|}~\-"
+_DOT_ATOM = rf"[{_ATEXT}]+(?:\.[{_ATEXT}]+)*"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_DOMAIN = rf"(?:{_LABEL}\.)*{_LABEL}"
+_ADDR_SPEC = re.compile(rf"{_DOT_ATOM}@{_DOMAIN}")
+_DOMAIN_ONLY = re.compile(_DOMAIN)
+_PLAIN_PHRASE = re.compile(rf"[{_ATEXT} ]+")
+_MSG_ID = re.compile(r"<[!-;=?-~]+@[!-;=?-~]+>")  # printable ASCII except < and >
+_MSG_ID_MAX = 250
+
+
+class MailKind(StrEnum):
+    """Whether a mail answers a player's mail (reply) or comes on the narrator's own (generated)."""
+
+    REPLY = "reply"
+    GENERATED = "generated"
+
+
+class InvalidAddress(ValueError):
+    """An address that cannot be written into a header safely (not a plain ASCII addr-spec)."""
+
+
+class HeaderInjection(RuntimeError):
+    """The composed mail's headers are not the ones written: a bug or an attack got through."""
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """A mailbox: an ASCII addr-spec and an optional display name (any Unicode)."""
+
+    email: str
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingMail:
+    """Everything that makes one outgoing mail, before it gets its Message-ID and Date.
+
+    ``in_reply_to`` is the Message-ID of the mail answered and ``references`` that mail's own
+    ``References`` (ids, or the raw header text); the composed ``References`` is those followed by
+    ``in_reply_to``, trimmed to the last :data:`MAX_REFERENCES`.  Ids that are not well-formed
+    ``<left@right>`` are dropped, since they come from whoever wrote to us.
+    """
+
+    sender: Address
+    to: Address
+    subject: str
+    text: str
+    html: str | None = None
+    kind: MailKind = MailKind.GENERATED
+    in_reply_to: str | None = None
+    references: Sequence[str] | str = ()
+    reply_to: Address | None = None
+    extra_headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def make_message_id(domain: str, key: str) -> str:
+    """Return ``<narrator.HASH@domain>``: the same for the same key, distinct for distinct keys.
+
+    Callers pick a key that names the mail once (e.g. ``"receipt/<inbound id>/<recipient>"`` or a
+    random token stored with the outbox row), so a mail rebuilt after a crash keeps its id.
+    Raises :class:`InvalidAddress` when ``domain`` is not a plain DNS name.
+    """
+    domain = domain.strip().lower()
+    if not _DOMAIN_ONLY.fullmatch(domain):
+        raise InvalidAddress(f"not a domain name: {domain!r}")
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"<narrator.{digest}@{domain}>"
+
+
+def domain_of(address: str) -> str:
+    """Return the domain of an addr-spec (for :func:`make_message_id`)."""
+    return check_address(address).rpartition("@")[2]
+
+
+def check_address(address: str) -> str:
+    """Return ``address`` if it is a plain ASCII ``local@domain``; raise :class:`InvalidAddress`."""
+    if not isinstance(address, str) or not _ADDR_SPEC.fullmatch(address) or len(address) > 254:
+        raise InvalidAddress(f"not a usable mail address: {address!r}")
+    return address
+
+
+def parse_message_ids(value: str | Sequence[str] | None) -> list[str]:
+    """Return the well-formed ``<id>`` tokens of a header text or list of ids, in order, unique.
+
+    Bare ids (``abc@host`` without brackets) in a list are accepted and bracketed; anything with
+    whitespace, controls or angle brackets inside is dropped.
+    """
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    found: list[str] = []
+    for item in items:
+        text = _CONTROL.sub(" ", item)
+        stripped = text.strip()
+        if not isinstance(value, str) and "<" not in stripped and " " not in stripped:
+            text = f"<{stripped}>"
+        for match in _MSG_ID.findall(text):
+            if len(match) <= _MSG_ID_MAX and match not in found:
+                found.append(match)
+    return found
+
+
+def compose(mail: OutgoingMail, *, message_id: str, date: datetime) -> bytes:
+    """Return the mail as CRLF-terminated RFC 5322 bytes, ready for SMTP ``DATA``.
+
+    ``message_id`` must be a well-formed ``<left@right>`` id (see :func:`make_message_id`) and
+    ``date`` timezone-aware.  Raises :class:`InvalidAddress` for an unusable address,
+    ``ValueError`` for a bad id, date or extra header name, and :class:`HeaderInjection` if the
+    result does not parse back to the headers written (which would be a bug).
+    """
+    ids = parse_message_ids(message_id)
+    if ids != [message_id]:
+        raise ValueError(f"not a well-formed Message-ID: {message_id!r}")
+    if date.tzinfo is None or date.utcoffset() is None:
+        raise ValueError("the Date of a mail must be timezone-aware")
+
+    headers: list[tuple[str, str]] = [
+        ("Message-ID", message_id),
+        ("Date", email.utils.format_datetime(date)),
+        ("From", _address_value(mail.sender)),
+        ("To", _address_value(mail.to)),
+    ]
+    if mail.reply_to is not None:
+        headers.append(("Reply-To", _address_value(mail.reply_to)))
+    headers.append(("Subject", _unstructured_value(mail.subject, "Subject")))
+    in_reply_to = parse_message_ids(mail.in_reply_to)[:1]
+    if in_reply_to:
+        references = [r for r in parse_message_ids(mail.references) if r != in_reply_to[0]]
+        references = (references + in_reply_to)[-MAX_REFERENCES:]
+        headers.append(("In-Reply-To", in_reply_to[0]))
+        headers.append(("References", _fold_tokens("References", references)))
+    auto = "auto-replied" if mail.kind is MailKind.REPLY else "auto-generated"
+    headers.append(("Auto-Submitted", auto))
+    headers.append(("X-Auto-Response-Suppress", "All"))
+    for name, value in mail.extra_headers.items():
+        headers.append((_header_name(name), _unstructured_value(value, name)))
+
+    head = "".join(f"{name}: {value}{CRLF}" for name, value in headers)
+    raw = head.encode("ascii") + _body(mail, message_id)
+    _verify(raw, [name for name, _ in headers])
+    return raw
+
+
+_RESERVED = {
+    name.lower()
+    for name in (
+        "Message-ID",
+        "Date",
+        "From",
+        "To",
+        "Cc",
+        "Bcc",
+        "Subject",
+        "Reply-To",
+        "Sender",
+        "In-Reply-To",
+        "References",
+        "Auto-Submitted",
+        "X-Auto-Response-Suppress",
+        "MIME-Version",
+        "Content-Type",
+        "Content-Transfer-Encoding",
+        "Return-Path",
+        "Received",
+    )
+}
+_FIELD_NAME = re.compile(r"[!-9;-~]{1,76}")
+
+
+def _header_name(name: str) -> str:
+    if not _FIELD_NAME.fullmatch(name) or name.lower() in _RESERVED:
+        raise ValueError(f"not an allowed extra header name: {name!r}")
+    return name
+
+
+def _clean(text: str) -> str:
+    """Controls and line breaks become single spaces; the result is stripped."""
+    return _SPACES.sub(" ", _CONTROL.sub(" ", text)).strip()
+
+
+def _needs_encoding(text: str) -> bool:
+    return not text.isascii() or "=?" in text or "?=" in text
+
+
+def _encoded_words(text: str, name: str) -> str:
+    """RFC 2047 encoded words (UTF-8, B or Q, whichever is shorter), folded with CRLF SP."""
+    header = email.header.Header(text, charset="utf-8", maxlinelen=MAX_LINE, header_name=name)
+    return header.encode(linesep=CRLF)
+
+
+def _unstructured_value(text: str, name: str) -> str:
+    text = _clean(text)
+    if _needs_encoding(text):
+        return _encoded_words(text, name)
+    return _fold_tokens(name, text.split(" "))
+
+
+def _fold_tokens(name: str, tokens: Sequence[str]) -> str:
+    """Join tokens with spaces, breaking lines (CRLF SP) before a token that would pass 78."""
+    lines: list[str] = []
+    line = ""
+    width = len(name) + 2
+    for token in tokens:
+        if line and width + len(line) + 1 + len(token) > MAX_LINE:
+            lines.append(line)
+            line, width = token, 1
+        else:
+            line = f"{line} {token}" if line else token
+    lines.append(line)
+    return (CRLF + " ").join(lines)
+
+
+def _address_value(address: Address) -> str:
+    addr = check_address(address.email)
+    name = _clean(address.name)
+    if not name:
+        return addr
+    if _needs_encoding(name):
+        phrase = _encoded_words(name, "To")
+    elif _PLAIN_PHRASE.fullmatch(name):
+        phrase = name
+    else:
+        phrase = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{phrase} <{addr}>"
+
+
+def _body(mail: OutgoingMail, message_id: str) -> bytes:
+    """The MIME headers and body as CRLF bytes (starting with ``MIME-Version``)."""
+    part = EmailMessage(policy=email.policy.SMTP)
+    part.set_content(_text(mail.text), subtype="plain", charset="utf-8", cte="quoted-printable")
+    if mail.html is not None:
+        part.add_alternative(
+            _text(mail.html), subtype="html", charset="utf-8", cte="quoted-printable"
+        )
+        digest = hashlib.sha256(message_id.encode("ascii")).hexdigest()[:24]
+        part.set_boundary(f"=_narrator_{digest}")
+        for sub in part.iter_parts():
+            del sub["MIME-Version"]
+    return part.as_bytes(policy=email.policy.SMTP)
+
+
+def _text(text: str) -> str:
+    """Normalise line ends to ``\\n`` (the generator writes CRLF) and end with one."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _verify(raw: bytes, written: list[str]) -> None:
+    parsed = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw)
+    found = [name.lower() for name in parsed]
+    expected = [name.lower() for name in written]
+    expected += ["mime-version", "content-type"]
+    if "content-transfer-encoding" in found and parsed.get_content_maintype() != "multipart":
+        expected.append("content-transfer-encoding")
+    if sorted(found) != sorted(expected) or parsed.defects:
+        raise HeaderInjection(f"composed headers {found} differ from those written {expected}")

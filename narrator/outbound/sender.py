@@ -1,0 +1,278 @@
+"""The outbox sender: delivers due outbox rows, retries with backoff, sets failures aside.
+
+One pass (:meth:`OutboxSender.run_once`) *claims* a batch of due rows through the repository:
+a claim counts the attempt and moves the row's next attempt a lease into the future, in its own
+committed transaction, so another sender process (or this one after a crash) skips it until
+the lease has run out.  Each claimed mail is then handed to the transport and:
+
+- accepted: marked sent (only now; a crash before this resends the same bytes, same Message-ID,
+  once the lease expires);
+- temporary failure: rescheduled with exponential backoff and jitter, or marked failed once it
+  has had ``max_attempts`` attempts or would pass ``max_age``;
+- permanent failure (5xx for that recipient): marked failed at once.
+
+Every mail marked failed is passed to the ``on_failed`` hook (the daemon tells the admins).
+:meth:`OutboxSender.run` repeats passes until stopped, sleeping until the next row is due, the
+poll interval ends, or :meth:`OutboxSender.wake` is called because new mail was queued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from narrator.outbound.transport import PermanentFailure, TemporaryFailure, Transport
+
+log = logging.getLogger("narrator.outbound.sender")
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxItem:
+    """A claimed outbox row: ``attempts`` already counts the attempt being made now."""
+
+    id: int
+    message_id: str
+    recipient: str
+    raw: bytes
+    kind: str
+    game_id: int | None
+    attempts: int
+    created_at: datetime
+
+
+class OutboxRepository(Protocol):
+    """Access to the outbox rows; each method is one committed transaction.
+
+    Methods are blocking; the sender runs them in a worker thread.
+    """
+
+    def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
+        """Claim up to ``limit`` pending rows due at ``now``, oldest due first.
+
+        Claiming adds one to ``attempts`` and sets the next attempt to ``now + lease``; rows
+        claimed by someone else (locked, or with a next attempt in the future) are skipped.
+        """
+        ...
+
+    def mark_sent(self, item: OutboxItem, now: datetime) -> None:
+        """Record that the server accepted the mail."""
+        ...
+
+    def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
+        """Keep the mail pending until ``next_attempt_at``, remembering the error."""
+        ...
+
+    def mark_failed(self, item: OutboxItem, now: datetime, error: str) -> None:
+        """Set the mail aside as failed (never retried automatically)."""
+        ...
+
+    def next_due(self) -> datetime | None:
+        """When the earliest pending row is due (possibly in the past), or None if none."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Backoff for temporary failures: doubling from ``first_delay`` up to ``max_delay``.
+
+    The delay after the n-th failed attempt is ``d = min(max_delay, first_delay * 2**(n-1))``,
+    jittered uniformly into ``[d/2, d]`` so that many mails failing together spread out.
+    A mail is given up (marked failed) after ``max_attempts`` attempts, or when the next
+    attempt would be later than ``max_age`` after the mail was queued.
+    """
+
+    first_delay: timedelta = timedelta(seconds=30)
+    max_delay: timedelta = timedelta(minutes=30)
+    max_attempts: int = 100
+    max_age: timedelta = timedelta(days=2)
+
+    def delay(self, attempts: int, rng: random.Random) -> timedelta:
+        """The wait after ``attempts`` failed attempts (``attempts >= 1``), jitter included."""
+        exponent = min(max(attempts - 1, 0), 40)
+        full = min(self.max_delay, self.first_delay * (2**exponent))
+        return full / 2 + full / 2 * rng.random()
+
+
+@dataclass(frozen=True, slots=True)
+class FailedMail:
+    """What the admins are told about a mail that will not be delivered."""
+
+    message_id: str
+    recipient: str
+    kind: str
+    game_id: int | None
+    attempts: int
+    error: str
+    permanent: bool  # True: the server refused it (5xx); False: retries ran out
+
+
+FailureHook = Callable[[FailedMail], Awaitable[None] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class PassReport:
+    """What one pass did."""
+
+    claimed: int = 0
+    sent: int = 0
+    retried: int = 0
+    failed: int = 0
+
+
+class OutboxSender:
+    """Delivers the outbox through a transport; see the module docstring for the rules."""
+
+    def __init__(
+        self,
+        repository: OutboxRepository,
+        transport: Transport,
+        *,
+        envelope_from: str,
+        clock: Clock,
+        rng: random.Random,
+        policy: RetryPolicy | None = None,
+        on_failed: FailureHook | None = None,
+        wakeup: asyncio.Event | None = None,
+        poll_interval: float = 60.0,
+        batch_size: int = 50,
+        lease: timedelta = timedelta(minutes=10),
+    ) -> None:
+        self._repository = repository
+        self._transport = transport
+        self._envelope_from = envelope_from
+        self._clock = clock
+        self._rng = rng
+        self._policy = policy or RetryPolicy()
+        self._on_failed = on_failed
+        self._wakeup = wakeup if wakeup is not None else asyncio.Event()
+        self._poll_interval = poll_interval
+        self._batch_size = batch_size
+        self._lease = lease
+        self._stopping = False
+
+    @property
+    def wakeup(self) -> asyncio.Event:
+        """The event that starts a pass at once when set (set it after queueing mail)."""
+        return self._wakeup
+
+    def wake(self) -> None:
+        """Start a pass now instead of at the next poll (call after committing new mail)."""
+        self._wakeup.set()
+
+    def stop(self) -> None:
+        """Make :meth:`run` return after the current pass."""
+        self._stopping = True
+        self._wakeup.set()
+
+    async def run(self) -> None:
+        """Send passes until :meth:`stop` (or cancellation); never raises for a bad pass."""
+        errors = 0
+        while not self._stopping:
+            self._wakeup.clear()
+            try:
+                report = await self.run_once()
+            except Exception:
+                errors += 1
+                log.exception("outbox pass failed (%d in a row); retrying", errors)
+                await self._sleep(min(self._poll_interval, 2.0 ** min(errors, 6)))
+                continue
+            errors = 0
+            if report.claimed >= self._batch_size:
+                continue  # there is probably more due right now
+            delay = await self._seconds_until_due()
+            if report.claimed == 0:
+                # Due rows that could not be claimed are another process's: don't spin on them.
+                delay = max(delay, min(1.0, self._poll_interval))
+            await self._sleep(delay)
+
+    async def run_once(self) -> PassReport:
+        """Claim and deliver one batch of due mail; returns what happened."""
+        now = self._clock()
+        items = await asyncio.to_thread(
+            self._repository.claim_due, now, self._lease, self._batch_size
+        )
+        sent = retried = failed = 0
+        for item in items:
+            outcome = await self._deliver(item)
+            sent += outcome == "sent"
+            retried += outcome == "retry"
+            failed += outcome == "failed"
+        return PassReport(claimed=len(items), sent=sent, retried=retried, failed=failed)
+
+    async def _deliver(self, item: OutboxItem) -> str:
+        try:
+            await self._transport.send(self._envelope_from, item.recipient, item.raw)
+        except PermanentFailure as error:
+            log.warning("outbox %s to %s refused: %s", item.message_id, item.recipient, error)
+            await self._fail(item, str(error), permanent=True)
+            return "failed"
+        except TemporaryFailure as error:
+            return await self._retry(item, str(error))
+        except Exception as error:  # a bug in a transport must not stop the outbox
+            log.exception("outbox %s: unexpected error from the transport", item.message_id)
+            return await self._retry(item, f"unexpected error: {error!r}")
+        await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
+        log.info("outbox %s sent to %s", item.message_id, item.recipient)
+        return "sent"
+
+    async def _retry(self, item: OutboxItem, error: str) -> str:
+        now = self._clock()
+        next_attempt = now + self._policy.delay(item.attempts, self._rng)
+        too_old = next_attempt - item.created_at > self._policy.max_age
+        if item.attempts >= self._policy.max_attempts or too_old:
+            reason = f"gave up after {item.attempts} attempts: {error}"
+            log.warning("outbox %s to %s %s", item.message_id, item.recipient, reason)
+            await self._fail(item, reason, permanent=False)
+            return "failed"
+        log.info(
+            "outbox %s to %s: attempt %d failed (%s); next at %s",
+            item.message_id,
+            item.recipient,
+            item.attempts,
+            error,
+            next_attempt.isoformat(),
+        )
+        await asyncio.to_thread(self._repository.mark_retry, item, next_attempt, error)
+        return "retry"
+
+    async def _fail(self, item: OutboxItem, error: str, *, permanent: bool) -> None:
+        await asyncio.to_thread(self._repository.mark_failed, item, self._clock(), error)
+        if self._on_failed is None:
+            return
+        report = FailedMail(
+            message_id=item.message_id,
+            recipient=item.recipient,
+            kind=item.kind,
+            game_id=item.game_id,
+            attempts=item.attempts,
+            error=error,
+            permanent=permanent,
+        )
+        try:
+            result = self._on_failed(report)
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            log.exception("outbox %s: the failure hook raised", item.message_id)
+
+    async def _seconds_until_due(self) -> float:
+        due = await asyncio.to_thread(self._repository.next_due)
+        if due is None:
+            return self._poll_interval
+        seconds = (due - self._clock()).total_seconds()
+        return min(max(seconds, 0.0), self._poll_interval)
+
+    async def _sleep(self, seconds: float) -> None:
+        if seconds <= 0 or self._wakeup.is_set():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wakeup.wait(), timeout=seconds)

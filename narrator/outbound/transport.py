@@ -1,0 +1,309 @@
+"""Mail transports: SMTP submission (STARTTLS / implicit TLS, AUTH) and a Maildir for dev mode.
+
+A transport hands one message to one recipient and either returns (the server took
+responsibility for it) or raises :class:`TemporaryFailure` (try again later: 4xx replies,
+timeouts, refused or reset connections, an unreachable or misconfigured server) or
+:class:`PermanentFailure` (this message to this recipient will never be accepted: a 5xx reply to
+``RCPT TO`` or ``DATA``, or a 552 "too big" to ``MAIL FROM``).
+
+Problems that say nothing about the message itself, such as a 5xx greeting, a refused login or
+a server without STARTTLS when STARTTLS is required, are *temporary*: they need an operator, and
+the mail must wait in the outbox for the fix instead of being marked failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import mailbox
+import os
+import smtplib
+import ssl
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from narrator.outbound.compose import check_address
+
+DEFAULT_TIMEOUT = 30.0
+
+
+class DeliveryError(Exception):
+    """A message was not handed over; ``code`` is the SMTP reply code when there was one."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class TemporaryFailure(DeliveryError):
+    """Not delivered now; the same message may succeed later (4xx, timeout, connection trouble)."""
+
+
+class PermanentFailure(DeliveryError):
+    """Refused for good for this recipient (5xx to RCPT/DATA): do not retry."""
+
+
+class Transport(Protocol):
+    """Where outgoing mail goes: ``send`` returns once accepted, or raises a DeliveryError."""
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        """Hand ``message`` (CRLF bytes) over for ``recipient``, envelope sender ``sender``."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections and threads; the transport is not used afterwards."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SmtpSettings:
+    """How to reach the submission server (config ``[outbound.smtp]``)."""
+
+    host: str
+    port: int = 587
+    starttls: bool = True
+    ssl: bool | None = None  # None: implicit TLS exactly when port == 465
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    timeout: float = DEFAULT_TIMEOUT
+    local_hostname: str | None = None
+    tls_context: ssl.SSLContext | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def implicit_tls(self) -> bool:
+        """True when the connection is TLS from the first byte (SMTPS, usually port 465)."""
+        return self.port == 465 if self.ssl is None else self.ssl
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any], environ: Mapping[str, str]) -> SmtpSettings:
+        """Build settings from the ``[outbound.smtp]`` table; the password comes from ``environ``.
+
+        Raises ``ValueError`` with a one-line reason when the table is unusable (no host, a
+        username whose ``password_env`` variable is unset or empty).
+        """
+        host = section.get("host")
+        if not isinstance(host, str) or not host:
+            raise ValueError("[outbound.smtp] needs a host")
+        port = int(section.get("port", 587))
+        username = section.get("username") or None
+        password = None
+        if username is not None:
+            variable = str(section.get("password_env", "NARRATOR_SMTP_PASSWORD"))
+            password = environ.get(variable)
+            if not password:
+                raise ValueError(
+                    f"[outbound.smtp] username {username!r} is set but the environment "
+                    f"variable {variable} (password_env) is empty"
+                )
+        ssl_flag = section.get("ssl")
+        return cls(
+            host=host,
+            port=port,
+            starttls=bool(section.get("starttls", port != 465)),
+            ssl=None if ssl_flag is None else bool(ssl_flag),
+            username=username,
+            password=password,
+            timeout=float(section.get("timeout", DEFAULT_TIMEOUT)),
+            local_hostname=section.get("local_hostname") or None,
+        )
+
+
+class SmtpTransport:
+    """SMTP submission over one reused connection, run by one worker thread (blocking smtplib).
+
+    All smtplib calls go through a single-thread executor, so the connection is never used by
+    two threads at once, even when an awaiting task is cancelled mid-send.  A reused connection
+    is checked with ``NOOP`` first and reopened when the server has dropped it.
+    """
+
+    def __init__(self, settings: SmtpSettings) -> None:
+        self._settings = settings
+        self._client: smtplib.SMTP | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="narrator-smtp")
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        """Submit ``message``; raises :class:`TemporaryFailure` or :class:`PermanentFailure`."""
+        check_address(sender)
+        check_address(recipient)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._send, sender, recipient, message)
+
+    async def close(self) -> None:
+        """Say QUIT (best effort), close the socket and stop the worker thread."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._disconnect, True)
+        self._executor.shutdown(wait=True)
+
+    # -- worker thread only ------------------------------------------------------------------
+
+    def _send(self, sender: str, recipient: str, message: bytes) -> None:
+        client = self._connect()
+        try:
+            refused = client.sendmail(sender, [recipient], message)
+        except smtplib.SMTPRecipientsRefused as error:
+            code, text = error.recipients.get(recipient, (None, b""))
+            raise _classify(code, text, f"recipient {recipient} refused") from error
+        except smtplib.SMTPSenderRefused as error:
+            if error.smtp_code == 552:
+                raise PermanentFailure(
+                    _reply("message refused at MAIL FROM", error.smtp_code, error.smtp_error),
+                    error.smtp_code,
+                ) from error
+            self._disconnect(False)
+            raise TemporaryFailure(
+                _reply(f"sender {sender} refused", error.smtp_code, error.smtp_error),
+                error.smtp_code,
+            ) from error
+        except smtplib.SMTPDataError as error:
+            raise _classify(error.smtp_code, error.smtp_error, "message refused") from error
+        except smtplib.SMTPResponseException as error:
+            self._disconnect(False)
+            raise TemporaryFailure(
+                _reply("SMTP error", error.smtp_code, error.smtp_error), error.smtp_code
+            ) from error
+        except (smtplib.SMTPException, OSError) as error:
+            self._disconnect(False)
+            raise TemporaryFailure(f"SMTP connection failed: {_describe(error)}") from error
+        if refused:  # cannot happen with one recipient, but never report a refusal as success
+            code, text = refused[recipient]
+            raise _classify(code, text, f"recipient {recipient} refused")
+
+    def _connect(self) -> smtplib.SMTP:
+        if self._client is not None:
+            try:
+                code, _ = self._client.noop()
+            except (smtplib.SMTPException, OSError):
+                code = 0
+            if code == 250:
+                return self._client
+            self._disconnect(False)
+        settings = self._settings
+        client: smtplib.SMTP | None = None
+        try:
+            if settings.implicit_tls:
+                client = smtplib.SMTP_SSL(
+                    local_hostname=settings.local_hostname,
+                    timeout=settings.timeout,
+                    context=self._tls_context(),
+                )
+            else:
+                client = smtplib.SMTP(
+                    local_hostname=settings.local_hostname, timeout=settings.timeout
+                )
+            client.connect(settings.host, settings.port)
+            client.ehlo()
+            if settings.starttls and not settings.implicit_tls:
+                if not client.has_extn("starttls"):
+                    raise TemporaryFailure(
+                        f"{settings.host}:{settings.port} does not offer STARTTLS "
+                        "(required by [outbound.smtp] starttls)"
+                    )
+                client.starttls(context=self._tls_context())
+                client.ehlo()
+            if settings.username is not None:
+                client.login(settings.username, settings.password or "")
+        except TemporaryFailure:
+            _close_quietly(client)
+            raise
+        except smtplib.SMTPResponseException as error:
+            _close_quietly(client)
+            raise TemporaryFailure(
+                _reply(
+                    f"cannot start a session with {settings.host}:{settings.port}",
+                    error.smtp_code,
+                    error.smtp_error,
+                ),
+                error.smtp_code,
+            ) from error
+        except (smtplib.SMTPException, OSError) as error:
+            _close_quietly(client)
+            raise TemporaryFailure(
+                f"cannot connect to {settings.host}:{settings.port}: {_describe(error)}"
+            ) from error
+        self._client = client
+        return client
+
+    def _tls_context(self) -> ssl.SSLContext:
+        return self._settings.tls_context or ssl.create_default_context()
+
+    def _disconnect(self, polite: bool) -> None:
+        client, self._client = self._client, None
+        if client is None:
+            return
+        if polite:
+            with contextlib.suppress(smtplib.SMTPException, OSError):
+                client.quit()
+        _close_quietly(client)
+
+
+def _close_quietly(client: smtplib.SMTP | None) -> None:
+    if client is not None:
+        with contextlib.suppress(OSError):
+            client.close()
+
+
+def _classify(code: int | None, text: bytes | str, what: str) -> DeliveryError:
+    if code is not None and 500 <= code < 600:
+        return PermanentFailure(_reply(what, code, text), code)
+    return TemporaryFailure(_reply(what, code, text), code)
+
+
+def _reply(what: str, code: int | None, text: bytes | str) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return f"{what}: {code} {text}".rstrip() if code is not None else f"{what}: {text}"
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return str(error) or type(error).__name__
+
+
+class MaildirTransport:
+    """Dev mode: each mail becomes a file in a Maildir (``new/``, written to ``tmp/`` first).
+
+    Like a delivery agent it prepends ``Return-Path`` and ``Delivered-To``, so that tests and
+    developers can tell whose mailbox a file belongs to, and stores LF line ends.  The file and
+    the ``new/`` directory are fsynced before ``send`` returns.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = Path(path)
+        self._box = mailbox.Maildir(self._path, factory=None, create=True)
+        self._lock = asyncio.Lock()
+
+    @property
+    def path(self) -> Path:
+        """The Maildir's root (holding ``cur``, ``new`` and ``tmp``)."""
+        return self._path
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        """Write the mail into ``new/``; raises :class:`TemporaryFailure` on an OS error."""
+        envelope = (
+            f"Return-Path: <{check_address(sender)}>\nDelivered-To: {check_address(recipient)}\n"
+        ).encode("ascii")
+        data = envelope + message.replace(b"\r\n", b"\n")
+        async with self._lock:
+            try:
+                await asyncio.to_thread(self._deliver, data)
+            except OSError as error:
+                raise TemporaryFailure(f"cannot write to Maildir {self._path}: {error}") from error
+
+    async def close(self) -> None:
+        """Nothing to release (present for the Transport interface)."""
+
+    def _deliver(self, data: bytes) -> None:
+        key = self._box.add(data)
+        new = self._path / "new"
+        with open(new / key, "rb") as written:
+            os.fsync(written.fileno())
+        directory = os.open(new, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
