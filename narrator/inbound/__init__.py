@@ -1,0 +1,1 @@
+"""Inbound mail: the inbox sink and its receivers (SMTP/LMTP, IMAP poller, `narrator inject`)."""

@@ -1,0 +1,202 @@
+"""The narrow interface every receiver writes inbound mail to, and an in-memory implementation."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from typing import Literal, Protocol, runtime_checkable
+
+Source = Literal["smtp", "imap", "inject"]
+
+#: Longest Message-ID kept verbatim; longer ones (hostile or broken mail) are replaced by a hash.
+MAX_MESSAGE_ID_LENGTH = 250
+
+_HEADER_PARSER = BytesHeaderParser(policy=compat32)
+
+
+class StorageUnavailable(Exception):
+    """The inbox could not commit the message now; the sender should try again later.
+
+    Receivers turn this (and any other exception from :meth:`InboxSink.store`) into a temporary
+    failure: SMTP ``451``, no IMAP flag, ``narrator inject`` exit status 75.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class StoreResult:
+    """What :meth:`InboxSink.store` did with one message.
+
+    ``inbox_id`` is the inbox row that holds the message (the earlier row for a duplicate);
+    ``message_id`` is the key it is stored under (synthetic when the mail had none).
+    """
+
+    inbox_id: int
+    message_id: str
+    duplicate: bool
+
+
+@runtime_checkable
+class InboxSink(Protocol):
+    """Durable, idempotent storage for raw inbound mail, plus the IMAP poller's sync state."""
+
+    async def store(
+        self,
+        raw: bytes,
+        *,
+        source: Source,
+        mailbox: str | None = None,
+        uidvalidity: int | None = None,
+        uid: int | None = None,
+    ) -> StoreResult:
+        """Commit ``raw`` to the inbox; return only once it is durable.
+
+        A message whose Message-ID (see :func:`message_id_of`) or IMAP ``(mailbox, uidvalidity,
+        uid)`` is already stored is reported as a duplicate and not stored again. Raises
+        :class:`StorageUnavailable` (or another exception) when it could not commit.
+        """
+        ...
+
+    async def has_message_id(self, message_id: str) -> bool:
+        """Return whether a message with this (normalised) Message-ID is stored."""
+        ...
+
+    async def imap_last_uid(self, mailbox: str, uidvalidity: int) -> int | None:
+        """Return the highest UID handled in ``mailbox`` under ``uidvalidity``, or None if never
+        synced under that UIDVALIDITY."""
+        ...
+
+    async def set_imap_last_uid(self, mailbox: str, uidvalidity: int, uid: int) -> None:
+        """Durably record that every UID up to ``uid`` in ``(mailbox, uidvalidity)`` is handled."""
+        ...
+
+
+def message_id_of(raw: bytes) -> tuple[str, bool]:
+    """Return ``(message_id, is_synthetic)`` for a raw RFC 5322 message.
+
+    The Message-ID is the first ``Message-ID`` header with surrounding angle brackets and white
+    space removed. A message without one (or with an absurdly long one) gets a stable synthetic
+    id derived from a SHA-256 of its bytes, so storing the same bytes twice is still a duplicate.
+    """
+    headers = _HEADER_PARSER.parsebytes(raw, headersonly=True)
+    value = headers.get("Message-ID")
+    if isinstance(value, str):
+        normalised = _normalise_message_id(value)
+        if normalised and len(normalised) <= MAX_MESSAGE_ID_LENGTH:
+            return normalised, False
+    digest = hashlib.sha256(raw).hexdigest()
+    return f"sha256-{digest}@narrator.invalid", True
+
+
+def _normalise_message_id(value: str) -> str:
+    text = " ".join(value.split())
+    start, end = text.find("<"), text.find(">")
+    if start != -1 and end > start:
+        text = text[start + 1 : end]
+    return text.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message held by :class:`MemorySink`."""
+
+    inbox_id: int
+    raw: bytes
+    message_id: str
+    source: Source
+    mailbox: str | None
+    uidvalidity: int | None
+    uid: int | None
+
+
+@dataclass
+class MemorySink:
+    """An :class:`InboxSink` in memory, for unit tests and the examples in the docs.
+
+    ``on_stored`` is called (in the event loop) after each new, non-duplicate message is stored:
+    the processing worker's wake-up.
+    """
+
+    on_stored: Callable[[StoreResult], None] | None = None
+    messages: list[StoredMessage] = field(default_factory=list)
+    last_uids: dict[tuple[str, int], int] = field(default_factory=dict)
+    _by_message_id: dict[str, int] = field(default_factory=dict)
+    _by_uid: dict[tuple[str, int, int], int] = field(default_factory=dict)
+
+    async def store(
+        self,
+        raw: bytes,
+        *,
+        source: Source,
+        mailbox: str | None = None,
+        uidvalidity: int | None = None,
+        uid: int | None = None,
+    ) -> StoreResult:
+        """Store ``raw`` unless its Message-ID or IMAP UID is already held."""
+        message_id, _ = message_id_of(raw)
+        uid_key = _uid_key(mailbox, uidvalidity, uid)
+        existing = self._by_message_id.get(message_id)
+        if existing is None and uid_key is not None:
+            existing = self._by_uid.get(uid_key)
+        if existing is not None:
+            return StoreResult(existing, self.messages[existing - 1].message_id, duplicate=True)
+        inbox_id = len(self.messages) + 1
+        self.messages.append(
+            StoredMessage(inbox_id, bytes(raw), message_id, source, mailbox, uidvalidity, uid)
+        )
+        self._by_message_id[message_id] = inbox_id
+        if uid_key is not None:
+            self._by_uid[uid_key] = inbox_id
+        result = StoreResult(inbox_id, message_id, duplicate=False)
+        if self.on_stored is not None:
+            self.on_stored(result)
+        return result
+
+    async def has_message_id(self, message_id: str) -> bool:
+        """Return whether a message with this Message-ID is held."""
+        return message_id in self._by_message_id
+
+    async def imap_last_uid(self, mailbox: str, uidvalidity: int) -> int | None:
+        """Return the recorded last UID of ``(mailbox, uidvalidity)``, or None."""
+        return self.last_uids.get((mailbox, uidvalidity))
+
+    async def set_imap_last_uid(self, mailbox: str, uidvalidity: int, uid: int) -> None:
+        """Record the last handled UID (never moves backwards)."""
+        key = (mailbox, uidvalidity)
+        self.last_uids[key] = max(uid, self.last_uids.get(key, 0))
+
+
+def _uid_key(
+    mailbox: str | None, uidvalidity: int | None, uid: int | None
+) -> tuple[str, int, int] | None:
+    if mailbox is None or uidvalidity is None or uid is None:
+        return None
+    return (mailbox, uidvalidity, uid)
+
+
+class InboxNotifier:
+    """Wakes the processing worker when new mail was stored.
+
+    Pass :meth:`notify` as a sink's ``on_stored`` callback; the worker loops on :meth:`wait`.
+    Notifications that arrive while the worker is busy are not lost: the next ``wait`` returns
+    at once.
+    """
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    def notify(self, _result: StoreResult | None = None) -> None:
+        """Signal that there is new mail (safe to call from the event loop only)."""
+        self._event.set()
+
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Wait until notified (or ``timeout`` seconds); return whether a notification came."""
+        try:
+            await asyncio.wait_for(self._event.wait(), timeout)
+        except TimeoutError:
+            return False
+        self._event.clear()
+        return True

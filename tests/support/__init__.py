@@ -1,0 +1,1 @@
+"""Reusable test support: real servers on loopback (Dovecot, aiosmtpd) and async helpers."""
