@@ -1,0 +1,1 @@
+"""Alembic revisions, one module each, applied in order by `narrator db upgrade`."""

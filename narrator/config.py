@@ -1,0 +1,294 @@
+"""The narrator's configuration: a TOML file (interfaces §2a) read into frozen dataclasses."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+DEFAULT_CONFIG_NAME = "narrator.toml"
+
+_NOT_A_KEY = {"toml": False}  # field metadata: derived at load time, not read from the file
+_LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
+
+
+class ConfigError(ValueError):
+    """The configuration file is unreadable or has an unknown key or a bad value (named)."""
+
+
+@dataclass(frozen=True)
+class NarratorSection:
+    """``[narrator]``: the narrator's address, database and default language."""
+
+    address: str = "verteller@example.org"
+    database: str = "sqlite:///narrator.db"
+    language: str = "nl"
+
+
+@dataclass(frozen=True)
+class SmtpReceiverSection:
+    """``[inbound.smtp]``: the built-in SMTP receiver (aiosmtpd)."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8025
+
+
+@dataclass(frozen=True)
+class ImapSection:
+    """``[inbound.imap]``: the IMAP poller; the password comes from the `password_env` variable."""
+
+    enabled: bool = False
+    host: str = "imap.example.org"
+    port: int = 993
+    ssl: bool = True
+    username: str = "verteller"
+    password_env: str = "NARRATOR_IMAP_PASSWORD"
+    mailbox: str = "INBOX"
+    password: str | None = field(default=None, repr=False, metadata=_NOT_A_KEY)
+
+    def require_password(self) -> str:
+        """Return the password, or raise ConfigError naming the unset environment variable."""
+        return _require_password("inbound.imap", self.password_env, self.password)
+
+
+@dataclass(frozen=True)
+class InboundSection:
+    """``[inbound]``: where mail comes in."""
+
+    smtp: SmtpReceiverSection = field(default_factory=SmtpReceiverSection)
+    imap: ImapSection = field(default_factory=ImapSection)
+
+
+@dataclass(frozen=True)
+class SmtpSubmissionSection:
+    """``[outbound.smtp]``: the SMTP server outgoing mail is submitted to (mode "smtp").
+
+    An empty `username` means no authentication; `ssl` means implicit TLS (port 465).
+    """
+
+    host: str = "smtp.example.org"
+    port: int = 587
+    starttls: bool = True
+    ssl: bool = False
+    username: str = "verteller"
+    password_env: str = "NARRATOR_SMTP_PASSWORD"
+    password: str | None = field(default=None, repr=False, metadata=_NOT_A_KEY)
+
+    def require_password(self) -> str:
+        """Return the password, or raise ConfigError naming the unset environment variable."""
+        return _require_password("outbound.smtp", self.password_env, self.password)
+
+
+@dataclass(frozen=True)
+class OutboundSection:
+    """``[outbound]``: how mail goes out: written to a Maildir (default) or sent over SMTP."""
+
+    mode: str = "maildir"
+    maildir: Path = Path("outbox")
+    smtp: SmtpSubmissionSection = field(default_factory=SmtpSubmissionSection)
+
+
+@dataclass(frozen=True)
+class AdminsSection:
+    """``[admins]``: addresses that receive Help mails (besides those added by `narrator admin`)."""
+
+    emails: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration. Paths and the SQLite file are absolute (resolved at load)."""
+
+    narrator: NarratorSection = field(default_factory=NarratorSection)
+    inbound: InboundSection = field(default_factory=InboundSection)
+    outbound: OutboundSection = field(default_factory=OutboundSection)
+    admins: AdminsSection = field(default_factory=AdminsSection)
+    path: Path | None = field(default=None, metadata=_NOT_A_KEY)  # the file read, if any
+    base_dir: Path = field(default=Path("."), metadata=_NOT_A_KEY)  # relative paths start here
+
+    @property
+    def database_url(self) -> str:
+        """The SQLAlchemy URL of the database (a relative SQLite file made absolute)."""
+        return self.narrator.database
+
+
+def load_config(
+    path: str | os.PathLike[str] | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Config:
+    """Read the configuration: `path`, else ``./narrator.toml`` if present, else the defaults.
+
+    Relative paths (SQLite file, Maildir) are taken relative to the file's directory, or to
+    `cwd` (default: the current directory) without a file. Passwords are read from the
+    environment variables named by the ``password_env`` keys (`environ`, default ``os.environ``).
+    Raises ConfigError naming the key on an unknown key or a value of the wrong type.
+    """
+    environ = os.environ if environ is None else environ
+    workdir = Path.cwd() if cwd is None else Path(cwd)
+    if path is None:
+        candidate = workdir / DEFAULT_CONFIG_NAME
+        config_path = candidate if candidate.is_file() else None
+    else:
+        config_path = workdir / Path(path)
+    if config_path is None:
+        table: dict[str, Any] = {}
+        base_dir = workdir.resolve()
+    else:
+        table = _read_toml(config_path)
+        base_dir = config_path.resolve().parent
+    label = str(config_path) if config_path is not None else "configuration"
+    config = _build(Config, table, "", label)
+    return _resolve(config, config_path, base_dir, environ, label)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: configuration file not found") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+
+
+def _build(cls: type[Any], table: Mapping[str, Any], prefix: str, label: str) -> Any:
+    """Make a section dataclass from a TOML table, checking every key and value type."""
+    hints = get_type_hints(cls)
+    keys = {f.name: f for f in dataclasses.fields(cls) if f.metadata.get("toml", True)}
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if key not in keys:
+            known = ", ".join(sorted(keys))
+            raise ConfigError(f"{label}: unknown key '{name}' (known here: {known})")
+        expected = hints[key]
+        if dataclasses.is_dataclass(expected):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{label}: '{name}' must be a table ([{name}])")
+            values[key] = _build(expected, value, f"{name}.", label)  # type: ignore[arg-type]
+        else:
+            values[key] = _convert(value, expected, name, label)
+    return cls(**values)
+
+
+def _convert(value: Any, expected: Any, name: str, label: str) -> Any:
+    if expected is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{label}: '{name}' must be true or false, not {_shown(value)}")
+    if expected is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ConfigError(f"{label}: '{name}' must be a whole number, not {_shown(value)}")
+    if expected is str:
+        if isinstance(value, str):
+            return value
+        raise ConfigError(f"{label}: '{name}' must be a string, not {_shown(value)}")
+    if expected is Path:
+        if isinstance(value, str) and value:
+            return Path(value)
+        raise ConfigError(f"{label}: '{name}' must be a path (a non-empty string)")
+    if get_origin(expected) is tuple:
+        (item_type, _ellipsis) = get_args(expected)
+        if isinstance(value, list) and all(isinstance(item, item_type) for item in value):
+            return tuple(value)
+        raise ConfigError(f"{label}: '{name}' must be a list of strings, not {_shown(value)}")
+    raise TypeError(f"unsupported configuration type {expected!r} for {name}")
+
+
+def _shown(value: Any) -> str:
+    kind = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return f"the list {value!r}"
+    return f"{kind.get(type(value), type(value).__name__)} ({value!r})"
+
+
+def _resolve(
+    config: Config,
+    config_path: Path | None,
+    base_dir: Path,
+    environ: Mapping[str, str],
+    label: str,
+) -> Config:
+    """Check values, make relative paths absolute and read the secrets from the environment."""
+    narrator = config.narrator
+    if not _LANGUAGE.fullmatch(narrator.language):
+        raise ConfigError(f"{label}: 'narrator.language' must be a language code like \"nl\"")
+    if "@" not in narrator.address:
+        raise ConfigError(f"{label}: 'narrator.address' must be an e-mail address")
+    database = _absolute_database(narrator.database, base_dir, label)
+    for name, port in (
+        ("inbound.smtp.port", config.inbound.smtp.port),
+        ("inbound.imap.port", config.inbound.imap.port),
+        ("outbound.smtp.port", config.outbound.smtp.port),
+    ):
+        if not 0 < port < 65536:
+            raise ConfigError(f"{label}: '{name}' must be a port number (1-65535), not {port}")
+    outbound = config.outbound
+    if outbound.mode not in ("maildir", "smtp"):
+        raise ConfigError(f'{label}: \'outbound.mode\' must be "maildir" or "smtp"')
+    if outbound.smtp.ssl and outbound.smtp.starttls:
+        raise ConfigError(f"{label}: 'outbound.smtp': set either ssl or starttls, not both")
+    for index, email in enumerate(config.admins.emails):
+        if "@" not in email or any(char.isspace() for char in email):
+            raise ConfigError(f"{label}: 'admins.emails[{index}]' is not an e-mail address")
+    imap = config.inbound.imap
+    smtp = outbound.smtp
+    return dataclasses.replace(
+        config,
+        narrator=dataclasses.replace(narrator, database=database),
+        inbound=dataclasses.replace(
+            config.inbound,
+            imap=dataclasses.replace(imap, password=environ.get(imap.password_env)),
+        ),
+        outbound=dataclasses.replace(
+            outbound,
+            maildir=base_dir / outbound.maildir,
+            smtp=dataclasses.replace(smtp, password=environ.get(smtp.password_env)),
+        ),
+        admins=dataclasses.replace(
+            config.admins, emails=tuple(email.strip().lower() for email in config.admins.emails)
+        ),
+        path=config_path.resolve() if config_path is not None else None,
+        base_dir=base_dir,
+    )
+
+
+def _absolute_database(database: str, base_dir: Path, label: str) -> str:
+    try:
+        url = make_url(database)
+    except ArgumentError:
+        raise ConfigError(
+            f"{label}: 'narrator.database' is not a database URL "
+            '(e.g. "sqlite:///narrator.db" or "postgresql+psycopg://user@host/db")'
+        ) from None
+    if url.get_backend_name() != "sqlite":
+        return database
+    file = url.database
+    if not file or file == ":memory:" or file.startswith("file:") or Path(file).is_absolute():
+        return database
+    return url.set(database=str(base_dir / file)).render_as_string(hide_password=False)
+
+
+def _require_password(section: str, variable: str, password: str | None) -> str:
+    if password is None:
+        raise ConfigError(
+            f"'{section}.password_env': environment variable {variable} is not set "
+            f"(it holds the password)"
+        )
+    return password
