@@ -51,12 +51,14 @@ class InboxSink(Protocol):
         mailbox: str | None = None,
         uidvalidity: int | None = None,
         uid: int | None = None,
+        envelope_from: str | None = None,
     ) -> StoreResult:
         """Commit ``raw`` to the inbox; return only once it is durable.
 
         A message whose Message-ID (see :func:`message_id_of`) or IMAP ``(mailbox, uidvalidity,
-        uid)`` is already stored is reported as a duplicate and not stored again. Raises
-        :class:`StorageUnavailable` (or another exception) when it could not commit.
+        uid)`` is already stored is reported as a duplicate and not stored again.
+        ``envelope_from`` is the SMTP envelope sender when known (``""`` for a null sender).
+        Raises :class:`StorageUnavailable` (or another exception) when it could not commit.
         """
         ...
 
@@ -110,6 +112,7 @@ class StoredMessage:
     mailbox: str | None
     uidvalidity: int | None
     uid: int | None
+    envelope_from: str | None = None
 
 
 @dataclass
@@ -134,6 +137,7 @@ class MemorySink:
         mailbox: str | None = None,
         uidvalidity: int | None = None,
         uid: int | None = None,
+        envelope_from: str | None = None,
     ) -> StoreResult:
         """Store ``raw`` unless its Message-ID or IMAP UID is already held."""
         message_id, _ = message_id_of(raw)
@@ -145,7 +149,9 @@ class MemorySink:
             return StoreResult(existing, self.messages[existing - 1].message_id, duplicate=True)
         inbox_id = len(self.messages) + 1
         self.messages.append(
-            StoredMessage(inbox_id, bytes(raw), message_id, source, mailbox, uidvalidity, uid)
+            StoredMessage(
+                inbox_id, bytes(raw), message_id, source, mailbox, uidvalidity, uid, envelope_from
+            )
         )
         self._by_message_id[message_id] = inbox_id
         if uid_key is not None:

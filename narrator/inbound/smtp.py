@@ -58,12 +58,16 @@ def is_narrator_address(address: str, addresses: Iterable[str]) -> bool:
     return f"{base}@{domain}" in wanted
 
 
+def envelope_sender(mail_from: str | None) -> str:
+    """Return the envelope sender without angle brackets (``""`` for the null sender)."""
+    return (mail_from or "").strip().removeprefix("<").removesuffix(">")
+
+
 def with_trace_headers(content: bytes, mail_from: str | None, rcpt_tos: Iterable[str]) -> bytes:
     """Return ``content`` with ``Return-Path`` and ``Delivered-To`` prepended, as a final
     delivery agent does (RFC 5321 §4.4); the parser uses them to spot bounces and plus-addresses.
     """
-    sender = (mail_from or "").strip().removeprefix("<").removesuffix(">")
-    lines = [f"Return-Path: <{sender}>"]
+    lines = [f"Return-Path: <{envelope_sender(mail_from)}>"]
     lines += [f"Delivered-To: {rcpt}" for rcpt in rcpt_tos]
     prefix = "".join(f"{line}\r\n" for line in lines)
     return prefix.encode("utf-8", errors="surrogateescape") + content
@@ -97,7 +101,9 @@ class InboxHandler:
         content = envelope.original_content or b""
         raw = with_trace_headers(content, envelope.mail_from, envelope.rcpt_tos)
         try:
-            result = await self._sink.store(raw, source="smtp")
+            result = await self._sink.store(
+                raw, source="smtp", envelope_from=envelope_sender(envelope.mail_from)
+            )
         except Exception:
             log.exception(
                 "could not store mail from %r (%d bytes); answered 451",

@@ -25,6 +25,7 @@ class FlakySink:
         mailbox: str | None = None,
         uidvalidity: int | None = None,
         uid: int | None = None,
+        envelope_from: str | None = None,
     ) -> StoreResult:
         """Fail while ``failures`` is positive, else delegate."""
         self.calls.append((source, uid))
@@ -32,7 +33,12 @@ class FlakySink:
             self.failures -= 1
             raise StorageUnavailable("injected storage failure")
         result = await self.inner.store(
-            raw, source=source, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid
+            raw,
+            source=source,
+            mailbox=mailbox,
+            uidvalidity=uidvalidity,
+            uid=uid,
+            envelope_from=envelope_from,
         )
         self.results.append(result)
         return result
