@@ -1,0 +1,335 @@
+"""Raw RFC 5322 bytes to a :class:`ParsedMail`: headers, sender, subject and the written text.
+
+Parsing uses ``email.policy.compat32`` (about 20x cheaper than ``policy.default``) and decodes
+the few headers it needs explicitly: RFC 2047 encoded words in any charset Python knows, raw
+8-bit headers (UTF-8, else Windows-1252).  The body is the first readable text: ``text/plain``
+preferred, ``text/html`` converted to text when no plain part exists; attachments and attached
+messages (forwards) are skipped.  Every input yields a result: oversized input is cut, MIME
+nesting and part counts are capped, and what was cut is listed in ``ParsedMail.defects``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import codecs
+import email
+import email.errors
+import email.parser
+import email.utils
+import re
+from email.message import Message
+from email.policy import compat32
+
+from parsing.autoreply import header_facts
+from parsing.html import html_to_text
+from parsing.model import ParsedMail
+from parsing.quotes import strip_quotes
+from parsing.subject import strip_subject_prefixes
+
+MAX_RAW_BYTES = 4 * 1024 * 1024
+MAX_HEADERS = 500
+MAX_HEADER_CHARS = 8192
+MAX_PARTS = 200
+MAX_DEPTH = 20
+MAX_TEXT_CHARS = 100_000
+MAX_HTML_CHARS = 1_000_000
+
+_ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([bBqQ])\?([^?\s]*)\?=")
+_BETWEEN_ENCODED_WORDS = re.compile(r"(\?=)\s+(=\?)")
+_FOLD = re.compile(r"\r?\n[ \t]*")
+_MESSAGE_ID = re.compile(r"<[^<>\s]{1,500}>")
+
+# Mail software labels Windows-1252 text as Latin-1 or ASCII; browsers decode it as 1252 too.
+_CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "ansi_x3.4-1968": "cp1252",
+    "unknown-8bit": "utf-8",
+    "x-unknown": "utf-8",
+    "utf8": "utf-8",
+    "ks_c_5601-1987": "cp949",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+}
+
+
+def parse_mail(raw: bytes) -> ParsedMail:
+    """Parse raw mail bytes; never raises for any input (what was cut is in ``defects``)."""
+    defects: list[str] = []
+    if len(raw) > MAX_RAW_BYTES:
+        raw = raw[:MAX_RAW_BYTES]
+        defects.append("truncated-input")
+    message = _parse_message(raw, defects)
+    headers = _decoded_headers(message, defects)
+
+    sender_name, sender = _first_address(headers, "from")
+    if not sender:
+        sender_name, sender = _first_address(headers, "sender")
+    reply_to = _first_address(headers, "reply-to")[1]
+    if not sender:
+        sender = reply_to
+    to = tuple(
+        address
+        for field_name in ("to", "cc")
+        for _, address in _addresses(headers.get(field_name, []))
+        if address
+    )
+    raw_subject = _decode_words(_first(headers, "subject"))
+    full_text = _body_text(message, defects)
+    return ParsedMail(
+        sender=sender,
+        sender_name=sender_name,
+        reply_to=reply_to,
+        to=to,
+        message_id=_first_message_id(_first(headers, "message-id")),
+        in_reply_to=_first_message_id(_first(headers, "in-reply-to")),
+        references=tuple(_MESSAGE_ID.findall(_first(headers, "references")))[:100],
+        subject=strip_subject_prefixes(raw_subject),
+        raw_subject=raw_subject,
+        body=strip_quotes(full_text),
+        full_text=full_text,
+        facts=header_facts(headers, _content_type(message), _param(message, "report-type")),
+        defects=tuple(defects) + tuple(type(defect).__name__ for defect in message.defects[:20]),
+    )
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Decode ``data`` in its declared charset, falling back to UTF-8, then Windows-1252."""
+    name = (charset or "").strip().strip("\"'").lower()
+    name = _CHARSET_ALIASES.get(name, name)
+    candidates = [name] if name else []
+    if name != "utf-8":
+        candidates.append("utf-8")
+    if name == "cp1252" and data.isascii():
+        return data.decode("ascii")
+    for candidate in candidates:
+        try:
+            codecs.lookup(candidate)
+            return data.decode(candidate)
+        except (LookupError, UnicodeDecodeError, ValueError):
+            continue
+    return data.decode("cp1252", errors="replace")
+
+
+def _parse_message(raw: bytes, defects: list[str]) -> Message:
+    try:
+        return email.message_from_bytes(raw, policy=compat32)
+    except RecursionError:
+        # Pathological MIME nesting: keep the headers, drop the body.
+        defects.append("mime-too-deep")
+        return email.parser.BytesHeaderParser(policy=compat32).parsebytes(raw)
+
+
+def _decoded_headers(message: Message, defects: list[str]) -> dict[str, list[str]]:
+    headers: dict[str, list[str]] = {}
+    items = message.raw_items()
+    for count, (name, value) in enumerate(items):
+        if count >= MAX_HEADERS:
+            defects.append("too-many-headers")
+            break
+        text = _unfold(_from_surrogates(str(value)[:MAX_HEADER_CHARS]))
+        headers.setdefault(str(name).strip().lower(), []).append(text)
+    return headers
+
+
+def _from_surrogates(value: str) -> str:
+    """Raw 8-bit header bytes arrive as surrogate escapes: decode them as UTF-8 or 1252."""
+    if value.isascii():
+        return value
+    try:
+        data = value.encode("ascii", "surrogateescape")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8", "replace")
+    return decode_bytes(data, "utf-8")
+
+
+def _unfold(value: str) -> str:
+    return _FOLD.sub(" ", value).strip()
+
+
+def _first(headers: dict[str, list[str]], name: str) -> str:
+    values = headers.get(name)
+    return values[0] if values else ""
+
+
+def _decode_words(value: str) -> str:
+    """Decode RFC 2047 encoded words; malformed ones are left as written."""
+    if "=?" not in value:
+        return value
+    value = _BETWEEN_ENCODED_WORDS.sub(r"\1\2", value)
+    return _ENCODED_WORD.sub(_decode_word, value)
+
+
+def _decode_word(match: re.Match[str]) -> str:
+    charset, encoding, text = match.group(1), match.group(2).lower(), match.group(3)
+    charset = charset.split("*", 1)[0]  # RFC 2231 language suffix
+    try:
+        if encoding == "b":
+            data = binascii.a2b_base64(text + "=" * (-len(text) % 4))
+        else:
+            data = binascii.a2b_qp(text.encode("ascii", "replace"), header=True)
+    except (binascii.Error, ValueError):
+        return match.group(0)
+    return decode_bytes(data, charset)
+
+
+def _addresses(values: list[str]) -> list[tuple[str, str]]:
+    try:
+        pairs = email.utils.getaddresses(values[:5])
+    except (ValueError, IndexError, TypeError, AttributeError):
+        return []
+    result = []
+    for name, address in pairs[:50]:
+        address = address.strip().strip("<>").lower()
+        result.append((_decode_words(name).strip(), address))
+    return result
+
+
+def _first_address(headers: dict[str, list[str]], name: str) -> tuple[str, str]:
+    for display, address in _addresses(headers.get(name, [])):
+        if address:
+            return display, address
+    return "", ""
+
+
+def _first_message_id(value: str) -> str:
+    match = _MESSAGE_ID.search(value)
+    return match.group(0) if match else value.strip()[:500]
+
+
+def _content_type(part: Message) -> str:
+    try:
+        return part.get_content_type()
+    except (ValueError, TypeError, AttributeError, IndexError):
+        return "text/plain"
+
+
+def _param(part: Message, name: str) -> str:
+    try:
+        value = part.get_param(name)
+    except (ValueError, TypeError, AttributeError, IndexError):
+        return ""
+    if isinstance(value, tuple):
+        value = email.utils.collapse_rfc2231_value(value)
+    return str(value or "").lower()
+
+
+def _is_attachment(part: Message) -> bool:
+    disposition = str(part.get("content-disposition", "")).split(";", 1)[0].strip().lower()
+    return disposition == "attachment"
+
+
+def _body_text(message: Message, defects: list[str]) -> str:
+    budget = [MAX_PARTS]
+    text = _part_text(message, 0, budget, defects)
+    if len(text) > MAX_TEXT_CHARS:
+        defects.append("truncated-text")
+        text = text[:MAX_TEXT_CHARS]
+    return text
+
+
+def _part_text(part: Message, depth: int, budget: list[int], defects: list[str]) -> str:
+    """The readable text of ``part``: plain preferred to HTML, attachments skipped."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        if "too-many-parts" not in defects:
+            defects.append("too-many-parts")
+        return ""
+    if depth > MAX_DEPTH:
+        if "mime-too-deep" not in defects:
+            defects.append("mime-too-deep")
+        return ""
+    content_type = _content_type(part)
+    if part.is_multipart():
+        children = [child for child in _children(part) if isinstance(child, Message)]
+        if content_type == "multipart/alternative":
+            return _alternative_text(children, depth, budget, defects)
+        if content_type == "multipart/signed" or content_type == "multipart/related":
+            children = children[:1]
+        texts = [_part_text(child, depth + 1, budget, defects) for child in children]
+        return "\n".join(text for text in texts if text.strip())
+    if _is_attachment(part) and depth > 0:
+        return ""
+    if content_type == "text/plain":
+        return _decoded_text(part)
+    if content_type == "text/html":
+        return html_to_text(_decoded_payload(part)[:MAX_HTML_CHARS])
+    return ""
+
+
+def _alternative_text(
+    children: list[Message], depth: int, budget: list[int], defects: list[str]
+) -> str:
+    for child in children:
+        if _content_type(child) == "text/plain" and not _is_attachment(child):
+            budget[0] -= 1
+            return _decoded_text(child)
+    # No plain part: take the richest alternative that has text (the last one, by RFC 2046).
+    for child in reversed(children):
+        text = _part_text(child, depth + 1, budget, defects)
+        if text.strip():
+            return text
+    return ""
+
+
+def _children(part: Message) -> list[object]:
+    payload = part.get_payload()
+    return list(payload[:MAX_PARTS]) if isinstance(payload, list) else []
+
+
+def _decoded_payload(part: Message) -> str:
+    payload = part.get_payload()
+    if not isinstance(payload, str):
+        return ""
+    encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
+    raw = payload.encode("ascii", "surrogateescape") if not payload.isascii() else payload.encode()
+    data: bytes
+    try:
+        if encoding == "base64":
+            cleaned = re.sub(rb"[^A-Za-z0-9+/]", b"", raw)
+            cleaned = cleaned[: len(cleaned) - len(cleaned) % 4]
+            data = binascii.a2b_base64(cleaned)
+        elif encoding == "quoted-printable":
+            data = binascii.a2b_qp(raw)
+        else:
+            data = raw
+    except (binascii.Error, ValueError):
+        data = raw
+    return decode_bytes(data, _param(part, "charset") or None)
+
+
+def _decoded_text(part: Message) -> str:
+    text = _decoded_payload(part)[: MAX_TEXT_CHARS * 2]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if _param(part, "format") == "flowed":
+        text = unflow(text, delsp=_param(part, "delsp") == "yes")
+    return text
+
+
+def unflow(text: str, *, delsp: bool = False) -> str:
+    """Undo RFC 3676 ``format=flowed``: join soft-broken lines, keeping quote depth."""
+    result: list[str] = []
+    current: str | None = None
+    current_depth = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(">")
+        depth = len(line) - len(stripped)
+        if stripped.startswith(" "):
+            stripped = stripped[1:]  # space-stuffing
+        if current is not None and depth != current_depth:
+            result.append(">" * current_depth + (" " if current_depth else "") + current)
+            current = None
+        soft = stripped.endswith(" ") and stripped != "-- "
+        piece = stripped[:-1] if soft and delsp else stripped
+        current = piece if current is None else current + piece
+        current_depth = depth
+        if not soft:
+            result.append(">" * depth + (" " if depth else "") + current)
+            current = None
+    if current is not None:
+        result.append(">" * current_depth + (" " if current_depth else "") + current)
+    return "\n".join(result)

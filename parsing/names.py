@@ -1,0 +1,199 @@
+"""Player names in free text: folding, exact and fuzzy matching (rapidfuzz), stop words.
+
+Names are compared *folded*: Unicode-decomposed, accents dropped, case-folded (``Zoë`` and
+``zoe`` are the same player).  A word that is not exactly a player's name may still be
+understood as one when it is a misspelling within a small edit distance (optimal string
+alignment, so a swapped pair of letters costs 1) and fits exactly one player.  Ordinary words
+never are: fuzzy matching skips stop words (Dutch, English, German and the game's keywords)
+and words or names shorter than four letters (so ``van`` is never ``Jan``).  A player whose
+name is itself an ordinary word (``Ben``, ``Will``) counts only when written with a capital.
+Exact matching is a dictionary lookup and fuzzy candidates are pre-filtered by length, so the
+cost grows slowly with the number of players.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz.distance import OSA
+from rapidfuzz.process import extract
+
+MIN_FUZZY_LENGTH = 4
+MAX_TOKENS = 5000
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+# Letters that NFKD does not decompose into a base letter plus accents.
+_SPECIAL_LETTERS = str.maketrans(
+    {
+        "ß": "ss",
+        "ø": "o",
+        "Ø": "o",
+        "æ": "ae",
+        "Æ": "ae",
+        "œ": "oe",
+        "Œ": "oe",
+        "ł": "l",
+        "Ł": "l",
+        "đ": "d",
+        "Đ": "d",
+        "ð": "d",
+        "þ": "th",
+        "ı": "i",
+    }
+)
+
+KEYWORDS = frozenset({"witte", "burgemeester"})
+BLANCO_WORDS = frozenset({"blanco", "abstain"})
+
+STOP_WORDS = frozenset(
+    """
+    aan achter af al alle alleen als alsjeblieft alstublieft altijd ander andere anders ben
+    bent bij bijna binnen blanco blijf blijft boven brandstapel burgemeester daar daarom dag dan
+    dank dat de deze die dit doe doen door dood du dus echt een eens eerst eigen en er
+    even ga gaan gaat gedaan geen gehad gek geld gelijk gewoon geweest gisteren goed graag
+    groet groeten groetjes haar had hadden heb hebben hebt heeft hem hen het hier hij hoe hoi
+    hun iedereen iemand iets ik in is ja je jij jou jouw jullie kan keer kies kiezen kom komen
+    komt kon kun kunnen laat laatste lang later leuk liefs maar maak man me mee meer meneer
+    met mevrouw mij mijn misschien moet moeten mogen morgen na naam nacht namen naar niet
+    niets nog nooit nou nu of om omdat onder ons onze ook op over pas per plaats raar spel
+    speler spelers stem stemmen stemt stemming toch toe tot tussen uit uw vaak van vanavond
+    vandaag vanuit veel verteller vind vindt voor vooral vrouw waar waarom wanneer want was
+    wat we weer weet wel welke werd weerwolf weerwolven weerwolf wie wij wil wilt witte
+    word worden wordt zal ze zeg zeker zelf zich zie zij zijn zo zoals zou zullen
+    a about after again against all also am an and any are as at be because been before
+    being best between both but by can cheers could day dear did do does done down during
+    each else even every few for from get go going good got had has have having he hello
+    hey hers her here him his hi how i if in into is it its just kind last like love
+    male female man many may maybe me mine more most much must my name names night no nor not
+    now of off on once one only or other our out over please really regards same she should
+    so some still such than thank thanks that the their them then there these they this
+    those through to today too under until up us very vote voting want was we well were what
+    when where which while who whom why will with would yes yet you your yours
+    aber als auch bitte das dem den der die ein eine einen er es ich ist mit nicht und von
+    was wer wie wir zu
+    re fw fwd aw wg antw doorst verstuurd verzonden sent iphone android outlook gmail mail
+    email bericht message wrote schreef geschreven
+    """.split()  # noqa: SIM905 (a word list reads best as text)
+)
+
+
+def fold(text: str) -> str:
+    """Case-fold and strip accents: ``'Zoë Ångström'`` → ``'zoe angstrom'``."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_SPECIAL_LETTERS))
+    stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return stripped.casefold().translate(_SPECIAL_LETTERS)
+
+
+def letter_words(text: str) -> list[str]:
+    """The words of ``text`` made of letters only, in order (at most ``MAX_TOKENS``)."""
+    words: list[str] = []
+    for match in _LETTERS.finditer(text):
+        words.append(match.group(0))
+        if len(words) >= MAX_TOKENS:
+            break
+    return words
+
+
+def max_distance(length: int) -> int:
+    """Edit distance tolerated for a word of ``length`` letters (0 below the fuzzy minimum)."""
+    if length < MIN_FUZZY_LENGTH:
+        return 0
+    return 1 if length < 8 else 2
+
+
+@dataclass(frozen=True)
+class NameHit:
+    """One name found in the text: the ``written`` word and the ``player`` it means.
+
+    ``candidates`` holds more than one player when the word fits several (ambiguous);
+    ``exact`` is false when the name was understood from a misspelling.
+    """
+
+    written: str
+    player: str | None
+    candidates: tuple[str, ...]
+    exact: bool
+
+
+class NameMatcher:
+    """Finds the players of one game in free text; build once per game, reuse per mail."""
+
+    def __init__(self, players: Iterable[str]) -> None:
+        self._exact: dict[str, str] = {}
+        self._folded: list[str] = []
+        self._canonical: list[str] = []
+        for player in players:
+            key = fold(player)
+            if key and key not in self._exact:
+                self._exact[key] = player
+                self._folded.append(key)
+                self._canonical.append(player)
+        by_length: dict[int, list[int]] = {}
+        for index, key in enumerate(self._folded):
+            by_length.setdefault(len(key), []).append(index)
+        self._by_length = by_length
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The canonical player names, in the order given."""
+        return tuple(self._canonical)
+
+    def lookup(self, word: str) -> str | None:
+        """The player whose folded name is exactly ``word`` folded, or ``None``."""
+        return self._exact.get(fold(word))
+
+    def find(self, words: Sequence[str]) -> list[NameHit]:
+        """Every word of ``words`` that names a player (exactly or by a unique misspelling),
+        or that could name several players; in order, each word once per occurrence."""
+        hits: list[NameHit] = []
+        fuzzy_cache: dict[str, tuple[str, ...]] = {}
+        for word in words:
+            key = fold(word)
+            player = self._exact.get(key)
+            if player is not None and key in STOP_WORDS and word[:1].islower():
+                # "ik ben voor Bram": a player called Ben is named with a capital letter.
+                continue
+            if player is not None:
+                hits.append(NameHit(word, player, (player,), True))
+                continue
+            if key in STOP_WORDS or len(key) < MIN_FUZZY_LENGTH:
+                continue
+            if key not in fuzzy_cache:
+                fuzzy_cache[key] = self._fuzzy(key)
+            candidates = fuzzy_cache[key]
+            if len(candidates) == 1:
+                hits.append(NameHit(word, candidates[0], candidates, False))
+            elif candidates:
+                hits.append(NameHit(word, None, candidates, False))
+        return hits
+
+    def _fuzzy(self, key: str) -> tuple[str, ...]:
+        limit = max_distance(len(key))
+        if limit == 0:
+            return ()
+        indexes = [
+            index
+            for length in range(len(key) - limit, len(key) + limit + 1)
+            for index in self._by_length.get(length, ())
+            if length >= MIN_FUZZY_LENGTH
+        ]
+        if not indexes:
+            return ()
+        choices = [self._folded[index] for index in indexes]
+        found = extract(
+            key, choices, scorer=OSA.distance, score_cutoff=limit, limit=None, processor=None
+        )
+        if not found:
+            return ()
+        best = min(distance for _, distance, _ in found)
+        # A player's name must tolerate the distance too (a 4-letter name allows only 1).
+        return tuple(
+            sorted(
+                self._canonical[indexes[position]]
+                for choice, distance, position in found
+                if distance == best and distance <= max_distance(len(choice))
+            )
+        )

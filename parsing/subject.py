@@ -1,0 +1,71 @@
+"""Subjects: reply/forward prefixes removed, the game named, the ``Help`` subject recognised."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from parsing.names import fold
+
+# Re/Fwd in the languages players' clients use: English, Dutch (Antw, Doorst), German (AW, WG),
+# French (TR, RE), Italian (R, I, RIF), Scandinavian (SV, VS), Spanish (RV, RES), and others.
+_PREFIX = re.compile(
+    r"""^\s*(?:
+        (?:re|r|aw|wg|fw|fwd|fwrd|antw|antwoord|doorst|tr|trans|sv|vs|vb|vl|i|rif|enc|res|rv
+           |odp|pd|ynt|ilt|ref|tr|atb|vá|tl|ant)
+        \s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\^\d{1,4})?\s*[:：]
+      | \[(?:re|fwd?|aw|wg)\s*[:：]\s*(?P<inner>[^\]]*)\]\s*$
+      | \*\*\s*(?:spam|junk)\s*\*\*
+    )\s*""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_BRACKETED = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
+_HELP_WORDS = frozenset({"help", "hulp"})
+_WORD = re.compile(r"[^\W_]+")
+
+
+def strip_subject_prefixes(subject: str) -> str:
+    """Remove reply/forward prefixes, repeated and bracketed (``Re: AW: [Fwd: WW5]`` → ``WW5``)."""
+    subject = " ".join(subject.split())[:1000]
+    for _ in range(20):
+        match = _PREFIX.match(subject)
+        if match is None or match.end() == 0:
+            break
+        inner = match.group("inner")
+        subject = inner.strip() if inner is not None else subject[match.end() :]
+    bracketed = _BRACKETED.match(subject)
+    if bracketed:
+        subject = bracketed.group(1).strip()
+    return subject.strip()
+
+
+def is_help_subject(subject: str) -> bool:
+    """True when the (prefix-stripped) subject asks for help: first word ``Help``/``Hulp``."""
+    words = _WORD.findall(fold(subject))
+    return bool(words) and words[0] in _HELP_WORDS
+
+
+def find_game(subject: str, game_names: Iterable[str]) -> str | None:
+    """The game the subject names, case- and accent-insensitively, or ``None``.
+
+    The subject may be exactly the game name, or contain it as whole words (``WW5 - Nacht 2``,
+    ``witte WW5``); when several games fit, the longest name wins, then the leftmost.
+    """
+    folded_subject = " ".join(_WORD.findall(fold(subject)))
+    best: tuple[int, int, str] | None = None
+    for name in game_names:
+        folded_name = " ".join(_WORD.findall(fold(name)))
+        if not folded_name:
+            continue
+        match = re.search(rf"(?<![^\W_]){re.escape(folded_name)}(?![^\W_])", folded_subject)
+        if match is None:
+            continue
+        key = (-len(folded_name), match.start(), name)
+        if best is None or key < best:
+            best = key
+    return best[2] if best else None
+
+
+def subject_words(subject: str) -> list[str]:
+    """The folded words of the subject (for keywords such as ``witte``)."""
+    return _WORD.findall(fold(subject))
