@@ -1,0 +1,474 @@
+"""Runs every rules scenario (`tests/scenarios/**/*.toml`) and checks its expectations.
+
+A scenario is the file format of `spec/interfaces.md` section 3. Expectations live in keys the
+engine's runner ignores (they all start with `expect`):
+
+Per `[[steps]]` table:
+- `expect_events`: patterns; each must match at least one event of that step. A pattern matches
+  an event when every key of the pattern equals the event's field (lists and dicts exactly).
+- `expect_no_events`: patterns that no event of that step may match.
+- `expect_only = true`: the step's events are exactly `expect_events` (a multiset, any order).
+- `expect_asked`: the exact list of players asked in that step.
+
+Top level `[expect]`: `end` (bool), `winners`, `teams`, `alive` (exact lists), `roles` (partial:
+only the players listed are checked), `mayor` (a name; `""` means no mayor), `steps` (the exact
+list of step names of the transcript), `events` / `no_events` (patterns over all steps).
+
+A top-level `until_end = true` runs the game on with every vote missed until it ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+ENGINE = Path(__file__).resolve().parent.parent / "rules" / "scenario.py"
+FILES = sorted(SCENARIOS.rglob("*.toml"))
+IDS = [str(path.relative_to(SCENARIOS)) for path in FILES]
+
+ROLE_IDS = frozenset(
+    {
+        "burger",
+        "cupido",
+        "dief",
+        "dorpsgek",
+        "dorpsoudste",
+        "dwaas",
+        "fluitspeler",
+        "genezer",
+        "goochelaar",
+        "grafrover",
+        "heks",
+        "jager",
+        "klaas_vaak",
+        "onschuldige_meisje",
+        "opdrachtgever",
+        "priester",
+        "psychopaat",
+        "raaf",
+        "schout",
+        "slet",
+        "vampier",
+        "verleidster",
+        "waarschuwer",
+        "weerwolf",
+        "welp",
+        "witte_weerwolf",
+        "ziener",
+        "zondebok",
+    }
+)
+STEP_IDS = frozenset(
+    {
+        "dief",
+        "cupido",
+        "opdrachtgever",
+        "grafrover",
+        "klaas_vaak",
+        "nacht",
+        "heks",
+        "ochtend",
+        "doden",
+        "burgemeesterverkiezing",
+        "brandstapel",
+        "na_brandstapel",
+    }
+)
+TEAMS = frozenset(
+    {"burgers", "weerwolven", "vampiers", "fluitspelers", "eigen", "lovers", "bodyguard"}
+)
+CAUSES = frozenset(
+    {
+        "weerwolven",
+        "vampiers",
+        "psychopaat",
+        "witte_weerwolf",
+        "gif",
+        "jager",
+        "brandstapel",
+        "liefdesverdriet",
+        "lijfwacht",
+        "inactiviteit",
+    }
+)
+EVENT_FIELDS: Mapping[str, frozenset[str]] = {
+    "death": frozenset({"player", "cause"}),
+    "saved": frozenset({"player"}),
+    "role_change": frozenset({"player", "role"}),
+    "lovers": frozenset({"players"}),
+    "bodyguard": frozenset({"player", "guards"}),
+    "asleep": frozenset({"player"}),
+    "seen": frozenset({"player", "target", "role"}),
+    "burns": frozenset({"player", "target", "value"}),
+    "tally": frozenset({"player", "pack", "counts"}),
+    "enchanted": frozenset({"player"}),
+    "warned": frozenset({"player"}),
+    "marked": frozenset({"player"}),
+    "jailed": frozenset({"player"}),
+    "guilty": frozenset({"players"}),
+    "mayor": frozenset({"player", "via"}),
+    "no_mayor": frozenset(),
+    "fool_revealed": frozenset({"player"}),
+    "lynch": frozenset({"player", "totals"}),
+    "inactive": frozenset({"player", "missed"}),
+    "rejected": frozenset({"player", "reason"}),
+    "win": frozenset({"teams", "winners"}),
+}
+REASONS = frozenset(
+    {
+        "not-asked",
+        "unknown-player",
+        "target-dead",
+        "target-alive",
+        "target-self",
+        "target-jailed",
+        "target-fool",
+        "pack-member",
+        "repeat",
+        "taken",
+        "wrong-count",
+        "duplicate-target",
+        "potion-used",
+        "target-enchanted",
+        "target-fluitspeler",
+        "keyword-required",
+        "no-special-vote",
+        "not-wounded",
+        "wounded",
+    }
+)
+SETTINGS_KEYS = frozenset(
+    {"ruleset", "seed", "mayor", "strictness", "players", "steps", "until_end"}
+    | {"close_early", "reveal_roles", "speed"}
+)
+STEP_KEYS = frozenset({"step", "votes", "expect_events", "expect_no_events"})
+STEP_KEYS |= {"expect_only", "expect_asked"}
+EXPECT_KEYS = frozenset(
+    {"end", "winners", "teams", "alive", "roles", "mayor", "steps", "events", "no_events"}
+)
+SPECIAL_VOTES = frozenset({"witte", "burgemeester"})
+NAME = re.compile(r"^[A-Za-z]+$")
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Return the parsed scenario file."""
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def player_role(value: str) -> tuple[str, str | None]:
+    """Split a `[players]` value ("role" or "role, gender") into role and gender."""
+    role, _, gender = value.partition(",")
+    return role.strip(), (gender.strip() or None)
+
+
+# --------------------------------------------------------------------------- format
+
+
+def format_errors(data: Mapping[str, Any]) -> list[str]:
+    """Return every way the scenario breaks the format of interfaces.md section 3."""
+    errors: list[str] = []
+    unknown = {key for key in data if key not in SETTINGS_KEYS and not key.startswith("expect")}
+    if unknown:
+        errors.append(f"unknown top-level keys {sorted(unknown)}")
+    if data.get("ruleset") != "wakkerdam":
+        errors.append(f"ruleset is {data.get('ruleset')!r}, not 'wakkerdam'")
+    if not isinstance(data.get("seed"), int):
+        errors.append("seed must be an integer")
+    if not isinstance(data.get("mayor", False), bool):
+        errors.append("mayor must be a boolean")
+    strictness = data.get("strictness", 2)
+    if not isinstance(strictness, int) or strictness < 1:
+        errors.append("strictness must be a whole number >= 1")
+    players = data.get("players")
+    if not isinstance(players, dict) or not 3 <= len(players) <= 1000:
+        return [*errors, "players must be a table of 3 to 1000 players"]
+    names = set(players)
+    for name, value in players.items():
+        if not NAME.match(name):
+            errors.append(f"player name {name!r} is not letters only")
+        role, gender = player_role(str(value))
+        if role not in ROLE_IDS:
+            errors.append(f"player {name}: unknown role {role!r}")
+        if gender not in (None, "man", "vrouw"):
+            errors.append(f"player {name}: gender {gender!r} is not man|vrouw")
+    steps = data.get("steps", [])
+    if not isinstance(steps, list) or not steps:
+        return [*errors, "steps must be a non-empty array of tables"]
+    for index, step in enumerate(steps):
+        errors.extend(f"step {index}: {error}" for error in step_errors(step, names))
+    errors.extend(expect_errors(data.get("expect", {}), names))
+    if "expect" in data and not isinstance(data["expect"], dict):
+        errors.append("expect must be a table")
+    script = [step.get("step") for step in steps]
+    expected_steps = data.get("expect", {}).get("steps")
+    if expected_steps is not None and not data.get("until_end", False) and expected_steps != script:
+        errors.append(f"expect.steps {expected_steps} differs from the script {script}")
+    return errors
+
+
+def step_errors(step: Mapping[str, Any], names: set[str]) -> list[str]:
+    """Return the format errors of one `[[steps]]` table."""
+    errors = [f"unknown key {key!r}" for key in step if key not in STEP_KEYS]
+    if step.get("step") not in STEP_IDS:
+        errors.append(f"unknown step {step.get('step')!r}")
+    unknown_name_allowed = {
+        pattern.get("player")
+        for pattern in step.get("expect_events", [])
+        if pattern.get("type") == "rejected" and pattern.get("reason") == "unknown-player"
+    }
+    for key, targets in step.get("votes", {}).items():
+        voter, _, keyword = key.partition(":")
+        if voter not in names:
+            errors.append(f"vote key {key!r} is not a player")
+        if keyword and keyword not in SPECIAL_VOTES:
+            errors.append(f"vote key {key!r}: unknown keyword {keyword!r}")
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            errors.append(f"vote of {key!r} must be a list of names")
+            continue
+        strangers = [t for t in targets if t not in names]
+        if strangers and voter not in unknown_name_allowed:
+            errors.append(f"vote of {key!r} names unknown players {strangers}")
+    for key in ("expect_events", "expect_no_events"):
+        for pattern in step.get(key, []):
+            errors.extend(f"{key}: {error}" for error in pattern_errors(pattern, names))
+    if not isinstance(step.get("expect_only", False), bool):
+        errors.append("expect_only must be a boolean")
+    errors.extend(
+        f"expect_asked names unknown player {name!r}"
+        for name in step.get("expect_asked", [])
+        if name not in names
+    )
+    return errors
+
+
+def pattern_errors(pattern: Mapping[str, Any], names: set[str]) -> list[str]:
+    """Return the errors of one event pattern (known type, known fields, known values)."""
+    kind = pattern.get("type")
+    if kind not in EVENT_FIELDS:
+        return [f"unknown event type {kind!r}"]
+    errors = [
+        f"{kind}: unknown field {field!r}"
+        for field in pattern
+        if field != "type" and field not in EVENT_FIELDS[kind]
+    ]
+    for field in ("player", "target", "guards"):
+        if field in pattern and pattern[field] not in names:
+            errors.append(f"{kind}: {field} {pattern[field]!r} is not a player")
+    for field in ("players", "winners"):
+        errors.extend(
+            f"{kind}: {field} names unknown {name!r}"
+            for name in pattern.get(field, [])
+            if name not in names
+        )
+    if "role" in pattern and pattern["role"] not in ROLE_IDS:
+        errors.append(f"{kind}: unknown role {pattern['role']!r}")
+    if kind == "death" and "cause" in pattern and pattern["cause"] not in CAUSES:
+        errors.append(f"death: unknown cause {pattern['cause']!r}")
+    if kind == "rejected" and "reason" in pattern and pattern["reason"] not in REASONS:
+        errors.append(f"rejected: unknown reason {pattern['reason']!r}")
+    if kind == "win" and not set(pattern.get("teams", [])) <= TEAMS:
+        errors.append(f"win: unknown teams {pattern['teams']}")
+    return errors
+
+
+def expect_errors(expect: Mapping[str, Any], names: set[str]) -> list[str]:
+    """Return the errors of the top-level `[expect]` table."""
+    errors = [f"expect: unknown key {key!r}" for key in expect if key not in EXPECT_KEYS]
+    for key in ("winners", "alive"):
+        errors.extend(
+            f"expect.{key}: unknown player {n!r}" for n in expect.get(key, []) if n not in names
+        )
+    if not set(expect.get("teams", [])) <= TEAMS:
+        errors.append(f"expect.teams: unknown teams {expect['teams']}")
+    for name, role in expect.get("roles", {}).items():
+        if name not in names or role not in ROLE_IDS:
+            errors.append(f"expect.roles: bad entry {name} = {role!r}")
+    if expect.get("mayor", "") not in names | {""}:
+        errors.append(f"expect.mayor: {expect['mayor']!r} is not a player")
+    errors.extend(
+        f"expect.steps: unknown step {s!r}" for s in expect.get("steps", []) if s not in STEP_IDS
+    )
+    for key in ("events", "no_events"):
+        for pattern in expect.get(key, []):
+            errors.extend(f"expect.{key}: {error}" for error in pattern_errors(pattern, names))
+    return errors
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_scenario_file_is_valid(path: Path) -> None:
+    errors = format_errors(load(path))
+    assert not errors, f"{path.relative_to(SCENARIOS)}:\n  " + "\n  ".join(errors)
+
+
+def test_suite_covers_every_role() -> None:
+    used = {
+        player_role(str(value))[0] for path in FILES for value in load(path)["players"].values()
+    }
+    assert used >= ROLE_IDS, f"roles without a scenario: {sorted(ROLE_IDS - used)}"
+
+
+# --------------------------------------------------------------------------- running
+
+
+def plain(value: Any) -> Any:
+    """Turn a transcript object (dict, dataclass or object with to_dict) into plain JSON data."""
+    if hasattr(value, "to_dict"):
+        value = value.to_dict()
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def matches(pattern: Mapping[str, Any], event: Mapping[str, Any]) -> bool:
+    """Whether every key of the pattern equals the event's field."""
+    return all(key in event and event[key] == value for key, value in pattern.items())
+
+
+def exact_cover(patterns: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the patterns match the events one to one (a multiset match, any order)."""
+    if len(patterns) != len(events):
+        return False
+
+    def assign(index: int, free: frozenset[int]) -> bool:
+        if index == len(patterns):
+            return True
+        return any(
+            matches(patterns[index], events[slot]) and assign(index + 1, free - {slot})
+            for slot in free
+        )
+
+    return assign(0, frozenset(range(len(events))))
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def step_report(rel: str, index: int, line: Mapping[str, Any], trace: Sequence[Any]) -> str:
+    events = "\n      ".join(dump(event) for event in line.get("events", [])) or "(none)"
+    trace_text = "\n      ".join(str(entry) for entry in trace) or "(none)"
+    return (
+        f"{rel}, step {index} ({line.get('step')}, night {line.get('night')},"
+        f" day {line.get('day')})\n"
+        f"    asked:  {dump(line.get('asked'))}\n"
+        f"    votes:  {dump(line.get('votes'))}\n"
+        f"    actual events:\n      {events}\n"
+        f"    trace:\n      {trace_text}"
+    )
+
+
+def check_step(
+    rel: str, index: int, script: Mapping[str, Any], line: Mapping[str, Any], trace: Sequence[Any]
+) -> list[str]:
+    """Return the failed expectations of one step."""
+    failures: list[str] = []
+    events = line.get("events", [])
+    expected = script.get("expect_events", [])
+    for pattern in expected:
+        if not any(matches(pattern, event) for event in events):
+            failures.append(f"expected event not found: {dump(pattern)}")
+    for pattern in script.get("expect_no_events", []):
+        for event in events:
+            if matches(pattern, event):
+                failures.append(f"forbidden event {dump(pattern)} matched {dump(event)}")
+    if script.get("expect_only") and not exact_cover(expected, events):
+        failures.append(f"expect_only: events are not exactly {dump(expected)}")
+    if "expect_asked" in script and list(line.get("asked", [])) != script["expect_asked"]:
+        failures.append(f"asked {dump(line.get('asked'))}, expected {dump(script['expect_asked'])}")
+    if not failures:
+        return []
+    report = step_report(rel, index, line, trace)
+    return [report + "\n    FAILED:\n      " + "\n      ".join(failures)]
+
+
+def check_final(
+    expect: Mapping[str, Any], step_lines: Sequence[Mapping[str, Any]], final: Mapping[str, Any]
+) -> list[str]:
+    """Return the failed top-level expectations."""
+    failures: list[str] = []
+    for key in ("end", "winners", "teams", "alive"):
+        if key in expect and final.get(key) != expect[key]:
+            failures.append(f"{key}: expected {dump(expect[key])}, got {dump(final.get(key))}")
+    roles = final.get("roles", {})
+    for name, role in expect.get("roles", {}).items():
+        if roles.get(name) != role:
+            failures.append(f"role of {name}: expected {role}, got {roles.get(name)}")
+    if "mayor" in expect:
+        wanted = expect["mayor"] or None
+        if final.get("mayor") != wanted:
+            failures.append(f"mayor: expected {wanted}, got {final.get('mayor')}")
+    actual_steps = [line.get("step") for line in step_lines]
+    if "steps" in expect and actual_steps != expect["steps"]:
+        failures.append(f"steps: expected {expect['steps']}, got {actual_steps}")
+    every = [event for line in step_lines for event in line.get("events", [])]
+    for pattern in expect.get("events", []):
+        if not any(matches(pattern, event) for event in every):
+            failures.append(f"expected event not found in any step: {dump(pattern)}")
+    for pattern in expect.get("no_events", []):
+        for line in step_lines:
+            for event in line.get("events", []):
+                if matches(pattern, event):
+                    failures.append(
+                        f"forbidden event {dump(pattern)} matched {dump(event)}"
+                        f" in step {line.get('step')} (night {line.get('night')},"
+                        f" day {line.get('day')})"
+                    )
+    return failures
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_scenario(path: Path) -> None:
+    if not ENGINE.exists():
+        pytest.skip("the rules engine (rules/scenario.py) is not there yet")
+    from rules import scenario
+
+    rel = str(path.relative_to(SCENARIOS))
+    data = load(path)
+    try:
+        run = scenario.run_scenario(data, until_end=bool(data.get("until_end", False)))
+    except Exception as error:
+        raise AssertionError(f"{rel}: the runner raised {error!r}") from error
+    lines = [plain(line) for line in run.lines]
+    traces = list(run.traces)
+    assert lines and "end" in lines[-1], f"{rel}: transcript has no final end object"
+    step_lines, final = lines[:-1], lines[-1]
+    script = data["steps"]
+
+    failures: list[str] = []
+    if len(step_lines) < len(script):
+        failures.append(
+            f"only {len(step_lines)} of the {len(script)} scripted steps ran:"
+            f" {[line.get('step') for line in step_lines]}"
+        )
+    for index, (step, line) in enumerate(zip(script, step_lines, strict=False)):
+        trace = traces[index] if index < len(traces) else []
+        if line.get("step") != step["step"]:
+            failures.append(
+                step_report(rel, index, line, trace)
+                + f"\n    FAILED: the engine is at step {line.get('step')!r},"
+                f" the script expects {step['step']!r}"
+            )
+            break
+        failures.extend(check_step(rel, index, step, line, trace))
+    final_failures = check_final(data.get("expect", {}), step_lines, final)
+    if final_failures:
+        failures.append(
+            f"{rel}, final state {dump(final)}\n    steps: "
+            + dump([line.get("step") for line in step_lines])
+            + "\n    FAILED:\n      "
+            + "\n      ".join(final_failures)
+        )
+    assert not failures, "\n\n".join(failures)
