@@ -1,0 +1,147 @@
+"""The outbox in the database: queue_mail (inside the caller's transaction) and SqlOutbox.
+
+``queue_mail`` composes a mail and adds its outbox row to the caller's session, so the mail is
+committed together with whatever caused it (a vote, a resolved step) or not at all.
+
+:class:`SqlOutbox` is the sender's :class:`~narrator.outbound.sender.OutboxRepository` on
+SQLite and PostgreSQL.  A claim is one short transaction that selects due pending rows and
+moves their ``next_attempt_at`` a lease ahead (and counts the attempt); on PostgreSQL the
+select uses ``FOR UPDATE SKIP LOCKED`` so that concurrent senders never wait for or take each
+other's rows, and a row whose claim committed is no longer due for anyone else.  On SQLite,
+``narrator.db`` opens every transaction with ``BEGIN IMMEDIATE``, which serialises the claims.
+The later updates check that the row still carries this claim (its attempt count), so a sender
+whose lease ran out cannot overwrite the outcome of the sender that took the row over.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import transaction
+from narrator.models import OutboxMessage, OutboxState
+from narrator.outbound.compose import OutgoingMail, compose, domain_of, make_message_id
+from narrator.outbound.sender import OutboxItem
+
+log = logging.getLogger("narrator.outbound.outbox")
+
+PENDING = OutboxState.PENDING.value
+
+
+def queue_mail(
+    session: Session,
+    mail: OutgoingMail,
+    *,
+    now: datetime,
+    kind: str,
+    game_id: int | None = None,
+    message_id: str | None = None,
+) -> OutboxMessage:
+    """Compose ``mail`` and add it to the outbox in ``session`` (no commit); return the row.
+
+    ``kind`` is the mail's kind for the log and admins (``receipt``, ``error``, ``step``...).
+    ``message_id`` fixes the Message-ID (see ``make_message_id``); by default a fresh random one
+    in the sender's domain.  The stored bytes, Date included, are what every attempt sends.
+    Raises what :func:`~narrator.outbound.compose.compose` raises for unusable input.
+    """
+    if message_id is None:
+        message_id = make_message_id(domain_of(mail.sender.email), uuid.uuid4().hex)
+    raw = compose(mail, message_id=message_id, date=now)
+    row = OutboxMessage(
+        message_id=message_id,
+        game_id=game_id,
+        recipient=mail.to.email,
+        raw=raw,
+        kind=kind,
+        state=PENDING,
+        attempts=0,
+        next_attempt_at=now,
+        created_at=now,
+    )
+    session.add(row)
+    return row
+
+
+class SqlOutbox:
+    """The outbox table as an OutboxRepository (one committed transaction per call)."""
+
+    def __init__(self, factory: sessionmaker[Session]) -> None:
+        self._factory = factory
+
+    def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
+        """See :meth:`OutboxRepository.claim_due`."""
+        with transaction(self._factory) as session:
+            query = (
+                select(OutboxMessage)
+                .where(OutboxMessage.state == PENDING, OutboxMessage.next_attempt_at <= now)
+                .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
+                .limit(limit)
+            )
+            if session.get_bind().dialect.name == "postgresql":
+                query = query.with_for_update(skip_locked=True)
+            items = []
+            for row in session.scalars(query):
+                row.attempts += 1
+                row.next_attempt_at = now + lease
+                items.append(_item(row))
+            return items
+
+    def mark_sent(self, item: OutboxItem, now: datetime) -> None:
+        """See :meth:`OutboxRepository.mark_sent` (recorded even if the lease ran out)."""
+        with transaction(self._factory) as session:
+            result = session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.id == item.id, OutboxMessage.state == PENDING)
+                .values(state=OutboxState.SENT.value, sent_at=now, last_error=None)
+            )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            log.warning("outbox %s was sent but was no longer pending", item.message_id)
+
+    def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
+        """See :meth:`OutboxRepository.mark_retry`."""
+        self._finish(item, next_attempt_at=next_attempt_at, last_error=error)
+
+    def mark_failed(self, item: OutboxItem, now: datetime, error: str) -> None:
+        """See :meth:`OutboxRepository.mark_failed`."""
+        self._finish(item, state=OutboxState.FAILED.value, last_error=error)
+
+    def next_due(self) -> datetime | None:
+        """See :meth:`OutboxRepository.next_due`."""
+        with self._factory() as session:
+            return session.scalar(
+                select(OutboxMessage.next_attempt_at)
+                .where(OutboxMessage.state == PENDING)
+                .order_by(OutboxMessage.next_attempt_at)
+                .limit(1)
+            )
+
+    def _finish(self, item: OutboxItem, **values: object) -> None:
+        with transaction(self._factory) as session:
+            result = session.execute(
+                update(OutboxMessage)
+                .where(
+                    OutboxMessage.id == item.id,
+                    OutboxMessage.state == PENDING,
+                    OutboxMessage.attempts == item.attempts,
+                )
+                .values(**values)
+            )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            log.warning("outbox %s was claimed again meanwhile; left as it is", item.message_id)
+
+
+def _item(row: OutboxMessage) -> OutboxItem:
+    return OutboxItem(
+        id=row.id,
+        message_id=row.message_id,
+        recipient=row.recipient,
+        raw=row.raw,
+        kind=row.kind,
+        game_id=row.game_id,
+        attempts=row.attempts,
+        created_at=row.created_at,
+    )

@@ -1,0 +1,387 @@
+"""Composing outgoing mail: headers (interfaces.md §5), MIME structure, encodings, injection."""
+
+from __future__ import annotations
+
+import base64
+import email
+import email.header
+import email.policy
+import email.utils
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from email.message import EmailMessage
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from narrator.outbound.compose import (
+    Address,
+    HeaderInjection,
+    InvalidAddress,
+    MailKind,
+    OutgoingMail,
+    compose,
+    domain_of,
+    make_message_id,
+    parse_message_ids,
+)
+
+DATE = datetime(2026, 11, 18, 9, 30, tzinfo=UTC)
+MSGID = "<narrator.test@example.org>"
+NARRATOR = Address("verteller@example.org", "De Verteller")
+ANNA = Address("anna@example.org", "Anna")
+
+HEADERS_GENERATED = [
+    "message-id",
+    "date",
+    "from",
+    "to",
+    "subject",
+    "auto-submitted",
+    "x-auto-response-suppress",
+    "mime-version",
+    "content-type",
+]
+
+
+def mail(**changes: object) -> OutgoingMail:
+    fields: dict[str, object] = {
+        "sender": NARRATOR,
+        "to": ANNA,
+        "subject": "WW5: je stem",
+        "text": "Je stem op Bram is genoteerd.\n",
+        "html": "<p>Je stem op <b>Bram</b> is genoteerd.</p>",
+    }
+    fields.update(changes)
+    return OutgoingMail(**fields)  # type: ignore[arg-type]
+
+
+def parse(raw: bytes) -> EmailMessage:
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def mailbox(raw: bytes, header: str) -> tuple[str, str]:
+    """(display name, address) of a one-address header, decoded per RFC 2047 §6.2.
+
+    Python's address parser keeps the space between adjacent encoded words of a phrase (which
+    RFC 2047 says a reader must drop), so long encoded names are decoded here by the book.
+    """
+    head = raw.split(b"\r\n\r\n", 1)[0].decode("ascii")
+    unfolded = re.sub(r"\r\n(?=[ \t])", "", head)
+    (value,) = [
+        line.split(":", 1)[1].strip()
+        for line in unfolded.split("\r\n")
+        if line.lower().startswith(header.lower() + ":")
+    ]
+    name, address = email.utils.parseaddr(value)
+    if "=?" in name:
+        name = str(email.header.make_header(email.header.decode_header(name)))
+    return name, address
+
+
+def cleaned(text: str) -> str:
+    """What a name or subject must read as: controls and line breaks are single spaces."""
+    return " ".join(re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", text).split())
+
+
+def content(part: EmailMessage) -> str:
+    """The decoded text of a part (the parser keeps the wire's CRLF line ends)."""
+    return str(part.get_content()).replace("\r\n", "\n")
+
+
+def header_names(raw: bytes) -> list[str]:
+    """The header names of the top-level header block, as a strict reader splits them."""
+    head = raw.split(b"\r\n\r\n", 1)[0].decode("ascii")
+    return [line.split(":", 1)[0].lower() for line in head.split("\r\n") if line[:1] not in " \t"]
+
+
+# -- headers -------------------------------------------------------------------------------------
+
+
+def test_generated_mail_has_the_headers_of_interfaces_5() -> None:
+    raw = compose(mail(), message_id=MSGID, date=DATE)
+    message = parse(raw)
+    assert header_names(raw) == HEADERS_GENERATED
+    assert message["Message-ID"] == MSGID
+    assert message["Auto-Submitted"] == "auto-generated"
+    assert message["X-Auto-Response-Suppress"] == "All"
+    assert message["Date"].datetime == DATE
+    assert message["From"].addresses[0].display_name == "De Verteller"
+    assert message["From"].addresses[0].addr_spec == "verteller@example.org"
+    assert message["To"].addresses[0].addr_spec == "anna@example.org"
+    assert message["Subject"] == "WW5: je stem"
+    assert "In-Reply-To" not in message and "References" not in message
+    # Decided and documented in compose.py: no Precedence header, on replies or otherwise.
+    assert "Precedence" not in message
+
+
+def test_reply_is_auto_replied_and_threads_under_the_mail_it_answers() -> None:
+    raw = compose(
+        mail(
+            kind=MailKind.REPLY,
+            in_reply_to="<vote-1@player.example>",
+            references="<signup@player.example>\r\n <x@y>",
+        ),
+        message_id=MSGID,
+        date=DATE,
+    )
+    message = parse(raw)
+    assert message["Auto-Submitted"] == "auto-replied"
+    assert message["In-Reply-To"] == "<vote-1@player.example>"
+    assert message["References"].split() == [
+        "<signup@player.example>",
+        "<x@y>",
+        "<vote-1@player.example>",
+    ]
+    assert header_names(raw).index("in-reply-to") < header_names(raw).index("auto-submitted")
+
+
+def test_references_are_trimmed_deduplicated_and_cleaned_of_junk() -> None:
+    chain = [f"<id{n}@example.org>" for n in range(30)]
+    raw = compose(
+        mail(
+            kind=MailKind.REPLY,
+            in_reply_to="<last@example.org>",
+            references=[*chain, "not an id", "<last@example.org>", "bare@example.org"],
+        ),
+        message_id=MSGID,
+        date=DATE,
+    )
+    references = parse(raw)["References"].split()
+    assert len(references) == 10
+    assert references[-1] == "<last@example.org>"
+    assert references[-2] == "<bare@example.org>"
+    assert references.count("<last@example.org>") == 1
+    for line in raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n"):
+        assert len(line) <= 78
+
+
+def test_an_unusable_in_reply_to_is_left_out_rather_than_copied() -> None:
+    raw = compose(
+        mail(kind=MailKind.REPLY, in_reply_to="garbage\r\nBcc: evil@example.net"),
+        message_id=MSGID,
+        date=DATE,
+    )
+    assert "in-reply-to" not in header_names(raw)
+    assert "bcc" not in header_names(raw)
+
+
+def test_reply_to_and_extra_headers() -> None:
+    raw = compose(
+        mail(
+            reply_to=Address("bram@example.org", "Bram Ærts"),
+            extra_headers={"X-Narrator-Game": "WW5\r\nBcc: evil@example.net"},
+        ),
+        message_id=MSGID,
+        date=DATE,
+    )
+    message = parse(raw)
+    assert message["Reply-To"].addresses[0].addr_spec == "bram@example.org"
+    assert message["Reply-To"].addresses[0].display_name == "Bram Ærts"
+    assert message["X-Narrator-Game"] == "WW5 Bcc: evil@example.net"
+    assert "bcc" not in header_names(raw)
+
+
+@pytest.mark.parametrize("name", ["Bcc", "To", "content-type", "Auto-Submitted", "X Bad", "A:b"])
+def test_extra_headers_cannot_replace_the_ones_compose_writes(name: str) -> None:
+    with pytest.raises(ValueError):
+        compose(mail(extra_headers={name: "x"}), message_id=MSGID, date=DATE)
+
+
+def test_message_ids_are_stable_distinct_and_well_formed() -> None:
+    first = make_message_id("Example.org", "receipt/17/anna@example.org")
+    assert first == make_message_id("example.org", "receipt/17/anna@example.org")
+    assert first != make_message_id("example.org", "receipt/18/anna@example.org")
+    assert first.startswith("<narrator.") and first.endswith("@example.org>")
+    assert parse_message_ids(first) == [first]
+    assert domain_of("verteller@example.org") == "example.org"
+    with pytest.raises(InvalidAddress):
+        make_message_id("exa mple.org>", "k")
+
+
+def test_the_same_input_composes_to_the_same_bytes() -> None:
+    one = compose(mail(), message_id=MSGID, date=DATE)
+    assert one == compose(mail(), message_id=MSGID, date=DATE)
+    other = compose(mail(), message_id="<other@example.org>", date=DATE)
+    assert parse(one).get_boundary() != parse(other).get_boundary()
+
+
+def test_date_keeps_its_offset_and_naive_dates_are_refused() -> None:
+    amsterdam = DATE.astimezone(timezone(timedelta(hours=1)))
+    raw = compose(mail(), message_id=MSGID, date=amsterdam)
+    assert parse(raw)["Date"].endswith("+0100")
+    with pytest.raises(ValueError):
+        compose(mail(), message_id=MSGID, date=datetime(2026, 11, 18, 9, 30))
+
+
+@pytest.mark.parametrize(
+    "message_id", ["narrator@example.org", "<a b@example.org>", "<x@y>\r\nBcc: e@x", ""]
+)
+def test_a_bad_message_id_is_refused(message_id: str) -> None:
+    with pytest.raises(ValueError):
+        compose(mail(), message_id=message_id, date=DATE)
+
+
+# -- body ----------------------------------------------------------------------------------------
+
+
+def test_plain_and_html_alternatives_in_utf8_quoted_printable() -> None:
+    text = "Goedemorgen Zoë,\nDe weerwolven aten 's nachts… €5 " + "lang " * 40 + "\n"
+    raw = compose(mail(text=text, html="<p>Zoë — 🐺</p>"), message_id=MSGID, date=DATE)
+    message = parse(raw)
+    assert message.get_content_type() == "multipart/alternative"
+    parts = list(message.iter_parts())
+    assert [part.get_content_type() for part in parts] == ["text/plain", "text/html"]
+    for part in parts:
+        assert part.get_content_charset() == "utf-8"
+        assert part["Content-Transfer-Encoding"] == "quoted-printable"
+        assert "MIME-Version" not in part
+    assert content(parts[0]) == text
+    assert content(parts[1]) == "<p>Zoë — 🐺</p>\n"
+    assert parse(raw).get_boundary().startswith("=_")
+
+
+def test_text_only_mail_is_a_single_text_plain_part() -> None:
+    raw = compose(mail(html=None, text="Alleen tekst: één\r\nregel"), message_id=MSGID, date=DATE)
+    message = parse(raw)
+    assert message.get_content_type() == "text/plain"
+    assert content(message) == "Alleen tekst: één\nregel\n"
+    assert message["MIME-Version"] == "1.0"
+
+
+def test_the_whole_mail_is_7bit_crlf_with_short_lines() -> None:
+    raw = compose(
+        mail(
+            text="ü" * 500 + "\n" + "x" * 2000, subject="ö" * 300, to=Address("a@b.org", "É" * 99)
+        ),
+        message_id=MSGID,
+        date=DATE,
+    )
+    assert raw.isascii()
+    assert b"\n" not in raw.replace(b"\r\n", b"")
+    assert b"\r" not in raw.replace(b"\r\n", b"")
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 78
+    assert parse(raw)["Subject"] == "ö" * 300
+    assert mailbox(raw, "To") == ("É" * 99, "a@b.org")
+
+
+# -- names and subjects: encodings and injection -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Zoë van den Bërg",
+        'Piet "de Bakker" \\ Jansen',
+        "Smit, Jan <jan@evil.example>",
+        "a@b.c",
+        "(comment) ; : []",
+        "=?utf-8?q?Encoded?=",
+        "Ανδρέας",
+        "狼人",
+    ],
+)
+def test_display_names_round_trip_exactly(name: str) -> None:
+    raw = compose(mail(to=Address("anna@example.org", name)), message_id=MSGID, date=DATE)
+    addresses = parse(raw)["To"].addresses
+    assert len(addresses) == 1
+    assert addresses[0].display_name == name
+    assert addresses[0].addr_spec == "anna@example.org"
+    assert mailbox(raw, "To") == (name, "anna@example.org")
+
+
+def _b64_word(text: str) -> str:
+    return "=?utf-8?b?" + base64.b64encode(text.encode()).decode() + "?="
+
+
+INJECTIONS = [
+    "Anna\r\nBcc: evil@example.net",
+    "Anna\nBcc: evil@example.net",
+    "Anna\rBcc: evil@example.net",
+    "Anna\r\n\r\nbody injected",
+    "Anna\u2028Bcc: evil@example.net",
+    "Anna\x85Bcc: evil@example.net",
+    "Anna\x00Bcc: evil@example.net",
+    "=?utf-8?q?Anna=0D=0ABcc=3A_evil=40example.net?=",
+    _b64_word("Anna\r\nBcc: evil@example.net"),
+    "x" * 90 + "\r\nBcc: evil@example.net",
+    "Anna <anna@example.org>\r\nBcc: evil@example.net",
+    "Anna\r\n Bcc: evil@example.net",
+]
+
+
+@pytest.mark.parametrize("evil", INJECTIONS)
+def test_a_name_cannot_create_a_header(evil: str) -> None:
+    raw = compose(
+        mail(to=Address("anna@example.org", evil), reply_to=Address("p@example.org", evil)),
+        message_id=MSGID,
+        date=DATE,
+    )
+    assert header_names(raw) == [*HEADERS_GENERATED[:4], "reply-to", *HEADERS_GENERATED[4:]]
+    message = parse(raw)
+    for header in ("To", "Reply-To"):
+        (address,) = message[header].addresses
+        assert address.addr_spec in {"anna@example.org", "p@example.org"}
+        assert "\r" not in address.display_name and "\n" not in address.display_name
+    assert message.defects == []
+
+
+@pytest.mark.parametrize("evil", INJECTIONS)
+def test_a_subject_cannot_create_a_header(evil: str) -> None:
+    raw = compose(mail(subject=evil), message_id=MSGID, date=DATE)
+    assert header_names(raw) == HEADERS_GENERATED
+    subject = parse(raw)["Subject"]
+    assert "\r" not in subject and "\n" not in subject
+    assert subject == cleaned(evil)  # the text stays visible, as literal text
+
+
+def test_text_that_looks_like_an_encoded_word_stays_literal() -> None:
+    trick = "=?utf-8?q?Anna=0D=0ABcc=3A_evil=40example.net?="
+    raw = compose(
+        mail(subject=trick, to=Address("a@example.org", trick)), message_id=MSGID, date=DATE
+    )
+    assert parse(raw)["Subject"] == trick
+    assert mailbox(raw, "To") == (trick, "a@example.org")
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "anna@example.org>, evil@example.net",
+        "anna@example.org\r\nBcc: evil@example.net",
+        "anna @example.org",
+        "anna",
+        "",
+        "zoë@example.org",
+        "<anna@example.org>",
+        "anna@-example.org",
+        '"a b"@example.org',
+    ],
+)
+def test_unusable_addresses_are_refused(address: str) -> None:
+    with pytest.raises(InvalidAddress):
+        compose(mail(to=Address(address, "Anna")), message_id=MSGID, date=DATE)
+
+
+def test_compose_checks_its_own_output() -> None:
+    import narrator.outbound.compose as module
+
+    with pytest.raises(HeaderInjection):
+        module._verify(b"To: a@b\r\nBcc: e@x\r\n\r\nbody", ["To"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(max_size=120), subject=st.text(max_size=200))
+def test_any_name_and_subject_give_exactly_the_expected_headers(name: str, subject: str) -> None:
+    raw = compose(
+        mail(to=Address("anna@example.org", name), subject=subject), message_id=MSGID, date=DATE
+    )
+    assert header_names(raw) == HEADERS_GENERATED
+    assert raw.isascii()
+    (address,) = parse(raw)["To"].addresses
+    assert address.addr_spec == "anna@example.org"
+    assert mailbox(raw, "To") == (cleaned(name), "anna@example.org")
+    assert parse(raw)["Subject"] == cleaned(subject)
