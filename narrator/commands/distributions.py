@@ -1,0 +1,203 @@
+"""`narrator distributions list|add`: role distributions (built into the ruleset, or added here)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tomllib
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from narrator.cli import CommandError
+from narrator.commands.db import config_from_args, database_session
+from narrator.models import NAME_LENGTH, RoleDistribution
+
+DEFAULT_RULESET = "wakkerdam"
+MIN_PLAYERS = 3
+MAX_PLAYERS = 1000
+_FILE_KEYS = ("id", "ruleset", "players", "roles", "mayor")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add `narrator distributions list [--players N]` and `distributions add FILE`."""
+    parser = subparsers.add_parser(
+        "distributions", parents=[common], help="role distributions (Rolverdelingen)"
+    )
+    commands = parser.add_subparsers(
+        title="distributions commands", metavar="COMMAND", required=True
+    )
+
+    listing = commands.add_parser(
+        "list", parents=[common], help="list the built-in and added distributions"
+    )
+    listing.add_argument("--players", type=int, metavar="N", help="only those for N players")
+    listing.add_argument("--ruleset", default=DEFAULT_RULESET, help="ruleset (default: wakkerdam)")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(func=_list)
+
+    add = commands.add_parser(
+        "add", parents=[common], help="add a distribution from a TOML file (players, roles, mayor)"
+    )
+    add.add_argument("file", metavar="FILE", type=Path)
+    add.set_defaults(func=_add)
+
+
+def ruleset_or_error(ruleset_id: str) -> Any:
+    """Return the rules engine's ruleset `ruleset_id`; CommandError when there is none."""
+    from rules import get_ruleset  # imported here: only these commands need the rules engine
+
+    try:
+        return get_ruleset(ruleset_id)
+    except LookupError as error:  # rules.UnknownRuleset
+        raise CommandError(str(error)) from None
+
+
+def stored_distributions(
+    session: Session, ruleset_id: str, players: int | None = None
+) -> list[RoleDistribution]:
+    """Return the distributions admins added for `ruleset_id` (for `players` only, if given)."""
+    query = select(RoleDistribution).where(RoleDistribution.ruleset == ruleset_id)
+    if players is not None:
+        query = query.where(RoleDistribution.players == players)
+    return list(session.scalars(query.order_by(RoleDistribution.players, RoleDistribution.key)))
+
+
+def _row(
+    ruleset_id: str, key: str, players: int, roles: list[str], mayor: bool, source: str
+) -> dict[str, Any]:
+    return {
+        "id": key,
+        "ruleset": ruleset_id,
+        "players": players,
+        "roles": dict(sorted(Counter(roles).items())),
+        "mayor": mayor,
+        "source": source,
+    }
+
+
+def _list(args: argparse.Namespace) -> None:
+    if args.players is not None and args.players < 1:
+        raise CommandError("--players must be a positive number")
+    config = config_from_args(args)
+    ruleset = ruleset_or_error(args.ruleset)
+    rows = [
+        _row(args.ruleset, d.id, d.players, list(d.roles), d.mayor, "builtin")
+        for d in ruleset.distributions
+        if args.players is None or d.players == args.players
+    ]
+    with database_session(config) as session:
+        rows += [
+            _row(args.ruleset, d.key, d.players, list(d.roles), d.mayor, "custom")
+            for d in stored_distributions(session, args.ruleset, args.players)
+        ]
+    rows.sort(key=lambda row: (row["players"], row["source"], row["id"]))
+    for row in rows:
+        if args.json:
+            print(json.dumps(row))
+        else:
+            roles = ", ".join(f"{count} {role}" for role, count in row["roles"].items())
+            mayor = "mayor" if row["mayor"] else "no mayor"
+            print(f"{row['id']}  {row['players']} players, {mayor}, {row['source']}: {roles}")
+    if not rows and not args.json:
+        wanted = f" for {args.players} players" if args.players is not None else ""
+        print(f"no distributions{wanted}")
+
+
+def _add(args: argparse.Namespace) -> None:
+    data = _read(args.file)
+    config = config_from_args(args)
+    ruleset_id, key, players, roles, mayor = _validate(data, args.file)
+    ruleset = ruleset_or_error(ruleset_id)
+    unknown = sorted(set(roles) - set(ruleset.roles))
+    if unknown:
+        known = ", ".join(sorted(ruleset.roles))
+        raise CommandError(
+            f"{args.file}: unknown role(s) {', '.join(unknown)} for ruleset {ruleset_id} "
+            f"(known: {known})"
+        )
+    builtin_ids = {d.id for d in ruleset.distributions}
+    with database_session(config) as session:
+        taken = builtin_ids | {d.key for d in stored_distributions(session, ruleset_id)}
+        if key is None:
+            number = 1
+            while f"custom-{players}-{number}" in taken:
+                number += 1
+            key = f"custom-{players}-{number}"
+        elif key in taken:
+            raise CommandError(f"{args.file}: a distribution with id {key!r} already exists")
+        session.add(
+            RoleDistribution(
+                ruleset=ruleset_id, key=key, players=players, roles=sorted(roles), mayor=mayor
+            )
+        )
+    print(f"added distribution {key} ({players} players) to {ruleset_id}")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file") from None
+    except OSError as error:
+        raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise CommandError(f"{path}: not valid TOML: {error}") from None
+
+
+def _validate(data: Mapping[str, Any], path: Path) -> tuple[str, str | None, int, list[str], bool]:
+    unknown = sorted(set(data) - set(_FILE_KEYS))
+    if unknown:
+        raise CommandError(
+            f"{path}: unknown key(s) {', '.join(unknown)} (expected: {', '.join(_FILE_KEYS)})"
+        )
+    for required in ("players", "roles", "mayor"):
+        if required not in data:
+            raise CommandError(f"{path}: missing key {required!r} (players, roles, mayor)")
+    ruleset_id = data.get("ruleset", DEFAULT_RULESET)
+    if not isinstance(ruleset_id, str):
+        raise CommandError(f"{path}: 'ruleset' must be a string")
+    key = data.get("id")
+    if key is not None and (
+        not isinstance(key, str) or not _ID.fullmatch(key) or len(key) > NAME_LENGTH
+    ):
+        raise CommandError(
+            f"{path}: 'id' must be letters, digits, '-', '_' or '.' (at most {NAME_LENGTH})"
+        )
+    players = data["players"]
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise CommandError(f"{path}: 'players' must be a whole number")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise CommandError(
+            f"{path}: 'players' must be between {MIN_PLAYERS} and {MAX_PLAYERS}, not {players}"
+        )
+    mayor = data["mayor"]
+    if not isinstance(mayor, bool):
+        raise CommandError(f"{path}: 'mayor' must be true or false")
+    roles = _roles(data["roles"], path)
+    if len(roles) != players:
+        raise CommandError(f"{path}: {len(roles)} roles for {players} players (must be equal)")
+    return ruleset_id, key, players, roles, mayor
+
+
+def _roles(value: Any, path: Path) -> list[str]:
+    """Read roles as a table ``{weerwolf = 2, burger = 5}`` or a list of role ids."""
+    if isinstance(value, dict):
+        roles: list[str] = []
+        for role, count in value.items():
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise CommandError(f"{path}: roles.{role} must be a whole number >= 0")
+            roles += [role] * count
+        return roles
+    if isinstance(value, list) and all(isinstance(role, str) for role in value):
+        return list(value)
+    raise CommandError(
+        f"{path}: 'roles' must be a table like {{weerwolf = 2, burger = 5}} or a list of role ids"
+    )

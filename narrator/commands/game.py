@@ -1,0 +1,328 @@
+"""`narrator game …`: create, list, show games and unsubscribe players (the admin's view).
+
+Each subcommand is added by one ``_add_*`` function listed in `SUBCOMMANDS`; the commands that
+drive a game (start, close-step, pause, resume, extend) belong to the game service and slot in
+the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from narrator.cli import CommandError
+from narrator.commands.db import config_from_args, database_session
+from narrator.commands.distributions import DEFAULT_RULESET, ruleset_or_error
+from narrator.durations import format_duration, parse_duration
+from narrator.models import (
+    NAME_LENGTH,
+    Game,
+    GameStatus,
+    Player,
+    find_game,
+    find_player,
+    fold_name,
+    game_players,
+)
+
+GAME_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
+_THEME = re.compile(r"[A-Za-z0-9_-]+")
+DEFAULT_SPEED = "2d"
+DEFAULT_STRICTNESS = 2
+
+Subparsers = Any  # argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add `narrator game …` with every subcommand of `SUBCOMMANDS`."""
+    parser = subparsers.add_parser("game", parents=[common], help="create and inspect games")
+    commands = parser.add_subparsers(title="game commands", metavar="COMMAND", required=True)
+    for add in SUBCOMMANDS:
+        add(commands, common)
+
+
+def parse_game_name(text: str) -> str:
+    """Return `text` if it is a valid game name, else raise CommandError saying why."""
+    if not text:
+        raise CommandError("a game name may not be empty")
+    if len(text) > NAME_LENGTH:
+        raise CommandError(f"game name {text!r} is too long (at most {NAME_LENGTH} characters)")
+    if not GAME_NAME.fullmatch(text):
+        raise CommandError(
+            f"game name {text!r} may contain only letters, digits, '-' and '_' (no spaces)"
+        )
+    return text
+
+
+def open_game(session: Session, name: str) -> Game:
+    """Return the game called `name`, or raise CommandError naming the existing games."""
+    game = find_game(session, name)
+    if game is None:
+        names = session.scalars(select(Game.name).order_by(Game.name)).all()
+        known = f" (games: {', '.join(names)})" if names else " (there are no games yet)"
+        raise CommandError(f"no game called {name!r}{known}")
+    return game
+
+
+def iso(moment: datetime | None) -> str | None:
+    """Return `moment` as ISO 8601 in UTC (``2026-11-18T09:00:00+00:00``), or None."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def game_view(session: Session, game: Game) -> dict[str, Any]:
+    """Return the admin view of `game`: the exact ``game show --json`` object (interfaces §2).
+
+    Before the start every role is null and every player alive; afterwards roles, life,
+    who is asked, winners and teams come from the rules engine's state of the game.
+    """
+    players = game_players(session, game)
+    roles: dict[str, str | None] = {player.name: None for player in players}
+    alive: dict[str, bool] = {player.name: True for player in players}
+    asked: list[str] = []
+    winners: list[str] = []
+    teams: list[str] = []
+    if game.state is not None:
+        ruleset = ruleset_or_error(game.ruleset)
+        state = ruleset.load_state(game.state)
+        for seat in state.players:
+            roles[seat.name] = seat.role
+            alive[seat.name] = seat.alive
+        if game.status == GameStatus.RUNNING and not state.is_over:
+            asked = list(ruleset.asked(state))
+        winners = list(state.winners)
+        teams = list(state.teams)
+    return {
+        "name": game.name,
+        "ruleset": game.ruleset,
+        "state": game.status,
+        "step": game.step,
+        "night": game.night,
+        "day": game.day,
+        "deadline": iso(game.deadline),
+        "asked": asked,
+        "players": [
+            {
+                "name": player.name,
+                "email": player.email,
+                "gender": player.gender,
+                "role": roles.get(player.name),
+                "alive": alive.get(player.name, True),
+            }
+            for player in players
+        ],
+        "winners": winners,
+        "teams": teams,
+    }
+
+
+# --- create ---------------------------------------------------------------------------------
+
+
+def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    create = commands.add_parser("create", parents=[common], help="open a new game for signups")
+    create.add_argument("name", metavar="NAME", help="letters, digits, '-', '_' (the mail subject)")
+    create.add_argument("--ruleset", default=DEFAULT_RULESET, help="default: wakkerdam")
+    create.add_argument(
+        "--speed", default=DEFAULT_SPEED, help="length of every step: 90s, 10m, 2h, 2d (default 2d)"
+    )
+    create.add_argument(
+        "--strictness",
+        type=int,
+        default=DEFAULT_STRICTNESS,
+        help="missed votes in a row before a player dies of inactivity (default 2)",
+    )
+    create.add_argument("--theme", help="story theme (default: the ruleset's own)")
+    create.add_argument("--lang", help="language of the mails (default: [narrator] language)")
+    create.add_argument(
+        "--close-early",
+        action="store_true",
+        help="close a step as soon as everyone asked has voted",
+    )
+    create.add_argument(
+        "--no-reveal-roles",
+        dest="reveal_roles",
+        action="store_false",
+        help="do not announce the role of each dead player",
+    )
+    create.add_argument("--json", action="store_true", help="print the new game as JSON")
+    create.set_defaults(func=_create)
+
+
+def _create(args: argparse.Namespace) -> None:
+    config = config_from_args(args)
+    name = parse_game_name(args.name)
+    try:
+        speed = parse_duration(args.speed)
+    except ValueError as error:
+        raise CommandError(f"--speed: {error}") from None
+    if args.strictness < 1:
+        raise CommandError(f"--strictness must be 1 or more, not {args.strictness}")
+    ruleset_or_error(args.ruleset)
+    language = args.lang or config.narrator.language
+    if not _LANGUAGE.fullmatch(language):
+        raise CommandError(f"--lang: not a language code: {language!r} (like nl or en)")
+    theme = args.theme or args.ruleset
+    if not _THEME.fullmatch(theme) or len(theme) > NAME_LENGTH:
+        raise CommandError(f"--theme: {theme!r} may contain only letters, digits, '-' and '_'")
+    try:
+        with database_session(config) as session:
+            existing = find_game(session, name)
+            if existing is not None:
+                raise CommandError(f"a game called {existing.name!r} already exists")
+            game = Game(
+                name=name,
+                name_key=fold_name(name),
+                ruleset=args.ruleset,
+                language=language,
+                theme=theme,
+                speed=speed,
+                strictness=args.strictness,
+                close_early=args.close_early,
+                reveal_roles=args.reveal_roles,
+                status=GameStatus.SIGNUP.value,
+            )
+            session.add(game)
+            session.flush()
+            view = game_view(session, game)
+    except IntegrityError:  # created by someone else between our check and our insert
+        raise CommandError(f"a game called {name!r} already exists") from None
+    if args.json:
+        print(json.dumps(view))
+        return
+    print(
+        f"created game {name} ({args.ruleset}, {language}, theme {theme}, "
+        f"speed {format_duration(speed)}, strictness {args.strictness}); signups are open: "
+        f"players mail {config.narrator.address} with subject {name}"
+    )
+
+
+# --- list -----------------------------------------------------------------------------------
+
+
+def _add_list(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    listing = commands.add_parser("list", parents=[common], help="list every game")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(func=_list)
+
+
+def _list(args: argparse.Namespace) -> None:
+    config = config_from_args(args)
+    with database_session(config) as session:
+        counts = dict(
+            session.execute(select(Player.game_id, func.count()).group_by(Player.game_id)).all()
+        )
+        games = session.scalars(select(Game).order_by(Game.created_at, Game.id)).all()
+    rows = [
+        {
+            "name": game.name,
+            "ruleset": game.ruleset,
+            "state": game.status,
+            "step": game.step,
+            "night": game.night,
+            "day": game.day,
+            "deadline": iso(game.deadline),
+            "players": counts.get(game.id, 0),
+        }
+        for game in games
+    ]
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return
+    if not rows:
+        print("no games (create one with `narrator game create NAME`)")
+    for row in rows:
+        where = f"step {row['step']}, deadline {row['deadline']}" if row["step"] else "-"
+        print(f"{row['name']}  {row['ruleset']}  {row['state']}  {row['players']} players  {where}")
+
+
+# --- show -----------------------------------------------------------------------------------
+
+
+def _add_show(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    show = commands.add_parser("show", parents=[common], help="a game's state and players")
+    show.add_argument("name", metavar="NAME")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    show.set_defaults(func=_show)
+
+
+def _show(args: argparse.Namespace) -> None:
+    config = config_from_args(args)
+    with database_session(config) as session:
+        game = open_game(session, args.name)
+        view = game_view(session, game)
+        unsubscribed = {p.name for p in game_players(session, game) if p.unsubscribed}
+        settings = (
+            f"{game.language}, theme {game.theme}, speed {format_duration(game.speed)}, "
+            f"strictness {game.strictness}, close early {_yes(game.close_early)}, "
+            f"reveal roles {_yes(game.reveal_roles)}"
+        )
+    if args.json:
+        print(json.dumps(view))
+        return
+    print(f"{view['name']}  {view['ruleset']}  {view['state']}  ({settings})")
+    if view["step"] is not None:
+        print(f"step {view['step']} (night {view['night']}, day {view['day']})")
+        print(f"deadline {view['deadline']}; asked: {', '.join(view['asked']) or 'nobody'}")
+    if view["winners"] or view["teams"]:
+        print(f"winners: {', '.join(view['winners'])} ({', '.join(view['teams'])})")
+    print(f"players ({len(view['players'])}):")
+    for seat, player in enumerate(view["players"], start=1):
+        role = player["role"] or "-"
+        life = "alive" if player["alive"] else "dead"
+        mail = ", unsubscribed" if player["name"] in unsubscribed else ""
+        print(
+            f"  {seat}. {player['name']} <{player['email']}> {player['gender']}, "
+            f"role {role}, {life}{mail}"
+        )
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+# --- unsubscribe ----------------------------------------------------------------------------
+
+
+def _add_unsubscribe(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    unsubscribe = commands.add_parser(
+        "unsubscribe", parents=[common], help="a player stops receiving the group mails"
+    )
+    unsubscribe.add_argument("name", metavar="NAME", help="the game")
+    unsubscribe.add_argument("player", metavar="PLAYER", help="the player's name")
+    unsubscribe.set_defaults(func=_unsubscribe)
+
+
+def _unsubscribe(args: argparse.Namespace) -> None:
+    config = config_from_args(args)
+    with database_session(config) as session:
+        game = open_game(session, args.name)
+        player = find_player(session, game, args.player)
+        if player is None:
+            names = [p.name for p in game_players(session, game)]
+            known = f" (players: {', '.join(names)})" if names else " (it has no players)"
+            raise CommandError(f"game {game.name} has no player called {args.player!r}{known}")
+        if player.unsubscribed:
+            print(f"{player.name} of {game.name} was already unsubscribed")
+            return
+        player.unsubscribed = True
+    print(f"{player.name} <{player.email}> no longer receives the group mails of {game.name}")
+
+
+SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (
+    _add_create,
+    _add_list,
+    _add_show,
+    _add_unsubscribe,
+)

@@ -1,0 +1,3 @@
+"""Root fixtures: the shared database fixtures of `tests/narrator/fixtures.py` for every suite."""
+
+pytest_plugins = ["tests.narrator.fixtures"]

@@ -1,0 +1,226 @@
+"""Database fixtures for every test suite (registered by ``tests/conftest.py``).
+
+- ``postgres_url`` (session): the server in ``NARRATOR_TEST_POSTGRES_URL``; skips with the reason
+  when it is unset or unreachable.
+- ``fresh_database``: a factory ``(backend) -> url`` of new, empty databases (no tables), removed
+  after the test; backend ``"sqlite"`` (a file in tmp_path) or ``"postgresql"``.
+- ``db_url``: a migrated, empty database, parametrised over SQLite and PostgreSQL
+  (test ids ``[sqlite]`` / ``[postgresql]``; the PostgreSQL one is marked ``postgres``).
+- ``sqlite_url``: the same, SQLite only (for tests that need no second backend).
+- ``engine``, ``sessions`` (a sessionmaker) and ``session`` on ``db_url``.
+- ``config_file``: a ``narrator.toml`` in tmp_path pointing at ``db_url`` (Maildir in tmp_path).
+- ``run_cli``: runs ``narrator.cli.main`` with that config; returns (status, stdout, stderr).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.cli import main
+from narrator.db import make_engine, session_factory, upgrade
+
+POSTGRES_ENV = "NARRATOR_TEST_POSTGRES_URL"
+DATABASE_PREFIX = "narrator_t_"
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What one `narrator` command did: exit status and captured output."""
+
+    status: int
+    out: str
+    err: str
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class _PostgresServer:
+    """Creates and drops uniquely named databases on one server (for parallel test runs)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = make_url(url)
+        self.admin: Engine = create_engine(
+            self.url, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 5}
+        )
+        self.created: list[str] = []
+
+    def create(self, template: str | None = None) -> str:
+        name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:16]}"
+        clause = f" TEMPLATE {_quoted(template)}" if template else ""
+        with self.admin.connect() as connection:
+            connection.execute(text(f"CREATE DATABASE {_quoted(name)}{clause}"))
+        self.created.append(name)
+        return name
+
+    def url_of(self, name: str) -> str:
+        return self.url.set(database=name).render_as_string(hide_password=False)
+
+    def drop(self, name: str) -> None:
+        with self.admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {_quoted(name)} WITH (FORCE)"))
+        self.created.remove(name)
+
+    def close(self) -> None:
+        for name in list(self.created):
+            self.drop(name)
+        self.admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """The test PostgreSQL server's URL; skips when none is configured or reachable."""
+    url = os.environ.get(POSTGRES_ENV)
+    if not url:
+        pytest.skip(f"no PostgreSQL: set {POSTGRES_ENV} (`make test` starts one and sets it)")
+    engine = create_engine(url, connect_args={"connect_timeout": 5})
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", error)).strip().splitlines()[0]
+        pytest.skip(f"PostgreSQL at {make_url(url).host} is unreachable: {reason}")
+    finally:
+        engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def _postgres_server(postgres_url: str) -> Iterator[_PostgresServer]:
+    server = _PostgresServer(postgres_url)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def _postgres_template(_postgres_server: _PostgresServer) -> str:
+    """A migrated database that each test's database is copied from (fast, isolated)."""
+    name = _postgres_server.create()
+    upgrade(_postgres_server.url_of(name))
+    return name
+
+
+@pytest.fixture(scope="session")
+def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "narrator.db"
+    upgrade(f"sqlite:///{path}")  # the WAL is checkpointed into the file when upgrade closes it
+    return path
+
+
+@pytest.fixture
+def fresh_database(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[str], str]]:
+    """A factory of new, empty databases without tables: ``fresh_database("sqlite")`` -> URL."""
+    made: list[tuple[_PostgresServer, str]] = []
+    counter = iter(range(1_000_000))
+
+    def make(backend: str) -> str:
+        if backend == "sqlite":
+            return f"sqlite:///{tmp_path / f'fresh-{next(counter)}.db'}"
+        if backend == "postgresql":
+            server: _PostgresServer = request.getfixturevalue("_postgres_server")
+            name = server.create()
+            made.append((server, name))
+            return server.url_of(name)
+        raise ValueError(f"unknown backend {backend!r}")
+
+    yield make
+    for server, name in made:
+        server.drop(name)
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated, empty database on SQLite and (when reachable) on PostgreSQL."""
+    if request.param == "sqlite":
+        path = tmp_path / "narrator.db"
+        shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
+        yield f"sqlite:///{path}"
+        return
+    server: _PostgresServer = request.getfixturevalue("_postgres_server")
+    name = server.create(template=request.getfixturevalue("_postgres_template"))
+    try:
+        yield server.url_of(name)
+    finally:
+        server.drop(name)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, _sqlite_template: Path) -> str:
+    """A migrated, empty SQLite database file in tmp_path."""
+    path = tmp_path / "narrator.db"
+    shutil.copyfile(_sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine (narrator settings) on `db_url`, disposed after the test."""
+    engine = make_engine(db_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine: Engine) -> sessionmaker[Session]:
+    """The narrator's session factory on `db_url`."""
+    return session_factory(engine)
+
+
+@pytest.fixture
+def session(sessions: sessionmaker[Session]) -> Iterator[Session]:
+    """A session on `db_url`; commit yourself, it is closed (rolled back) after the test."""
+    with sessions() as session:
+        yield session
+
+
+@pytest.fixture
+def config_file(db_url: str, tmp_path: Path) -> Path:
+    """A ``narrator.toml`` for `db_url` with its Maildir outbox in tmp_path."""
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        "[narrator]\n"
+        f'database = "{db_url}"\n'
+        'address = "verteller@example.org"\n'
+        "[outbound]\n"
+        'maildir = "outbox"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def run_cli(config_file: Path, capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    """Run ``narrator ARGS… --config <config_file>``; returns a CliResult."""
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            status = main([*args, "--config", str(config_file)])
+        except SystemExit as exit_:  # argparse usage errors
+            status = exit_.code if isinstance(exit_.code, int) else 2
+        captured = capsys.readouterr()
+        return CliResult(status, captured.out, captured.err)
+
+    return run

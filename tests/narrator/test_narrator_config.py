@@ -1,0 +1,201 @@
+"""Loading the configuration: defaults, files, relative paths, errors naming the key, secrets."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from narrator.cli import main
+from narrator.config import Config, ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_without_a_file_the_embedded_defaults_apply(tmp_path: Path) -> None:
+    config = load_config(None, cwd=tmp_path, environ={})
+    assert config.path is None
+    assert config.narrator.address == "verteller@example.org"
+    assert config.narrator.language == "nl"
+    assert config.database_url == f"sqlite:///{tmp_path.resolve()}/narrator.db"
+    assert config.inbound.smtp.enabled is True
+    assert (config.inbound.smtp.host, config.inbound.smtp.port) == ("127.0.0.1", 8025)
+    assert config.inbound.imap.enabled is False
+    assert config.outbound.mode == "maildir"
+    assert config.outbound.maildir == tmp_path.resolve() / "outbox"
+    assert config.admins.emails == ()
+
+
+def test_the_example_file_states_the_defaults_except_its_admin(tmp_path: Path) -> None:
+    example = load_config(ROOT / "config.example.toml", environ={})
+    defaults = load_config(None, cwd=ROOT, environ={})
+    assert example.admins.emails == ("beheer@example.org",)
+    comparable = dataclasses.replace(example, admins=defaults.admins, path=None)
+    assert comparable == defaults
+
+
+def test_narrator_toml_in_the_current_directory_is_used(tmp_path: Path) -> None:
+    (tmp_path / "narrator.toml").write_text('[narrator]\nlanguage = "en"\n', encoding="utf-8")
+    config = load_config(None, cwd=tmp_path, environ={})
+    assert config.narrator.language == "en"
+    assert config.path == (tmp_path / "narrator.toml").resolve()
+
+
+def test_relative_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    (folder / "site.toml").write_text(
+        '[narrator]\ndatabase = "sqlite:///data/games.db"\n[outbound]\nmaildir = "mail/out"\n',
+        encoding="utf-8",
+    )
+    config = load_config(folder / "site.toml", cwd=tmp_path / "elsewhere", environ={})
+    assert config.database_url == f"sqlite:///{folder.resolve()}/data/games.db"
+    assert config.outbound.maildir == folder.resolve() / "mail" / "out"
+    assert config.base_dir == folder.resolve()
+
+
+@pytest.mark.parametrize(
+    "database",
+    [
+        "sqlite:////var/lib/narrator/narrator.db",
+        "sqlite:///:memory:",
+        "sqlite://",
+        "postgresql+psycopg://verteller:geheim@db.example.org/narrator",
+    ],
+)
+def test_absolute_and_server_urls_are_kept(tmp_path: Path, database: str) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text(f'[narrator]\ndatabase = "{database}"\n', encoding="utf-8")
+    assert load_config(path, environ={}).database_url == database
+
+
+def test_every_key_of_the_interface_can_be_set(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        """
+[narrator]
+address = "wolf@example.net"
+database = "postgresql+psycopg://u@h/d"
+language = "en"
+[inbound.smtp]
+enabled = false
+host = "0.0.0.0"
+port = 2525
+[inbound.imap]
+enabled = true
+host = "imap.example.net"
+port = 143
+ssl = false
+username = "wolf"
+password_env = "WOLF_IMAP"
+mailbox = "Wolves"
+[outbound]
+mode = "smtp"
+maildir = "/srv/out"
+[outbound.smtp]
+host = "smtp.example.net"
+port = 465
+starttls = false
+ssl = true
+username = ""
+password_env = "WOLF_SMTP"
+[admins]
+emails = ["Boss@Example.NET", "deputy@example.net"]
+""",
+        encoding="utf-8",
+    )
+    config = load_config(path, environ={"WOLF_IMAP": "imap-secret", "WOLF_SMTP": "smtp-secret"})
+    assert config.narrator.address == "wolf@example.net"
+    assert config.inbound.smtp == dataclasses.replace(
+        config.inbound.smtp, enabled=False, host="0.0.0.0", port=2525
+    )
+    imap = config.inbound.imap
+    assert (imap.enabled, imap.host, imap.port, imap.ssl, imap.username, imap.mailbox) == (
+        True,
+        "imap.example.net",
+        143,
+        False,
+        "wolf",
+        "Wolves",
+    )
+    assert imap.require_password() == "imap-secret"
+    smtp = config.outbound.smtp
+    assert (smtp.host, smtp.port, smtp.starttls, smtp.ssl, smtp.username) == (
+        "smtp.example.net",
+        465,
+        False,
+        True,
+        "",
+    )
+    assert smtp.require_password() == "smtp-secret"
+    assert config.outbound.mode == "smtp"
+    assert config.outbound.maildir == Path("/srv/out")
+    assert config.admins.emails == ("boss@example.net", "deputy@example.net")
+
+
+def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) -> None:
+    config = load_config(None, cwd=tmp_path, environ={"NARRATOR_IMAP_PASSWORD": "hunter2"})
+    assert config.inbound.imap.password == "hunter2"
+    assert "hunter2" not in repr(config)
+    assert config.outbound.smtp.password is None
+    with pytest.raises(ConfigError, match="NARRATOR_SMTP_PASSWORD is not set"):
+        config.outbound.smtp.require_password()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[inbound.smtp]\nprot = 25\n", "unknown key 'inbound.smtp.prot'"),
+        ("[outbund]\nmode = 'smtp'\n", "unknown key 'outbund'"),
+        ("[narrator]\npassword = 'x'\n", "unknown key 'narrator.password'"),
+        ("[inbound.imap]\npassword = 'x'\n", "unknown key 'inbound.imap.password'"),
+        ("[inbound.smtp]\nport = '25'\n", "'inbound.smtp.port' must be a whole number"),
+        ("[inbound.smtp]\nport = 2.5\n", "'inbound.smtp.port' must be a whole number"),
+        ("[inbound.imap]\nenabled = 'yes'\n", "'inbound.imap.enabled' must be true or false"),
+        ("[inbound.smtp]\nenabled = 1\n", "'inbound.smtp.enabled' must be true or false"),
+        ("[narrator]\naddress = 7\n", "'narrator.address' must be a string"),
+        ("[admins]\nemails = 'a@example.org'\n", "'admins.emails' must be a list of strings"),
+        ("[admins]\nemails = [1]\n", "'admins.emails' must be a list of strings"),
+        ("[admins]\nemails = ['not an address']\n", "'admins.emails[0]' is not an e-mail"),
+        ("inbound = 3\n", "'inbound' must be a table"),
+        ("[outbound]\nmode = 'carrier-pigeon'\n", "'outbound.mode' must be"),
+        ("[outbound]\nmaildir = ''\n", "'outbound.maildir' must be a path"),
+        ("[inbound.smtp]\nport = 70000\n", "'inbound.smtp.port' must be a port number"),
+        ("[narrator]\ndatabase = 'no url'\n", "'narrator.database' is not a database URL"),
+        ("[narrator]\nlanguage = 'Dutch!'\n", "'narrator.language' must be a language code"),
+        ("[narrator]\naddress = 'verteller'\n", "'narrator.address' must be an e-mail"),
+        ("[outbound.smtp]\nssl = true\n", "set either ssl or starttls"),
+        ("[narrator\n", "not valid TOML"),
+    ],
+)
+def test_bad_files_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as error:
+        load_config(path, environ={})
+    assert message in str(error.value)
+    assert str(path) in str(error.value)
+
+
+def test_a_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "absent.toml", environ={})
+
+
+def test_config_is_frozen(tmp_path: Path) -> None:
+    config = load_config(None, cwd=tmp_path, environ={})
+    assert isinstance(config, Config)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.narrator.language = "en"  # type: ignore[misc]
+
+
+def test_the_cli_reports_a_bad_config_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text("[inbound.smtp]\nprot = 25\n", encoding="utf-8")
+    assert main(["db", "upgrade", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "unknown key 'inbound.smtp.prot'" in err
