@@ -1,1 +1,53 @@
-"""Story templates: the Jinja2 sandbox, story packs and rendering of events into mails."""
+"""Story templates: the Jinja2 sandbox, story packs and rendering of events into mails.
+
+The daemon's API (see docs/stories.md)::
+
+    from stories import Renderer, StoryKey, FileStore
+    renderer = Renderer(store)                      # store: any TemplateStore (files, database)
+    mail = renderer.render_mail(StoryKey("wakkerdam", "nl", "wakkerdam", "role"), context, seed)
+    story = renderer.render_story(key, context, events, seed, groups=frozenset({"weerwolven"}))
+    mail.subject, mail.text, mail.html
+"""
+
+from stories.check import CheckReport, check_store, validate_source
+from stories.context import Action, ContextError, Event, Game, Player
+from stories.helpers import StoryError
+from stories.keys import ALL_KEYS, EVENT_TYPES, MAIL_TYPES, StoryKey, StoryKeyError, key_from_path
+from stories.render import (
+    RenderedMail,
+    Renderer,
+    StoryNotFound,
+    render_mail,
+    render_story,
+    story_mail_for,
+)
+from stories.store import FileStore, MemoryStore, StorySource, TemplateStore, default_pack_root
+
+__all__ = [
+    "ALL_KEYS",
+    "EVENT_TYPES",
+    "MAIL_TYPES",
+    "Action",
+    "CheckReport",
+    "ContextError",
+    "Event",
+    "FileStore",
+    "Game",
+    "MemoryStore",
+    "Player",
+    "RenderedMail",
+    "Renderer",
+    "StoryError",
+    "StoryKey",
+    "StoryKeyError",
+    "StoryNotFound",
+    "StorySource",
+    "TemplateStore",
+    "check_store",
+    "default_pack_root",
+    "key_from_path",
+    "render_mail",
+    "render_story",
+    "story_mail_for",
+    "validate_source",
+]

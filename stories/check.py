@@ -1,0 +1,171 @@
+"""Validation of story templates: shape, sandbox, known variables and sample renders."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from stories import vocab
+from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
+from stories.helpers import HELPER_NAMES, Helpers, StoryError
+from stories.keys import ALL_KEYS, StoryKey
+from stories.render import Renderer, main_theme
+from stories.samples import SAMPLE_PLAYERS, event_samples, mail_samples
+from stories.store import MemoryStore, StorySource, TemplateStore
+
+#: Jinja2 globals a template may use besides the context (ImmutableSandboxedEnvironment's).
+_JINJA_GLOBALS = frozenset({"range", "dict", "namespace"})
+_MAX_PROBLEMS_PER_TEMPLATE = 3
+
+
+def allowed_names(key: StoryKey) -> frozenset[str]:
+    """Every top-level name a template of `key` may use."""
+    names = COMMON_NAMES | HELPER_NAMES | _JINJA_GLOBALS
+    if key.is_mail:
+        return names | frozenset(MAIL_FIELDS[key.event])
+    return names | EVENT_NAMES
+
+
+@dataclass
+class CheckReport:
+    """What a check found: problems (each one line) and how many renders it ran."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    renders: int = 0
+    templates: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem was found."""
+        return not self.problems
+
+
+def _origin(source: StorySource) -> str:
+    return source.origin or f"{source.key}#{source.variant}"
+
+
+def validate_source(
+    source: StorySource, renderer: Renderer | None = None, report: CheckReport | None = None
+) -> CheckReport:
+    """Check one template: syntax and shape, sandbox, known variables, and a render with every
+    sample context of its event (both genders, singular and plural, every role and action).
+
+    Returns the report (problems empty when the template is fine).
+    """
+    renderer = renderer or Renderer(MemoryStore([source]))
+    report = report or CheckReport()
+    report.templates += 1
+    origin = _origin(source)
+    try:
+        compiled = renderer.compile(source)
+    except StoryError as error:
+        report.problems.append(str(error))
+        return report
+    unknown = sorted(compiled.variables - allowed_names(source.key))
+    if unknown:
+        report.problems.append(f"{origin}: unknown variable(s): {', '.join(unknown)}")
+        return report
+    problems: list[str] = []
+    for problem in _render_errors(renderer, source, report):
+        if problem not in problems:
+            problems.append(problem)
+        if len(problems) >= _MAX_PROBLEMS_PER_TEMPLATE:
+            break
+    report.problems.extend(problems)
+    return report
+
+
+def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport) -> Iterable[str]:
+    """Render `source` with every sample of its event; yield each problem found."""
+    key = source.key
+    if key.is_mail:
+        for number, context in enumerate(mail_samples(key)):
+            report.renders += 1
+            rng = random.Random(number)
+            try:
+                mail = renderer.render_source_mail(source, context, rng)
+            except (StoryError, ContextError) as error:
+                yield _with_sample(str(error), context)
+                continue
+            yield from _mail_content_problems(source, context, mail.subject, mail.text)
+    else:
+        for number, (context, event) in enumerate(event_samples(key)):
+            report.renders += 1
+            rng = random.Random(number)
+            try:
+                renderer.render_source_event(source, context, Event.from_dict(event), rng)
+            except (StoryError, ContextError) as error:
+                yield _with_sample(str(error), {**context, "event": event})
+
+
+def _with_sample(message: str, context: dict) -> str:
+    shown = {k: v for k, v in context.items() if k not in ("players", "game")}
+    return f"{message} (sample: {shown})"
+
+
+def _mail_content_problems(
+    source: StorySource, context: dict, subject: str, text: str
+) -> Iterable[str]:
+    """Checks beyond 'it renders': a subject, the game's name in it, valid choices listed,
+    and the role named in a role mail."""
+    origin = _origin(source)
+    if not subject:
+        yield f"{origin}: empty subject"
+    if not text.strip():
+        yield f"{origin}: empty body (sample: {context.get('role') or context.get('actions')})"
+    game = context.get("game")
+    if game is not None and game.name not in subject:
+        yield f"{origin}: the subject should name the game ({subject!r})"
+    if source.key.event == "role":
+        helpers = Helpers(source.key.language, SAMPLE_PLAYERS, random.Random(0))
+        role = {"dwaas": "ziener"}.get(context["role"], context["role"])
+        if helpers.role_name(role) not in text:
+            yield f"{origin}: the role mail for {role} does not name the role"
+    if source.key.event == "step":
+        for action in context["actions"]:
+            missing = [name for name in action.choices if name not in text]
+            if missing:
+                yield (
+                    f"{origin}: the step mail for {action.kind} does not list the valid "
+                    f"choices {missing}"
+                )
+
+
+def check_store(store: TemplateStore, languages: Sequence[str] = vocab.LANGUAGES) -> CheckReport:
+    """Check every template of `store`, and that every event and mail has a template in every
+    language of `languages` in each ruleset's main theme (other themes fall back to it).
+
+    Returns the report; `report.ok` is False on any problem.
+    """
+    report = CheckReport()
+    renderer = Renderer(store)
+    sources = list(store.all())
+    for source in sources:
+        validate_source(source, renderer, report)
+    rulesets = sorted({s.key.ruleset for s in sources}) or ["wakkerdam"]
+    for ruleset in rulesets:
+        themes = sorted(
+            {(s.key.language, s.key.theme) for s in sources if s.key.ruleset == ruleset}
+        )
+        for language in languages:
+            for event in ALL_KEYS:
+                key = StoryKey(ruleset, language, ruleset, event)
+                if not store.variants(key):
+                    report.problems.append(f"{key}: no template (every event needs one)")
+        for language, theme in themes:
+            if theme == ruleset:
+                continue
+            missing = [
+                event
+                for event in ALL_KEYS
+                if not store.variants(StoryKey(ruleset, language, theme, event))
+            ]
+            if missing:
+                report.notes.append(
+                    f"{ruleset}/{language}/{theme}: falls back to theme "
+                    f"{main_theme(StoryKey(ruleset, language, theme, missing[0]))!r} for "
+                    f"{', '.join(missing)}"
+                )
+    return report

@@ -1,0 +1,331 @@
+"""The data a story sees: players, the game, actions, events, and the fields of every mail."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final
+
+from stories.keys import EVENT_TYPES, MAIL_TYPES
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+class ContextError(ValueError):
+    """The caller passed a context or event that does not match the documented shape."""
+
+
+def clean_text(value: str) -> str:
+    """A one-line string: control characters (CR, LF, TAB, NUL…) become single spaces."""
+    return _CONTROL.sub(" ", value).strip()
+
+
+def _gender(value: str) -> str:
+    lowered = value.strip().lower()
+    if lowered in ("man", "m", "male", "he"):
+        return "man"
+    if lowered in ("vrouw", "v", "f", "female", "woman", "she"):
+        return "vrouw"
+    raise ContextError(f"gender must be 'man' or 'vrouw', not {value!r}")
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player as stories see him: name, gender (`man`|`vrouw`), known role, alive."""
+
+    name: str
+    gender: str = "man"
+    role: str | None = None
+    alive: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", clean_text(self.name))
+        object.__setattr__(self, "gender", _gender(self.gender))
+
+    @classmethod
+    def from_any(cls, value: Player | Mapping[str, Any]) -> Player:
+        """A Player from a Player or a mapping with name, gender, role, alive."""
+        if isinstance(value, Player):
+            return value
+        unknown = set(value) - {"name", "gender", "role", "alive", "email"}
+        if unknown:
+            raise ContextError(f"unknown player fields {sorted(unknown)}")
+        return cls(
+            name=str(value["name"]),
+            gender=str(value.get("gender", "man")),
+            role=value.get("role"),
+            alive=bool(value.get("alive", True)),
+        )
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Game:
+    """The game as stories see it (`game` in every template)."""
+
+    name: str
+    ruleset: str = "wakkerdam"
+    language: str = "nl"
+    theme: str = "wakkerdam"
+    step: str | None = None
+    night: int = 0
+    day: int = 0
+    speed: str = "2d"
+    strictness: int = 2
+    has_mayor: bool = False
+    mayor: str | None = None
+    deadline: dt.datetime | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", clean_text(self.name))
+
+    @classmethod
+    def from_any(cls, value: Game | Mapping[str, Any]) -> Game:
+        """A Game from a Game or a mapping of its fields."""
+        if isinstance(value, Game):
+            return value
+        known = set(cls.__dataclass_fields__)
+        unknown = set(value) - known
+        if unknown:
+            raise ContextError(f"unknown game fields {sorted(unknown)}")
+        return cls(**dict(value))
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing a player is asked to do in a step (`step`, `receipt`, `error`, `reminder`).
+
+    `kind` is the acting role id (`ziener`, `weerwolf` for a pack vote, `witte_weerwolf` for the
+    white wolf's solo kill, `jager`, …) or `testament` (dead mayor), `burgemeesterverkiezing`,
+    `brandstapel`.  `choices` are the valid names; `min`/`max` how many names one vote holds;
+    `blanco` whether blanco is allowed; `keyword` a word the mail must contain (`witte`,
+    `burgemeester`); `previous` the names of the last choice a no-repeat role may not repeat
+    (`["blanco"]` when that was blanco); `wounded`, `elixir`, `poison` for the heks; `mates`
+    the other pack members who vote too.
+    """
+
+    kind: str
+    choices: tuple[str, ...] = ()
+    min: int = 1
+    max: int = 1
+    blanco: bool = True
+    keyword: str | None = None
+    previous: tuple[str, ...] = ()
+    wounded: tuple[str, ...] = ()
+    elixir: bool = False
+    poison: bool = False
+    mates: tuple[str, ...] = ()
+
+    @classmethod
+    def from_any(cls, value: Action | Mapping[str, Any]) -> Action:
+        """An Action from an Action or a mapping of its fields (lists become tuples)."""
+        if isinstance(value, Action):
+            return value
+        unknown = set(value) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ContextError(f"unknown action fields {sorted(unknown)}")
+        fields = dict(value)
+        for name in ("choices", "previous", "wounded", "mates"):
+            if name in fields:
+                fields[name] = tuple(clean_text(str(n)) for n in fields[name])
+        return cls(**fields)
+
+
+_REQUIRED: Final = object()
+
+#: event type -> {field: default}; `_REQUIRED` fields must be present (transcript form, §3).
+EVENT_FIELDS: Final = MappingProxyType(
+    {
+        "death": {"player": _REQUIRED, "cause": _REQUIRED, "role": None},
+        "saved": {"player": _REQUIRED},
+        "role_change": {"player": _REQUIRED, "role": _REQUIRED, "previous": None},
+        "lovers": {"players": _REQUIRED},
+        "bodyguard": {"player": _REQUIRED, "guards": _REQUIRED},
+        "asleep": {"player": _REQUIRED},
+        "seen": {"player": _REQUIRED, "target": _REQUIRED, "role": _REQUIRED},
+        "burns": {"player": _REQUIRED, "target": _REQUIRED, "value": _REQUIRED},
+        "tally": {"player": _REQUIRED, "pack": _REQUIRED, "counts": _REQUIRED},
+        "enchanted": {"player": _REQUIRED},
+        "warned": {"player": _REQUIRED},
+        "marked": {"player": _REQUIRED},
+        "jailed": {"player": _REQUIRED},
+        "guilty": {"players": _REQUIRED},
+        "mayor": {"player": _REQUIRED, "via": _REQUIRED},
+        "no_mayor": {},
+        "fool_revealed": {"player": _REQUIRED},
+        "lynch": {"player": _REQUIRED, "totals": _REQUIRED, "votes": None},
+        "inactive": {"player": _REQUIRED, "missed": _REQUIRED},
+        "rejected": {"player": _REQUIRED, "reason": _REQUIRED},
+        "win": {"teams": _REQUIRED, "winners": _REQUIRED},
+    }
+)
+assert set(EVENT_FIELDS) == set(EVENT_TYPES)
+
+#: mail -> {field: default}: the fields a mail template sees besides the common ones.
+MAIL_FIELDS: Final = MappingProxyType(
+    {
+        "signup_confirmed": {"player": _REQUIRED, "signups": (), "replaced": False},
+        "role": {"player": _REQUIRED, "role": _REQUIRED, "team": None, "mates": ()},
+        "step": {"player": _REQUIRED, "actions": _REQUIRED},
+        "receipt": {
+            "player": _REQUIRED,
+            "action": _REQUIRED,
+            "targets": (),
+            "blanco": False,
+            "corrected": (),
+        },
+        "error": {
+            "player": None,
+            "code": _REQUIRED,
+            "message": "",
+            "action": None,
+            "choices": (),
+        },
+        "reminder": {"player": _REQUIRED, "actions": _REQUIRED, "missed": 0},
+        "night_result": {"stories": (), "events": ()},
+        "day_result": {"stories": (), "events": ()},
+        "game_over": {
+            "winners": _REQUIRED,
+            "teams": _REQUIRED,
+            "roles": _REQUIRED,
+            "alive": (),
+            "mayor": None,
+        },
+        "help_forward": {"sender": _REQUIRED, "player": None, "subject": "", "body": ""},
+    }
+)
+assert set(MAIL_FIELDS) == set(MAIL_TYPES)
+
+#: Names every template sees (besides the helpers): see docs/stories.md.
+COMMON_NAMES: Final = frozenset({"game", "players", "recipient", "lang", "moment", "you"})
+EVENT_NAMES: Final = frozenset({"event"})
+
+
+def _clean(value: Any) -> Any:
+    """Names and other strings from outside, made one-line; containers cleaned recursively."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, Mapping):
+        return {clean_text(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return tuple(_clean(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event in transcript form with its audience, fields filled to the documented shape."""
+
+    type: str
+    audience: tuple[str, ...]
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        """An Event from the daemon's dict: `{"type": …, "audience": …, <fields>}`.
+
+        `audience` is "public", a player name, a team id, or a list of these (default public).
+        Raises ContextError for an unknown type or a missing field.
+        """
+        kind = data.get("type")
+        if kind not in EVENT_FIELDS:
+            raise ContextError(f"unknown event type {kind!r}")
+        audience = data.get("audience", "public")
+        audiences = (audience,) if isinstance(audience, str) else tuple(audience)
+        fields: dict[str, Any] = {}
+        for name, default in EVENT_FIELDS[kind].items():
+            if name in data:
+                fields[name] = _clean(data[name])
+            elif default is _REQUIRED:
+                raise ContextError(f"event {kind!r} lacks field {name!r}")
+            else:
+                fields[name] = default
+        extra = set(data) - set(EVENT_FIELDS[kind]) - {"type", "audience"}
+        for name in sorted(extra):
+            fields[name] = _clean(data[name])
+        return cls(kind, tuple(clean_text(a) for a in audiences), fields)
+
+    def is_visible_to(self, recipient: str | None, groups: frozenset[str] = frozenset()) -> bool:
+        """True when the event's audience includes `recipient` (or one of his `groups`)."""
+        for audience in self.audience:
+            if audience == "public" or audience == recipient or audience in groups:
+                return True
+        return False
+
+    def as_context(self) -> dict[str, Any]:
+        """The `event` variable of a template: the fields plus `type`.
+
+        A `lynch` with `votes` (voter -> targets) also gets `voters` (target -> voters, in
+        vote order) and `blanco` (who voted blanco).
+        """
+        context = {"type": self.type, **self.fields}
+        if self.type == "lynch":
+            votes = self.fields.get("votes") or {}
+            voters: dict[str, list[str]] = {}
+            for voter, targets in votes.items():
+                for target in targets:
+                    voters.setdefault(target, []).append(voter)
+            context["voters"] = {k: tuple(v) for k, v in voters.items()}
+            context["blanco"] = tuple(v for v, targets in votes.items() if not targets)
+        return context
+
+    def subjects(self) -> tuple[str, ...]:
+        """The players the event is about (`player` and/or `players`)."""
+        names: list[str] = []
+        if isinstance(self.fields.get("player"), str):
+            names.append(self.fields["player"])
+        names.extend(self.fields.get("players") or ())
+        return tuple(names)
+
+
+def mail_fields(mail: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The mail-specific fields of `mail` filled from `given` (defaults for optional ones).
+
+    Players become Player objects where a player is expected; actions become Actions.
+    Raises ContextError for unknown or missing fields.
+    """
+    schema = MAIL_FIELDS[mail]
+    unknown = set(given) - set(schema) - {"game", "players", "recipient"}
+    if unknown:
+        raise ContextError(f"{mail}: unknown fields {sorted(unknown)}")
+    out: dict[str, Any] = {}
+    for name, default in schema.items():
+        if name in given:
+            value = given[name]
+        elif default is _REQUIRED:
+            raise ContextError(f"{mail}: missing field {name!r}")
+        else:
+            value = default
+        if name == "player" and value is not None and not isinstance(value, str):
+            value = Player.from_any(value)
+        elif name == "player" and isinstance(value, str):
+            value = clean_text(value)
+        elif name in ("action",) and value is not None:
+            value = Action.from_any(value)
+        elif name == "actions":
+            value = tuple(Action.from_any(a) for a in value)
+        elif name == "corrected":
+            value = tuple((clean_text(a), clean_text(b)) for a, b in value)
+        elif name == "events":
+            value = tuple(e if isinstance(e, Event) else Event.from_dict(e) for e in value)
+        elif name == "stories":
+            value = tuple(str(s) for s in value)
+        else:
+            value = _clean(value)
+        out[name] = value
+    return out
+
+
+def is_known_mail_or_event(name: str) -> bool:
+    """True for every event type and mail name."""
+    return name in EVENT_FIELDS or name in MAIL_FIELDS
+
+
+def players_from(values: Sequence[Player | Mapping[str, Any]]) -> tuple[Player, ...]:
+    """Players from Players or mappings, in the given (seat) order."""
+    return tuple(Player.from_any(v) for v in values)
