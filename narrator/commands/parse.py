@@ -1,0 +1,193 @@
+"""`narrator parse FILE.eml`: show how a raw mail would be understood, changing nothing.
+
+The game context comes from the options: ``--players "Anna,Bram"`` stands in for the players
+(no database); ``--game NAME`` names the game the subject must match and, without
+``--players``, loads that game's players, language and signup state from the database (when
+the database has no such game, the name alone is used for subject matching).  Without
+``--game`` any subject names the game.  The output is the object of interfaces §6 with
+``--json``, else a few readable lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from narrator.cli import CommandError
+from narrator.config import Config, ConfigError, load_config
+from parsing import GameInfo, MailContext, command_to_dict, interpret, parse_mail
+from parsing.model import ParsedMail
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+DEFAULT_ADDRESS = "verteller@example.org"
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add `narrator parse`."""
+    parser = subparsers.add_parser(
+        "parse",
+        parents=[common],
+        help="show how a raw mail would be understood (changes nothing)",
+        description="Show how a raw RFC 5322 mail would be understood: the command, its "
+        "targets and keywords, or the error reply the player would get.",
+    )
+    parser.add_argument("file", metavar="FILE.eml", help="the raw mail ('-' for stdin)")
+    parser.add_argument("--game", metavar="NAME", help="the game the subject must name")
+    parser.add_argument(
+        "--players", metavar="NAMES", help='comma-separated player names, e.g. "Anna,Bram"'
+    )
+    parser.add_argument("--signup", action="store_true", help="treat the game as open for signups")
+    parser.add_argument(
+        "--lang", choices=("nl", "en"), help="language of error messages (default: the game's)"
+    )
+    parser.add_argument(
+        "--count",
+        metavar="MIN-MAX",
+        help="how many names the sender must give (default 1; e.g. 2 for cupido, 0-2 for heks)",
+    )
+    parser.add_argument("--me", metavar="NAME", help="the sender's own player name")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Parse the file, interpret it in the context the options give, print the result."""
+    raw = _read(args.file)
+    parsed = parse_mail(raw)
+    config = _config(args)
+    own = frozenset({(config.narrator.address or DEFAULT_ADDRESS).lower()})
+    default_language = args.lang or config.narrator.language
+    game = _game_info(args, parsed, config, default_language)
+    context = MailContext(
+        own_addresses=own,
+        games=(game,) if game is not None else (),
+        language=default_language,
+        sender_player=args.me,
+        name_counts={"": _count(args.count)} if args.count else {},
+    )
+    command = interpret(parsed, context)
+    result = command_to_dict(command, parsed)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        _print_readable(result, parsed)
+    return 0
+
+
+def _read(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read(MAX_FILE_BYTES)
+    path = Path(name)
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_FILE_BYTES)
+    except OSError as error:
+        raise CommandError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def _count(text: str) -> tuple[int, int]:
+    low, _, high = text.partition("-")
+    try:
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        raise CommandError(f"--count {text!r}: expected N or MIN-MAX, e.g. 2 or 0-2") from None
+    if bounds[0] < 0 or bounds[1] < bounds[0]:
+        raise CommandError(f"--count {text!r}: expected 0 <= MIN <= MAX")
+    return bounds
+
+
+def _players(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise CommandError("--players: give at least one name, e.g. --players 'Anna,Bram'")
+    return names
+
+
+def _config(args: argparse.Namespace) -> Config:
+    """The configuration (only the address, language and database are used)."""
+    try:
+        return load_config(getattr(args, "config", None))
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+
+
+def _game_info(
+    args: argparse.Namespace, parsed: ParsedMail, config: Config, language: str
+) -> GameInfo | None:
+    if args.players is not None:
+        name = args.game or _subject_game(parsed.subject)
+        return GameInfo(name, args.signup, _players(args.players), language) if name else None
+    if args.game is None:
+        name = _subject_game(parsed.subject)
+        return GameInfo(name, args.signup, (), language) if name else None
+    stored = _stored_game(args.game, config)
+    if stored is None:
+        print(
+            f"narrator: note: game {args.game!r} not found in the database; "
+            "matching the subject only (give --players to test names)",
+            file=sys.stderr,
+        )
+        return GameInfo(args.game, args.signup, (), language)
+    name, signup_open, players, game_language = stored
+    return GameInfo(name, signup_open or args.signup, players, args.lang or game_language)
+
+
+def _subject_game(subject: str) -> str:
+    """Without ``--game``, the subject's first word names the game (game names have no
+    spaces), unless it is ``Help``."""
+    match = re.match(r"[\w-]+", subject.strip())
+    return match.group(0) if match else ""
+
+
+def _stored_game(name: str, config: Config) -> tuple[str, bool, tuple[str, ...], str] | None:
+    """The game's name, signup state, players and language from the database, or None when
+    there is no database (an absent SQLite file is not created) or no such game."""
+    from sqlalchemy.engine import make_url
+
+    from narrator.commands.db import database_session
+    from narrator.models import GameStatus, find_game, game_players
+
+    url = make_url(config.database_url)
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if not database or database == ":memory:" or not Path(database).exists():
+            return None
+    try:
+        with database_session(config) as session:
+            game = find_game(session, name)
+            if game is None:
+                return None
+            players = tuple(player.name for player in game_players(session, game))
+            return game.name, game.status == GameStatus.SIGNUP.value, players, game.language
+    except CommandError:
+        return None
+
+
+def _print_readable(result: Mapping[str, object], parsed: ParsedMail) -> None:
+    kind = result["kind"]
+    print(f"from:    {parsed.sender_name} <{parsed.sender}>".replace(":     <", ":    <"))
+    print(f"subject: {parsed.raw_subject!r} -> {parsed.subject!r}")
+    print(f"text:    {parsed.body!r}")
+    if kind == "vote":
+        targets = ", ".join(result["targets"]) if isinstance(result["targets"], list) else ""
+        what = "blanco" if result["blanco"] else targets
+        keywords = result.get("keywords") or []
+        extra = f" [{', '.join(keywords)}]" if isinstance(keywords, list) and keywords else ""
+        print(f"vote in {result['game']}: {what}{extra}")
+        corrections = result.get("corrections")
+        if isinstance(corrections, list):
+            for item in corrections:
+                if isinstance(item, dict):
+                    print(f"  understood {item['written']!r} as {item['understood']}")
+    elif kind == "signup":
+        print(f"signup for {result['game']}: {result['name']}, {result['gender']}")
+    elif kind == "help":
+        print("help: forwarded to the admins")
+    elif kind == "ignore":
+        print(f"ignored ({result['reason']}): never answered")
+    else:
+        print(f"error {result['code']}: {result['message']}")
