@@ -193,7 +193,12 @@ class SmtpTransport:
                 client = smtplib.SMTP(
                     local_hostname=settings.local_hostname, timeout=settings.timeout
                 )
-            client.connect(settings.host, settings.port)
+            # smtplib only records the host (for SNI and the certificate check) when connecting
+            # from its constructor, whose failures leak the socket; so connect() and set it here.
+            client._host = settings.host
+            code, greeting = client.connect(settings.host, settings.port)
+            if code != 220:
+                raise smtplib.SMTPConnectError(code, greeting)
             client.ehlo()
             if settings.starttls and not settings.implicit_tls:
                 if not client.has_extn("starttls"):

@@ -51,6 +51,7 @@ class ScriptedHandler:
     ) -> Any:
         with self.lock:
             self.ehlo_calls += 1
+        session.host_name = hostname  # aiosmtpd leaves this to an EHLO hook
         return responses
 
     async def handle_RCPT(
@@ -88,7 +89,8 @@ class ScriptedHandler:
         login, password = data.login.decode(), data.password.decode()
         with self.lock:
             self.auth_attempts.append((login, password))
-        return AuthResult(success=(login, password) == (USERNAME, PASSWORD))
+        ok = (login, password) == (USERNAME, PASSWORD)
+        return AuthResult(success=ok, handled=False)  # handled=False: aiosmtpd answers 535
 
     def message_ids(self) -> Counter[str]:
         """How many times each Message-ID was accepted."""
@@ -110,14 +112,24 @@ class SmtpServer:
             kwargs.setdefault("auth_require_tls", False)
             kwargs["authenticator"] = self.handler.authenticate
             kwargs["auth_required"] = True
-        self.controller = Controller(
-            self.handler, hostname=self.host, port=self.port, server_hostname="test", **kwargs
+        self._kwargs = kwargs
+        self.controller = self._controller()
+
+    def _controller(self) -> Controller:
+        return Controller(
+            self.handler, hostname=self.host, port=self.port, server_hostname="test", **self._kwargs
         )
+
+    def restart(self) -> None:
+        """Stop the server (dropping its connections) and start a new one on the same port."""
+        self.controller.stop()
+        self.controller = self._controller()
+        self.controller.start()
 
     def release(self) -> None:
         """Let a held DATA answer (from the test's thread)."""
         hold = self.handler.hold_data
-        if hold is not None:
+        if hold is not None and not self.controller.loop.is_closed():
             self.controller.loop.call_soon_threadsafe(hold.set)
 
     def hold(self) -> None:
