@@ -6,7 +6,7 @@
   after the test; backend ``"sqlite"`` (a file in tmp_path) or ``"postgresql"``.
 - ``db_url``: a migrated, empty database, parametrised over SQLite and PostgreSQL
   (test ids ``[sqlite]`` / ``[postgresql]``; the PostgreSQL one is marked ``postgres``).
-- ``sqlite_url``: the same, SQLite only (for tests that need no second backend).
+- ``sqlite_url`` / ``postgres_db_url``: the same on one backend only.
 - ``engine``, ``sessions`` (a sessionmaker) and ``session`` on ``db_url``.
 - ``config_file``: a ``narrator.toml`` in tmp_path pointing at ``db_url`` (Maildir in tmp_path).
 - ``run_cli``: runs ``narrator.cli.main`` with that config; returns (status, stdout, stderr).
@@ -170,6 +170,16 @@ def sqlite_url(tmp_path: Path, _sqlite_template: Path) -> str:
     path = tmp_path / "narrator.db"
     shutil.copyfile(_sqlite_template, path)
     return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def postgres_db_url(_postgres_server: _PostgresServer, _postgres_template: str) -> Iterator[str]:
+    """A migrated, empty PostgreSQL database (skips without a server)."""
+    name = _postgres_server.create(template=_postgres_template)
+    try:
+        yield _postgres_server.url_of(name)
+    finally:
+        _postgres_server.drop(name)
 
 
 @pytest.fixture

@@ -1,0 +1,86 @@
+"""Alembic: every migration walks down to base and up again; the models and migrations agree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect
+
+from narrator.db import (
+    alembic_config,
+    current_revision,
+    downgrade,
+    head_revision,
+    make_engine,
+    upgrade,
+)
+from narrator.models import Base
+from tests.narrator.fixtures import BACKENDS
+
+
+def _tables(url: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return set(inspect(engine).get_table_names()) - {"alembic_version"}
+    finally:
+        engine.dispose()
+
+
+def _revisions_oldest_first() -> list[str]:
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return [revision.revision for revision in reversed(list(script.walk_revisions()))]
+
+
+def test_the_revision_history_is_one_line() -> None:
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    assert len(script.get_heads()) == 1
+    assert _revisions_oldest_first()[-1] == head_revision()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_migration_goes_down_and_up(
+    backend: str, fresh_database: Callable[[str], str]
+) -> None:
+    url = fresh_database(backend)
+    assert current_revision(url) is None
+    upgrade(url)
+    assert current_revision(url) == head_revision()
+    assert _tables(url) == set(Base.metadata.tables)
+
+    revisions = _revisions_oldest_first()
+    # Step down one revision at a time to the base, then up one at a time to the head.
+    for previous in reversed([None, *revisions[:-1]]):
+        downgrade(url, previous or "base")
+        assert current_revision(url) == previous
+    assert _tables(url) == set()
+    for revision in revisions:
+        upgrade(url, revision)
+        assert current_revision(url) == revision
+    assert _tables(url) == set(Base.metadata.tables)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_autogenerate_finds_no_drift(backend: str, fresh_database: Callable[[str], str]) -> None:
+    url = fresh_database(backend)
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            context = MigrationContext.configure(
+                connection, opts={"compare_type": True, "compare_server_default": True}
+            )
+            differences = compare_metadata(context, Base.metadata)
+    finally:
+        engine.dispose()
+    assert differences == []
+
+
+def test_upgrade_is_idempotent(fresh_database: Callable[[str], str]) -> None:
+    url = fresh_database("sqlite")
+    upgrade(url)
+    upgrade(url)
+    assert current_revision(url) == head_revision()

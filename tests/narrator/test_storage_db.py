@@ -1,0 +1,375 @@
+"""The storage layer on real databases: connection settings, transactions, types, constraints."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.exc import StaleDataError
+
+from narrator.db import make_engine, session_factory, transaction
+from narrator.models import (
+    Admin,
+    Game,
+    GameLogEntry,
+    GameStatus,
+    InboxMessage,
+    OutboxMessage,
+    Player,
+    ReplyCounter,
+    Story,
+    Vote,
+    admin_emails,
+    find_game,
+    find_player,
+    fold_email,
+    fold_name,
+    game_players,
+)
+
+
+def _game(name: str = "WW5", **overrides: Any) -> Game:
+    values: dict[str, Any] = {
+        "name": name,
+        "name_key": fold_name(name),
+        "ruleset": "wakkerdam",
+        "language": "nl",
+        "theme": "wakkerdam",
+        "speed": 172_800,
+        "strictness": 2,
+    }
+    values.update(overrides)
+    return Game(**values)
+
+
+def _player(game: Game, seat: int, name: str, email: str) -> Player:
+    return Player(
+        game_id=game.id,
+        seat=seat,
+        name=name,
+        name_key=fold_name(name),
+        email=fold_email(email),
+        gender="vrouw",
+    )
+
+
+def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5_000
+    finally:
+        engine.dispose()
+
+
+def test_a_new_game_gets_defaults_and_a_version(session: Session) -> None:
+    game = _game()
+    session.add(game)
+    session.commit()
+    assert game.status == GameStatus.SIGNUP
+    assert (game.step, game.step_number, game.night, game.day) == (None, 0, 0, 0)
+    assert game.close_early is False and game.reveal_roles is True
+    assert game.version == 1
+    assert game.created_at.tzinfo is not None
+
+
+def test_transaction_commits_on_success_and_rolls_back_on_error(
+    sessions: sessionmaker[Session],
+) -> None:
+    with transaction(sessions) as session:
+        session.add(Admin(email="a@example.org"))
+    with pytest.raises(RuntimeError), transaction(sessions) as session:
+        session.add(Admin(email="b@example.org"))
+        session.flush()
+        raise RuntimeError("boom")
+    with sessions() as session:
+        assert session.scalars(select(Admin.email)).all() == ["a@example.org"]
+
+
+def test_timestamps_are_stored_and_read_as_aware_utc(session: Session) -> None:
+    amsterdam = timezone(timedelta(hours=1))
+    deadline = datetime(2026, 11, 18, 10, 0, 0, tzinfo=amsterdam)
+    session.add(_game(deadline=deadline))
+    session.commit()
+    session.expunge_all()
+    stored = session.scalars(select(Game)).one()
+    assert stored.deadline == deadline
+    assert stored.deadline is not None and stored.deadline.utcoffset() == timedelta(0)
+    assert stored.deadline.isoformat() == "2026-11-18T09:00:00+00:00"
+    # Comparisons in SQL work across the backends too.
+    due = session.scalars(select(Game.name).where(Game.deadline <= deadline)).all()
+    assert due == ["WW5"]
+
+
+def test_naive_timestamps_are_refused(session: Session) -> None:
+    session.add(_game(deadline=datetime(2026, 11, 18, 9, 0)))
+    with pytest.raises(StatementError, match="naive datetime"):
+        session.commit()
+
+
+def test_json_state_and_raw_bytes_round_trip(session: Session) -> None:
+    state = {"players": [{"name": "Anna", "role": "weerwolf", "alive": True}], "votes": [], "n": 1}
+    raw = b"Subject: WW5\r\n\r\nAnna \xe9\xff\x00\r\n"
+    game = _game(state=state)
+    session.add(game)
+    session.flush()
+    session.add(InboxMessage(message_id="<1@example.org>", source="smtp", raw=raw))
+    session.add(
+        GameLogEntry(
+            game_id=game.id, seq=1, kind="created", payload={"a": [1, 2]}, at=datetime.now(UTC)
+        )
+    )
+    session.commit()
+    session.expunge_all()
+    assert session.scalars(select(Game.state)).one() == state
+    assert session.scalars(select(InboxMessage.raw)).one() == raw
+    assert session.scalars(select(GameLogEntry.payload)).one() == {"a": [1, 2]}
+
+
+def test_game_names_are_unique_ignoring_case_and_accents(session: Session) -> None:
+    session.add(_game("Wolven"))
+    session.commit()
+    session.add(_game("WOLVEN"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    assert find_game(session, "wölven") is not None
+    assert find_game(session, "Wolven2") is None
+
+
+def test_players_are_unique_per_game_by_name_key_and_email(session: Session) -> None:
+    game = _game()
+    session.add(game)
+    session.flush()
+    session.add(_player(game, 1, "Anna", "anna@example.org"))
+    session.commit()
+    session.add(_player(game, 2, "ANNA", "other@example.org"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    session.add(_player(game, 2, "Bram", "Anna@Example.org"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    other = _game("WW6")
+    session.add(other)
+    session.flush()
+    session.add(_player(other, 1, "Anna", "anna@example.org"))  # another game: allowed
+    session.commit()
+
+
+def test_player_helpers_find_by_folded_name_in_seat_order(session: Session) -> None:
+    game = _game()
+    session.add(game)
+    session.flush()
+    session.add_all(
+        [
+            _player(game, 2, "Bram", "bram@example.org"),
+            _player(game, 1, "Éva", "eva@example.org"),
+        ]
+    )
+    session.commit()
+    assert [p.name for p in game_players(session, game)] == ["Éva", "Bram"]
+    found = find_player(session, game, "eva")
+    assert found is not None and found.name == "Éva"
+    assert find_player(session, game, "Carla") is None
+
+
+def test_foreign_keys_are_enforced_and_deleting_a_game_cascades(session: Session) -> None:
+    session.add(Player(game_id=4242, seat=1, name="X", name_key="x", email="x@e.org", gender="man"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    game = _game()
+    session.add(game)
+    session.flush()
+    player = _player(game, 1, "Anna", "anna@example.org")
+    session.add(player)
+    session.flush()
+    session.add(
+        Vote(
+            game_id=game.id,
+            step_number=1,
+            player_id=player.id,
+            targets=["Anna"],
+            keywords=[],
+            cast_at=datetime.now(UTC),
+        )
+    )
+    session.commit()
+    session.delete(game)
+    session.commit()
+    assert session.scalar(select(func.count()).select_from(Player)) == 0
+    assert session.scalar(select(func.count()).select_from(Vote)) == 0
+
+
+@pytest.mark.parametrize(
+    ("model", "values"),
+    [
+        (Game, {"status": "sleeping"}),
+        (Game, {"speed": 0}),
+        (Game, {"strictness": 0}),
+    ],
+)
+def test_check_constraints_refuse_impossible_values(
+    session: Session, model: type[Game], values: dict[str, Any]
+) -> None:
+    session.add(_game(**values))
+    with pytest.raises(IntegrityError):
+        session.commit()
+
+
+def test_inbox_keys_each_mail_once(session: Session) -> None:
+    session.add(InboxMessage(message_id="<a@x>", source="smtp", raw=b"1"))
+    session.add(InboxMessage(message_id=None, source="inject", raw=b"2"))
+    session.add(InboxMessage(message_id=None, source="inject", raw=b"3"))  # NULLs don't clash
+    session.add(
+        InboxMessage(
+            message_id="<b@x>", source="imap", mailbox="INBOX", uidvalidity=7, uid=1, raw=b"4"
+        )
+    )
+    session.commit()
+    session.add(InboxMessage(message_id="<a@x>", source="imap", raw=b"5"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    session.add(
+        InboxMessage(
+            message_id="<c@x>", source="imap", mailbox="INBOX", uidvalidity=7, uid=1, raw=b"6"
+        )
+    )
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    session.add(InboxMessage(message_id="<d@x>", source="pigeon", raw=b"7"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+
+
+def test_outbox_message_ids_and_story_keys_are_unique(session: Session) -> None:
+    session.add(OutboxMessage(message_id="<o@x>", recipient="a@x", raw=b"m", kind="receipt"))
+    session.commit()
+    session.add(OutboxMessage(message_id="<o@x>", recipient="b@x", raw=b"m", kind="receipt"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+    session.rollback()
+    key = {"ruleset": "wakkerdam", "language": "nl", "theme": "wakkerdam", "event": "death"}
+    session.add(Story(**key, variant=1, source="{{ event.player }} is dood."))
+    session.add(Story(**key, variant=2, source="Helaas, {{ event.player }}."))
+    session.commit()
+    session.add(Story(**key, variant=1, source="dubbel"))
+    with pytest.raises(IntegrityError):
+        session.commit()
+
+
+@pytest.mark.postgres
+def test_concurrent_updates_of_a_game_are_detected(postgres_db_url: str) -> None:
+    # On SQLite transactions never overlap (BEGIN IMMEDIATE); see the next test.
+    engine = make_engine(postgres_db_url)
+    sessions = session_factory(engine)
+    try:
+        with transaction(sessions) as session:
+            session.add(_game())
+        with sessions() as first, sessions() as second:
+            game_a = first.scalars(select(Game)).one()
+            game_b = second.scalars(select(Game)).one()
+            game_a.night = 1
+            first.commit()
+            game_b.night = 2
+            with pytest.raises(StaleDataError):
+                second.commit()
+        with sessions() as session:
+            game = session.scalars(select(Game)).one()
+            assert (game.night, game.version) == (1, 2)
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_transactions_wait_for_each_other(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    sessions = session_factory(engine)
+    with transaction(sessions) as session:
+        session.add(_game())
+    seen: list[int] = []
+    first = sessions()
+    try:
+        game = first.scalars(select(Game)).one()  # BEGIN IMMEDIATE: holds the write lock
+        reader = threading.Thread(
+            target=lambda: seen.extend(_night_in_new_transaction(sessions)), daemon=True
+        )
+        reader.start()  # its transaction can only begin once ours has committed
+        game.night = 1
+        first.commit()
+        reader.join(timeout=30)
+    finally:
+        first.close()
+        engine.dispose()
+    assert seen == [1]
+
+
+def _night_in_new_transaction(sessions: sessionmaker[Session]) -> list[int]:
+    with transaction(sessions) as session:
+        return [session.scalars(select(Game.night)).one()]
+
+
+def test_admin_emails_merge_the_config_and_the_table(session: Session) -> None:
+    session.add_all([Admin(email="zed@example.org"), Admin(email="boss@example.org")])
+    session.commit()
+    assert admin_emails(session, ("Boss@Example.org", "cfg@example.org")) == [
+        "boss@example.org",
+        "cfg@example.org",
+        "zed@example.org",
+    ]
+
+
+def test_sqlite_read_modify_write_transactions_do_not_lose_updates(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    sessions = session_factory(engine)
+    window = datetime(2026, 1, 1, tzinfo=UTC)
+    with transaction(sessions) as session:
+        session.add(ReplyCounter(sender="a@x", window_start=window, count=0))
+    errors: list[BaseException] = []
+
+    def bump(times: int) -> None:
+        try:
+            for _ in range(times):
+                with transaction(sessions) as session:
+                    counter = session.scalars(select(ReplyCounter)).one()
+                    counter.count += 1
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=bump, args=(25,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    try:
+        assert errors == []
+        with sessions() as session:
+            assert session.scalars(select(ReplyCounter.count)).one() == 100
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_postgres_engine_survives_a_dropped_connection(postgres_db_url: str) -> None:
+    engine = make_engine(postgres_db_url)
+    killer = make_engine(postgres_db_url)
+    try:
+        with engine.connect() as connection:
+            pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with killer.connect() as connection:
+            connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        with engine.connect() as connection:  # the pooled one is dead; pre-ping replaces it
+            assert connection.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    finally:
+        killer.dispose()
+        engine.dispose()
