@@ -1,0 +1,451 @@
+"""The outbox sender loop on the in-memory outbox: send, backoff, give up, report, wake up."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import FakeClock
+
+from narrator.outbound.memory import MemoryOutbox
+from narrator.outbound.sender import (
+    FailedMail,
+    OutboxItem,
+    OutboxSender,
+    RetryPolicy,
+)
+from narrator.outbound.transport import DeliveryError, PermanentFailure, TemporaryFailure
+from tests.support.aio import run_async, wait_until
+
+SENDER = "verteller@example.org"
+POLICY = RetryPolicy(
+    first_delay=timedelta(seconds=30),
+    max_delay=timedelta(minutes=10),
+    max_attempts=8,
+    max_age=timedelta(days=1),
+)
+
+
+class FixedRandom(random.Random):
+    """An RNG whose ``random()`` is always ``value`` (0: shortest jittered delay, 1: longest)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+@dataclass
+class ScriptedTransport:
+    """Records sends; ``outcomes[recipient]`` lists the errors to raise before succeeding."""
+
+    outbox: MemoryOutbox | None = None
+    outcomes: dict[str, list[Exception]] = field(default_factory=dict)
+    sent: list[tuple[str, str, bytes]] = field(default_factory=list)
+    attempts: list[str] = field(default_factory=list)
+    state_during_send: list[str] = field(default_factory=list)
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        self.attempts.append(recipient)
+        if self.outbox is not None:
+            row = next(r for r in self.outbox.rows if r.raw == message)
+            self.state_during_send.append(row.state)
+        pending = self.outcomes.get(recipient, [])
+        if pending:
+            raise pending.pop(0)
+        self.sent.append((sender, recipient, message))
+
+    async def close(self) -> None:
+        pass
+
+
+def make_sender(
+    outbox: MemoryOutbox,
+    transport: ScriptedTransport,
+    clock: FakeClock,
+    *,
+    rng: random.Random | None = None,
+    failures: list[FailedMail] | None = None,
+    **kwargs: object,
+) -> OutboxSender:
+    def report(failed: FailedMail) -> None:
+        if failures is not None:
+            failures.append(failed)
+
+    return OutboxSender(
+        outbox,
+        transport,
+        envelope_from=SENDER,
+        clock=clock,
+        rng=rng or FixedRandom(0.0),
+        policy=kwargs.pop("policy", POLICY),  # type: ignore[arg-type]
+        on_failed=report,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def queue(outbox: MemoryOutbox, clock: FakeClock, recipient: str, n: int = 1) -> str:
+    message_id = f"<m{n}.{recipient}>"
+    outbox.add(
+        message_id=message_id,
+        recipient=recipient,
+        raw=f"Message-ID: {message_id}\r\n\r\nbody {n}\r\n".encode(),
+        now=clock(),
+        kind="receipt",
+        game_id=7,
+    )
+    return message_id
+
+
+def test_due_mail_is_sent_and_marked_sent_only_afterwards(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(outbox=outbox)
+    first = queue(outbox, clock, "anna@example.org", 1)
+    second = queue(outbox, clock, "bram@example.org", 2)
+    report = run_async(make_sender(outbox, transport, clock).run_once())
+    assert (report.claimed, report.sent, report.retried, report.failed) == (2, 2, 0, 0)
+    assert [(s, r) for s, r, _ in transport.sent] == [
+        (SENDER, "anna@example.org"),
+        (SENDER, "bram@example.org"),
+    ]
+    assert transport.state_during_send == ["pending", "pending"]
+    for message_id in (first, second):
+        row = outbox.get(message_id)
+        assert (row.state, row.attempts, row.sent_at) == ("sent", 1, clock())
+    assert outbox.next_due() is None
+    assert run_async(make_sender(outbox, transport, clock).run_once()).claimed == 0
+
+
+def test_mail_not_yet_due_waits(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    message_id = queue(outbox, clock, "anna@example.org")
+    outbox.get(message_id).next_attempt_at = clock() + timedelta(minutes=5)
+    sender = make_sender(outbox, transport, clock)
+    assert run_async(sender.run_once()).claimed == 0
+    clock.advance(timedelta(minutes=5))
+    assert run_async(sender.run_once()).sent == 1
+
+
+@pytest.mark.parametrize(
+    ("jitter", "expected_seconds"),
+    [
+        # d = min(600, 30 * 2**(n-1)), jittered into [d/2, d]
+        (0.0, [15, 30, 60, 120, 240, 300, 300]),
+        (1.0, [30, 60, 120, 240, 480, 600, 600]),
+    ],
+)
+def test_temporary_failures_back_off_exponentially_up_to_the_cap(
+    clock: FakeClock, jitter: float, expected_seconds: list[int]
+) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(
+        outcomes={"anna@example.org": [TemporaryFailure("451 later", 451) for _ in range(7)]}
+    )
+    message_id = queue(outbox, clock, "anna@example.org")
+    failures: list[FailedMail] = []
+    sender = make_sender(outbox, transport, clock, rng=FixedRandom(jitter), failures=failures)
+    waits = []
+    for attempt in range(1, 8):
+        before = clock()
+        report = run_async(sender.run_once())
+        assert (report.claimed, report.retried) == (1, 1)
+        row = outbox.get(message_id)
+        assert (row.state, row.attempts, row.last_error) == ("pending", attempt, "451 later")
+        waits.append(int((row.next_attempt_at - before).total_seconds()))
+        clock.advance(timedelta(seconds=1))
+        assert run_async(sender.run_once()).claimed == 0  # not due again before its time
+        clock.set(row.next_attempt_at)
+    assert waits == expected_seconds
+    assert run_async(sender.run_once()).sent == 1  # the 8th attempt goes through
+    assert outbox.get(message_id).state == "sent"
+    assert transport.attempts == ["anna@example.org"] * 8
+    assert len(transport.sent) == 1
+    assert failures == []
+
+
+def test_jitter_stays_within_half_to_full_delay() -> None:
+    rng = random.Random(1234)
+    policy = RetryPolicy(first_delay=timedelta(seconds=10), max_delay=timedelta(hours=1))
+    for attempts in range(1, 30):
+        full = min(timedelta(hours=1), timedelta(seconds=10) * 2 ** (attempts - 1))
+        delays = {policy.delay(attempts, rng) for _ in range(20)}
+        assert all(full / 2 <= delay <= full for delay in delays)
+        assert len(delays) > 1  # really jittered
+
+
+def test_max_attempts_marks_failed_and_reports(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(
+        outcomes={"anna@example.org": [TemporaryFailure("421 busy", 421) for _ in range(20)]}
+    )
+    message_id = queue(outbox, clock, "anna@example.org")
+    failures: list[FailedMail] = []
+    sender = make_sender(outbox, transport, clock, failures=failures)
+    for _ in range(POLICY.max_attempts):
+        run_async(sender.run_once())
+        due = outbox.next_due()
+        if due is not None:
+            clock.set(due)
+    row = outbox.get(message_id)
+    assert (row.state, row.attempts) == ("failed", POLICY.max_attempts)
+    assert len(transport.attempts) == POLICY.max_attempts
+    (failed,) = failures
+    assert failed == FailedMail(
+        message_id=message_id,
+        recipient="anna@example.org",
+        kind="receipt",
+        game_id=7,
+        attempts=POLICY.max_attempts,
+        error=f"gave up after {POLICY.max_attempts} attempts: 421 busy",
+        permanent=False,
+    )
+    clock.advance(timedelta(days=3))
+    assert run_async(sender.run_once()).claimed == 0  # failed mail is never retried
+
+
+def test_max_age_marks_failed(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(
+        outcomes={"anna@example.org": [TemporaryFailure("timed out") for _ in range(5)]}
+    )
+    message_id = queue(outbox, clock, "anna@example.org")
+    failures: list[FailedMail] = []
+    sender = make_sender(outbox, transport, clock, failures=failures)
+    run_async(sender.run_once())  # first attempt at once: retry in 15 s
+    clock.advance(POLICY.max_age - timedelta(seconds=5))  # the daemon was down for a day
+    run_async(sender.run_once())  # next retry would be past the maximum age
+    assert outbox.get(message_id).state == "failed"
+    assert [f.permanent for f in failures] == [False]
+    assert transport.attempts == ["anna@example.org"] * 2
+
+
+def test_permanent_failure_is_marked_at_once_and_reported(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(
+        outcomes={
+            "gone@example.org": [PermanentFailure("recipient refused: 550 no such user", 550)]
+        }
+    )
+    gone = queue(outbox, clock, "gone@example.org", 1)
+    anna = queue(outbox, clock, "anna@example.org", 2)
+    failures: list[FailedMail] = []
+    report = run_async(make_sender(outbox, transport, clock, failures=failures).run_once())
+    assert (report.sent, report.failed) == (1, 1)
+    assert (outbox.get(gone).state, outbox.get(gone).attempts) == ("failed", 1)
+    assert outbox.get(gone).last_error == "recipient refused: 550 no such user"
+    assert outbox.get(anna).state == "sent"
+    (failed,) = failures
+    assert (failed.message_id, failed.permanent, failed.attempts) == (gone, True, 1)
+    clock.advance(timedelta(days=1))
+    run_async(make_sender(outbox, transport, clock).run_once())
+    assert transport.attempts.count("gone@example.org") == 1
+
+
+def test_an_async_failure_hook_is_awaited_and_a_raising_hook_is_contained(
+    clock: FakeClock,
+) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(
+        outcomes={
+            "a@example.org": [PermanentFailure("550 a", 550)],
+            "b@example.org": [PermanentFailure("550 b", 550)],
+        }
+    )
+    queue(outbox, clock, "a@example.org", 1)
+    queue(outbox, clock, "b@example.org", 2)
+    told: list[str] = []
+
+    async def hook(failed: FailedMail) -> None:
+        await asyncio.sleep(0)
+        told.append(failed.recipient)
+        if failed.recipient == "a@example.org":
+            raise RuntimeError("admin notification failed")
+
+    sender = OutboxSender(
+        outbox, transport, envelope_from=SENDER, clock=clock, rng=FixedRandom(0), on_failed=hook
+    )
+    assert run_async(sender.run_once()).failed == 2
+    assert told == ["a@example.org", "b@example.org"]
+
+
+def test_an_unexpected_transport_error_is_retried_not_fatal(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(outcomes={"a@example.org": [KeyError("bug")]})
+    message_id = queue(outbox, clock, "a@example.org")
+    sender = make_sender(outbox, transport, clock)
+    assert run_async(sender.run_once()).retried == 1
+    assert "unexpected error" in (outbox.get(message_id).last_error or "")
+    clock.set(outbox.get(message_id).next_attempt_at)
+    assert run_async(sender.run_once()).sent == 1
+
+
+def test_a_claim_is_a_lease_that_a_crash_lets_expire(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    message_id = queue(outbox, clock, "anna@example.org")
+    lease = timedelta(minutes=10)
+    (crashed,) = outbox.claim_due(clock(), lease, 10)  # a sender claimed it, then died
+    assert crashed.attempts == 1
+    sender = make_sender(outbox, transport, clock, lease=lease)
+    clock.advance(lease - timedelta(seconds=1))
+    assert run_async(sender.run_once()).claimed == 0
+    clock.advance(timedelta(seconds=1))
+    assert run_async(sender.run_once()).sent == 1
+    assert outbox.get(message_id).attempts == 2
+    assert len(transport.sent) == 1
+
+
+def test_batches_are_limited_and_oldest_due_first(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    for n in range(5):
+        queue(outbox, clock, f"p{n}@example.org", n)
+        clock.advance(timedelta(seconds=1))
+    outbox.get("<m0.p0@example.org>").next_attempt_at = clock()  # due last
+    sender = make_sender(outbox, transport, clock, batch_size=2)
+    assert run_async(sender.run_once()).claimed == 2
+    assert run_async(sender.run_once()).claimed == 2
+    assert run_async(sender.run_once()).claimed == 1
+    assert [r for _, r, _ in transport.sent] == [
+        "p1@example.org",
+        "p2@example.org",
+        "p3@example.org",
+        "p4@example.org",
+        "p0@example.org",
+    ]
+
+
+# -- the loop ------------------------------------------------------------------------------------
+
+
+def test_wake_sends_new_mail_at_once_instead_of_at_the_next_poll(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    sender = make_sender(outbox, transport, clock, poll_interval=3600.0)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(sender.run())
+        try:
+            await wait_until(lambda: sender.wakeup.is_set() is False, message="first pass")
+            await asyncio.sleep(0)  # let the loop settle into its wait
+            for n in range(3):
+                queue(outbox, clock, "anna@example.org", n)
+                sender.wake()
+                await wait_until(lambda n=n: len(transport.sent) == n + 1, timeout=5)
+        finally:
+            sender.stop()
+            await asyncio.wait_for(task, 5)
+
+    run_async(scenario())
+    assert [outbox.get(f"<m{n}.anna@example.org>").state for n in range(3)] == ["sent"] * 3
+
+
+def test_an_external_wakeup_event_is_used(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+
+    async def scenario() -> None:
+        event = asyncio.Event()
+        sender = make_sender(outbox, transport, clock, poll_interval=3600.0, wakeup=event)
+        task = asyncio.create_task(sender.run())
+        try:
+            queue(outbox, clock, "anna@example.org")
+            event.set()
+            await wait_until(lambda: len(transport.sent) == 1, timeout=5)
+        finally:
+            sender.stop()
+            await asyncio.wait_for(task, 5)
+
+    run_async(scenario())
+
+
+def test_the_loop_sleeps_only_until_the_next_mail_is_due() -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+
+    def real_clock() -> datetime:
+        return datetime.now(UTC)
+
+    sender = OutboxSender(
+        outbox,
+        transport,
+        envelope_from=SENDER,
+        clock=real_clock,
+        rng=FixedRandom(0),
+        poll_interval=3600.0,
+    )
+
+    async def scenario() -> None:
+        row = outbox.add(
+            message_id="<later@x>", recipient="a@example.org", raw=b"x", now=real_clock()
+        )
+        due = real_clock() + timedelta(milliseconds=300)
+        row.next_attempt_at = due
+        task = asyncio.create_task(sender.run())
+        try:
+            await wait_until(lambda: len(transport.sent) == 1, timeout=10)
+            assert row.sent_at is not None and row.sent_at >= due
+        finally:
+            sender.stop()
+            await asyncio.wait_for(task, 5)
+
+    run_async(scenario())
+
+
+@dataclass
+class BrokenOnce:
+    """An outbox whose first claim raises (the database was unreachable)."""
+
+    inner: MemoryOutbox
+    broken: int = 1
+
+    def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
+        if self.broken:
+            self.broken -= 1
+            raise ConnectionError("database is down")
+        return self.inner.claim_due(now, lease, limit)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def test_the_loop_survives_a_failing_pass(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    queue(outbox, clock, "anna@example.org")
+    repository = BrokenOnce(outbox)
+    sender = OutboxSender(
+        repository,  # type: ignore[arg-type]
+        transport,
+        envelope_from=SENDER,
+        clock=clock,
+        rng=FixedRandom(0),
+        poll_interval=3600.0,
+    )
+
+    async def scenario() -> None:
+        task = asyncio.create_task(sender.run())
+        try:
+            await wait_until(lambda: repository.broken == 0, timeout=5)
+            sender.wake()
+            await wait_until(lambda: len(transport.sent) == 1, timeout=5)
+        finally:
+            sender.stop()
+            await asyncio.wait_for(task, 5)
+
+    run_async(scenario())
+    assert "outbox pass failed" in caplog.text
+
+
+def test_delivery_errors_carry_the_smtp_code() -> None:
+    error = TemporaryFailure("451 later", 451)
+    assert isinstance(error, DeliveryError) and error.code == 451
+    assert PermanentFailure("x").code is None
