@@ -1,0 +1,74 @@
+"""The base of game events: frozen values with a transcript form and an audience."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+class AudienceKind(enum.Enum):
+    """Who may learn an event."""
+
+    PUBLIC = "public"
+    PLAYERS = "players"
+    TEAM = "team"
+
+
+@dataclass(frozen=True)
+class Audience:
+    """The receivers of an event: everybody, some players (usually one), or a team."""
+
+    kind: AudienceKind
+    names: tuple[str, ...] = ()
+
+    @classmethod
+    def public(cls) -> Audience:
+        """Return the audience of every player."""
+        return cls(AudienceKind.PUBLIC)
+
+    @classmethod
+    def player(cls, *names: str) -> Audience:
+        """Return the audience of the named players only."""
+        return cls(AudienceKind.PLAYERS, tuple(names))
+
+    @classmethod
+    def team(cls, team: str) -> Audience:
+        """Return the audience of the living members of ``team``."""
+        return cls(AudienceKind.TEAM, (team,))
+
+    @property
+    def is_public(self) -> bool:
+        """Whether every player may learn the event."""
+        return self.kind is AudienceKind.PUBLIC
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event: ``type`` names it, the dataclass fields are its transcript fields.
+
+    Subclasses define ``type`` and their fields and override :attr:`audience`.
+    """
+
+    type: ClassVar[str] = "event"
+
+    @property
+    def audience(self) -> Audience:
+        """Who may learn this event (not part of the transcript form)."""
+        return Audience.public()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the transcript form: ``{"type": ..., field: value, ...}`` with JSON values."""
+        result: dict[str, Any] = {"type": self.type}
+        for field in dataclasses.fields(self):
+            result[field.name] = _plain(getattr(self, field.name))
+        return result

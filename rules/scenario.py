@@ -1,0 +1,164 @@
+"""The pure scenario runner: a scripted game (interfaces §3) -> transcript lines and traces."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rules.core.model import Rejected, Seat, Settings, Vote
+from rules.core.registry import UnknownRuleset, get_ruleset
+from rules.core.ruleset import Ruleset
+
+MAX_EXTRA_STEPS = 20_000
+
+
+class ScenarioError(ValueError):
+    """The scenario itself is wrong (bad format, unknown role or voter, step mismatch)."""
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    """The transcript: one object per step, then ``{"end": ...}``; and each step's trace."""
+
+    lines: tuple[dict[str, Any], ...]
+    traces: tuple[tuple[str, ...], ...]
+
+
+def _players(data: Mapping[str, Any], ruleset: Ruleset) -> list[Seat]:
+    players = data.get("players")
+    if not isinstance(players, Mapping) or not players:
+        raise ScenarioError("the scenario needs a [players] table")
+    seats: list[Seat] = []
+    for name, value in players.items():
+        role, _, gender = str(value).partition(",")
+        role, gender = role.strip(), gender.strip() or None
+        if role not in ruleset.roles:
+            raise ScenarioError(f"player {name}: unknown role {role!r}")
+        if gender not in (None, "man", "vrouw"):
+            raise ScenarioError(f"player {name}: gender {gender!r} is not man or vrouw")
+        seats.append(Seat(name=str(name), role=role, gender=gender))
+    return seats
+
+
+def _settings(data: Mapping[str, Any]) -> Settings:
+    seed = data.get("seed", 0)
+    strictness = data.get("strictness", 2)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ScenarioError("seed must be a whole number")
+    if not isinstance(strictness, int) or isinstance(strictness, bool) or strictness < 1:
+        raise ScenarioError("strictness must be a whole number >= 1")
+    return Settings(
+        seed=seed,
+        mayor=bool(data.get("mayor", False)),
+        strictness=strictness,
+        close_early=bool(data.get("close_early", False)),
+        reveal_roles=bool(data.get("reveal_roles", True)),
+    )
+
+
+def _votes(raw: Any, names: set[str], index: int) -> list[Vote]:
+    if raw is None:
+        return []
+    if not isinstance(raw, Mapping):
+        raise ScenarioError(f"step {index}: votes must be a table")
+    votes: list[Vote] = []
+    for key, targets in raw.items():
+        voter, _, keyword = str(key).partition(":")
+        if voter not in names:
+            raise ScenarioError(f"step {index}: vote key {key!r} is not a player")
+        if isinstance(targets, str):
+            targets = [targets]
+        if not isinstance(targets, Sequence) or not all(isinstance(t, str) for t in targets):
+            raise ScenarioError(f"step {index}: the vote of {key!r} must be a list of names")
+        votes.append(
+            Vote(
+                player=voter,
+                targets=tuple(targets),
+                blanco=not targets,
+                keywords=frozenset({keyword}) if keyword else frozenset(),
+            )
+        )
+    return votes
+
+
+def _step_line(
+    state: Any, ruleset: Ruleset, events: Sequence[Any], rejected: Sequence[Any]
+) -> dict[str, Any]:
+    return {
+        "step": state.step,
+        "night": state.night,
+        "day": state.day,
+        "asked": list(ruleset.asked(state)),
+        "votes": {key: list(targets) for key, targets in state.votes.items()},
+        "events": [event.to_dict() for event in (*rejected, *events)],
+    }
+
+
+def _end_line(state: Any) -> dict[str, Any]:
+    return {
+        "end": bool(state.is_over),
+        "winners": list(state.winners),
+        "teams": list(state.teams),
+        "alive": [p.name for p in state.players if p.alive],
+        "roles": {p.name: p.role for p in state.players},
+        "mayor": state.mayor,
+    }
+
+
+def run_scenario(data: Mapping[str, Any], *, until_end: bool = False) -> ScenarioRun:
+    """Play the scenario; return its transcript and traces.
+
+    Unknown keys (e.g. ``expect*``) are ignored; ``until_end`` (or a top-level
+    ``until_end = true``) plays on with every vote missed until the game ends.
+    Raises ScenarioError for a bad scenario.
+    """
+    try:
+        ruleset = get_ruleset(str(data.get("ruleset", "wakkerdam")))
+    except UnknownRuleset as error:
+        raise ScenarioError(str(error)) from error
+    from rules.wakkerdam.events import RejectedVote
+
+    seats = _players(data, ruleset)
+    try:
+        state = ruleset.new_game(seats, _settings(data))
+    except ValueError as error:
+        raise ScenarioError(str(error)) from error
+    names = {seat.name for seat in seats}
+    steps = data.get("steps", [])
+    if not isinstance(steps, Sequence):
+        raise ScenarioError("steps must be an array of tables")
+    lines: list[dict[str, Any]] = []
+    traces: list[tuple[str, ...]] = []
+    for index, script in enumerate(steps):
+        if not isinstance(script, Mapping) or "step" not in script:
+            raise ScenarioError(f"step {index}: each [[steps]] table needs a 'step'")
+        if state.step != script["step"]:
+            where = "the game is over" if state.is_over else f"the engine is at {state.step!r}"
+            raise ScenarioError(
+                f"step {index}: the script expects {script['step']!r} but {where}"
+                f" (night {state.night}, day {state.day})"
+            )
+        rejected = []
+        for vote in _votes(script.get("votes"), names, index):
+            verdict = ruleset.apply(state, vote)
+            if isinstance(verdict, Rejected):
+                rejected.append(RejectedVote(player=vote.player, reason=verdict.code))
+            else:
+                state = verdict.state
+        resolution = ruleset.resolve(state)
+        lines.append(_step_line(state, ruleset, resolution.events, rejected))
+        traces.append(resolution.trace)
+        state = resolution.state
+    if until_end or bool(data.get("until_end", False)):
+        for _ in range(MAX_EXTRA_STEPS):
+            if state.is_over:
+                break
+            resolution = ruleset.resolve(state)
+            lines.append(_step_line(state, ruleset, resolution.events, ()))
+            traces.append(resolution.trace)
+            state = resolution.state
+        else:
+            raise ScenarioError(f"the game did not end within {MAX_EXTRA_STEPS} steps")
+    lines.append(_end_line(state))
+    return ScenarioRun(lines=tuple(lines), traces=tuple(traces))

@@ -1,0 +1,252 @@
+"""Who may vote what in the current step: action lookup, choices, and vote validation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.wakkerdam.roles import ROLE_ACTIONS, witte_weerwolf
+from rules.wakkerdam.spec import ActionSpec, Targets
+from rules.wakkerdam.state import GameState, Player
+
+NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend"})
+DEAD_STEPS = frozenset({"doden", "na_brandstapel"})
+KEYWORDS = frozenset({"witte", "burgemeester"})
+
+ELECTION = ActionSpec(action="burgemeesterverkiezing", step="burgemeesterverkiezing")
+LYNCH = ActionSpec(action="brandstapel", step="brandstapel", lynch=True)
+TESTAMENT = ActionSpec(action="testament", step="doden")
+TESTAMENT_KEYWORD = replace(TESTAMENT, keyword="burgemeester")
+JAGER_SHOT = ROLE_ACTIONS["jager"][0]
+ZONDEBOK = ActionSpec(action="zondebok", step="na_brandstapel", min_names=0, max_names=1_000_000)
+
+PACKS: dict[str, frozenset[str]] = {
+    "weerwolven": frozenset({"weerwolf", "witte_weerwolf"}),
+    "vampiers": frozenset({"vampier"}),
+}
+
+
+def actions_for(state: GameState, player: Player) -> tuple[ActionSpec, ...]:
+    """Return the votes ``player`` may cast in the current step (empty: he is not asked)."""
+    step = state.step
+    if step is None:
+        return ()
+    if step in DEAD_STEPS:
+        return _dead_actions(step, player) if not player.alive else ()
+    if not player.alive or (step in NIGHT_STEPS and player.name in state.asleep):
+        return ()
+    if step == "burgemeesterverkiezing":
+        return (ELECTION,) if not player.fool_revealed else ()
+    if step == "brandstapel":
+        blocked = player.fool_revealed or player.name in state.jailed or player.name in state.guilty
+        return () if blocked else (LYNCH,)
+    role_actions = tuple(a for a in ROLE_ACTIONS[player.role] if a.step == step)
+    if not role_actions:
+        return ()
+    if step == "grafrover" and (player.gift_used or state.night < 2 or not state.any_dead):
+        return ()
+    if step == "heks" and player.role == "heks":
+        usable = player.poison or (player.elixir and bool(state.wounded))
+        return role_actions if usable else ()
+    if step == "heks" and player.role == "fluitspeler":
+        return role_actions if state.enchantable else ()
+    if (
+        step == "nacht"
+        and player.role == "witte_weerwolf"
+        and witte_weerwolf.has_solo_kill(state.night)
+    ):
+        return (*role_actions, witte_weerwolf.SOLO)
+    return role_actions
+
+
+def _dead_actions(step: str, player: Player) -> tuple[ActionSpec, ...]:
+    actions: list[ActionSpec] = []
+    if "jager" in player.due:
+        actions.append(JAGER_SHOT)
+    if step == "doden" and "testament" in player.due:
+        actions.append(TESTAMENT_KEYWORD if actions else TESTAMENT)
+    if step == "na_brandstapel" and "zondebok" in player.due:
+        actions.append(ZONDEBOK)
+    return tuple(actions)
+
+
+def vote_key(player: str, action: ActionSpec) -> str:
+    """Return the key under which a vote for ``action`` is stored (``Name`` or ``Name:kw``)."""
+    return player if action.keyword is None else f"{player}:{action.keyword}"
+
+
+def asked(state: GameState) -> tuple[str, ...]:
+    """Return the players asked to act in the current step, in seat order."""
+    if state.step is None:
+        return ()
+    return tuple(p.name for p in state.players if actions_for(state, p))
+
+
+def is_pack_member(state: GameState, player: Player, pack: str) -> bool:
+    """Whether ``player`` is an awake, living member of ``pack`` (so his pack can't name him)."""
+    return player.alive and player.role in PACKS[pack] and player.name not in state.asleep
+
+
+def target_error(state: GameState, voter: Player, action: ActionSpec, target: Player) -> str:
+    """Return the rejection code for naming ``target`` in ``action``, or ``""`` when valid."""
+    if action.targets is Targets.DEAD:
+        if target.alive:
+            return "target-alive"
+    elif not target.alive:
+        return "target-dead"
+    if target.name == voter.name and not action.allow_self:
+        return "target-self"
+    if action.pack is not None and is_pack_member(state, target, action.pack):
+        return "pack-member"
+    if action.lynch:
+        if target.name in state.jailed:
+            return "target-jailed"
+        if target.fool_revealed:
+            return "target-fool"
+    if action.charm:
+        if target.role == "fluitspeler":
+            return "target-fluitspeler"
+        if target.enchanted:
+            return "target-enchanted"
+    return ""
+
+
+def _taken(state: GameState, voter: Player, action: ActionSpec) -> set[str]:
+    taken: set[str] = set()
+    for key, targets in state.votes.items():
+        if key == voter.name or ":" in key:
+            continue
+        other = state.find(key)
+        if other is not None and action in actions_for(state, other):
+            taken.update(targets)
+    return taken
+
+
+def vote_error(
+    state: GameState, voter: Player, action: ActionSpec, targets: tuple[str, ...]
+) -> str:
+    """Return the rejection code of the whole vote, or ``""`` when it is valid."""
+    if not targets:
+        return "repeat" if action.no_repeat and voter.last_choice == () else ""
+    if not max(action.min_names, 1) <= len(targets) <= action.max_names:
+        return "wrong-count"
+    if len(set(targets)) != len(targets):
+        return "duplicate-target"
+    for name in targets:
+        code = target_error(state, voter, action, state.player(name))
+        if code:
+            return code
+    if action.exclusive and _taken(state, voter, action) & set(targets):
+        return "taken"
+    if action.potions:
+        code = _potion_error(state, voter, targets)
+        if code:
+            return code
+    if action.no_repeat and tuple(sorted(targets)) == voter.last_choice:
+        return "repeat"
+    return ""
+
+
+def _potion_error(state: GameState, heks: Player, targets: Iterable[str]) -> str:
+    wounded = [name for name in targets if name in state.wounded_names]
+    healthy = [name for name in targets if name not in state.wounded_names]
+    if len(wounded) > 1:
+        return "wounded"
+    if len(healthy) > 1:
+        return "not-wounded"
+    if (wounded and not heks.elixir) or (healthy and not heks.poison):
+        return "potion-used"
+    return ""
+
+
+def _potion_usable(state: GameState, heks: Player, name: str) -> bool:
+    return heks.elixir if name in state.wounded_names else heks.poison
+
+
+def select_action(
+    state: GameState, player: Player, keywords: frozenset[str]
+) -> ActionSpec | Rejected:
+    """Pick the action a vote is meant for from its keywords (see docs, "Special votes")."""
+    actions = actions_for(state, player)
+    if not actions:
+        return Rejected("not-asked", f"{player.name} is not asked to vote now")
+    special = {word.casefold() for word in keywords} & KEYWORDS
+    if "witte" in special:
+        for action in actions:
+            if action.keyword == "witte":
+                return action
+        return Rejected("no-special-vote", "there is no 'witte' vote for you now")
+    if "burgemeester" in special:
+        for action in actions:
+            if action.action == "testament":
+                return action
+        if state.step == "doden":
+            return Rejected("no-special-vote", "you have no testament to write")
+    for action in actions:
+        if action.keyword is None:
+            return action
+    return Rejected("keyword-required", f"the vote needs the keyword {actions[0].keyword!r}")
+
+
+def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+    """Validate ``vote`` and return the state holding it, or the rejection."""
+    player = state.find(vote.player)
+    if player is None:
+        return Rejected("not-asked", f"{vote.player!r} is not a player of this game")
+    chosen = select_action(state, player, vote.keywords)
+    if isinstance(chosen, Rejected):
+        return chosen
+    if vote.blanco and vote.targets:
+        return Rejected("wrong-count", "blanco and a name cannot go together")
+    names: list[str] = []
+    for raw in vote.targets:
+        target = state.find(raw)
+        if target is None:
+            return Rejected("unknown-player", f"{raw!r} is not a player of this game")
+        names.append(target.name)
+    targets = tuple(names)
+    code = vote_error(state, player, chosen, targets)
+    if code:
+        return Rejected(code, f"{player.name}: {code} ({', '.join(targets) or 'blanco'})")
+    key = vote_key(player.name, chosen)
+    votes = dict(state.votes)
+    votes.pop(key, None)
+    votes[key] = targets
+    return Accepted(replace(state, votes=votes))
+
+
+def choices(state: GameState, name: str) -> Choices:
+    """Return every vote ``name`` may send now, with the valid names (seat order)."""
+    player = state.find(name)
+    if player is None:
+        return Choices(player=name, step=state.step)
+    result: list[ActionChoice] = []
+    for action in actions_for(state, player):
+        targets = tuple(
+            other.name
+            for other in state.players
+            if not target_error(state, player, action, other)
+            and not (
+                action.no_repeat and action.max_names == 1 and player.last_choice == (other.name,)
+            )
+            and (not action.potions or _potion_usable(state, player, other.name))
+        )
+        heks = action.potions
+        result.append(
+            ActionChoice(
+                action=action.action,
+                keyword=action.keyword,
+                targets=targets,
+                min_names=max(action.min_names, 1) if action.min_names else 0,
+                max_names=min(action.max_names, len(targets))
+                if action.min_names == 0
+                else action.max_names,
+                blanco=not (action.no_repeat and player.last_choice == ()),
+                previous=player.last_choice if action.no_repeat else None,
+                wounded=tuple(n for n, _c in state.wounded) if heks else (),
+                elixir=player.elixir if heks else False,
+                poison=player.poison if heks else False,
+            )
+        )
+    return Choices(player=player.name, step=state.step, actions=tuple(result))

@@ -1,0 +1,16 @@
+"""Role `burger` (Burger): an ordinary villager without a special gift."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="burger",
+    name_nl="Burger",
+    name_en="Villager",
+    team=Team.BURGERS,
+    description="An ordinary villager without a special gift.",
+)
+
+ACTIONS: tuple[ActionSpec, ...] = ()

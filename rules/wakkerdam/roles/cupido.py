@@ -1,0 +1,17 @@
+"""Role `cupido` (Cupido): before night 1 names two players (himself allowed) who become lovers."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="cupido",
+    name_nl="Cupido",
+    name_en="Cupid",
+    team=Team.BURGERS,
+    step="cupido",
+    description="Before night 1 names two players (himself allowed) who become lovers.",
+)
+
+ACTIONS = (ActionSpec(action="cupido", step="cupido", min_names=2, max_names=2, exclusive=True),)

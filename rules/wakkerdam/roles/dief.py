@@ -1,0 +1,17 @@
+"""Role `dief` (Dief): before night 1 steals the role of another player, who becomes a burger."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="dief",
+    name_nl="Dief",
+    name_en="Thief",
+    team=Team.BURGERS,
+    step="dief",
+    description="Before night 1 steals the role of another player, who becomes a burger.",
+)
+
+ACTIONS = (ActionSpec(action="dief", step="dief", allow_self=False),)

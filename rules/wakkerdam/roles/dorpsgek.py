@@ -1,0 +1,16 @@
+"""Role `dorpsgek` (Dorpsgek): survives his lynch once: his role is revealed and he loses his vote."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="dorpsgek",
+    name_nl="Dorpsgek",
+    name_en="Village idiot",
+    team=Team.BURGERS,
+    description="Survives his lynch once: his role is revealed and he loses his vote.",
+)
+
+ACTIONS: tuple[ActionSpec, ...] = ()

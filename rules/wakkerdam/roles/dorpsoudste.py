@@ -1,0 +1,16 @@
+"""Role `dorpsoudste` (Dorpsoudste): survives the first night attack; when he dies the burgers lose their gifts."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="dorpsoudste",
+    name_nl="Dorpsoudste",
+    name_en="Elder",
+    team=Team.BURGERS,
+    description="Survives the first night attack; when he dies the burgers lose their gifts.",
+)
+
+ACTIONS: tuple[ActionSpec, ...] = ()

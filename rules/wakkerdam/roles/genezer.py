@@ -1,0 +1,18 @@
+"""Role `genezer` (Genezer): protects one player from every attack of the night."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="genezer",
+    name_nl="Genezer",
+    name_en="Healer",
+    team=Team.BURGERS,
+    step="nacht",
+    no_repeat=True,
+    description="Protects one player from every attack of the night.",
+)
+
+ACTIONS = (ActionSpec(action="genezer", step="nacht", no_repeat=True),)

@@ -1,0 +1,18 @@
+"""Role `goochelaar` (Goochelaar): swaps the beds of two players for the night's attacks."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="goochelaar",
+    name_nl="Goochelaar",
+    name_en="Magician",
+    team=Team.BURGERS,
+    step="nacht",
+    no_repeat=True,
+    description="Swaps the beds of two players for the night's attacks.",
+)
+
+ACTIONS = (ActionSpec(action="goochelaar", step="nacht", min_names=2, max_names=2, no_repeat=True),)

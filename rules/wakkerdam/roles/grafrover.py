@@ -1,0 +1,18 @@
+"""Role `grafrover` (Grafrover): once, from night 2 on, takes the role of a dead player."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Targets, Team
+
+SPEC = RoleSpec(
+    id="grafrover",
+    name_nl="Grafrover",
+    name_en="Grave robber",
+    team=Team.BURGERS,
+    step="grafrover",
+    burns=True,
+    description="Once, from night 2 on, takes the role of a dead player.",
+)
+
+ACTIONS = (ActionSpec(action="grafrover", step="grafrover", targets=Targets.DEAD),)

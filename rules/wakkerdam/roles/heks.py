@@ -1,0 +1,18 @@
+"""Role `heks` (Heks): has one elixir (saves a wounded player) and one poison (kills a player)."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="heks",
+    name_nl="Heks",
+    name_en="Witch",
+    team=Team.BURGERS,
+    step="heks",
+    burns=True,
+    description="Has one elixir (saves a wounded player) and one poison (kills a player).",
+)
+
+ACTIONS = (ActionSpec(action="heks", step="heks", min_names=0, max_names=2, potions=True),)

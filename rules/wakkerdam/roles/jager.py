@@ -1,0 +1,16 @@
+"""Role `jager` (Jager): when he dies (not of inactivity, not asleep) he shoots a player."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="jager",
+    name_nl="Jager",
+    name_en="Hunter",
+    team=Team.BURGERS,
+    description="When he dies (not of inactivity, not asleep) he shoots a player.",
+)
+
+ACTIONS = (ActionSpec(action="jager", step="doden", allow_self=False),)

@@ -1,0 +1,18 @@
+"""Role `klaas_vaak` (Klaas Vaak): puts one player to sleep for the rest of the night."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="klaas_vaak",
+    name_nl="Klaas Vaak",
+    name_en="Sandman",
+    team=Team.BURGERS,
+    step="klaas_vaak",
+    no_repeat=True,
+    description="Puts one player to sleep for the rest of the night.",
+)
+
+ACTIONS = (ActionSpec(action="klaas_vaak", step="klaas_vaak", allow_self=False, no_repeat=True),)

@@ -1,0 +1,16 @@
+"""Role `onschuldige_meisje` (Onschuldige Meisje): hears the anonymous tallies of the werewolf and vampire votes."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="onschuldige_meisje",
+    name_nl="Onschuldige Meisje",
+    name_en="Little girl",
+    team=Team.BURGERS,
+    description="Hears the anonymous tallies of the werewolf and vampire votes.",
+)
+
+ACTIONS: tuple[ActionSpec, ...] = ()

@@ -1,0 +1,17 @@
+"""Role `priester` (Priester): learns whether a player burns in holy water."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="priester",
+    name_nl="Priester",
+    name_en="Priest",
+    team=Team.BURGERS,
+    step="nacht",
+    description="Learns whether a player burns in holy water.",
+)
+
+ACTIONS = (ActionSpec(action="priester", step="nacht", allow_self=False),)

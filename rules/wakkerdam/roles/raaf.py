@@ -1,0 +1,17 @@
+"""Role `raaf` (Raaf): marks a player, who gets two extra votes against him in the next lynch."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="raaf",
+    name_nl="Raaf",
+    name_en="Raven",
+    team=Team.BURGERS,
+    step="ochtend",
+    description="Marks a player, who gets two extra votes against him in the next lynch.",
+)
+
+ACTIONS = (ActionSpec(action="raaf", step="ochtend"),)

@@ -1,0 +1,18 @@
+"""Role `schout` (Schout): jails a player for the next lynch: he can neither vote nor be voted for."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="schout",
+    name_nl="Schout",
+    name_en="Sheriff",
+    team=Team.BURGERS,
+    step="ochtend",
+    no_repeat=True,
+    description="Jails a player for the next lynch: he can neither vote nor be voted for.",
+)
+
+ACTIONS = (ActionSpec(action="schout", step="ochtend", no_repeat=True),)

@@ -1,0 +1,19 @@
+"""Role `verleidster` (Verleidster): lures a player into her own bed."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="verleidster",
+    name_nl="Verleidster",
+    name_en="Seductress",
+    team=Team.BURGERS,
+    step="nacht",
+    no_repeat=True,
+    burns=True,
+    description="Lures a player into her own bed.",
+)
+
+ACTIONS = (ActionSpec(action="verleidster", step="nacht", allow_self=False, no_repeat=True),)

@@ -1,0 +1,17 @@
+"""Role `waarschuwer` (Waarschuwer): warns a player, whose next lynch vote counts double."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="waarschuwer",
+    name_nl="Waarschuwer",
+    name_en="Warner",
+    team=Team.BURGERS,
+    step="ochtend",
+    description="Warns a player, whose next lynch vote counts double.",
+)
+
+ACTIONS = (ActionSpec(action="waarschuwer", step="ochtend", allow_self=False),)

@@ -1,0 +1,19 @@
+"""Role `weerwolf` (Weerwolf): votes with the pack for a victim every night."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="weerwolf",
+    name_nl="Weerwolf",
+    name_en="Werewolf",
+    team=Team.WEERWOLVEN,
+    step="nacht",
+    evil=True,
+    burns=True,
+    description="Votes with the pack for a victim every night.",
+)
+
+ACTIONS = (ActionSpec(action="weerwolf", step="nacht", pack="weerwolven"),)

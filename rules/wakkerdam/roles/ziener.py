@@ -1,0 +1,17 @@
+"""Role `ziener` (Ziener): learns the role of a player every night."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="ziener",
+    name_nl="Ziener",
+    name_en="Seer",
+    team=Team.BURGERS,
+    step="nacht",
+    description="Learns the role of a player every night.",
+)
+
+ACTIONS = (ActionSpec(action="ziener", step="nacht", allow_self=False),)

@@ -1,0 +1,16 @@
+"""Role `zondebok` (Zondebok): dies on a tied lynch, and then names players who may not vote in the next lynch."""
+
+from __future__ import annotations
+
+from rules.core.model import RoleSpec
+from rules.wakkerdam.spec import ActionSpec, Team
+
+SPEC = RoleSpec(
+    id="zondebok",
+    name_nl="Zondebok",
+    name_en="Scapegoat",
+    team=Team.BURGERS,
+    description="Dies on a tied lynch, and then names players who may not vote in the next lynch.",
+)
+
+ACTIONS: tuple[ActionSpec, ...] = ()

@@ -1,0 +1,119 @@
+"""The Wakkerdam ruleset object: the public entry points (see docs/dev/contracts.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rules.core.events import Event
+from rules.core.model import (
+    Accepted,
+    Choices,
+    Distribution,
+    Rejected,
+    Resolution,
+    RoleSpec,
+    Seat,
+    Settings,
+    Vote,
+)
+from rules.core.rng import shuffled
+from rules.wakkerdam import actions, distributions, engine, state
+from rules.wakkerdam.events import RoleInfo
+from rules.wakkerdam.roles import ROLES
+from rules.wakkerdam.state import GameState
+from rules.wakkerdam.wins import team_of
+
+# Who knows whom at the start (spec §10): role -> the roles he sees as team mates.
+KNOWS: Mapping[str, frozenset[str]] = {
+    "weerwolf": frozenset({"weerwolf", "witte_weerwolf"}),
+    "witte_weerwolf": frozenset({"weerwolf", "witte_weerwolf"}),
+    "vampier": frozenset({"vampier"}),
+    "fluitspeler": frozenset({"fluitspeler"}),
+}
+# How a role presents itself in its own role mail and to its mates.
+APPEARS_AS: Mapping[str, str] = {"dwaas": "ziener", "witte_weerwolf": "weerwolf"}
+
+
+class WakkerdamRuleset:
+    """The rules of "Weerwolven over de Mail" (spec: ../shared/spec/wakkerdam.md)."""
+
+    id = "wakkerdam"
+    roles: Mapping[str, RoleSpec] = ROLES
+    steps: tuple[str, ...] = engine.STEP_TABLE.ids()
+    distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS
+
+    def pick_distribution(
+        self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
+    ) -> Distribution:
+        """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError outside 3..1000)."""
+        return distributions.pick_distribution(n_players, seed, extra)
+
+    def deal(self, names: Sequence[str], distribution: Distribution, seed: int) -> tuple[Seat, ...]:
+        """Deal the distribution's roles to ``names`` (seat order kept) by a seeded shuffle.
+
+        ``names`` may be ``(name, gender)`` pairs.  Raises ValueError when the counts differ.
+        """
+        if len(names) != distribution.players:
+            raise ValueError(f"{distribution.id} is for {distribution.players} players")
+        roles = shuffled(seed, "deal", distribution.roles)
+        seats: list[Seat] = []
+        for entry, role in zip(names, roles, strict=True):
+            if isinstance(entry, str):
+                seats.append(Seat(name=entry, role=role))
+            else:
+                name, gender = entry
+                seats.append(Seat(name=name, role=role, gender=gender))
+        return tuple(seats)
+
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
+        """Start a game: the state at its first step (ValueError on bad seats or settings)."""
+        return engine.new_game(seats, settings)
+
+    def asked(self, state: GameState) -> tuple[str, ...]:
+        """Return who may vote in the current step, in seat order."""
+        return actions.asked(state)
+
+    def choices(self, state: GameState, player: str) -> Choices:
+        """Return what ``player`` may send now (empty ``actions`` when he is not asked)."""
+        return actions.choices(state, player)
+
+    def apply(self, state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+        """Validate and store a vote (it replaces the player's earlier vote for that action)."""
+        return actions.apply_vote(state, vote)
+
+    def resolve(self, state: GameState) -> Resolution[GameState]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        return engine.resolve(state)
+
+    def all_voted(self, state: GameState) -> bool:
+        """Whether every asked player has voted (for ``close_early``)."""
+        voters = {key.partition(":")[0] for key in state.votes}
+        return all(name in voters for name in actions.asked(state))
+
+    def start_events(self, state: GameState) -> tuple[Event, ...]:
+        """Return one ``role`` info per player: role, team, and the mates he knows (§10)."""
+        mates_by_role: dict[str, list[str]] = {}
+        for player in state.players:
+            for knower, known in KNOWS.items():
+                if player.role in known:
+                    mates_by_role.setdefault(knower, []).append(player.name)
+        infos: list[Event] = []
+        for player in state.players:
+            mates = tuple(n for n in mates_by_role.get(player.role, ()) if n != player.name)
+            role = (
+                APPEARS_AS.get(player.role, player.role) if player.role == "dwaas" else player.role
+            )
+            infos.append(RoleInfo(player=player.name, role=role, team=team_of(player), mates=mates))
+        return tuple(infos)
+
+    def dump_state(self, game: GameState) -> dict[str, Any]:
+        """Return the state as a JSON-safe dict."""
+        return state.dump_state(game)
+
+    def load_state(self, data: Mapping[str, Any]) -> GameState:
+        """Return the state from :meth:`dump_state`'s dict."""
+        return state.load_state(data)
+
+
+RULESET = WakkerdamRuleset()
