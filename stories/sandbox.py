@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
@@ -45,6 +46,31 @@ class Compiled:
     variables: frozenset[str]
 
 
+_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
+def keep_line_breaks(source: str) -> str:
+    """Keep the line break after a tag that ends a line of text.
+
+    Jinja's `trim_blocks` drops the newline after every block tag, which is right for a line
+    holding only tags, but joins a text line such as `- {{ x }}{% if y %} (z){% endif %}` to
+    the next one.  Such tags get Jinja's `+%}` marker, which keeps the newline; line numbers
+    stay the same.
+    """
+    masked = _TAG.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    lines = source.split("\n")
+    for number, (line, mask) in enumerate(zip(lines, masked.split("\n"), strict=True)):
+        stripped = line.rstrip()
+        if (
+            stripped.endswith("%}")
+            and not stripped.endswith(("-%}", "+%}"))
+            and mask.strip()
+            and number < len(lines) - 1
+        ):
+            lines[number] = stripped[:-2] + "+%}" + line[len(stripped) :]
+    return "\n".join(lines)
+
+
 def compile_story(
     env: ImmutableSandboxedEnvironment, source: str, origin: str, *, is_mail: bool
 ) -> Compiled:
@@ -55,7 +81,7 @@ def compile_story(
     extend or import another. Raises StoryError with the origin and line on any problem.
     """
     try:
-        tree = env.parse(source, name=origin)
+        tree = env.parse(keep_line_breaks(source), name=origin)
     except TemplateSyntaxError as error:
         raise StoryError(f"{origin}:{error.lineno}: syntax error: {error.message}") from None
     for node in tree.find_all(_FORBIDDEN_NODES):
