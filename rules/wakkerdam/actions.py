@@ -37,7 +37,8 @@ def actions_for(state: GameState, player: Player) -> tuple[ActionSpec, ...]:
     if not player.alive or (step in NIGHT_STEPS and player.name in state.asleep):
         return ()
     if step == "burgemeesterverkiezing":
-        return (ELECTION,) if not player.fool_revealed else ()
+        needed = state.election_due and not state.elections_abolished and state.settings.mayor
+        return (ELECTION,) if needed and not player.fool_revealed else ()
     if step == "brandstapel":
         blocked = player.fool_revealed or player.name in state.jailed or player.name in state.guilty
         return () if blocked else (LYNCH,)
