@@ -31,8 +31,8 @@ def _players(data: Mapping[str, Any], ruleset: Ruleset) -> list[Seat]:
         raise ScenarioError("the scenario needs a [players] table")
     seats: list[Seat] = []
     for name, value in players.items():
-        role, _, gender = str(value).partition(",")
-        role, gender = role.strip(), gender.strip() or None
+        role_text, _, gender_text = str(value).partition(",")
+        role, gender = role_text.strip(), gender_text.strip() or None
         if role not in ruleset.roles:
             raise ScenarioError(f"player {name}: unknown role {role!r}")
         if gender not in (None, "man", "vrouw"):

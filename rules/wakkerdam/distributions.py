@@ -60,7 +60,9 @@ def build(players: int, flavour: str = "classic") -> Distribution:
     for index in range(max(0, specials)):
         roles[order[index % len(order)]] += 1
     roles["burger"] += players - sum(roles.values())
-    return Distribution(id=f"{flavour}-{players}", players=players, roles=roles, mayor=mayor)
+    return Distribution(
+        id=f"{flavour}-{players}", players=players, roles=tuple(roles.elements()), mayor=mayor
+    )
 
 
 DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = tuple(

@@ -31,8 +31,6 @@ KNOWS: Mapping[str, frozenset[str]] = {
     "vampier": frozenset({"vampier"}),
     "fluitspeler": frozenset({"fluitspeler"}),
 }
-# How a role presents itself in its own role mail and to its mates.
-APPEARS_AS: Mapping[str, str] = {"dwaas": "ziener", "witte_weerwolf": "weerwolf"}
 
 
 class WakkerdamRuleset:
@@ -46,10 +44,15 @@ class WakkerdamRuleset:
     def pick_distribution(
         self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
     ) -> Distribution:
-        """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError outside 3..1000)."""
+        """Return a distribution for ``n_players`` chosen by ``seed``.
+
+        Raises ValueError outside 3..1000 players.
+        """
         return distributions.pick_distribution(n_players, seed, extra)
 
-    def deal(self, names: Sequence[str], distribution: Distribution, seed: int) -> tuple[Seat, ...]:
+    def deal(
+        self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
+    ) -> tuple[Seat, ...]:
         """Deal the distribution's roles to ``names`` (seat order kept) by a seeded shuffle.
 
         ``names`` may be ``(name, gender)`` pairs.  Raises ValueError when the counts differ.

@@ -1,4 +1,4 @@
-"""Role `burger` (Burger): an ordinary villager without a special gift."""
+"""Role `burger` (Burger): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `cupido` (Cupido): before night 1 names two players (himself allowed) who become lovers."""
+"""Role `cupido` (Cupido): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

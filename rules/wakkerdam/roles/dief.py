@@ -1,4 +1,4 @@
-"""Role `dief` (Dief): before night 1 steals the role of another player, who becomes a burger."""
+"""Role `dief` (Dief): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

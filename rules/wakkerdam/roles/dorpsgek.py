@@ -1,4 +1,4 @@
-"""Role `dorpsgek` (Dorpsgek): survives his lynch once: his role is revealed and he loses his vote."""
+"""Role `dorpsgek` (Dorpsgek): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

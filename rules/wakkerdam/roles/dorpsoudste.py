@@ -1,4 +1,4 @@
-"""Role `dorpsoudste` (Dorpsoudste): survives the first night attack; when he dies the burgers lose their gifts."""
+"""Role `dorpsoudste` (Dorpsoudste): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

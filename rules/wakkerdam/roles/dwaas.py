@@ -1,4 +1,4 @@
-"""Role `dwaas` (Dwaas): believes he is a ziener, but every vision shows a wrong role."""
+"""Role `dwaas` (Dwaas): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `fluitspeler` (Fluitspeler): enchants one or two players each night; wins when every other living player is enchanted."""
+"""Role `fluitspeler` (Fluitspeler): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ SPEC = RoleSpec(
     step="heks",
     evil=True,
     burns=True,
-    description="Enchants one or two players each night; wins when every other living player is enchanted.",
+    description=(
+        "Enchants one or two players each night; wins when every other living player is enchanted."
+    ),
 )
 
 ACTIONS = (ActionSpec(action="fluitspeler", step="heks", min_names=1, max_names=2, charm=True),)

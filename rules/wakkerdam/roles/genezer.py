@@ -1,4 +1,4 @@
-"""Role `genezer` (Genezer): protects one player from every attack of the night."""
+"""Role `genezer` (Genezer): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

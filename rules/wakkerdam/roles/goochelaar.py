@@ -1,4 +1,4 @@
-"""Role `goochelaar` (Goochelaar): swaps the beds of two players for the night's attacks."""
+"""Role `goochelaar` (Goochelaar): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

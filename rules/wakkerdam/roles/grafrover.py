@@ -1,4 +1,4 @@
-"""Role `grafrover` (Grafrover): once, from night 2 on, takes the role of a dead player."""
+"""Role `grafrover` (Grafrover): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

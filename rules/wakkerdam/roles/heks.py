@@ -1,4 +1,4 @@
-"""Role `heks` (Heks): has one elixir (saves a wounded player) and one poison (kills a player)."""
+"""Role `heks` (Heks): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

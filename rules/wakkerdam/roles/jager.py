@@ -1,4 +1,4 @@
-"""Role `jager` (Jager): when he dies (not of inactivity, not asleep) he shoots a player."""
+"""Role `jager` (Jager): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `klaas_vaak` (Klaas Vaak): puts one player to sleep for the rest of the night."""
+"""Role `klaas_vaak` (Klaas Vaak): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `onschuldige_meisje` (Onschuldige Meisje): hears the anonymous tallies of the werewolf and vampire votes."""
+"""Role `onschuldige_meisje` (Onschuldige Meisje): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

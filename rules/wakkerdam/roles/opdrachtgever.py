@@ -1,4 +1,4 @@
-"""Role `opdrachtgever` (Opdrachtgever): before night 1 hires a bodyguard, who dies in his place once."""
+"""Role `opdrachtgever` (Opdrachtgever): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

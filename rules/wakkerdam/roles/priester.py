@@ -1,4 +1,4 @@
-"""Role `priester` (Priester): learns whether a player burns in holy water."""
+"""Role `priester` (Priester): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

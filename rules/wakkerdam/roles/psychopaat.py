@@ -1,4 +1,4 @@
-"""Role `psychopaat` (Psychopaat): kills a player every night; wins alone."""
+"""Role `psychopaat` (Psychopaat): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

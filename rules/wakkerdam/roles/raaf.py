@@ -1,4 +1,4 @@
-"""Role `raaf` (Raaf): marks a player, who gets two extra votes against him in the next lynch."""
+"""Role `raaf` (Raaf): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

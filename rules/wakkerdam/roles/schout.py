@@ -1,4 +1,4 @@
-"""Role `schout` (Schout): jails a player for the next lynch: he can neither vote nor be voted for."""
+"""Role `schout` (Schout): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `slet` (Slet): sleeps in another player's bed."""
+"""Role `slet` (Slet): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

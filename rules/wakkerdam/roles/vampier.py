@@ -1,4 +1,4 @@
-"""Role `vampier` (Vampier): votes with the vampires for a victim every night."""
+"""Role `vampier` (Vampier): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

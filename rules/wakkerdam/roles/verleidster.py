@@ -1,4 +1,4 @@
-"""Role `verleidster` (Verleidster): lures a player into her own bed."""
+"""Role `verleidster` (Verleidster): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `waarschuwer` (Waarschuwer): warns a player, whose next lynch vote counts double."""
+"""Role `waarschuwer` (Waarschuwer): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

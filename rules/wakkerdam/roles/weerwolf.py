@@ -1,4 +1,4 @@
-"""Role `weerwolf` (Weerwolf): votes with the pack for a victim every night."""
+"""Role `weerwolf` (Weerwolf): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `welp` (Welp): a young werewolf: joins the pack when a werewolf dies."""
+"""Role `welp` (Welp): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `witte_weerwolf` (Witte Weerwolf): votes with the pack, and on even nights kills alone (keyword witte); wins alone."""
+"""Role `witte_weerwolf` (Witte Weerwolf): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `ziener` (Ziener): learns the role of a player every night."""
+"""Role `ziener` (Ziener): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Role `zondebok` (Zondebok): dies on a tied lynch, and then names players who may not vote in the next lynch."""
+"""Role `zondebok` (Zondebok): its declarative spec and the votes it casts."""
 
 from __future__ import annotations
 
