@@ -104,9 +104,7 @@ class WakkerdamRuleset:
         infos: list[Event] = []
         for player in state.players:
             mates = tuple(n for n in mates_by_role.get(player.role, ()) if n != player.name)
-            role = (
-                APPEARS_AS.get(player.role, player.role) if player.role == "dwaas" else player.role
-            )
+            role = "ziener" if player.role == "dwaas" else player.role
             infos.append(RoleInfo(player=player.name, role=role, team=team_of(player), mates=mates))
         return tuple(infos)
 
