@@ -8,6 +8,7 @@ import os
 import pwd
 import re
 import shutil
+import signal
 import smtplib
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from pathlib import Path
 from tests.support.net import free_port
 
 DOVECOT_CANDIDATES = ("/usr/sbin/dovecot", "dovecot")
+USER_POOL = 500
 SKIP_REASON = (
     "Dovecot is not installed (need /usr/sbin/dovecot: apt-get install dovecot-imapd "
     "dovecot-lmtpd); IMAP tests skipped"
@@ -42,6 +44,8 @@ mail_location = maildir:{root}/mail/%u
 default_internal_user = {internal_user}
 default_login_user = {login_user}
 shutdown_clients = yes
+auth_failure_delay = 0
+login_trusted_networks = 127.0.0.0/8
 passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {root}/passwd
@@ -164,7 +168,11 @@ class DovecotServer:
         self.root.chmod(0o755)  # the mail user must be able to reach its maildir
         for name in ("run", "state", "mail"):
             (self.root / name).mkdir(exist_ok=True)
-        (self.root / "passwd").write_text("")
+        # Dovecot re-reads a changed passwd-file at most once a second, so the users exist
+        # from the start and add_user hands them out.
+        (self.root / "passwd").write_text(
+            "".join(f"user{n}:{{PLAIN}}secret::::::\n" for n in range(1, USER_POOL + 1))
+        )
         if os.geteuid() == 0:
             internal, login, mail_user, mail_group = "dovecot", "dovenull", "dovecot", "dovecot"
             entry = pwd.getpwnam("dovecot")
@@ -198,17 +206,21 @@ class DovecotServer:
             time.sleep(0.02)  # polling a port that is coming up; bounded by the deadline
         raise RuntimeError(f"Dovecot did not come up within {timeout}s:\n{self.log()}")
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop Dovecot (clients are disconnected) and wait until its master process is gone."""
+    def stop(self, timeout: float = 10.0, *, drop_clients: bool = True) -> None:
+        """Stop Dovecot and wait until its master process is gone.
+
+        With ``drop_clients`` (default) the IMAP sessions are ended at once, as in a crash or
+        a reboot; otherwise each says ``BYE`` when it next notices (Dovecot takes ~10 s).
+        """
         pid = self._master_pid()
         if pid is None:
             return
-        subprocess.run(
-            [self.binary, "-c", str(self.config_path), "stop"],
-            check=False,
-            capture_output=True,
-            timeout=timeout,
-        )
+        children = _children(pid) if drop_clients else []
+        # SIGTERM to the master we started (what `dovecot stop` sends, without its 1 s polls),
+        # then to its own children, the IMAP sessions among them.
+        for target in (pid, *children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(target, signal.SIGTERM)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not _alive(pid) and not _port_open(self.host, self.imap_port):
@@ -248,14 +260,12 @@ class DovecotServer:
         except OSError:
             return "(no log)"
 
-    def add_user(self, username: str | None = None, password: str = "secret") -> DovecotAccount:
-        """Add a user (a fresh, empty mailbox) and return it."""
-        if username is None:
-            self._user_count += 1
-            username = f"user{self._user_count}"
-        with (self.root / "passwd").open("a") as passwd:
-            passwd.write(f"{username}:{{PLAIN}}{password}::::::\n")
-        return DovecotAccount(self, username, password)
+    def add_user(self) -> DovecotAccount:
+        """Return a user not handed out before (a fresh, empty mailbox; password "secret")."""
+        if self._user_count >= USER_POOL:
+            raise RuntimeError(f"all {USER_POOL} test users of this Dovecot are in use")
+        self._user_count += 1
+        return DovecotAccount(self, f"user{self._user_count}", "secret")
 
     def deliver(self, username: str, raw: bytes, sender: str = "speler@example.org") -> None:
         """Deliver ``raw`` to ``username`` by LMTP."""
@@ -298,6 +308,17 @@ def _check(response: tuple[str, object]) -> None:
     typ, data = response
     if typ != "OK":
         raise RuntimeError(f"IMAP command failed: {typ} {data!r}")
+
+
+def _children(pid: int) -> list[int]:
+    """Return the pids whose parent is ``pid`` (from /proc; empty where there is none)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
 
 
 def _alive(pid: int) -> bool:
