@@ -95,7 +95,7 @@ def interpret_signup(body: str, game: GameInfo, sender_player: str | None = None
         name_ok = _valid_name(name_part.strip())
         if gender_words and gender_words[0] in _GENDERS and not name_ok:
             return make_error(ErrorCode.BAD_NAME, language, game.name, written=name_part.strip())
-        if name_ok:
+        if name_ok and len(gender_words) <= 2:
             return make_error(
                 ErrorCode.BAD_GENDER,
                 language,

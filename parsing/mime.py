@@ -244,6 +244,8 @@ def _part_text(part: Message, depth: int, budget: list[int], defects: list[str])
             defects.append("mime-too-deep")
         return ""
     content_type = _content_type(part)
+    if content_type.startswith("message/"):
+        return ""  # an attached (forwarded) message, or a delivery report: not the sender's text
     if part.is_multipart():
         children = [child for child in _children(part) if isinstance(child, Message)]
         if content_type == "multipart/alternative":
@@ -254,7 +256,8 @@ def _part_text(part: Message, depth: int, budget: list[int], defects: list[str])
         return "\n".join(text for text in texts if text.strip())
     if _is_attachment(part) and depth > 0:
         return ""
-    if content_type == "text/plain":
+    if content_type == "text/plain" or content_type.startswith("multipart/"):
+        # A multipart whose boundary never appears arrives as one text payload.
         return _decoded_text(part)
     if content_type == "text/html":
         return html_to_text(_decoded_payload(part)[:MAX_HTML_CHARS])
@@ -282,23 +285,14 @@ def _children(part: Message) -> list[object]:
 
 
 def _decoded_payload(part: Message) -> str:
-    payload = part.get_payload()
-    if not isinstance(payload, str):
-        return ""
-    encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
-    raw = payload.encode("ascii", "surrogateescape") if not payload.isascii() else payload.encode()
-    data: bytes
     try:
-        if encoding == "base64":
-            cleaned = re.sub(rb"[^A-Za-z0-9+/]", b"", raw)
-            cleaned = cleaned[: len(cleaned) - len(cleaned) % 4]
-            data = binascii.a2b_base64(cleaned)
-        elif encoding == "quoted-printable":
-            data = binascii.a2b_qp(raw)
-        else:
-            data = raw
-    except (binascii.Error, ValueError):
-        data = raw
+        # Transfer decoding (base64, quoted-printable, uuencode) by the email package, which
+        # tolerates broken input; 8-bit bodies come back as their raw bytes.
+        data = part.get_payload(decode=True)
+    except (ValueError, TypeError, LookupError, AssertionError):
+        return ""
+    if not isinstance(data, bytes):
+        return ""
     return decode_bytes(data, _param(part, "charset") or None)
 
 

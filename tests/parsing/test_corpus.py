@@ -1,0 +1,62 @@
+"""Every raw mail of the fixture corpus (tests/mail/*.eml) gives its expected command."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parsing import GameInfo, MailContext, command_to_dict, interpret, parse_mail
+
+MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
+MANIFEST = tomllib.loads((MAIL_DIR / "expected.toml").read_text(encoding="utf-8"))
+DEFAULTS = MANIFEST.pop("defaults")
+NARRATOR = "verteller@example.org"
+CONTEXT_KEYS = {"game", "players", "signup", "lang", "count", "me"}
+
+
+def test_every_fixture_has_an_expectation_and_the_corpus_is_large() -> None:
+    files = {path.name for path in MAIL_DIR.glob("*.eml")}
+    assert files == set(MANIFEST), "fixtures and expected.toml disagree"
+    assert len(files) >= 60
+
+
+def context_for(case: dict[str, Any]) -> MailContext:
+    """The game context a fixture is read in (defaults overridden per fixture)."""
+    game = GameInfo(
+        name=case.get("game", DEFAULTS["game"]),
+        signup_open=case.get("signup", False),
+        players=tuple(case.get("players", DEFAULTS["players"])),
+        language=case.get("lang", "nl"),
+    )
+    other = GameInfo("WW4", players=("Xander",))
+    counts = {"": tuple(case["count"])} if "count" in case else {}
+    return MailContext(
+        own_addresses=frozenset({NARRATOR}),
+        games=(other, game),
+        language=case.get("lang", "nl"),
+        sender_player=case.get("me"),
+        name_counts=counts,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST))
+def test_fixture(name: str) -> None:
+    case = MANIFEST[name]
+    parsed = parse_mail((MAIL_DIR / name).read_bytes())
+    result = command_to_dict(interpret(parsed, context_for(case)), parsed)
+    expected = {key: value for key, value in case.items() if key not in CONTEXT_KEYS}
+    actual: dict[str, Any] = {}
+    for key in expected:
+        if key == "corrections":
+            actual[key] = [f"{c['written']}={c['understood']}" for c in result.get(key, [])]
+        elif key == "subject":
+            actual[key] = parsed.subject
+        elif key == "message_contains":
+            message = str(result.get("message", ""))
+            actual[key] = expected[key] if expected[key] in message else message
+        else:
+            actual[key] = result.get(key)
+    assert actual == expected, f"{name}: body read as {parsed.body!r}; result {result}"
