@@ -1,0 +1,298 @@
+"""The outbox in a real database: a SQLite file; PostgreSQL with NARRATOR_TEST_POSTGRES_URL."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import os
+import random
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from conftest import FakeClock, SmtpServer
+from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import make_engine, session_factory, transaction
+from narrator.models import Base, OutboxMessage
+from narrator.outbound.compose import (
+    Address,
+    MailKind,
+    OutgoingMail,
+    compose,
+    make_message_id,
+)
+from narrator.outbound.outbox import SqlOutbox, queue_mail
+from narrator.outbound.sender import FailedMail, OutboxSender, RetryPolicy
+from narrator.outbound.transport import SmtpSettings, SmtpTransport
+from tests.support.aio import run_async
+
+NARRATOR = Address("verteller@example.org", "De Verteller")
+POSTGRES_URL = os.environ.get("NARRATOR_TEST_POSTGRES_URL")
+
+
+def _postgres_database() -> Iterator[str]:
+    if not POSTGRES_URL:
+        pytest.skip("NARRATOR_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)")
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    name = f"narrator_outbound_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as error:  # unreachable server: skip, as the other PostgreSQL tests do
+        admin.dispose()
+        pytest.skip(f"PostgreSQL at NARRATOR_TEST_POSTGRES_URL is not usable: {error}")
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database with the narrator's tables: a SQLite file, or a private PostgreSQL db."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'narrator.db'}"
+        yield from _with_tables(url)
+    else:
+        for url in _postgres_database():
+            yield from _with_tables(url)
+
+
+def _with_tables(url: str) -> Iterator[str]:
+    engine = make_engine(url)
+    try:
+        Base.metadata.create_all(engine)
+    finally:
+        engine.dispose()
+    yield url
+
+
+@pytest.fixture
+def engines(database_url: str) -> Iterator[Callable[[], Engine]]:
+    """Make engines on the test database (one per simulated process); all disposed at the end."""
+    made: list[Engine] = []
+
+    def make() -> Engine:
+        engine = make_engine(database_url)
+        made.append(engine)
+        return engine
+
+    yield make
+    for engine in made:
+        engine.dispose()
+
+
+@pytest.fixture
+def factory(engines: Callable[[], Engine]) -> sessionmaker[Session]:
+    return session_factory(engines())
+
+
+def mail_to(recipient: str, n: int = 0) -> OutgoingMail:
+    return OutgoingMail(
+        sender=NARRATOR,
+        to=Address(recipient, f"Speler {n}"),
+        subject=f"WW5: ontvangstbewijs {n}",
+        text=f"Je stem nummer {n} is genoteerd.\n",
+        html=f"<p>Je stem nummer {n} is genoteerd.</p>",
+        kind=MailKind.REPLY,
+        in_reply_to=f"<vote{n}@player.example>",
+    )
+
+
+def rows(factory: sessionmaker[Session]) -> list[OutboxMessage]:
+    with factory() as session:
+        return list(session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)))
+
+
+# -- queue_mail ----------------------------------------------------------------------------------
+
+
+def test_queue_mail_adds_a_due_pending_row_in_the_callers_transaction(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    fixed = make_message_id("example.org", "receipt/1/anna@example.org")
+    with transaction(factory) as session:
+        row = queue_mail(
+            session, mail_to("anna@example.org"), now=clock(), kind="receipt", message_id=fixed
+        )
+        assert row.message_id == fixed
+    (stored,) = rows(factory)
+    assert (stored.message_id, stored.recipient, stored.kind) == (
+        fixed,
+        "anna@example.org",
+        "receipt",
+    )
+    assert (stored.state, stored.attempts, stored.next_attempt_at) == ("pending", 0, clock())
+    assert stored.created_at == clock() and stored.sent_at is None
+    assert stored.raw == compose(mail_to("anna@example.org"), message_id=fixed, date=clock())
+
+
+def test_queued_mail_is_rolled_back_with_the_transaction(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    with pytest.raises(RuntimeError), transaction(factory) as session:
+        queue_mail(session, mail_to("anna@example.org"), now=clock(), kind="receipt")
+        raise RuntimeError("the vote could not be stored")
+    assert rows(factory) == []
+
+
+def test_message_ids_are_random_by_default_and_unique_in_the_table(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    with transaction(factory) as session:
+        one = queue_mail(session, mail_to("a@example.org"), now=clock(), kind="step")
+        two = queue_mail(session, mail_to("a@example.org"), now=clock(), kind="step")
+    assert one.message_id != two.message_id
+    assert one.message_id.endswith("@example.org>")
+    assert email.message_from_bytes(one.raw)["Message-ID"] == one.message_id
+    with pytest.raises(IntegrityError), transaction(factory) as session:
+        queue_mail(
+            session, mail_to("b@example.org"), now=clock(), kind="step", message_id=one.message_id
+        )
+
+
+# -- SqlOutbox with the sender and a real SMTP server ---------------------------------------------
+
+
+def smtp_sender(
+    outbox: SqlOutbox,
+    server: SmtpServer,
+    clock: FakeClock,
+    failures: list[FailedMail] | None = None,
+    **kwargs: object,
+) -> tuple[OutboxSender, SmtpTransport]:
+    transport = SmtpTransport(
+        SmtpSettings(host=server.host, port=server.port, starttls=False, timeout=5.0)
+    )
+    sender = OutboxSender(
+        outbox,
+        transport,
+        envelope_from=NARRATOR.email,
+        clock=clock,
+        rng=random.Random(1),
+        policy=RetryPolicy(max_attempts=5),
+        on_failed=None if failures is None else failures.append,
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return sender, transport
+
+
+def test_sent_retried_and_refused_mail_end_in_the_right_state(
+    factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    with transaction(factory) as session:
+        for n, recipient in enumerate(["anna@example.org", "gone@example.org", "bram@example.org"]):
+            queue_mail(session, mail_to(recipient, n), now=clock(), kind="receipt")
+    smtp_server.handler.rcpt_replies.extend(["250 ok", "550 5.1.1 No such user", "250 ok"])
+    smtp_server.handler.data_replies.extend(["250 ok", "451 4.3.0 Try later"])
+    failures: list[FailedMail] = []
+
+    async def scenario() -> None:
+        sender, transport = smtp_sender(SqlOutbox(factory), smtp_server, clock, failures)
+        try:
+            first = await sender.run_once()
+            assert (first.sent, first.failed, first.retried) == (1, 1, 1)
+            clock.advance(timedelta(minutes=5))
+            second = await sender.run_once()
+            assert (second.claimed, second.sent) == (1, 1)
+        finally:
+            await transport.close()
+
+    run_async(scenario())
+    anna, gone, bram = rows(factory)
+    assert (anna.state, anna.attempts, anna.sent_at) == ("sent", 1, clock() - timedelta(minutes=5))
+    assert (gone.state, gone.attempts) == ("failed", 1)
+    assert "550" in (gone.last_error or "")
+    assert (bram.state, bram.attempts, bram.sent_at) == ("sent", 2, clock())
+    assert bram.last_error is None
+    assert [f.recipient for f in failures] == ["gone@example.org"] and failures[0].permanent
+    received = smtp_server.handler.message_ids()
+    assert received == Counter({anna.message_id: 1, bram.message_id: 1})
+    assert SqlOutbox(factory).next_due() is None
+
+
+def test_a_crashed_claim_is_resent_with_the_same_bytes_after_its_lease(
+    factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    with transaction(factory) as session:
+        queue_mail(session, mail_to("anna@example.org"), now=clock(), kind="receipt")
+    outbox = SqlOutbox(factory)
+    lease = timedelta(minutes=10)
+    (crashed,) = outbox.claim_due(clock(), lease, 10)  # claimed, then the process died
+    assert outbox.next_due() == clock() + lease
+
+    async def scenario() -> None:
+        sender, transport = smtp_sender(outbox, smtp_server, clock, lease=lease)
+        try:
+            assert (await sender.run_once()).claimed == 0
+            clock.advance(lease)
+            assert (await sender.run_once()).sent == 1
+        finally:
+            await transport.close()
+
+    run_async(scenario())
+    (row,) = rows(factory)
+    assert (row.state, row.attempts) == ("sent", 2)
+    (received,) = smtp_server.handler.received
+    assert received.raw == crashed.raw == row.raw
+
+
+def test_a_stale_claimant_cannot_overwrite_the_new_claimants_outcome(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    with transaction(factory) as session:
+        queue_mail(session, mail_to("anna@example.org"), now=clock(), kind="receipt")
+    outbox = SqlOutbox(factory)
+    lease = timedelta(minutes=10)
+    (stale,) = outbox.claim_due(clock(), lease, 10)
+    clock.advance(lease)
+    (fresh,) = outbox.claim_due(clock(), lease, 10)
+    assert (stale.attempts, fresh.attempts) == (1, 2)
+    outbox.mark_sent(fresh, clock())
+    outbox.mark_failed(stale, clock(), "timed out")  # too late: ignored
+    outbox.mark_retry(stale, clock(), "timed out")
+    (row,) = rows(factory)
+    assert (row.state, row.last_error) == ("sent", None)
+
+
+def test_two_senders_racing_on_one_database_send_each_mail_exactly_once(
+    engines: Callable[[], Engine], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    total = 60
+    with transaction(session_factory(engines())) as session:
+        for n in range(total):
+            queue_mail(session, mail_to(f"p{n}@example.org", n), now=clock(), kind="step")
+    # Two "processes": their own engine (connections), outbox, transport and SMTP connection.
+    outboxes = [SqlOutbox(session_factory(engines())) for _ in range(2)]
+    claimed = [0, 0]
+
+    async def scenario() -> None:
+        pairs = [smtp_sender(outbox, smtp_server, clock, batch_size=4) for outbox in outboxes]
+        try:
+            for _ in range(total):  # bounded; each round sends up to 8
+                reports = await asyncio.gather(*(sender.run_once() for sender, _ in pairs))
+                for index, report in enumerate(reports):
+                    claimed[index] += report.claimed
+                if not any(report.claimed for report in reports):
+                    break
+        finally:
+            for _, transport in pairs:
+                await transport.close()
+
+    run_async(scenario(), timeout=120)
+    received = smtp_server.handler.message_ids()
+    stored = rows(session_factory(engines()))
+    assert sorted(received) == sorted(row.message_id for row in stored)
+    assert set(received.values()) == {1}
+    assert {(row.state, row.attempts) for row in stored} == {("sent", 1)}
+    assert sum(claimed) == total
+    assert min(claimed) > 0  # both really took part
