@@ -1,0 +1,112 @@
+"""`narrator simulate SCENARIO.toml`: play a scripted game with the rules engine, no mail."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from narrator.cli import CommandError
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add `narrator simulate SCENARIO.toml [--json] [--until-end]`."""
+    parser = subparsers.add_parser(
+        "simulate",
+        parents=[common],
+        help="run a scripted game (scenario file) and print its transcript",
+    )
+    parser.add_argument("scenario", metavar="SCENARIO.toml", type=Path)
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--until-end", action="store_true", help="after the script, miss every vote until the end"
+    )
+    parser.add_argument("--trace", action="store_true", help="also print the resolution traces")
+    parser.set_defaults(func=_simulate)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from rules.scenario import ScenarioError, run_scenario
+
+    try:
+        with args.scenario.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise CommandError(f"cannot read {args.scenario}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise CommandError(f"{args.scenario} is not valid TOML: {error}") from None
+    try:
+        run = run_scenario(data, until_end=args.until_end)
+    except ScenarioError as error:
+        raise CommandError(f"{args.scenario}: {error}") from None
+    out = sys.stdout
+    for index, line in enumerate(run.lines):
+        if args.json:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        else:
+            out.write(describe(line) + "\n")
+        if args.trace and index < len(run.traces):
+            out.writelines(f"    | {entry}\n" for entry in run.traces[index])
+    return 0
+
+
+def _names(names: Any) -> str:
+    return ", ".join(names) if names else "nobody"
+
+
+def describe_event(event: Mapping[str, Any]) -> str:
+    """Return one event as an English sentence."""
+    kind = event.get("type")
+    p = event.get("player")
+    sentences: dict[str, str] = {
+        "death": f"{p} dies ({event.get('cause')})",
+        "saved": f"{p} survives the night",
+        "role_change": f"{p} is now {event.get('role')}",
+        "lovers": f"{_names(event.get('players'))} are lovers",
+        "bodyguard": f"{p} is the bodyguard of {event.get('guards')}",
+        "asleep": f"{p} falls asleep",
+        "seen": f"{p} sees that {event.get('target')} is {event.get('role')}",
+        "burns": f"{p} sprinkles {event.get('target')}: "
+        + ("burns" if event.get("value") else "does not burn"),
+        "tally": f"{p} overhears the {event.get('pack')}: {event.get('counts')}",
+        "enchanted": f"{p} is enchanted",
+        "warned": f"{p} is warned",
+        "marked": f"{p} carries the raven's mark",
+        "jailed": f"{p} is jailed",
+        "guilty": f"{_names(event.get('players'))} may not vote in the next lynch",
+        "mayor": f"{p} becomes mayor (by {event.get('via')})",
+        "no_mayor": "no mayor: the election failed",
+        "fool_revealed": f"{p} is the dorpsgek and is spared",
+        "lynch": f"the village burns {p or 'nobody'} (totals {event.get('totals')})",
+        "inactive": f"{p} missed a vote ({event.get('missed')} in a row)",
+        "rejected": f"vote of {p} rejected: {event.get('reason')}",
+        "win": f"game over: {_names(event.get('teams'))} win;"
+        f" winners {_names(event.get('winners'))}",
+    }
+    return sentences.get(str(kind), json.dumps(dict(event), ensure_ascii=False))
+
+
+def describe(line: Mapping[str, Any]) -> str:
+    """Return one transcript line as readable English."""
+    if "end" in line:
+        head = "The game is over." if line["end"] else "The script ends; the game goes on."
+        mayor = line.get("mayor") or "none"
+        return (
+            f"{head}\n  winners: {_names(line.get('winners'))}"
+            f" (teams: {_names(line.get('teams'))})\n"
+            f"  alive: {_names(line.get('alive'))}\n  mayor: {mayor}"
+        )
+    when = f"night {line['night']}" if line["night"] != line["day"] else f"day {line['day']}"
+    if line["night"] == 0:
+        when = "start"
+    parts = [f"[{when}] {line['step']} — asked: {_names(line.get('asked'))}"]
+    votes = line.get("votes", {})
+    for key, targets in votes.items():
+        parts.append(f"  {key} votes {', '.join(targets) if targets else 'blanco'}")
+    for event in line.get("events", []):
+        parts.append(f"  * {describe_event(event)}")
+    return "\n".join(parts)
