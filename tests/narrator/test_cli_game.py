@@ -1,0 +1,264 @@
+"""`narrator game create|list|show|unsubscribe` against real databases (SQLite, PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import transaction
+from narrator.models import Game, GameStatus, Player, find_game, fold_name
+from rules import Settings, get_ruleset
+from tests.narrator.fixtures import CliResult
+
+SHOW_KEYS = {
+    "name",
+    "ruleset",
+    "state",
+    "step",
+    "night",
+    "day",
+    "deadline",
+    "asked",
+    "players",
+    "winners",
+    "teams",
+}
+PLAYER_KEYS = {"name", "email", "gender", "role", "alive"}
+SIGNUPS = [
+    ("Anna", "vrouw"),
+    ("Bram", "man"),
+    ("Carla", "vrouw"),
+    ("Dirk", "man"),
+    ("Eva", "vrouw"),
+]
+
+
+def _error(result: CliResult, fragment: str) -> None:
+    assert result.status == 2, result
+    assert result.err.count("\n") == 1, result.err
+    assert fragment in result.err, result.err
+
+
+def _sign_up(sessions: sessionmaker[Session], game_name: str) -> None:
+    with transaction(sessions) as session:
+        game = find_game(session, game_name)
+        assert game is not None
+        for seat, (name, gender) in enumerate(SIGNUPS, start=1):
+            session.add(
+                Player(
+                    game_id=game.id,
+                    seat=seat,
+                    name=name,
+                    name_key=fold_name(name),
+                    email=f"{name.lower()}@example.org",
+                    gender=gender,
+                )
+            )
+
+
+def _show(run_cli: Callable[..., CliResult], name: str) -> dict[str, object]:
+    result = run_cli("game", "show", name, "--json")
+    assert result.status == 0, result.err
+    view = json.loads(result.out)
+    assert isinstance(view, dict)
+    return view
+
+
+def test_create_with_defaults_then_show_the_exact_json_shape(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    created = run_cli("game", "create", "WW5")
+    assert created.status == 0, created.err
+    assert "created game WW5" in created.out and "speed 2d" in created.out
+    view = _show(run_cli, "ww5")
+    assert set(view) == SHOW_KEYS
+    assert view == {
+        "name": "WW5",
+        "ruleset": "wakkerdam",
+        "state": "signup",
+        "step": None,
+        "night": 0,
+        "day": 0,
+        "deadline": None,
+        "asked": [],
+        "players": [],
+        "winners": [],
+        "teams": [],
+    }
+    with sessions() as session:
+        game = session.scalars(select(Game)).one()
+        assert (game.language, game.theme, game.speed, game.strictness) == (
+            "nl",
+            "wakkerdam",
+            172_800,
+            2,
+        )
+        assert (game.close_early, game.reveal_roles, game.status) == (False, True, "signup")
+
+
+def test_create_with_every_option(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    result = run_cli(
+        "game",
+        "create",
+        "Test_game-2",
+        "--ruleset",
+        "wakkerdam",
+        "--speed",
+        "90s",
+        "--strictness",
+        "5",
+        "--theme",
+        "western",
+        "--lang",
+        "en",
+        "--close-early",
+        "--no-reveal-roles",
+        "--json",
+    )
+    assert result.status == 0, result.err
+    assert json.loads(result.out)["name"] == "Test_game-2"
+    with sessions() as session:
+        game = session.scalars(select(Game)).one()
+        assert (game.speed, game.strictness, game.theme, game.language) == (90, 5, "western", "en")
+        assert (game.close_early, game.reveal_roles) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["WW 5"], "only letters, digits, '-' and '_'"),
+        (["Wëerwolf"], "only letters, digits"),
+        (["x" * 65], "too long"),
+        (["WW5", "--speed", "soon"], "--speed: not a duration"),
+        (["WW5", "--speed", "0m"], "--speed"),
+        (["WW5", "--strictness", "0"], "--strictness must be 1 or more"),
+        (["WW5", "--ruleset", "chess"], "unknown ruleset 'chess'"),
+        (["WW5", "--lang", "Nederlands"], "--lang: not a language code"),
+        (["WW5", "--theme", "wild west"], "--theme"),
+    ],
+)
+def test_create_refuses_bad_input(
+    run_cli: Callable[..., CliResult], args: list[str], fragment: str
+) -> None:
+    _error(run_cli("game", "create", *args), fragment)
+    assert run_cli("game", "list", "--json").out == ""
+
+
+def test_game_names_are_unique_ignoring_case(run_cli: Callable[..., CliResult]) -> None:
+    assert run_cli("game", "create", "WW5").status == 0
+    _error(run_cli("game", "create", "ww5"), "a game called 'WW5' already exists")
+
+
+def test_list_shows_every_game_with_its_player_count(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    assert run_cli("game", "list").out.startswith("no games")
+    run_cli("game", "create", "WW5")
+    run_cli("game", "create", "WW6", "--speed", "10m")
+    _sign_up(sessions, "WW5")
+    rows = [json.loads(line) for line in run_cli("game", "list", "--json").out.splitlines()]
+    assert [(row["name"], row["state"], row["players"]) for row in rows] == [
+        ("WW5", "signup", 5),
+        ("WW6", "signup", 0),
+    ]
+    assert set(rows[0]) == {
+        "name",
+        "ruleset",
+        "state",
+        "step",
+        "night",
+        "day",
+        "deadline",
+        "players",
+    }
+    text = run_cli("game", "list").out
+    assert "WW5" in text and "5 players" in text and "WW6" in text
+
+
+def test_show_lists_players_in_seat_order_without_roles_before_the_start(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    run_cli("game", "create", "WW5")
+    _sign_up(sessions, "WW5")
+    view = _show(run_cli, "WW5")
+    players = view["players"]
+    assert isinstance(players, list)
+    assert [set(p) for p in players] == [PLAYER_KEYS] * len(SIGNUPS)
+    assert players[0] == {
+        "name": "Anna",
+        "email": "anna@example.org",
+        "gender": "vrouw",
+        "role": None,
+        "alive": True,
+    }
+    assert [p["name"] for p in players] == [name for name, _ in SIGNUPS]
+    text = run_cli("game", "show", "WW5").out
+    assert "1. Anna <anna@example.org> vrouw, role -, alive" in text
+
+
+def test_show_of_a_running_game_reads_the_rules_state(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    run_cli("game", "create", "WW5")
+    _sign_up(sessions, "WW5")
+    ruleset = get_ruleset("wakkerdam")
+    distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
+    seats = ruleset.deal([name for name, _ in SIGNUPS], distribution, 7)
+    state = ruleset.new_game(seats, Settings(seed=7, mayor=distribution.mayor))
+    deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game)).one()
+        game.state = ruleset.dump_state(state)
+        game.status = GameStatus.RUNNING.value
+        game.step, game.night, game.day = state.step, state.night, state.day
+        game.deadline = deadline
+    view = _show(run_cli, "WW5")
+    assert view["state"] == "running"
+    assert view["step"] == state.step
+    assert (view["night"], view["day"]) == (state.night, state.day)
+    assert view["deadline"] == "2026-11-18T09:00:00+00:00"
+    assert view["asked"] == list(ruleset.asked(state))
+    assert view["asked"]
+    players = view["players"]
+    assert isinstance(players, list)
+    assert {p["name"]: p["role"] for p in players} == {seat.name: seat.role for seat in seats}
+    assert all(p["alive"] is True for p in players)
+    assert (view["winners"], view["teams"]) == ([], [])
+
+
+def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:
+    _error(run_cli("game", "show", "WW9"), "no game called 'WW9' (there are no games yet)")
+    run_cli("game", "create", "WW5")
+    _error(run_cli("game", "show", "WW9"), "(games: WW5)")
+
+
+def test_unsubscribe_a_player(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    run_cli("game", "create", "WW5")
+    _sign_up(sessions, "WW5")
+    result = run_cli("game", "unsubscribe", "ww5", "bram")
+    assert result.status == 0, result.err
+    assert "Bram <bram@example.org> no longer receives the group mails of WW5" in result.out
+    with sessions() as session:
+        flags = dict(session.execute(select(Player.name, Player.unsubscribed)).all())
+    assert flags == {name: name == "Bram" for name, _ in SIGNUPS}
+    assert "already unsubscribed" in run_cli("game", "unsubscribe", "WW5", "Bram").out
+    assert "unsubscribed" in run_cli("game", "show", "WW5").out
+
+
+def test_unsubscribe_unknown_player_or_game_is_an_error(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    _error(run_cli("game", "unsubscribe", "WW5", "Bram"), "no game called 'WW5'")
+    run_cli("game", "create", "WW5")
+    _error(run_cli("game", "unsubscribe", "WW5", "Bram"), "(it has no players)")
+    _sign_up(sessions, "WW5")
+    _error(run_cli("game", "unsubscribe", "WW5", "Zoe"), "no player called 'Zoe' (players: Anna,")
