@@ -1,0 +1,410 @@
+"""`narrator stories add|list|check|preview|remove`: story templates in the database.
+
+Also the database template store the daemon renders from (:class:`DatabaseStore`, layered over
+the shipped packs by :func:`runtime_store`) and :func:`load_defaults`, which loads the shipped
+packs into the stories table (`narrator stories add --defaults`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from narrator.cli import CommandError
+from narrator.commands.db import config_from_args, database_session
+from narrator.models import Story
+from stories import (
+    ALL_KEYS,
+    Event,
+    FileStore,
+    Renderer,
+    StoryError,
+    StoryKey,
+    StoryKeyError,
+    StorySource,
+    TemplateStore,
+    check_store,
+    key_from_path,
+    validate_source,
+)
+from stories.samples import event_samples, mail_samples
+from stories.store import MemoryStore
+from stories.vocab import LANGUAGES
+
+
+class DatabaseStore:
+    """The stories table as a template store (one session; nothing cached)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    @staticmethod
+    def _source(row: Story) -> StorySource:
+        key = StoryKey(row.ruleset, row.language, row.theme, row.event)
+        return StorySource(key, row.variant, row.source, f"db:{key}#{row.variant}")
+
+    def _rows(self, key: StoryKey) -> list[Story]:
+        query = (
+            select(Story)
+            .where(Story.ruleset == key.ruleset)
+            .where(Story.language == key.language)
+            .where(Story.theme == key.theme)
+            .where(Story.event == key.event)
+            .order_by(Story.variant)
+        )
+        return list(self.session.scalars(query))
+
+    def variants(self, key: StoryKey) -> Sequence[StorySource]:
+        """Every variant stored under `key`, in variant order."""
+        return [self._source(row) for row in self._rows(key)]
+
+    def all(self) -> Sequence[StorySource]:
+        """Every stored template, sorted by key and variant."""
+        rows = self.session.scalars(
+            select(Story).order_by(
+                Story.ruleset, Story.language, Story.theme, Story.event, Story.variant
+            )
+        )
+        sources = []
+        for row in rows:
+            try:
+                sources.append(self._source(row))
+            except StoryKeyError:
+                continue  # a row for an event this version does not know: never rendered
+        return sources
+
+    def put(self, source: StorySource, *, replace: bool) -> str:
+        """Store a variant; returns "added", "replaced", "unchanged" (same text stored) or
+        "exists" (another text stored and not `replace`)."""
+        for row in self._rows(source.key):
+            if row.variant == source.variant:
+                if row.source == source.source:
+                    return "unchanged"
+                if not replace:
+                    return "exists"
+                row.source = source.source
+                return "replaced"
+        key = source.key
+        self.session.add(
+            Story(
+                ruleset=key.ruleset,
+                language=key.language,
+                theme=key.theme,
+                event=key.event,
+                variant=source.variant,
+                source=source.source,
+            )
+        )
+        self.session.flush()
+        return "added"
+
+    def remove(self, key: StoryKey, variant: int | None) -> int:
+        """Delete one variant (or all when `variant` is None); returns how many were removed."""
+        removed = 0
+        for row in self._rows(key):
+            if variant is None or row.variant == variant:
+                self.session.delete(row)
+                removed += 1
+        return removed
+
+    def next_variant(self, key: StoryKey) -> int:
+        """The lowest free variant number above every stored one."""
+        return max((row.variant for row in self._rows(key)), default=0) + 1
+
+
+@dataclass
+class LayeredStore:
+    """Templates from `first` where it has any for a key, else from `fallback`."""
+
+    first: TemplateStore
+    fallback: TemplateStore
+
+    def variants(self, key: StoryKey) -> Sequence[StorySource]:
+        """`first`'s variants of `key`, or `fallback`'s when `first` has none."""
+        return self.first.variants(key) or self.fallback.variants(key)
+
+    def all(self) -> Sequence[StorySource]:
+        """Every template that `variants` can return."""
+        first = list(self.first.all())
+        keys = {source.key for source in first}
+        rest = [s for s in self.fallback.all() if s.key not in keys]
+        return sorted(first + rest, key=lambda s: (s.key, s.variant))
+
+
+def runtime_store(session: Session) -> TemplateStore:
+    """The store the daemon renders from: the stories table, over the shipped packs for keys
+    the table does not have."""
+    return LayeredStore(DatabaseStore(session), FileStore())
+
+
+def load_defaults(session: Session, *, replace: bool = False) -> dict[str, int]:
+    """Load every shipped pack file into the stories table.
+
+    Existing variants are kept unless `replace`. Returns counts of added/replaced/kept.
+    """
+    store = DatabaseStore(session)
+    counts = {"added": 0, "replaced": 0, "kept": 0}
+    for source in FileStore().all():
+        outcome = store.put(source, replace=replace)
+        counts[outcome if outcome in counts else "kept"] += 1
+    return counts
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add `narrator stories add|list|check|preview|remove`."""
+    parser = subparsers.add_parser(
+        "stories", parents=[common], help="story templates (add, list, check, preview, remove)"
+    )
+    commands = parser.add_subparsers(title="stories commands", metavar="COMMAND", required=True)
+
+    add = commands.add_parser(
+        "add",
+        parents=[common],
+        help="validate and store templates",
+        description="Validate template files and store them in the database. The key comes "
+        "from the path …/<ruleset>/<lang>/<theme>/<event>[.N].j2 or from the options.",
+    )
+    add.add_argument("files", metavar="FILE", nargs="*", type=Path)
+    _key_options(add)
+    add.add_argument("--event", help="event or mail name (default: from the file name)")
+    add.add_argument("--variant", type=int, help="variant number (default: from the file name)")
+    add.add_argument("--append", action="store_true", help="store as a new variant")
+    add.add_argument("--replace", action="store_true", help="replace an existing variant")
+    add.add_argument(
+        "--defaults", action="store_true", help="load the shipped packs (keeps existing variants)"
+    )
+    add.set_defaults(func=_add)
+
+    listing = commands.add_parser("list", parents=[common], help="list stored templates")
+    _key_options(listing)
+    listing.add_argument("--event")
+    listing.add_argument("--files", action="store_true", help="list the shipped packs instead")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(func=_list)
+
+    check = commands.add_parser(
+        "check",
+        parents=[common],
+        help="render every template with sample data; fail on any problem",
+    )
+    check.add_argument(
+        "--files", action="store_true", help="check only the shipped packs (no database)"
+    )
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(func=_check)
+
+    preview = commands.add_parser(
+        "preview", parents=[common], help="render an event or mail with sample data"
+    )
+    preview.add_argument("event", metavar="EVENT", help="event or mail name, or a .j2 file")
+    _key_options(preview)
+    preview.add_argument("--variant", type=int, help="only this variant")
+    preview.add_argument("--sample", type=int, default=0, help="which sample context (0, 1, …)")
+    preview.add_argument("--files", action="store_true", help="from the shipped packs")
+    preview.add_argument("--html", action="store_true", help="print the HTML alternative too")
+    preview.set_defaults(func=_preview)
+
+    remove = commands.add_parser("remove", parents=[common], help="remove stored templates")
+    remove.add_argument("event", metavar="EVENT")
+    _key_options(remove)
+    remove.add_argument("--variant", type=int, help="remove this variant only")
+    remove.add_argument("--all", action="store_true", help="remove every variant of the key")
+    remove.set_defaults(func=_remove)
+
+
+def _key_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ruleset", help="ruleset (default: wakkerdam, or from the path)")
+    parser.add_argument("--lang", help="language (default: nl, or from the path)")
+    parser.add_argument("--theme", help="theme (default: wakkerdam, or from the path)")
+
+
+def _key(args: argparse.Namespace, event: str) -> StoryKey:
+    try:
+        return StoryKey(
+            args.ruleset or "wakkerdam", args.lang or "nl", args.theme or "wakkerdam", event
+        )
+    except StoryKeyError as error:
+        raise CommandError(str(error)) from None
+
+
+def source_from_file(path: Path, args: argparse.Namespace) -> StorySource:
+    """The StorySource of a template file: key from the path, overridden by the options."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"cannot read {path}: {error}") from None
+    try:
+        key, variant = key_from_path(path.resolve())
+    except StoryKeyError:
+        if not (getattr(args, "event", None) or path.name.endswith(".j2")):
+            raise CommandError(f"{path}: name the event with --event") from None
+        stem = path.name.split(".")[0]
+        key, variant = _key(args, getattr(args, "event", None) or stem), 1
+    try:
+        key = StoryKey(
+            args.ruleset or key.ruleset,
+            args.lang or key.language,
+            args.theme or key.theme,
+            getattr(args, "event", None) or key.event,
+        )
+    except StoryKeyError as error:
+        raise CommandError(f"{path}: {error}") from None
+    variant = getattr(args, "variant", None) or variant
+    return StorySource(key, variant, text, str(path))
+
+
+def _problems_line(problems: list[str]) -> str:
+    shown = "; ".join(problems[:3])
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return (shown + more).replace("\n", " ")
+
+
+def _add(args: argparse.Namespace) -> None:
+    if not args.files and not args.defaults:
+        raise CommandError("give template FILEs, or --defaults for the shipped packs")
+    sources = [source_from_file(path, args) for path in args.files]
+    for source in sources:
+        report = validate_source(source)
+        if not report.ok:
+            raise CommandError(f"{source.origin}: not stored: {_problems_line(report.problems)}")
+    with database_session(config_from_args(args)) as session:
+        if args.defaults:
+            counts = load_defaults(session, replace=args.replace)
+            print(
+                f"shipped packs: {counts['added']} added, {counts['replaced']} replaced, "
+                f"{counts['kept']} kept"
+            )
+        store = DatabaseStore(session)
+        for source in sources:
+            if args.append:
+                source = StorySource(
+                    source.key, store.next_variant(source.key), source.source, source.origin
+                )
+            outcome = store.put(source, replace=args.replace)
+            if outcome == "exists":
+                raise CommandError(
+                    f"{source.key} variant {source.variant} exists; use --replace to "
+                    "replace it or --append to add a new variant"
+                )
+            print(f"{outcome} {source.key} variant {source.variant}")
+
+
+def _matches(source: StorySource, args: argparse.Namespace) -> bool:
+    key = source.key
+    return (
+        (args.ruleset is None or key.ruleset == args.ruleset)
+        and (args.lang is None or key.language == args.lang)
+        and (args.theme is None or key.theme == args.theme)
+        and (args.event is None or key.event == args.event)
+    )
+
+
+def _list(args: argparse.Namespace) -> None:
+    if args.files:
+        sources = list(FileStore().all())
+    else:
+        with database_session(config_from_args(args)) as session:
+            sources = list(DatabaseStore(session).all())
+    for source in sources:
+        if not _matches(source, args):
+            continue
+        key = source.key
+        row = {
+            "ruleset": key.ruleset,
+            "language": key.language,
+            "theme": key.theme,
+            "event": key.event,
+            "variant": source.variant,
+        }
+        if args.json:
+            print(json.dumps(row))
+        else:
+            print(f"{key} {source.variant}")
+
+
+def _check(args: argparse.Namespace) -> int | None:
+    shipped = FileStore()
+    languages = sorted({s.key.language for s in shipped.all()} | set(LANGUAGES))
+    if args.files:
+        report = check_store(shipped, languages)
+        label = "shipped packs"
+    else:
+        with database_session(config_from_args(args)) as session:
+            report = check_store(LayeredStore(DatabaseStore(session), shipped), languages)
+        label = "database (over the shipped packs)"
+    if args.json:
+        print(json.dumps({"ok": report.ok, "problems": report.problems, "notes": report.notes}))
+    else:
+        for problem in report.problems:
+            print(f"problem: {problem}")
+        for note in report.notes:
+            print(f"note: {note}")
+        print(
+            f"{label}: {report.templates} templates, {report.renders} sample renders, "
+            f"{len(report.problems)} problems"
+        )
+    if not report.ok:
+        raise CommandError(f"stories check failed: {len(report.problems)} problem(s)")
+    return None
+
+
+def _preview(args: argparse.Namespace) -> None:
+    if args.event.endswith(".j2"):
+        source = source_from_file(Path(args.event), args)
+        store: TemplateStore = MemoryStore([source])
+        _print_preview(Renderer(store), [source], args)
+        return
+    if args.event not in ALL_KEYS:
+        raise CommandError(f"unknown event or mail {args.event!r} (one of {', '.join(ALL_KEYS)})")
+    key = _key(args, args.event)
+    if args.files:
+        renderer = Renderer(FileStore())
+        _print_preview(renderer, list(renderer.variants(key)), args)
+        return
+    with database_session(config_from_args(args)) as session:
+        renderer = Renderer(runtime_store(session))
+        _print_preview(renderer, list(renderer.variants(key)), args)
+
+
+def _print_preview(
+    renderer: Renderer, sources: Sequence[StorySource], args: argparse.Namespace
+) -> None:
+    for source in sources:
+        if args.variant is not None and source.variant != args.variant:
+            continue
+        key = source.key
+        print(f"=== {key} variant {source.variant}")
+        rng = random.Random(args.sample)
+        try:
+            if key.is_mail:
+                samples = list(mail_samples(key))
+                mail = renderer.render_source_mail(source, samples[args.sample % len(samples)], rng)
+                print(f"Subject: {mail.subject}\n\n{mail.text}")
+                if args.html:
+                    print(mail.html)
+            else:
+                pairs = list(event_samples(key))
+                context, event = pairs[args.sample % len(pairs)]
+                print(f"[event: {event}; recipient: {context['recipient']}]")
+                print(renderer.render_source_event(source, context, Event.from_dict(event), rng))
+        except StoryError as error:
+            raise CommandError(str(error)) from None
+
+
+def _remove(args: argparse.Namespace) -> None:
+    if args.variant is None and not args.all:
+        raise CommandError("say which: --variant N, or --all for every variant of the key")
+    key = _key(args, args.event)
+    with database_session(config_from_args(args)) as session:
+        removed = DatabaseStore(session).remove(key, args.variant)
+    if removed == 0:
+        which = "any variant" if args.variant is None else f"variant {args.variant}"
+        raise CommandError(f"{key} has no stored {which}")
+    print(f"removed {removed} variant(s) of {key}")
