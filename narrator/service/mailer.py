@@ -1,0 +1,110 @@
+"""Turning game moments into queued mails: render a story template, compose, add to the outbox.
+
+A :class:`Mailer` is built once per process (it keeps compiled templates) and is handed a
+session for every call, so a mail is queued in the same transaction as whatever caused it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from narrator.models import Game
+from narrator.outbound.compose import Address, MailKind, OutgoingMail, make_message_id
+from narrator.outbound.outbox import queue_mail
+from stories import RenderedMail, Renderer, StoryError, StoryKey, TemplateStore
+
+log = logging.getLogger("narrator.mailer")
+
+
+@dataclass(frozen=True)
+class ReplyTo:
+    """The inbound mail a reply answers (threading headers and the Message-ID key)."""
+
+    message_id: str
+    references: Sequence[str] = ()
+    inbox_id: int | None = None
+
+
+@dataclass
+class Mailer:
+    """Renders story templates for a game and queues the result in the outbox.
+
+    ``address`` is the narrator's own address (From of every mail); ``story_context`` is called
+    by the game service to build the `game`/`players` context of a render.
+    """
+
+    store: TemplateStore
+    address: str
+    display_name: str = "Verteller"
+    renderer: Renderer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.renderer = Renderer(self.store)
+
+    @property
+    def domain(self) -> str:
+        """The domain of the narrator's address (for Message-IDs)."""
+        return self.address.rpartition("@")[2] or "localhost"
+
+    def key(self, game: Game | None, event: str, language: str = "nl") -> StoryKey:
+        """The story key of `event` for `game` (or the ruleset's defaults without a game)."""
+        if game is None:
+            return StoryKey("wakkerdam", language, "wakkerdam", event)
+        return StoryKey(game.ruleset, game.language, game.theme, event)
+
+    def render(self, key: StoryKey, context: Mapping[str, Any], seed: str) -> RenderedMail:
+        """Render a non-event mail; a broken template falls back to the main theme's variant."""
+        try:
+            return self.renderer.render_mail(key, context, seed)
+        except StoryError:
+            if key.theme == key.ruleset:
+                raise
+            log.exception("story %s failed; using the %s theme", key, key.ruleset)
+            return self.renderer.render_mail(key.with_theme(key.ruleset), context, seed)
+
+    def queue(
+        self,
+        session: Session,
+        *,
+        rendered: RenderedMail,
+        to: str,
+        to_name: str,
+        now: datetime,
+        kind: str,
+        identity: str,
+        game: Game | None = None,
+        reply: ReplyTo | None = None,
+        reply_to: Address | None = None,
+    ) -> str:
+        """Queue one rendered mail; return its Message-ID.
+
+        ``identity`` names the mail once and for all (e.g. ``"receipt/<inbox id>"``): the
+        Message-ID is derived from it, so a mail rebuilt after a crash keeps its id.
+        """
+        message_id = make_message_id(self.domain, f"{identity}/{to}")
+        mail = OutgoingMail(
+            sender=Address(self.address, self.display_name),
+            to=Address(to, to_name),
+            subject=rendered.subject,
+            text=rendered.text,
+            html=rendered.html,
+            kind=MailKind.REPLY if reply is not None else MailKind.GENERATED,
+            in_reply_to=reply.message_id if reply is not None else None,
+            references=tuple(reply.references) if reply is not None else (),
+            reply_to=reply_to,
+        )
+        queue_mail(
+            session,
+            mail,
+            now=now,
+            kind=kind,
+            game_id=game.id if game is not None else None,
+            message_id=message_id,
+        )
+        return message_id
