@@ -19,12 +19,12 @@ import mailbox
 import os
 import smtplib
 import ssl
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from narrator.config import OutboundSection, SmtpSubmissionSection
 from narrator.outbound.compose import check_address
 
 DEFAULT_TIMEOUT = 30.0
@@ -78,37 +78,30 @@ class SmtpSettings:
         return self.port == 465 if self.ssl is None else self.ssl
 
     @classmethod
-    def from_config(cls, section: Mapping[str, Any], environ: Mapping[str, str]) -> SmtpSettings:
-        """Build settings from the ``[outbound.smtp]`` table; the password comes from ``environ``.
+    def from_section(cls, section: SmtpSubmissionSection) -> SmtpSettings:
+        """Settings from the loaded ``[outbound.smtp]`` table (password already read from env).
 
-        Raises ``ValueError`` with a one-line reason when the table is unusable (no host, a
-        username whose ``password_env`` variable is unset or empty).
+        Port 465 always means implicit TLS (STARTTLS cannot work there); an empty username
+        means no AUTH.  Raises ``ConfigError`` when a username is set but its password
+        environment variable is not.
         """
-        host = section.get("host")
-        if not isinstance(host, str) or not host:
-            raise ValueError("[outbound.smtp] needs a host")
-        port = int(section.get("port", 587))
-        username = section.get("username") or None
-        password = None
-        if username is not None:
-            variable = str(section.get("password_env", "NARRATOR_SMTP_PASSWORD"))
-            password = environ.get(variable)
-            if not password:
-                raise ValueError(
-                    f"[outbound.smtp] username {username!r} is set but the environment "
-                    f"variable {variable} (password_env) is empty"
-                )
-        ssl_flag = section.get("ssl")
+        implicit = section.ssl or section.port == 465
+        username = section.username or None
         return cls(
-            host=host,
-            port=port,
-            starttls=bool(section.get("starttls", port != 465)),
-            ssl=None if ssl_flag is None else bool(ssl_flag),
+            host=section.host,
+            port=section.port,
+            starttls=section.starttls and not implicit,
+            ssl=implicit,
             username=username,
-            password=password,
-            timeout=float(section.get("timeout", DEFAULT_TIMEOUT)),
-            local_hostname=section.get("local_hostname") or None,
+            password=section.require_password() if username is not None else None,
         )
+
+
+def transport_from_config(outbound: OutboundSection) -> SmtpTransport | MaildirTransport:
+    """The transport ``[outbound]`` asks for: SMTP submission, or the Maildir (the default)."""
+    if outbound.mode == "smtp":
+        return SmtpTransport(SmtpSettings.from_section(outbound.smtp))
+    return MaildirTransport(outbound.maildir)
 
 
 class SmtpTransport:

@@ -13,7 +13,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import FakeClock, SmtpServer
 from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
@@ -31,6 +30,7 @@ from narrator.outbound.compose import (
 from narrator.outbound.outbox import SqlOutbox, queue_mail
 from narrator.outbound.sender import FailedMail, OutboxSender, RetryPolicy
 from narrator.outbound.transport import SmtpSettings, SmtpTransport
+from tests.outbound.helpers import FakeClock, SmtpServer
 from tests.support.aio import run_async
 
 NARRATOR = Address("verteller@example.org", "De Verteller")

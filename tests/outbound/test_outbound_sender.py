@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import FakeClock
 
 from narrator.outbound.memory import MemoryOutbox
 from narrator.outbound.sender import (
@@ -18,6 +17,7 @@ from narrator.outbound.sender import (
     RetryPolicy,
 )
 from narrator.outbound.transport import DeliveryError, PermanentFailure, TemporaryFailure
+from tests.outbound.helpers import FakeClock
 from tests.support.aio import run_async, wait_until
 
 SENDER = "verteller@example.org"

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import PASSWORD, USERNAME, Certificate, SmtpServer
 
+from narrator.config import ConfigError, OutboundSection, SmtpSubmissionSection
 from narrator.outbound.compose import Address, OutgoingMail, compose, make_message_id
 from narrator.outbound.transport import (
     MaildirTransport,
@@ -20,7 +20,9 @@ from narrator.outbound.transport import (
     SmtpSettings,
     SmtpTransport,
     TemporaryFailure,
+    transport_from_config,
 )
+from tests.outbound.helpers import PASSWORD, USERNAME, Certificate, SmtpServer
 from tests.support.aio import run_async
 from tests.support.net import free_port
 
@@ -238,22 +240,33 @@ def test_a_connection_dropped_by_the_server_is_reopened(
     ]
 
 
-def test_settings_from_the_config_table() -> None:
-    environ = {"NARRATOR_SMTP_PASSWORD": "s3cret"}
-    settings = SmtpSettings.from_config(
-        {"host": "smtp.example.org", "port": 587, "starttls": True, "username": "verteller"},
-        environ,
+def test_settings_from_the_config_section(tmp_path: Path) -> None:
+    section = SmtpSubmissionSection(
+        host="smtp.example.org", port=587, username="verteller", password="s3cret"
     )
+    settings = SmtpSettings.from_section(section)
     assert (settings.host, settings.port, settings.starttls) == ("smtp.example.org", 587, True)
     assert (settings.username, settings.password) == ("verteller", "s3cret")
     assert not settings.implicit_tls
     assert "s3cret" not in repr(settings)
-    smtps = SmtpSettings.from_config({"host": "h", "port": 465}, {})
+    smtps = SmtpSettings.from_section(SmtpSubmissionSection(host="h", port=465, username=""))
     assert smtps.implicit_tls and not smtps.starttls and smtps.username is None
-    with pytest.raises(ValueError, match="NARRATOR_SMTP_PASSWORD"):
-        SmtpSettings.from_config({"host": "h", "username": "u"}, {})
-    with pytest.raises(ValueError, match="host"):
-        SmtpSettings.from_config({}, environ)
+    explicit = SmtpSettings.from_section(
+        SmtpSubmissionSection(host="h", port=2465, ssl=True, starttls=False, username="")
+    )
+    assert explicit.implicit_tls and not explicit.starttls
+    with pytest.raises(ConfigError, match="NARRATOR_SMTP_PASSWORD"):
+        SmtpSettings.from_section(SmtpSubmissionSection(host="h", username="u"))
+
+
+def test_the_transport_follows_outbound_mode(tmp_path: Path) -> None:
+    maildir = transport_from_config(OutboundSection(mode="maildir", maildir=tmp_path / "out"))
+    assert isinstance(maildir, MaildirTransport) and maildir.path == tmp_path / "out"
+    smtp = transport_from_config(
+        OutboundSection(mode="smtp", smtp=SmtpSubmissionSection(host="h", username=""))
+    )
+    assert isinstance(smtp, SmtpTransport)
+    run_async(smtp.close())
 
 
 # -- TLS (certificate made with the openssl command; see conftest) ------------------------------
