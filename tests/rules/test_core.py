@@ -1,0 +1,77 @@
+"""The shared core: deterministic RNG, vote counting, events, registry, pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import Audience, Distribution, UnknownRuleset, get_ruleset, ruleset_ids
+from rules.core.pipeline import Stage, run_pipeline
+from rules.core.rng import draw_index, shuffled
+from rules.core.votes import leaders, number, plurality
+from rules.wakkerdam.events import Death, Lynch, Seen
+
+
+def test_draws_are_a_function_of_seed_and_counter() -> None:
+    first = [draw_index(7, counter, 1000) for counter in range(50)]
+    assert first == [draw_index(7, counter, 1000) for counter in range(50)]
+    assert first != [draw_index(8, counter, 1000) for counter in range(50)]
+    assert len(set(first)) > 40
+
+
+def test_draw_from_empty_range_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        draw_index(1, 0, 0)
+
+
+def test_shuffle_is_a_deterministic_permutation() -> None:
+    items = list(range(100))
+    once = shuffled(3, "deal", items)
+    assert sorted(once) == items and once != items
+    assert shuffled(3, "deal", items) == once
+    assert shuffled(4, "deal", items) != once
+
+
+def test_plurality_needs_a_single_leader() -> None:
+    assert plurality(["a", "b", "a"]) == "a"
+    assert plurality(["a", "b"]) is None
+    assert plurality([]) is None
+    assert leaders({"a": 1.5, "b": 1.5, "c": 1}) == ("a", "b")
+
+
+def test_numbers_are_int_when_whole() -> None:
+    assert number(3.0) == 3 and isinstance(number(3.0), int)
+    assert number(1.5) == 1.5
+
+
+def test_events_have_the_transcript_form_and_an_audience() -> None:
+    assert Death("Anna", "gif").to_dict() == {"type": "death", "player": "Anna", "cause": "gif"}
+    assert Death("Anna", "gif").audience == Audience.public()
+    seen = Seen("Bram", "Anna", "weerwolf")
+    assert seen.audience == Audience.player("Bram") and not seen.audience.is_public
+    lynch = Lynch(player=None, totals={"Anna": 2.0, "Bram": 1.5})
+    assert lynch.to_dict() == {"type": "lynch", "player": None, "totals": {"Anna": 2, "Bram": 1.5}}
+    assert isinstance(lynch.to_dict()["totals"]["Anna"], int)
+
+
+def test_registry_knows_wakkerdam_only() -> None:
+    assert "wakkerdam" in ruleset_ids()
+    assert get_ruleset("wakkerdam").id == "wakkerdam"
+    with pytest.raises(UnknownRuleset):
+        get_ruleset("lupus-unknown")
+
+
+def test_pipeline_runs_stages_in_order_with_a_trace() -> None:
+    stages = (
+        Stage[int]("double", lambda n: (n * 2, [f"{n} -> {n * 2}"])),
+        Stage[int]("inc", lambda n: (n + 1, ["+1"])),
+    )
+    assert run_pipeline(stages, 5) == (11, ("double: 5 -> 10", "inc: +1"))
+
+
+def test_distribution_accepts_counts_or_lists() -> None:
+    by_count = Distribution("x", 3, {"weerwolf": 1, "burger": 2}, True)  # type: ignore[arg-type]
+    by_list = Distribution("x", 3, ("burger", "weerwolf", "burger"), True)
+    assert by_count == by_list
+    assert by_count.to_dict()["roles"] == {"burger": 2, "weerwolf": 1}
+    with pytest.raises(ValueError):
+        Distribution("bad", 4, ("burger",), False)
