@@ -429,6 +429,23 @@ def check_final(
     return failures
 
 
+def partial_transcript(scenario: Any, rel: str, data: Mapping[str, Any]) -> str:
+    """Report the steps that ran before the runner failed: the longest script prefix that runs."""
+    steps = data["steps"]
+    for count in range(len(steps) - 1, 0, -1):
+        try:
+            run = scenario.run_scenario({**data, "steps": steps[:count]})
+        except Exception:
+            continue
+        lines = [plain(line) for line in run.lines][:-1]
+        traces = list(run.traces)
+        return "steps that ran before:\n" + "\n".join(
+            step_report(rel, index, line, traces[index] if index < len(traces) else [])
+            for index, line in enumerate(lines)
+        )
+    return "(no step ran)"
+
+
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_scenario(path: Path) -> None:
     if not ENGINE.exists():
@@ -440,7 +457,9 @@ def test_scenario(path: Path) -> None:
     try:
         run = scenario.run_scenario(data, until_end=bool(data.get("until_end", False)))
     except Exception as error:
-        raise AssertionError(f"{rel}: the runner raised {error!r}") from error
+        raise AssertionError(
+            f"{rel}: the runner raised {error!r}\n" + partial_transcript(scenario, rel, data)
+        ) from error
     lines = [plain(line) for line in run.lines]
     traces = list(run.traces)
     assert lines and "end" in lines[-1], f"{rel}: transcript has no final end object"
