@@ -9,7 +9,9 @@ the lease has run out.  Each claimed mail is then handed to the transport and:
   once the lease expires);
 - temporary failure: rescheduled with exponential backoff and jitter, or marked failed once it
   has had ``max_attempts`` attempts or would pass ``max_age``;
-- permanent failure (5xx for that recipient): marked failed at once.
+- permanent failure (5xx for that recipient): marked failed at once;
+- server unavailable (unreachable, 421, login refused): rescheduled like a temporary failure,
+  and the rest of the batch is handed back for the same time, untried.
 
 Every mail marked failed is passed to the ``on_failed`` hook (the daemon tells the admins).
 :meth:`OutboxSender.run` repeats passes until stopped, sleeping until the next row is due, the
@@ -28,7 +30,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from narrator.outbound.transport import PermanentFailure, TemporaryFailure, Transport
+from narrator.outbound.transport import (
+    PermanentFailure,
+    ServerUnavailable,
+    TemporaryFailure,
+    Transport,
+)
 
 log = logging.getLogger("narrator.outbound.sender")
 
@@ -189,42 +196,71 @@ class OutboxSender:
             if report.claimed >= self._batch_size:
                 continue  # there is probably more due right now
             delay = await self._seconds_until_due()
-            if report.claimed == 0:
+            if report.claimed == 0 and delay <= 0:
                 # Due rows that could not be claimed are another process's: don't spin on them.
-                delay = max(delay, min(1.0, self._poll_interval))
+                delay = min(1.0, self._poll_interval)
             await self._sleep(delay)
 
     async def run_once(self) -> PassReport:
-        """Claim and deliver one batch of due mail; returns what happened."""
-        now = self._clock()
+        """Claim and deliver one batch of due mail; returns what happened.
+
+        The pass stops early, handing the rest of its batch back, when the server is unavailable
+        (they are rescheduled like the mail that found out) or when half the claim's lease has
+        gone by (they are due again at once), so no claim runs out while its mail still waits.
+        """
+        claimed_at = self._clock()
         items = await asyncio.to_thread(
-            self._repository.claim_due, now, self._lease, self._batch_size
+            self._repository.claim_due, claimed_at, self._lease, self._batch_size
         )
         sent = retried = failed = 0
-        for item in items:
-            outcome = await self._deliver(item)
+        for index, item in enumerate(items):
+            if self._clock() - claimed_at >= self._lease / 2:
+                for rest in items[index:]:
+                    await self._requeue(rest, self._clock(), "requeued: the pass ran long")
+                retried += len(items) - index
+                break
+            try:
+                outcome = await self._deliver(item)
+            except ServerUnavailable as error:
+                next_attempt = await self._retry_or_fail(item, str(error))
+                retried += next_attempt is not None
+                failed += next_attempt is None
+                for rest in items[index + 1 :]:
+                    await self._requeue(rest, next_attempt or self._clock(), f"not tried: {error}")
+                retried += len(items) - index - 1
+                break
             sent += outcome == "sent"
             retried += outcome == "retry"
             failed += outcome == "failed"
         return PassReport(claimed=len(items), sent=sent, retried=retried, failed=failed)
 
     async def _deliver(self, item: OutboxItem) -> str:
+        """Send one item; raises ServerUnavailable (unhandled) for the pass to stop."""
         try:
             await self._transport.send(self._envelope_from, item.recipient, item.raw)
         except PermanentFailure as error:
             log.warning("outbox %s to %s refused: %s", item.message_id, item.recipient, error)
             await self._fail(item, str(error), permanent=True)
             return "failed"
+        except ServerUnavailable:
+            raise
         except TemporaryFailure as error:
-            return await self._retry(item, str(error))
+            next_attempt = await self._retry_or_fail(item, str(error))
+            return "retry" if next_attempt is not None else "failed"
         except Exception as error:  # a bug in a transport must not stop the outbox
             log.exception("outbox %s: unexpected error from the transport", item.message_id)
-            return await self._retry(item, f"unexpected error: {error!r}")
+            next_attempt = await self._retry_or_fail(item, f"unexpected error: {error!r}")
+            return "retry" if next_attempt is not None else "failed"
         await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
         log.info("outbox %s sent to %s", item.message_id, item.recipient)
         return "sent"
 
-    async def _retry(self, item: OutboxItem, error: str) -> str:
+    async def _requeue(self, item: OutboxItem, at: datetime, reason: str) -> None:
+        """Hand a claimed item back untried, due at ``at``."""
+        await asyncio.to_thread(self._repository.mark_retry, item, at, reason)
+
+    async def _retry_or_fail(self, item: OutboxItem, error: str) -> datetime | None:
+        """Reschedule after a temporary failure; None when given up (marked failed)."""
         now = self._clock()
         next_attempt = now + self._policy.delay(item.attempts, self._rng)
         too_old = next_attempt - item.created_at > self._policy.max_age
@@ -232,7 +268,7 @@ class OutboxSender:
             reason = f"gave up after {item.attempts} attempts: {error}"
             log.warning("outbox %s to %s %s", item.message_id, item.recipient, reason)
             await self._fail(item, reason, permanent=False)
-            return "failed"
+            return None
         log.info(
             "outbox %s to %s: attempt %d failed (%s); next at %s",
             item.message_id,
@@ -242,7 +278,7 @@ class OutboxSender:
             next_attempt.isoformat(),
         )
         await asyncio.to_thread(self._repository.mark_retry, item, next_attempt, error)
-        return "retry"
+        return next_attempt
 
     async def _fail(self, item: OutboxItem, error: str, *, permanent: bool) -> None:
         await asyncio.to_thread(self._repository.mark_failed, item, self._clock(), error)

@@ -2,7 +2,8 @@
 
 A transport hands one message to one recipient and either returns (the server took
 responsibility for it) or raises :class:`TemporaryFailure` (try again later: 4xx replies,
-timeouts, refused or reset connections, an unreachable or misconfigured server) or
+timeouts, refused or reset connections; its subclass :class:`ServerUnavailable` when the
+server cannot take any mail at the moment: unreachable, 421, a refused login) or
 :class:`PermanentFailure` (this message to this recipient will never be accepted: a 5xx reply to
 ``RCPT TO`` or ``DATA``, or a 552 "too big" to ``MAIL FROM``).
 
@@ -40,6 +41,13 @@ class DeliveryError(Exception):
 
 class TemporaryFailure(DeliveryError):
     """Not delivered now; the same message may succeed later (4xx, timeout, connection trouble)."""
+
+
+class ServerUnavailable(TemporaryFailure):
+    """The server can't take any mail now (unreachable, 421, refused login or sender, no TLS).
+
+    Says nothing about the message: the outbox sender stops its pass rather than try the rest.
+    """
 
 
 class PermanentFailure(DeliveryError):
@@ -146,15 +154,17 @@ class SmtpTransport:
                     error.smtp_code,
                 ) from error
             self._disconnect(False)
-            raise TemporaryFailure(
+            raise ServerUnavailable(
                 _reply(f"sender {sender} refused", error.smtp_code, error.smtp_error),
                 error.smtp_code,
             ) from error
         except smtplib.SMTPDataError as error:
             raise _classify(error.smtp_code, error.smtp_error, "message refused") from error
-        except smtplib.SMTPResponseException as error:
+        except (
+            smtplib.SMTPResponseException
+        ) as error:  # e.g. HELO refused: the session, not the mail
             self._disconnect(False)
-            raise TemporaryFailure(
+            raise ServerUnavailable(
                 _reply("SMTP error", error.smtp_code, error.smtp_error), error.smtp_code
             ) from error
         except (smtplib.SMTPException, OSError) as error:
@@ -195,7 +205,7 @@ class SmtpTransport:
             client.ehlo()
             if settings.starttls and not settings.implicit_tls:
                 if not client.has_extn("starttls"):
-                    raise TemporaryFailure(
+                    raise ServerUnavailable(
                         f"{settings.host}:{settings.port} does not offer STARTTLS "
                         "(required by [outbound.smtp] starttls)"
                     )
@@ -208,7 +218,7 @@ class SmtpTransport:
             raise
         except smtplib.SMTPResponseException as error:
             _close_quietly(client)
-            raise TemporaryFailure(
+            raise ServerUnavailable(
                 _reply(
                     f"cannot start a session with {settings.host}:{settings.port}",
                     error.smtp_code,
@@ -218,7 +228,7 @@ class SmtpTransport:
             ) from error
         except (smtplib.SMTPException, OSError) as error:
             _close_quietly(client)
-            raise TemporaryFailure(
+            raise ServerUnavailable(
                 f"cannot connect to {settings.host}:{settings.port}: {_describe(error)}"
             ) from error
         self._client = client
@@ -246,6 +256,8 @@ def _close_quietly(client: smtplib.SMTP | None) -> None:
 def _classify(code: int | None, text: bytes | str, what: str) -> DeliveryError:
     if code is not None and 500 <= code < 600:
         return PermanentFailure(_reply(what, code, text), code)
+    if code == 421:  # "service not available, closing channel": the server, not this mail
+        return ServerUnavailable(_reply(what, code, text), code)
     return TemporaryFailure(_reply(what, code, text), code)
 
 
@@ -290,7 +302,7 @@ class MaildirTransport:
             try:
                 await asyncio.to_thread(self._deliver, data)
             except OSError as error:
-                raise TemporaryFailure(f"cannot write to Maildir {self._path}: {error}") from error
+                raise ServerUnavailable(f"cannot write to Maildir {self._path}: {error}") from error
 
     async def close(self) -> None:
         """Nothing to release (present for the Transport interface)."""

@@ -16,7 +16,12 @@ from narrator.outbound.sender import (
     OutboxSender,
     RetryPolicy,
 )
-from narrator.outbound.transport import DeliveryError, PermanentFailure, TemporaryFailure
+from narrator.outbound.transport import (
+    DeliveryError,
+    PermanentFailure,
+    ServerUnavailable,
+    TemporaryFailure,
+)
 from tests.outbound.helpers import FakeClock
 from tests.support.aio import run_async, wait_until
 
@@ -50,8 +55,13 @@ class ScriptedTransport:
     attempts: list[str] = field(default_factory=list)
     state_during_send: list[str] = field(default_factory=list)
 
+    clock: FakeClock | None = None
+    send_takes: timedelta = timedelta(0)
+
     async def send(self, sender: str, recipient: str, message: bytes) -> None:
         self.attempts.append(recipient)
+        if self.clock is not None:
+            self.clock.advance(self.send_takes)
         if self.outbox is not None:
             row = next(r for r in self.outbox.rows if r.raw == message)
             self.state_during_send.append(row.state)
@@ -319,6 +329,42 @@ def test_batches_are_limited_and_oldest_due_first(clock: FakeClock) -> None:
         "p4@example.org",
         "p0@example.org",
     ]
+
+
+def test_an_unavailable_server_stops_the_pass_and_hands_the_batch_back(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    down = ServerUnavailable("cannot connect to smtp.example.org:587: timed out")
+    transport = ScriptedTransport(outcomes={"p0@example.org": [down]})
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(4)]
+    sender = make_sender(outbox, transport, clock)
+    report = run_async(sender.run_once())
+    assert (report.claimed, report.sent, report.retried, report.failed) == (4, 0, 4, 0)
+    assert transport.attempts == ["p0@example.org"]  # one timeout, not four
+    first = outbox.get(ids[0])
+    assert first.last_error == str(down)
+    for message_id in ids[1:]:
+        row = outbox.get(message_id)
+        assert row.state == "pending"
+        assert row.next_attempt_at == first.next_attempt_at == clock() + timedelta(seconds=15)
+        assert row.last_error == f"not tried: {down}"
+    clock.set(first.next_attempt_at)
+    assert run_async(sender.run_once()).sent == 4
+
+
+def test_a_long_pass_hands_back_what_it_could_not_send_within_half_its_lease(
+    clock: FakeClock,
+) -> None:
+    outbox = MemoryOutbox()
+    lease = timedelta(minutes=10)
+    transport = ScriptedTransport(clock=clock, send_takes=timedelta(minutes=3))
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(4)]
+    sender = make_sender(outbox, transport, clock, lease=lease)
+    report = run_async(sender.run_once())
+    assert (report.claimed, report.sent, report.retried) == (4, 2, 2)
+    assert [outbox.get(i).state for i in ids] == ["sent", "sent", "pending", "pending"]
+    assert outbox.next_due() == clock()  # due again at once, not after the lease
+    assert run_async(sender.run_once()).sent == 2
+    assert len(transport.sent) == 4
 
 
 # -- the loop ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from narrator.outbound.compose import Address, OutgoingMail, compose, make_messa
 from narrator.outbound.transport import (
     MaildirTransport,
     PermanentFailure,
+    ServerUnavailable,
     SmtpSettings,
     SmtpTransport,
     TemporaryFailure,
@@ -100,6 +101,7 @@ def test_4xx_on_data_is_temporary_and_the_next_try_succeeds(smtp_server: SmtpSer
     raw = raw_mail()
     first, second = run_async(send_all(settings_for(smtp_server), [("anna@example.org", raw)] * 2))
     assert isinstance(first, TemporaryFailure) and first.code == 451
+    assert not isinstance(first, ServerUnavailable)  # about this mail: the batch goes on
     assert "451" in str(first)
     assert second is None
     assert [mail.raw for mail in smtp_server.handler.received] == [raw]
@@ -127,6 +129,15 @@ def test_4xx_on_rcpt_is_temporary(smtp_server: SmtpServer) -> None:
     assert isinstance(outcome, TemporaryFailure) and outcome.code == 450
 
 
+def test_421_means_the_server_is_unavailable(smtp_server: SmtpServer) -> None:
+    smtp_server.handler.rcpt_replies.append("421 4.3.2 Shutting down")
+    first, second = run_async(
+        send_all(settings_for(smtp_server), [("a@example.org", raw_mail("1"))] * 2)
+    )
+    assert isinstance(first, ServerUnavailable) and first.code == 421
+    assert second is None  # a new connection is opened for the next mail
+
+
 def test_5xx_on_data_is_permanent(smtp_server: SmtpServer) -> None:
     smtp_server.handler.data_replies.append("554 5.7.1 Message rejected as spam")
     (outcome,) = run_async(send_all(settings_for(smtp_server), [("a@example.org", raw_mail())]))
@@ -150,7 +161,7 @@ def test_a_refused_login_is_temporary_and_sends_nothing(
     server = smtp_server_factory(auth=True)
     settings = settings_for(server, username=USERNAME, password="wrong")
     (outcome,) = run_async(send_all(settings, [("a@example.org", raw_mail())]))
-    assert isinstance(outcome, TemporaryFailure) and outcome.code == 535
+    assert isinstance(outcome, ServerUnavailable) and outcome.code == 535
     assert server.handler.received == []
 
 
@@ -170,7 +181,7 @@ def test_connection_refused_is_temporary() -> None:
     port = free_port()  # nothing listens there
     settings = SmtpSettings(host="127.0.0.1", port=port, starttls=False, timeout=5.0)
     (outcome,) = run_async(send_all(settings, [("a@example.org", raw_mail())]))
-    assert isinstance(outcome, TemporaryFailure)
+    assert isinstance(outcome, ServerUnavailable)
     assert "cannot connect" in str(outcome)
 
 
@@ -183,7 +194,7 @@ def test_a_server_that_never_greets_times_out_temporarily() -> None:
         )
         started = time.monotonic()
         (outcome,) = run_async(send_all(settings, [("a@example.org", raw_mail())]))
-    assert isinstance(outcome, TemporaryFailure)
+    assert isinstance(outcome, ServerUnavailable)
     assert "timed out" in str(outcome)
     assert time.monotonic() - started < 5
 
@@ -295,7 +306,7 @@ def test_starttls_then_auth(
 def test_starttls_required_but_not_offered_sends_no_password(smtp_server: SmtpServer) -> None:
     settings = settings_for(smtp_server, starttls=True, username=USERNAME, password=PASSWORD)
     (outcome,) = run_async(send_all(settings, [("a@example.org", raw_mail())]))
-    assert isinstance(outcome, TemporaryFailure) and "STARTTLS" in str(outcome)
+    assert isinstance(outcome, ServerUnavailable) and "STARTTLS" in str(outcome)
     assert smtp_server.handler.auth_attempts == []
     assert smtp_server.handler.received == []
 
