@@ -17,6 +17,9 @@ from __future__ import annotations
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 MAX_NODES = 50_000
+# Lexbor's tree building grows quadratically with nesting depth; the player's text is at the
+# top, so markup past this many tags is cut before parsing.
+MAX_TAGS = 10_000
 
 _DROP = (
     "head, script, style, title, template, noscript, "
@@ -78,6 +81,7 @@ def html_to_text(html: str) -> str:
     """Render an HTML mail body as plain text (see the module docstring)."""
     if not html.strip():
         return ""
+    html = _cut_after_tags(html, MAX_TAGS)
     tree = LexborHTMLParser(html)
     root = tree.body or tree.root
     if root is None:
@@ -86,6 +90,15 @@ def html_to_text(html: str) -> str:
         node.decompose()
     _drop_outlook_tail(root)
     return _render(root)
+
+
+def _cut_after_tags(html: str, limit: int) -> str:
+    position = -1
+    for _ in range(limit):
+        position = html.find("<", position + 1)
+        if position < 0:
+            return html
+    return html[:position]
 
 
 def _drop_outlook_tail(root: LexborNode) -> None:
@@ -122,12 +135,12 @@ def _render(root: LexborNode) -> str:
     depth_of_line = [0]
     count = 0
 
-    def end_line(depth: int) -> None:
+    def end_line(depth: int, blank: bool = False) -> None:
         text = " ".join("".join(current).split())
         if text:
             lines.append("> " * depth_of_line[0] + text)
-        elif lines and lines[-1] != "":
-            lines.append("")
+        if (blank or not text) and lines and lines[-1] != "" and (blank or tag == "br"):
+            lines.append("")  # a paragraph's end, or <br> on an empty line
         current.clear()
         depth_of_line[0] = depth
 
@@ -138,7 +151,7 @@ def _render(root: LexborNode) -> str:
         tag = node.tag or ""
         if closing:
             if tag in _BLOCKS:
-                end_line(depth)
+                end_line(depth, blank=tag == "p")
             continue
         count += 1
         if count > MAX_NODES:
@@ -163,5 +176,6 @@ def _render(root: LexborNode) -> str:
             children.append(child)
             child = child.next
         stack.extend((child, child_depth, False) for child in reversed(children))
+    tag = ""
     end_line(0)
     return "\n".join(lines).strip()

@@ -40,6 +40,7 @@ _REPLY_HEADERS = [
     r".{1,100}\s(?:wrote|schreef|schrieb)\s*:",
 ]
 _REPLY_HEADER = re.compile(r"^\s*(?:" + "|".join(_REPLY_HEADERS) + r")\s*$", re.IGNORECASE)
+_WRAPPED_HEADER_START = re.compile(r"^\s*(?:on|op|am|le|il|el|em|den)\s", re.IGNORECASE)
 _FORWARD_MARKER = re.compile(
     r"^\s*(?:-{2,}\s*(?:forwarded message|original message|doorgestuurd bericht|"
     r"oorspronkelijk bericht|origineel bericht|oorspronkelijk e-mailbericht|"
@@ -108,7 +109,11 @@ def _header_span(lines: list[str], index: int) -> int:
         return 0
     if _REPLY_HEADER.match(line):
         return 1
-    if index + 1 < len(lines) and not _is_quoted(lines[index + 1]):
+    if (
+        index + 1 < len(lines)
+        and not _is_quoted(lines[index + 1])
+        and _WRAPPED_HEADER_START.match(line)
+    ):
         joined = f"{line} {lines[index + 1].strip()}"
         if len(joined) <= 400 and _REPLY_HEADER.match(joined):
             return 2

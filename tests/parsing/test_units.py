@@ -1,0 +1,347 @@
+"""Unit tests of the parsing layers: subjects, quotes, HTML, names, loops, signups, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from narrator.cli import main
+from parsing import (
+    ErrorCode,
+    GameInfo,
+    Gender,
+    Ignore,
+    IgnoreReason,
+    MailContext,
+    NameMatcher,
+    ParseError,
+    Signup,
+    Vote,
+    classify_ignore,
+    find_game,
+    fold,
+    html_to_text,
+    interpret,
+    interpret_signup,
+    is_help_subject,
+    parse_mail,
+    strip_quotes,
+    strip_subject_prefixes,
+)
+from parsing.mime import unflow
+
+MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("Re: WW5", "WW5"),
+        ("RE: RE: re: WW5", "WW5"),
+        ("AW: WG: WW5", "WW5"),
+        ("Antw: Doorst: WW5", "WW5"),
+        ("Fwd: Fw: WW5", "WW5"),
+        ("R: I: TR: SV: WW5", "WW5"),
+        ("Re[3]: WW5", "WW5"),
+        ("[Fwd: WW5]", "WW5"),
+        ("[WW5]", "WW5"),
+        ("Re:   WW5  witte", "WW5 witte"),
+        ("Reactie op WW5", "Reactie op WW5"),
+        ("Internet", "Internet"),
+    ],
+)
+def test_subject_prefixes(subject: str, expected: str) -> None:
+    assert strip_subject_prefixes(subject) == expected
+
+
+def test_find_game_is_case_insensitive_and_prefers_the_longest_name() -> None:
+    games = ["WW5", "WW", "Wakkerdam Zomer"]
+    assert find_game("ww5", games) == "WW5"
+    assert find_game("WW5 - Nacht 2: wie gaat er dood?", games) == "WW5"
+    assert find_game("wakkerdam   zomer", games) == "Wakkerdam Zomer"
+    assert find_game("WW55", games) is None
+    assert find_game("Hallo", games) is None
+
+
+def test_help_subject() -> None:
+    assert is_help_subject("Help")
+    assert is_help_subject("HULP: stemmen")
+    assert not is_help_subject("WW5 help")
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "On Tue, Nov 18, 2025 at 9:02 AM Verteller <v@example.org> wrote:",
+        "Op di 18 nov 2025 om 09:02 schreef Verteller <v@example.org>:",
+        "Op 18 nov 2025, om 09:02 heeft Verteller <v@example.org> het volgende geschreven:",
+        "Am 18.11.25 um 09:02 schrieb Verteller:",
+        "Il giorno mar 18 nov 2025 alle ore 09:02 Verteller <v@example.org> ha scritto:",
+        "Le mar. 18 nov. 2025 à 09:02, Verteller <v@example.org> a écrit :",
+    ],
+)
+@pytest.mark.parametrize("posting", ["top", "bottom"])
+def test_reply_headers_with_quotes_are_dropped(header: str, posting: str) -> None:
+    quote = "> Kies uit: Anna, Bram, Carla\n> De Verteller"
+    text = f"Bram\n\n{header}\n{quote}\n" if posting == "top" else f"{header}\n{quote}\n\nBram\n"
+    assert strip_quotes(text) == "Bram"
+
+
+def test_wrapped_gmail_attribution_is_dropped() -> None:
+    text = (
+        "Bram\n\nOn Tue, Nov 18, 2025 at 9:02 AM Verteller van het dorp <\n"
+        "v@example.org> wrote:\n\n> Anna\n"
+    )
+    assert strip_quotes(text) == "Bram"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "Van: Verteller <v@example.org>\nVerzonden: dinsdag 18 november 2025 09:02\nAan: Bob\n",
+        "From: Verteller\nSent: Tuesday\nTo: Bob\nSubject: WW5\n",
+        "*From:* Verteller\n*Sent:* Tuesday\n",
+        "-----Original Message-----\nFrom: x\n",
+        "-------- Oorspronkelijk bericht --------\nVan: x\n",
+        "---------- Forwarded message ---------\nFrom: x\n",
+        "Begin forwarded message:\n\nFrom: x\n",
+        "________________________________\nVan: x\n",
+    ],
+)
+def test_unquoted_originals_are_cut(block: str) -> None:
+    assert strip_quotes(f"Carla\n\n{block}\nAnna Bram Dirk\n") == "Carla"
+
+
+@pytest.mark.parametrize(
+    "footer",
+    [
+        "-- \nBob Jansen\nBram's grootste fan",
+        "Verstuurd vanaf mijn iPhone",
+        "Sent from my iPhone",
+        "Von meinem iPhone gesendet",
+        "Outlook voor iOS downloaden<https://aka.ms/o0ukef>",
+        "Get Outlook for Android",
+        "Verzonden vanaf mijn Galaxy",
+        "Groetjes,\nAnna",
+        "Met vriendelijke groet,\nPiet de Boer\nAfdeling Inkoop",
+        "Cheers, Anna",
+    ],
+)
+def test_signatures_and_mobile_footers_are_cut(footer: str) -> None:
+    assert strip_quotes(f"Carla\n\n{footer}\n") == "Carla"
+
+
+def test_a_closing_word_inside_the_vote_is_kept() -> None:
+    assert strip_quotes(
+        "Ik twijfel.\nDank je voor de uitleg, het wordt Carla en niet Anna omdat"
+    ) != ("Ik twijfel.")
+    assert strip_quotes("Groetjes aan iedereen") == "Groetjes aan iedereen"
+
+
+def test_format_flowed_is_unwrapped() -> None:
+    assert unflow("Ik stem op \nBram.\n> quoted \n> more\n") == "Ik stem op Bram.\n> quoted more\n"
+    assert unflow("a \nb", delsp=True) == "ab"
+
+
+def test_html_gmail_quote_and_signature() -> None:
+    html = (
+        '<div dir="ltr">Bram<div class="gmail_signature">Anna Jansen</div></div>'
+        '<div class="gmail_quote"><div class="gmail_attr">On Tue wrote:</div>'
+        "<blockquote>Carla<br>Dirk</blockquote></div>"
+    )
+    text = html_to_text(html)
+    assert "> Carla" in text and "Anna" not in text
+    assert strip_quotes(text) == "Bram"
+
+
+def test_html_outlook_desktop_reply_block_and_everything_after_it_is_removed() -> None:
+    html = (
+        '<html><body><div class="WordSection1"><p class="MsoNormal">Eva<o:p></o:p></p>'
+        '<div><div style="border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm">'
+        "<p><b>Van:</b> Verteller</p></div></div><p>Anna Bram Carla</p></div></body></html>"
+    )
+    assert html_to_text(html) == "Eva"
+
+
+def test_html_outlook_web_reply_block_is_removed() -> None:
+    html = (
+        "<div>Dirk</div><div id='appendonsend'></div><hr><div id='divRplyFwdMsg'>"
+        "<b>From:</b> V</div><div>Anna Bram</div>"
+    )
+    assert html_to_text(html) == "Dirk"
+
+
+def test_html_blocks_and_breaks_make_lines_and_scripts_vanish() -> None:
+    html = "<style>p{}</style><script>Anna</script><p>Bram</p><p>Car<b>la</b><br>Dirk</p>"
+    assert html_to_text(html) == "Bram\n\nCarla\nDirk"
+    assert html_to_text("<div>Anna</div><div><br></div><div>Bram</div>") == "Anna\n\nBram"
+
+
+def test_fold_drops_accents_and_case() -> None:
+    assert fold("Zoë") == fold("ZOE") == "zoe"
+    assert fold("Ørjan") == "orjan"
+    assert fold("Straße") == "strasse"
+
+
+def test_name_matching() -> None:
+    matcher = NameMatcher(["Jan", "Bram", "Marieke", "Marco", "Marko", "Ben", "Zoë"])
+
+    def players(text: str) -> list[str | None]:
+        return [hit.player for hit in matcher.find(text.split())]
+
+    assert players("van harte Bram") == ["Bram"]  # 'van' is not 'Jan'
+    assert players("ik ben voor Jan") == ["Jan"]  # the verb 'ben' is not Ben
+    assert players("Ben") == ["Ben"]
+    assert players("zoe ZOË") == ["Zoë", "Zoë"]
+    assert players("Mariek") == ["Marieke"]
+    assert players("Marcko") == [None]  # could be Marco or Marko
+    assert players("Brma") == ["Bram"]  # transposition
+    assert players("Jaan") == []  # names under four letters are never fuzzy
+    assert players("want stem") == []
+
+
+def test_name_matching_scales_to_a_thousand_players() -> None:
+    names = [f"Speler{chr(97 + index % 26)}{chr(97 + index // 26 % 26)}" for index in range(1000)]
+    matcher = NameMatcher(names)
+    assert [hit.player for hit in matcher.find(["Spelerab"])] == ["Spelerab"]
+
+
+def _context(**game: object) -> MailContext:
+    info = GameInfo("WW5", **game)  # type: ignore[arg-type]
+    return MailContext(own_addresses=frozenset({"verteller@example.org"}), games=(info,))
+
+
+def _mail(body: str, subject: str = "WW5", extra: str = "", sender: str = "p@example.org") -> bytes:
+    return f"From: P <{sender}>\nSubject: {subject}\n{extra}\n{body}\n".encode()
+
+
+def test_vote_keywords_in_any_case_and_order() -> None:
+    parsed = parse_mail(_mail("BURGEMEESTER: Anna", subject="Re: WW5 Witte"))
+    command = interpret(parsed, _context(players=("Anna", "Bram")))
+    assert command == Vote("WW5", ("Anna",), False, ("witte", "burgemeester"), ())
+
+
+def test_the_same_name_twice_is_one_target() -> None:
+    command = interpret(parse_mail(_mail("Bram. Ja, echt Bram.")), _context(players=("Bram",)))
+    assert isinstance(command, Vote) and command.targets == ("Bram",)
+
+
+def test_errors_carry_the_choices_in_both_languages() -> None:
+    for language, phrase in (("nl", "Je kunt kiezen uit"), ("en", "You can choose from")):
+        command = interpret(
+            parse_mail(_mail("niemand")), _context(players=("Anna", "Bram"), language=language)
+        )
+        assert isinstance(command, ParseError) and command.code is ErrorCode.NO_NAME
+        assert phrase in command.message and "Anna, Bram" in command.message
+        assert command.params["choices"] == ("Anna", "Bram")
+
+
+@pytest.mark.parametrize(
+    ("extra", "sender", "reason"),
+    [
+        ("Auto-Submitted: auto-generated\n", "p@example.org", IgnoreReason.AUTO_REPLY),
+        ("X-Autorespond: yes\n", "p@example.org", IgnoreReason.AUTO_REPLY),
+        ("Precedence: junk\n", "p@example.org", IgnoreReason.LIST),
+        ("List-Id: <x.example.org>\n", "p@example.org", IgnoreReason.LIST),
+        ("Return-Path: <>\n", "p@example.org", IgnoreReason.BOUNCE),
+        ("", "MAILER-DAEMON@example.org", IgnoreReason.BOUNCE),
+        ("", "Verteller@Example.org", IgnoreReason.LOOP),
+    ],
+)
+def test_never_answered(extra: str, sender: str, reason: IgnoreReason) -> None:
+    parsed = parse_mail(_mail("Anna", extra=extra, sender=sender))
+    assert classify_ignore(parsed, ["verteller@example.org"]) == Ignore(reason)
+
+
+def test_ordinary_mail_is_answered() -> None:
+    parsed = parse_mail(_mail("Anna", extra="Auto-Submitted: no\nPrecedence: normal\n"))
+    assert classify_ignore(parsed, ["verteller@example.org"]) is None
+
+
+def test_signup_forms() -> None:
+    game = GameInfo("WW5", signup_open=True, players=("Anna",))
+    assert interpret_signup("bob , MAN", game) == Signup("WW5", "Bob", Gender.MAN)
+    assert interpret_signup("Zoë - f", game) == Signup("WW5", "Zoë", Gender.VROUW)
+    assert interpret_signup("Chloé (vrouw)", game) == Signup("WW5", "Chloé", Gender.VROUW)
+    assert interpret_signup("ANNA, vrouw", game, sender_player="Anna") == Signup(
+        "WW5", "Anna", Gender.VROUW
+    )
+    codes = {
+        "ANNA, vrouw": ErrorCode.NAME_TAKEN,
+        "Anne-Marie, vrouw": ErrorCode.BAD_NAME,
+        "Witte, man": ErrorCode.BAD_NAME,
+        "Bob, misschien": ErrorCode.BAD_GENDER,
+        "": ErrorCode.BAD_SIGNUP,
+    }
+    for body, code in codes.items():
+        command = interpret_signup(body, game)
+        assert isinstance(command, ParseError) and command.code is code, body
+
+
+def test_parse_mail_headers() -> None:
+    raw = (
+        b"From: =?utf-8?b?Wm/DqyBkZSBWcmllcw==?= <Zoe@Example.ORG>\n"
+        b"Reply-To: other@example.org\nMessage-ID: <m1@x>\nIn-Reply-To: <n1@x>\n"
+        b"References: <a@x> <n1@x>\nSubject: =?utf-8?q?Re=3A_WW5?=\n\nBram\n"
+    )
+    parsed = parse_mail(raw)
+    assert (parsed.sender, parsed.sender_name, parsed.reply_to) == (
+        "zoe@example.org",
+        "Zoë de Vries",
+        "other@example.org",
+    )
+    assert (parsed.message_id, parsed.in_reply_to, parsed.references) == (
+        "<m1@x>",
+        "<n1@x>",
+        ("<a@x>", "<n1@x>"),
+    )
+    assert (parsed.subject, parsed.raw_subject, parsed.body) == ("WW5", "Re: WW5", "Bram")
+
+
+def test_sender_falls_back_to_sender_then_reply_to() -> None:
+    assert parse_mail(b"Sender: s@example.org\nSubject: x\n\nBram").sender == "s@example.org"
+    assert parse_mail(b"Reply-To: r@example.org\nSubject: x\n\nBram").sender == "r@example.org"
+
+
+def test_cli_parse_json_with_players(capsys: pytest.CaptureFixture[str]) -> None:
+    path = MAIL_DIR / "gmail_vote_misspelled.eml"
+    assert main(["parse", str(path), "--players", "Anna,Bram,Marieke", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result == {
+        "kind": "vote",
+        "game": "WW5",
+        "sender": "eva@gmail.com",
+        "targets": ["Marieke"],
+        "blanco": False,
+        "keywords": [],
+        "corrections": [{"written": "Marike", "understood": "Marieke"}],
+    }
+
+
+def test_cli_parse_error_and_signup(capsys: pytest.CaptureFixture[str]) -> None:
+    path = MAIL_DIR / "gmail_vote_too_many.eml"
+    assert main(["parse", str(path), "--game", "WW5", "--players", "Bram,Carla", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["kind"], result["code"]) == ("error", "too-many-names")
+    assert "Bram, Carla" in result["message"]
+    path = MAIL_DIR / "signup_plain.eml"
+    assert main(["parse", str(path), "--players", "Anna", "--signup", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result == {
+        "kind": "signup",
+        "game": "WW5",
+        "sender": "bob@gmail.com",
+        "name": "Bob",
+        "gender": "man",
+    }
+
+
+def test_cli_parse_readable_and_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", str(MAIL_DIR / "vacation_auto_submitted.eml")]) == 0
+    assert "ignored (auto-reply)" in capsys.readouterr().out
+    assert main(["parse", str(MAIL_DIR / "nope.eml")]) == 2
+    assert main(["parse", str(MAIL_DIR / "signup_plain.eml"), "--count", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "cannot read" in err
