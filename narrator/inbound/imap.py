@@ -148,6 +148,21 @@ def parse_uids(lines: list[Any]) -> list[int]:
     return sorted(uids)
 
 
+def compact_uid_set(uids: list[int]) -> str:
+    """Return an IMAP sequence set for ``uids`` with runs folded (``[1, 2, 3, 7]`` → ``1:3,7``)."""
+    parts: list[str] = []
+    ordered = sorted(set(uids))
+    start = previous = ordered[0]
+    for uid in [*ordered[1:], None]:
+        if uid is not None and uid == previous + 1:
+            previous = uid
+            continue
+        parts.append(str(start) if start == previous else f"{start}:{previous}")
+        if uid is not None:
+            start = previous = uid
+    return ",".join(parts)
+
+
 def parse_uidvalidity(response: Response) -> int:
     """Return the UIDVALIDITY announced in a SELECT response."""
     for line in response.lines:
@@ -411,7 +426,7 @@ class _Session:
         return parse_uids(response.lines)
 
     async def fetch_headers(self, uids: list[int]) -> list[tuple[int, bytes]]:
-        uid_set = ",".join(str(uid) for uid in uids)
+        uid_set = compact_uid_set(uids)
         response = await self.command(
             self.client.uid("fetch", uid_set, "(UID BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])"),
             "UID FETCH (headers)",

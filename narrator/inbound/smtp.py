@@ -6,12 +6,15 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from narrator.inbound.sink import InboxSink
+
+if TYPE_CHECKING:
+    from narrator.config import Config as NarratorConfig
 
 log = logging.getLogger("narrator.inbound.smtp")
 
@@ -40,6 +43,18 @@ class SmtpSettings:
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     lmtp: bool = False
     hostname: str = "localhost"
+
+    @classmethod
+    def from_config(cls, config: NarratorConfig, **overrides: Any) -> SmtpSettings:
+        """Build settings from the config: ``[inbound.smtp]`` host/port, the narrator's address."""
+        values: dict[str, Any] = {
+            "addresses": (config.narrator.address,),
+            "host": config.inbound.smtp.host,
+            "port": config.inbound.smtp.port,
+            "hostname": config.narrator.address.rpartition("@")[2] or "localhost",
+        }
+        values.update(overrides)
+        return cls(**values)
 
 
 def is_narrator_address(address: str, addresses: Iterable[str]) -> bool:

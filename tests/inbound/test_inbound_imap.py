@@ -5,12 +5,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import ssl
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from narrator.inbound.imap import ImapPoller, ImapSettings, backoff_delay, parse_fetch, parse_uids
+from narrator.config import load_config
+from narrator.inbound.imap import (
+    ImapPoller,
+    ImapSettings,
+    backoff_delay,
+    compact_uid_set,
+    parse_fetch,
+    parse_uids,
+)
 from narrator.inbound.sink import MemorySink
+from narrator.inbound.smtp import SmtpSettings
 from tests.support.aio import run_async, wait_until
 from tests.support.dovecot import DovecotAccount, DovecotServer
 from tests.support.net import free_port
@@ -208,7 +219,7 @@ def test_stored_mail_can_be_moved_to_a_folder(dovecot_account: DovecotAccount) -
 
 
 def test_the_poller_survives_a_dovecot_restart(
-    dovecot_factory: Callable[[], DovecotServer], caplog: pytest.LogCaptureFixture
+    dovecot_factory: Callable[..., DovecotServer], caplog: pytest.LogCaptureFixture
 ) -> None:
     server = dovecot_factory()
     account = server.add_user()
@@ -319,3 +330,58 @@ def test_parse_fetch_finds_uid_before_or_after_the_literal() -> None:
 def test_parse_uids() -> None:
     assert parse_uids([b"5 3 4", b"Search completed."]) == [3, 4, 5]
     assert parse_uids([b"Search completed."]) == []
+
+
+def test_compact_uid_set() -> None:
+    assert compact_uid_set([7, 1, 2, 3, 9, 10]) == "1:3,7,9:10"
+    assert compact_uid_set([5]) == "5"
+
+
+def test_imaps_with_a_trusted_certificate_and_refusal_of_an_untrusted_one(
+    dovecot_factory: Callable[..., DovecotServer], caplog: pytest.LogCaptureFixture
+) -> None:
+    server = dovecot_factory(tls=True)
+    account = server.add_user()
+    account.deliver(mail(1))
+    trusted = ssl.create_default_context(cafile=str(server.cert_path))
+
+    async def scenario() -> tuple[MemorySink, MemorySink]:
+        untrusted_sink, sink = MemorySink(), MemorySink()
+        untrusted = settings_for(account, ssl=True, port=server.imaps_port)
+        async with poller(untrusted_sink, untrusted):
+            await wait_until(
+                lambda: any("CERTIFICATE_VERIFY_FAILED" in r.getMessage() for r in caplog.records),
+                message="the untrusted certificate refused",
+            )
+        good = settings_for(account, ssl=True, port=server.imaps_port, ssl_context=trusted)
+        async with poller(sink, good):
+            await wait_until(lambda: len(sink.messages) == 1, message="mail over IMAPS")
+        return untrusted_sink, sink
+
+    with caplog.at_level(logging.WARNING, logger="narrator.inbound.imap"):
+        untrusted_sink, sink = run_async(scenario())
+    assert untrusted_sink.messages == []
+    assert stored_ids(sink) == ["vote-1@example.org"]
+
+
+def test_settings_from_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        '[narrator]\naddress = "wolf@example.net"\n'
+        "[inbound.smtp]\nport = 2525\n"
+        '[inbound.imap]\nenabled = true\nhost = "imap.example.net"\nusername = "wolf"\n'
+        'password_env = "WOLF_PW"\nmailbox = "Spel"\n'
+    )
+    config = load_config(path, environ={"WOLF_PW": "s3cret"})
+    imap = ImapSettings.from_config(config.inbound.imap, move_to="Verwerkt")
+    assert (imap.host, imap.port, imap.ssl, imap.username, imap.password, imap.mailbox) == (
+        "imap.example.net",
+        993,
+        True,
+        "wolf",
+        "s3cret",
+        "Spel",
+    )
+    assert imap.move_to == "Verwerkt" and imap.key == "Spel"
+    smtp = SmtpSettings.from_config(config)
+    assert (smtp.addresses, smtp.host, smtp.port) == (("wolf@example.net",), "127.0.0.1", 2525)

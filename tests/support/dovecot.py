@@ -35,7 +35,7 @@ state_dir = {root}/state
 instance_name = narrator-test-{instance}
 log_path = {root}/dovecot.log
 info_log_path = {root}/dovecot.log
-ssl = no
+{ssl}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 first_valid_uid = 1
@@ -60,7 +60,8 @@ service imap-login {{
     port = {imap_port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {imaps_port}
   }}
 }}
 service lmtp {{
@@ -145,10 +146,12 @@ class DovecotServer:
     ``DESIGN.md``), or, when not root, entirely as the current user.
     """
 
-    def __init__(self, binary: str, root: Path | None = None) -> None:
+    def __init__(self, binary: str, root: Path | None = None, *, tls: bool = False) -> None:
         self.binary = binary
         self.root = root or Path(tempfile.mkdtemp(prefix="narrator-dovecot-"))
+        self.tls = tls
         self.imap_port = free_port()
+        self.imaps_port = free_port() if tls else 0
         self.lmtp_port = free_port()
         self.host = "127.0.0.1"
         self._user_count = 0
@@ -158,6 +161,11 @@ class DovecotServer:
     def config_path(self) -> Path:
         """The dovecot.conf of this instance."""
         return self.root / "dovecot.conf"
+
+    @property
+    def cert_path(self) -> Path:
+        """The self-signed certificate of the IMAPS listener (``tls=True``): trust it in tests."""
+        return self.root / "cert.pem"
 
     @property
     def log_path(self) -> Path:
@@ -181,8 +189,16 @@ class DovecotServer:
             me = pwd.getpwuid(os.geteuid()).pw_name
             internal = login = mail_user = me
             mail_group = str(os.getegid())
+        ssl_setting = "ssl = no"
+        if self.tls:
+            self._make_certificate()
+            ssl_setting = (
+                f"ssl = yes\nssl_cert = <{self.cert_path}\nssl_key = <{self.root / 'key.pem'}"
+            )
         self.config_path.write_text(
             _CONFIG.format(
+                ssl=ssl_setting,
+                imaps_port=self.imaps_port,
                 root=self.root,
                 instance=self.root.name,
                 imap_port=self.imap_port,
@@ -193,6 +209,18 @@ class DovecotServer:
                 mail_group=mail_group,
             )
         )
+
+    def _make_certificate(self) -> None:
+        subprocess.run(
+            [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-keyout", str(self.root / "key.pem"), "-out", str(self.cert_path),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )  # fmt: skip
 
     def start(self, timeout: float = 10.0) -> None:
         """Start Dovecot and wait until it greets on the IMAP port."""

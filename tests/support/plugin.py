@@ -40,13 +40,14 @@ def dovecot_account(dovecot_server: DovecotServer) -> DovecotAccount:
 
 
 @pytest.fixture
-def dovecot_factory() -> Iterator[Callable[[], DovecotServer]]:
-    """Start private Dovecot servers (stopped and removed after the test)."""
+def dovecot_factory() -> Iterator[Callable[..., DovecotServer]]:
+    """Start private Dovecot servers (stopped and removed after the test); ``tls=True`` adds
+    an IMAPS listener (``.imaps_port``) with a self-signed certificate (``.cert_path``)."""
     binary = _dovecot_binary()
     servers: list[DovecotServer] = []
 
-    def start() -> DovecotServer:
-        server = DovecotServer(binary)
+    def start(*, tls: bool = False) -> DovecotServer:
+        server = DovecotServer(binary, tls=tls)
         servers.append(server)
         server.start()
         return server
