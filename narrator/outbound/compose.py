@@ -44,6 +44,7 @@ from enum import StrEnum
 CRLF = "\r\n"
 MAX_LINE = 78
 MAX_REFERENCES = 10
+MAX_WORD = 60  # a longer unbroken word could not be folded under MAX_LINE
 
 # Everything that could end a header line or confuse a reader: C0/C1 controls, DEL, and the
 # Unicode line/paragraph separators.  They become spaces before anything else happens.
@@ -170,11 +171,11 @@ def compose(mail: OutgoingMail, *, message_id: str, date: datetime) -> bytes:
     headers: list[tuple[str, str]] = [
         ("Message-ID", message_id),
         ("Date", email.utils.format_datetime(date)),
-        ("From", _address_value(mail.sender)),
-        ("To", _address_value(mail.to)),
+        ("From", _address_value(mail.sender, "From")),
+        ("To", _address_value(mail.to, "To")),
     ]
     if mail.reply_to is not None:
-        headers.append(("Reply-To", _address_value(mail.reply_to)))
+        headers.append(("Reply-To", _address_value(mail.reply_to, "Reply-To")))
     headers.append(("Subject", _unstructured_value(mail.subject, "Subject")))
     in_reply_to = parse_message_ids(mail.in_reply_to)[:1]
     if in_reply_to:
@@ -232,7 +233,13 @@ def _clean(text: str) -> str:
 
 
 def _needs_encoding(text: str) -> bool:
-    return not text.isascii() or "=?" in text or "?=" in text
+    """Non-ASCII, encoded-word look-alikes, and words too long to fold are written encoded."""
+    return (
+        not text.isascii()
+        or "=?" in text
+        or "?=" in text
+        or any(len(word) > MAX_WORD for word in text.split(" "))
+    )
 
 
 def _encoded_words(text: str, name: str) -> str:
@@ -263,18 +270,21 @@ def _fold_tokens(name: str, tokens: Sequence[str]) -> str:
     return (CRLF + " ").join(lines)
 
 
-def _address_value(address: Address) -> str:
+def _address_value(address: Address, header: str) -> str:
     addr = check_address(address.email)
     name = _clean(address.name)
     if not name:
         return addr
     if _needs_encoding(name):
-        phrase = _encoded_words(name, "To")
+        phrase = _encoded_words(name, header)
     elif _PLAIN_PHRASE.fullmatch(name):
         phrase = name
     else:
         phrase = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return f"{phrase} <{addr}>"
+    last = phrase.rpartition(CRLF)[2]
+    width = len(last) if CRLF in phrase else len(header) + 2 + len(last)
+    separator = CRLF + " " if width + 3 + len(addr) > MAX_LINE else " "
+    return f"{phrase}{separator}<{addr}>"
 
 
 def _body(mail: OutgoingMail, message_id: str) -> bytes:

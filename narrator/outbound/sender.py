@@ -105,7 +105,7 @@ class RetryPolicy:
     def delay(self, attempts: int, rng: random.Random) -> timedelta:
         """The wait after ``attempts`` failed attempts (``attempts >= 1``), jitter included."""
         exponent = min(max(attempts - 1, 0), 40)
-        full = min(self.max_delay, self.first_delay * (2**exponent))
+        full: timedelta = min(self.max_delay, self.first_delay * (2**exponent))
         return full / 2 + full / 2 * rng.random()
 
 

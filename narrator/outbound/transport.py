@@ -19,10 +19,10 @@ import contextlib
 import mailbox
 import os
 import smtplib
-import ssl
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from ssl import SSLContext, create_default_context
 from typing import Protocol
 
 from narrator.config import OutboundSection, SmtpSubmissionSection
@@ -78,7 +78,7 @@ class SmtpSettings:
     password: str | None = field(default=None, repr=False)
     timeout: float = DEFAULT_TIMEOUT
     local_hostname: str | None = None
-    tls_context: ssl.SSLContext | None = field(default=None, repr=False, compare=False)
+    tls_context: SSLContext | None = field(default=None, repr=False, compare=False)
 
     @property
     def implicit_tls(self) -> bool:
@@ -198,7 +198,7 @@ class SmtpTransport:
                 )
             # smtplib only records the host (for SNI and the certificate check) when connecting
             # from its constructor, whose failures leak the socket; so connect() and set it here.
-            client._host = settings.host
+            client._host = settings.host  # type: ignore[attr-defined]
             code, greeting = client.connect(settings.host, settings.port)
             if code != 220:
                 raise smtplib.SMTPConnectError(code, greeting)
@@ -234,8 +234,8 @@ class SmtpTransport:
         self._client = client
         return client
 
-    def _tls_context(self) -> ssl.SSLContext:
-        return self._settings.tls_context or ssl.create_default_context()
+    def _tls_context(self) -> SSLContext:
+        return self._settings.tls_context or create_default_context()
 
     def _disconnect(self, polite: bool) -> None:
         client, self._client = self._client, None

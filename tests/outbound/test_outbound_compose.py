@@ -228,6 +228,15 @@ def test_a_bad_message_id_is_refused(message_id: str) -> None:
 # -- body ----------------------------------------------------------------------------------------
 
 
+def test_long_unbroken_words_are_folded_as_encoded_words() -> None:
+    subject = "WW5 " + "a" * 200 + " einde"
+    name = "b" * 64
+    raw = compose(mail(subject=subject, to=Address("a@b.org", name)), message_id=MSGID, date=DATE)
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 78
+    assert parse(raw)["Subject"] == subject
+    assert mailbox(raw, "To") == (name, "a@b.org")
+
+
 def test_plain_and_html_alternatives_in_utf8_quoted_printable() -> None:
     text = "Goedemorgen Zoë,\nDe weerwolven aten 's nachts… €5 " + "lang " * 40 + "\n"
     raw = compose(mail(text=text, html="<p>Zoë — 🐺</p>"), message_id=MSGID, date=DATE)
@@ -377,11 +386,19 @@ def test_compose_checks_its_own_output() -> None:
 @given(name=st.text(max_size=120), subject=st.text(max_size=200))
 def test_any_name_and_subject_give_exactly_the_expected_headers(name: str, subject: str) -> None:
     raw = compose(
-        mail(to=Address("anna@example.org", name), subject=subject), message_id=MSGID, date=DATE
+        mail(
+            to=Address("anna@example.org", name),
+            reply_to=Address("piet.de.bakker@example.org", name),
+            subject=subject,
+        ),
+        message_id=MSGID,
+        date=DATE,
     )
-    assert header_names(raw) == HEADERS_GENERATED
+    assert header_names(raw) == [*HEADERS_GENERATED[:4], "reply-to", *HEADERS_GENERATED[4:]]
     assert raw.isascii()
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 78
     (address,) = parse(raw)["To"].addresses
     assert address.addr_spec == "anna@example.org"
     assert mailbox(raw, "To") == (cleaned(name), "anna@example.org")
+    assert mailbox(raw, "Reply-To") == (cleaned(name), "piet.de.bakker@example.org")
     assert parse(raw)["Subject"] == cleaned(subject)
