@@ -15,17 +15,21 @@ whose lease ran out cannot overwrite the outcome of the sender that took the row
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
 import uuid
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.config import Config
 from narrator.db import transaction
 from narrator.models import OutboxMessage, OutboxState
 from narrator.outbound.compose import OutgoingMail, compose, domain_of, make_message_id
-from narrator.outbound.sender import OutboxItem
+from narrator.outbound.sender import Clock, FailureHook, OutboxItem, OutboxSender
+from narrator.outbound.transport import transport_from_config
 
 log = logging.getLogger("narrator.outbound.outbox")
 
@@ -144,4 +148,30 @@ def _item(row: OutboxMessage) -> OutboxItem:
         game_id=row.game_id,
         attempts=row.attempts,
         created_at=row.created_at,
+    )
+
+
+def outbox_sender(
+    config: Config,
+    factory: sessionmaker[Session],
+    *,
+    clock: Clock,
+    rng: random.Random,
+    on_failed: FailureHook | None = None,
+    wakeup: asyncio.Event | None = None,
+) -> OutboxSender:
+    """The daemon's sender: the database outbox, the transport of ``[outbound]``, envelope
+    sender ``[narrator] address``.  Run it with ``await sender.run()``; at shutdown call
+    ``sender.stop()``, await the run task, then ``await sender.transport.close()``.
+
+    Raises ``ConfigError`` when ``[outbound.smtp]`` names a user whose password is not set.
+    """
+    return OutboxSender(
+        SqlOutbox(factory),
+        transport_from_config(config.outbound),
+        envelope_from=config.narrator.address,
+        clock=clock,
+        rng=rng,
+        on_failed=on_failed,
+        wakeup=wakeup,
     )

@@ -167,6 +167,11 @@ class OutboxSender:
         self._stopping = False
 
     @property
+    def transport(self) -> Transport:
+        """The transport mail goes out through (the owner closes it after :meth:`run` ended)."""
+        return self._transport
+
+    @property
     def wakeup(self) -> asyncio.Event:
         """The event that starts a pass at once when set (set it after queueing mail)."""
         return self._wakeup

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+import mailbox
 import os
 import random
 import uuid
@@ -18,6 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.config import Config, NarratorSection, OutboundSection
 from narrator.db import make_engine, session_factory, transaction
 from narrator.models import Base, OutboxMessage
 from narrator.outbound.compose import (
@@ -27,7 +29,7 @@ from narrator.outbound.compose import (
     compose,
     make_message_id,
 )
-from narrator.outbound.outbox import SqlOutbox, queue_mail
+from narrator.outbound.outbox import SqlOutbox, outbox_sender, queue_mail
 from narrator.outbound.sender import FailedMail, OutboxSender, RetryPolicy
 from narrator.outbound.transport import SmtpSettings, SmtpTransport
 from tests.outbound.helpers import FakeClock, SmtpServer
@@ -296,3 +298,29 @@ def test_two_senders_racing_on_one_database_send_each_mail_exactly_once(
     assert {(row.state, row.attempts) for row in stored} == {("sent", 1)}
     assert sum(claimed) == total
     assert min(claimed) > 0  # both really took part
+
+
+def test_the_daemons_sender_in_dev_mode_writes_the_maildir(
+    factory: sessionmaker[Session], clock: FakeClock, tmp_path: Path
+) -> None:
+    config = Config(
+        narrator=NarratorSection(address="verteller@example.org"),
+        outbound=OutboundSection(mode="maildir", maildir=tmp_path / "outbox"),
+    )
+    with transaction(factory) as session:
+        row = queue_mail(session, mail_to("anna@example.org"), now=clock(), kind="receipt")
+    sender = outbox_sender(config, factory, clock=clock, rng=random.Random(0))
+
+    async def scenario() -> None:
+        try:
+            assert (await sender.run_once()).sent == 1
+        finally:
+            await sender.transport.close()
+
+    run_async(scenario())
+    (stored,) = rows(factory)
+    assert stored.state == "sent"
+    (message,) = mailbox.Maildir(tmp_path / "outbox", create=False)
+    assert message["Message-ID"] == row.message_id
+    assert message["Delivered-To"] == "anna@example.org"
+    assert message["Return-Path"] == "<verteller@example.org>"
