@@ -117,9 +117,9 @@ def compile_story(
     # even where Jinja cannot prove the assignment runs first (a set inside an if).
     assigned = {node.name for node in tree.find_all(nodes.Name) if node.ctx in ("store", "param")}
     assigned |= {node.name for node in tree.find_all(nodes.Macro)}
-    variables = frozenset(meta.find_undeclared_variables(tree)) - assigned
     try:
+        variables = frozenset(meta.find_undeclared_variables(tree)) - assigned
         template = env.from_string(tree)
-    except TemplateSyntaxError as error:  # pragma: no cover - parse already succeeded
+    except TemplateSyntaxError as error:  # e.g. an unknown filter
         raise StoryError(f"{origin}:{error.lineno}: {error.message}") from None
     return Compiled(template, frozenset(blocks), variables)

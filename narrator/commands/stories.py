@@ -357,7 +357,8 @@ def _check(args: argparse.Namespace) -> int | None:
 
 def _preview(args: argparse.Namespace) -> None:
     if args.event.endswith(".j2"):
-        source = source_from_file(Path(args.event), args)
+        options = argparse.Namespace(**{**vars(args), "event": None, "variant": None})
+        source = source_from_file(Path(args.event), options)
         store: TemplateStore = MemoryStore([source])
         _print_preview(Renderer(store), [source], args)
         return

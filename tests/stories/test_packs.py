@@ -1,0 +1,52 @@
+"""The shipped packs: `stories check` passes, and every event and mail has stories in nl and en."""
+
+from __future__ import annotations
+
+import pytest
+
+from stories import ALL_KEYS, EVENT_TYPES, FileStore, StoryKey, check_store
+from stories.vocab import LANGUAGES
+
+THEMES = ("wakkerdam", "haven")
+
+
+@pytest.fixture(scope="module")
+def store() -> FileStore:
+    return FileStore()
+
+
+def test_stories_check_passes_on_the_shipped_packs(store: FileStore) -> None:
+    report = check_store(store, LANGUAGES)
+    assert report.problems == []
+    assert report.templates >= 2 * len(ALL_KEYS) * len(THEMES)
+    assert report.renders > 5000
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_event_and_mail_has_a_story(store: FileStore, language: str, theme: str) -> None:
+    missing = [
+        event
+        for event in ALL_KEYS
+        if not store.variants(StoryKey("wakkerdam", language, theme, event))
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_event_has_two_variants_in_the_main_theme(store: FileStore, language: str) -> None:
+    few = [
+        event
+        for event in EVENT_TYPES
+        if len(store.variants(StoryKey("wakkerdam", language, "wakkerdam", event))) < 2
+    ]
+    assert few == []
+
+
+def test_check_reports_a_missing_event(store: FileStore) -> None:
+    from stories import MemoryStore
+
+    partial = MemoryStore(s for s in store.all() if s.key.event != "death")
+    report = check_store(partial, LANGUAGES)
+    assert "wakkerdam/nl/wakkerdam/death: no template (every event needs one)" in report.problems
+    assert "wakkerdam/en/wakkerdam/death: no template (every event needs one)" in report.problems

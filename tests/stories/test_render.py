@@ -1,0 +1,212 @@
+"""Rendering: helpers, gender and plural cases, HTML escaping, audiences, reproducible draws."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from stories import (
+    ContextError,
+    FileStore,
+    Game,
+    MemoryStore,
+    Player,
+    Renderer,
+    StoryKey,
+    StorySource,
+)
+from stories.helpers import Helpers
+
+PLAYERS = (Player("Anna", "vrouw"), Player("Bram", "man"), Player("Cas", "man"))
+
+
+def helpers(language: str) -> Helpers:
+    return Helpers(language, PLAYERS, random.Random(1))
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(FileStore())
+
+
+def game(language: str = "nl", **changes: object) -> Game:
+    fields: dict = {"name": "WW5", "language": language, "step": "nacht", "night": 3, "day": 2}
+    fields.update(changes)
+    return Game(**fields)
+
+
+def test_name_lists_join_naturally() -> None:
+    assert helpers("nl").names(["Anna", "Bram", "Cas"]) == "Anna, Bram en Cas"
+    assert helpers("en").names(["Anna", "Bram", "Cas"]) == "Anna, Bram and Cas"
+    assert helpers("nl").names(["Anna", "Bram"], "or") == "Anna of Bram"
+    assert helpers("nl").names(["Anna"]) == "Anna"
+    assert helpers("nl").names([]) == "niemand"
+    assert helpers("en").names([]) == "nobody"
+
+
+def test_gendered_words_follow_the_player() -> None:
+    nl, en = helpers("nl"), helpers("en")
+    assert [nl.pronoun(w)("Anna") for w in ("hij", "hem", "zijn")] == ["zij", "haar", "haar"]
+    assert [nl.pronoun(w)("Bram") for w in ("hij", "hem", "zijn")] == ["hij", "hem", "zijn"]
+    assert [en.pronoun(w)("Anna") for w in ("he", "him", "his")] == ["she", "her", "her"]
+    assert [en.pronoun(w)("bram") for w in ("he", "him", "his")] == ["he", "him", "his"]
+    assert nl.gendered("Anna", "koning", "koningin") == "koningin"
+    assert nl.as_dict()["Hij"]("Anna") == "Zij"
+
+
+def test_role_names_have_articles_and_plurals() -> None:
+    nl, en = helpers("nl"), helpers("en")
+    assert nl.the_role("ziener") == "de Ziener"
+    assert nl.the_role("onschuldige_meisje") == "het Onschuldige Meisje"
+    assert nl.a_role("onschuldige_meisje") == "een Onschuldig Meisje"
+    assert nl.role_name("weerwolf", 3) == "Weerwolven"
+    assert nl.roles_count("raaf", 2) == "twee Raven"
+    assert nl.roles_count("weerwolf", 1) == "één Weerwolf"
+    assert en.the_role("ziener") == "the Seer"
+    assert en.roles_count("heks", 2) == "two Witches"
+    assert en.team_name("weerwolven") == "the Werewolves"
+
+
+def test_plurals_and_numbers() -> None:
+    nl, en = helpers("nl"), helpers("en")
+    assert nl.count(1, "stem", "stemmen") == "één stem"
+    assert nl.count(0, "stem", "stemmen") == "nul stemmen"
+    assert nl.count(1.5, "stem", "stemmen") == "1,5 stemmen"
+    assert en.count(2.5, "vote", "votes") == "2.5 votes"
+    assert en.count(14, "vote", "votes") == "14 votes"
+    assert nl.duration("2d") == "twee dagen"
+    assert en.duration("1h") == "one hour"
+    assert nl.duration("90s") == "90 seconden"
+
+
+def test_unknown_context_fields_are_refused(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "receipt")
+    with pytest.raises(ContextError, match="unknown fields"):
+        renderer.render_mail(key, {"game": game(), "player": "Anna", "nonsense": 1}, 1)
+
+
+HOSTILE = "<script>alert(1)</script>&\r\nBcc: x@evil.example"
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_hostile_names_are_escaped_in_html_and_never_break_lines(
+    renderer: Renderer, language: str
+) -> None:
+    players = (Player(HOSTILE, "vrouw"), Player("Bram", "man"))
+    key = StoryKey("wakkerdam", language, "wakkerdam", "signup_confirmed")
+    context = {
+        "game": Game(name="WW5\r\nBcc: x@evil.example", language=language),
+        "players": players,
+        "player": players[0],
+        "signups": [HOSTILE, "Bram"],
+    }
+    mail = renderer.render_mail(key, context, "seed")
+    assert "\r" not in mail.subject and "\n" not in mail.subject
+    assert "<script>" not in mail.html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;" in mail.html
+    assert "\r" not in mail.text
+    assert all(not line.startswith("Bcc:") for line in mail.text.splitlines())
+    assert "<script>alert(1)</script>&" in mail.text  # plain text is not HTML
+
+
+def test_hostile_names_in_events_are_escaped(renderer: Renderer) -> None:
+    players = (Player(HOSTILE, "man"), Player("Bram", "man"))
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+    events = [{"type": "death", "player": HOSTILE, "cause": "weerwolven", "audience": "public"}]
+    mail = renderer.render_story(key, {"game": game(), "players": players}, events, 1)
+    assert mail is not None
+    assert "<script>" not in mail.html and "&lt;script&gt;" in mail.html
+
+
+def test_html_has_paragraphs_and_lists(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "en", "wakkerdam", "step")
+    context = {
+        "game": game("en"),
+        "players": PLAYERS,
+        "player": "Anna",
+        "actions": [{"kind": "ziener", "choices": ["Bram", "Cas"]}],
+    }
+    mail = renderer.render_mail(key, context, 3)
+    assert mail.subject == "WW5 — Night 3: the Seer wakes up"
+    assert "<ul>\n<li>Bram</li>\n<li>Cas</li>\n</ul>" in mail.html
+    assert "<p>Dear Anna,</p>" in mail.html
+    assert mail.html.startswith("<!DOCTYPE html>")
+
+
+def test_the_variant_draw_is_reproducible_for_a_seed() -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "no_mayor")
+    sources = [StorySource(key, n, f"variant {n}") for n in (1, 2, 3)]
+    renderer = Renderer(MemoryStore(sources))
+    context = {"game": game(step="burgemeesterverkiezing"), "players": PLAYERS}
+    event = {"type": "no_mayor"}
+    draws = [renderer.render_event(key, context, event, seed) for seed in range(40)]
+    again = [Renderer(MemoryStore(sources)).render_event(key, context, event, s) for s in range(40)]
+    assert draws == again
+    assert set(draws) == {"variant 1", "variant 2", "variant 3"}
+
+
+def test_pick_inside_a_template_is_reproducible(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+    context = {"game": game(), "players": PLAYERS, "recipient": "Anna"}
+    events = [{"type": "death", "player": "Bram", "cause": "weerwolven"}]
+    first = [renderer.render_story(key, context, events, s) for s in range(10)]
+    second = [Renderer(FileStore()).render_story(key, context, events, s) for s in range(10)]
+    assert first == second
+    assert len({m.text for m in first if m}) > 1
+
+
+def test_private_events_reach_only_their_audience(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+    events = [
+        {"type": "seen", "player": "Bram", "target": "Anna", "role": "weerwolf",
+         "audience": "Bram"},
+        {"type": "tally", "player": "Cas", "pack": "weerwolven", "counts": {"Bram": 2},
+         "audience": ["Cas"]},
+        {"type": "death", "player": "Cas", "cause": "vampiers", "audience": "public"},
+    ]  # fmt: skip
+    context = {"game": game(), "players": PLAYERS}
+    for_bram = renderer.render_story(key, {**context, "recipient": "Bram"}, events, 5)
+    for_anna = renderer.render_story(key, {**context, "recipient": "Anna"}, events, 5)
+    assert for_bram is not None and for_anna is not None
+    assert "Weerwolf" in for_bram.text
+    assert "Weerwolf" not in for_anna.text and "Cas" in for_anna.text
+    only_private = events[:1]
+    assert renderer.render_story(key, {**context, "recipient": "Anna"}, only_private, 5) is None
+    wolves = [{**events[1], "audience": "weerwolven"}]
+    pack = renderer.render_story(
+        key, {**context, "recipient": "Anna"}, wolves, 5, groups=frozenset({"weerwolven"})
+    )
+    assert pack is not None
+
+
+def test_day_steps_get_the_day_mail(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "en", "wakkerdam", "night_result")
+    events = [{"type": "lynch", "player": None, "totals": {}}]
+    mail = renderer.render_story(key, {"game": game("en", step="brandstapel", day=2)}, events, 1)
+    assert mail is not None and mail.key.event == "day_result"
+    assert mail.subject.startswith("WW5 — Day 2")
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_the_fool_is_told_he_is_a_seer(renderer: Renderer, language: str) -> None:
+    key = StoryKey("wakkerdam", language, "wakkerdam", "role")
+    context = {"game": game(language), "players": PLAYERS, "player": "Bram", "role": "dwaas"}
+    mail = renderer.render_mail(key, context, 1)
+    assert ("Ziener" if language == "nl" else "Seer") in mail.subject
+    assert "Dwaas" not in mail.text and "Fool" not in mail.text
+
+
+def test_dutch_gender_in_a_rendered_story(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "saved")
+    src = renderer.store.variants(key)[1]
+    context = {"game": game(), "players": PLAYERS, "recipient": None}
+    from stories import Event
+
+    anna = renderer.render_source_event(
+        src, context, Event.from_dict({"type": "saved", "player": "Anna"}), random.Random(0)
+    )
+    bram = renderer.render_source_event(
+        src, context, Event.from_dict({"type": "saved", "player": "Bram"}), random.Random(0)
+    )
+    assert "Zij is gered" in anna and "Hij is gered" in bram
