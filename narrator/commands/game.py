@@ -1,4 +1,4 @@
-"""`narrator game …`: create, list, show games and unsubscribe players (the admin's view).
+"""`narrator game …`: create, start, inspect and drive games, unsubscribe players (admin view).
 
 Each subcommand is added by one ``_add_*`` function listed in `SUBCOMMANDS`; the commands that
 drive a game (start, close-step, pause, resume, extend) belong to the game service and slot in
@@ -11,7 +11,7 @@ import argparse
 import json
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from narrator.cli import CommandError
 from narrator.commands.db import config_from_args, database_session
 from narrator.commands.distributions import DEFAULT_RULESET, ruleset_or_error
+from narrator.config import Config
 from narrator.durations import format_duration, parse_duration
 from narrator.models import (
     NAME_LENGTH,
@@ -32,6 +33,10 @@ from narrator.models import (
     fold_name,
     game_players,
 )
+from narrator.service import games as service
+from narrator.service.games import GameError
+from narrator.service.mailer import Mailer
+from stories import FileStore
 
 GAME_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
@@ -320,9 +325,131 @@ def _unsubscribe(args: argparse.Namespace) -> None:
     print(f"{player.name} <{player.email}> no longer receives the group mails of {game.name}")
 
 
+# --- driving a game: start, close-step, pause, resume, extend --------------------------------
+
+
+def _mailer(config: Config, session: Session) -> Mailer:
+    mailer = Mailer(FileStore(), config.narrator.address)
+    mailer.reload(session)
+    return mailer
+
+
+def _drive(
+    args: argparse.Namespace, action: Callable[[Session, Mailer, Game, datetime], str]
+) -> None:
+    """Run one game-service action on the named game in one transaction; print the result."""
+    config = config_from_args(args)
+    with database_session(config) as session:
+        game = open_game(session, args.name)
+        try:
+            message = action(session, _mailer(config, session), game, datetime.now(UTC))
+        except GameError as error:
+            raise CommandError(str(error)) from None
+        view = game_view(session, game)
+    if getattr(args, "json", False):
+        print(json.dumps(view))
+    else:
+        print(message)
+
+
+def _add_start(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    start = commands.add_parser(
+        "start", parents=[common], help="close signups, deal the roles and start the game"
+    )
+    start.add_argument("name", metavar="NAME")
+    start.add_argument("--seed", type=int, default=None, help="seed of every random choice")
+    start.add_argument("--distribution", metavar="ID", default=None, help="role distribution id")
+    start.add_argument("--json", action="store_true", help="print the game as JSON")
+    start.set_defaults(func=_start)
+
+
+def _start(args: argparse.Namespace) -> None:
+    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.start_game(
+            session, mailer, game, now=now, seed=args.seed, distribution_id=args.distribution
+        )
+        return (
+            f"started {game.name} with distribution {game.distribution_id} (seed {game.seed}); "
+            f"step {game.step or '-'}, deadline {iso(game.deadline)}"
+        )
+
+    _drive(args, action)
+
+
+def _add_close_step(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    close = commands.add_parser(
+        "close-step", parents=[common], help="resolve the current step now, as at its deadline"
+    )
+    close.add_argument("name", metavar="NAME")
+    close.add_argument("--json", action="store_true", help="print the game as JSON")
+    close.set_defaults(func=_close_step)
+
+
+def _close_step(args: argparse.Namespace) -> None:
+    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+        step = game.step
+        events = service.close_step(session, mailer, game, now=now)
+        after = "the game is over" if game.status == GameStatus.ENDED.value else f"now {game.step}"
+        return f"closed step {step} of {game.name} ({len(events)} events); {after}"
+
+    _drive(args, action)
+
+
+def _add_pause(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    for verb, handler, text in (
+        ("pause", _pause, "stop a game's clock (votes wait until it resumes)"),
+        ("resume", _resume, "restart a paused game's clock with the time that was left"),
+    ):
+        parser = commands.add_parser(verb, parents=[common], help=text)
+        parser.add_argument("name", metavar="NAME")
+        parser.add_argument("--json", action="store_true", help="print the game as JSON")
+        parser.set_defaults(func=handler)
+
+
+def _pause(args: argparse.Namespace) -> None:
+    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.pause_game(session, game, now=now)
+        return f"paused {game.name}"
+
+    _drive(args, action)
+
+
+def _resume(args: argparse.Namespace) -> None:
+    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.resume_game(session, game, now=now)
+        return f"resumed {game.name}; deadline {iso(game.deadline)}"
+
+    _drive(args, action)
+
+
+def _add_extend(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    extend = commands.add_parser("extend", parents=[common], help="move the deadline later")
+    extend.add_argument("name", metavar="NAME")
+    extend.add_argument("by", metavar="DURATION", help="how much later: 90s, 10m, 2h, 2d")
+    extend.add_argument("--json", action="store_true", help="print the game as JSON")
+    extend.set_defaults(func=_extend)
+
+
+def _extend(args: argparse.Namespace) -> None:
+    try:
+        seconds = parse_duration(args.by)
+    except ValueError as error:
+        raise CommandError(f"DURATION: {error}") from None
+
+    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.extend_deadline(session, game, timedelta(seconds=seconds), now=now)
+        return f"extended {game.name} by {format_duration(seconds)}; deadline {iso(game.deadline)}"
+
+    _drive(args, action)
+
+
 SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (
     _add_create,
     _add_list,
     _add_show,
+    _add_start,
+    _add_close_step,
+    _add_pause,
+    _add_extend,
     _add_unsubscribe,
 )

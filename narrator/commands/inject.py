@@ -22,6 +22,8 @@ from narrator.db import current_revision, head_revision, make_engine, session_fa
 from narrator.inbound.dbsink import DbSink
 from narrator.inbound.inject import Processor, inject_sync
 from narrator.inbound.sink import StorageUnavailable, StoreResult
+from narrator.service.inbox import process_pending
+from narrator.service.wiring import flush_maildir, inbox_settings, make_mailer, utc_now
 
 EX_DATAERR = 65
 EX_TEMPFAIL = 75
@@ -43,13 +45,26 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     parser.set_defaults(func=run)
 
 
-def build_processor(config: Config) -> Processor | None:
+def build_processor(config: Config) -> Processor:
     """Return the function that processes freshly stored mail at once, or None.
 
-    The seam for the processing pipeline (parse, apply, queue replies): until it exists the
-    stored rows stay ``new`` and the daemon's inbox worker picks them up.
+    Processing (parse, apply, queue replies) runs in this process right after the commit, and
+    in dev mode (outbound Maildir) the replies are written out at once, so a game can be
+    played with `narrator inject` alone.  If processing fails, the rows stay ``new`` and the
+    daemon's inbox worker picks them up.
     """
-    return None
+
+    def process(_results: Sequence[StoreResult]) -> None:
+        engine = make_engine(config.database_url)
+        try:
+            factory = session_factory(engine)
+            mailer = make_mailer(config, factory)
+            process_pending(factory, mailer, inbox_settings(config), utc_now)
+            flush_maildir(config, factory)
+        finally:
+            engine.dispose()
+
+    return process
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,15 @@ from sqlalchemy.orm import Session
 from narrator.models import Game
 from narrator.outbound.compose import Address, MailKind, OutgoingMail, make_message_id
 from narrator.outbound.outbox import queue_mail
-from stories import RenderedMail, Renderer, StoryError, StoryKey, TemplateStore
+from stories import (
+    FileStore,
+    MemoryStore,
+    RenderedMail,
+    Renderer,
+    StoryError,
+    StoryKey,
+    TemplateStore,
+)
 
 log = logging.getLogger("narrator.mailer")
 
@@ -46,6 +54,18 @@ class Mailer:
 
     def __post_init__(self) -> None:
         self.renderer = Renderer(self.store)
+
+    def reload(self, session: Session) -> None:
+        """Render from the stories table from now on (over the shipped packs for keys it lacks).
+
+        The table is read once here, not per mail: the daemon reloads it every little while,
+        so stories that writers add take effect without a restart.  Compiled templates are kept.
+        """
+        from narrator.commands.stories import DatabaseStore, LayeredStore
+
+        rows = DatabaseStore(session).all()
+        self.store = LayeredStore(MemoryStore(rows), FileStore())
+        self.renderer.store = self.store
 
     @property
     def domain(self) -> str:

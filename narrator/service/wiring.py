@@ -1,0 +1,65 @@
+"""Building the game service's parts from the configuration (shared by the daemon and the CLI)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import UTC, datetime
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.config import Config
+from narrator.db import transaction
+from narrator.outbound.outbox import SqlOutbox
+from narrator.outbound.sender import OutboxSender, PassReport
+from narrator.outbound.transport import MaildirTransport
+from narrator.service.inbox import InboxSettings
+from narrator.service.mailer import Mailer
+from stories import FileStore
+
+
+def utc_now() -> datetime:
+    """The wall clock in UTC (the one clock the daemon and the CLI pass in)."""
+    return datetime.now(UTC)
+
+
+def inbox_settings(config: Config) -> InboxSettings:
+    """What processing inbound mail needs from the configuration."""
+    return InboxSettings(
+        address=config.narrator.address,
+        language=config.narrator.language,
+        admins=tuple(config.admins.emails),
+    )
+
+
+def make_mailer(config: Config, factory: sessionmaker[Session]) -> Mailer:
+    """A mailer rendering from the stories table (loaded now) over the shipped packs."""
+    mailer = Mailer(FileStore(), config.narrator.address)
+    with transaction(factory) as session:
+        mailer.reload(session)
+    return mailer
+
+
+def flush_maildir(config: Config, factory: sessionmaker[Session]) -> PassReport | None:
+    """Write the due outbox mail to the Maildir at once (dev mode only; None in SMTP mode).
+
+    Lets `narrator inject` and the CLI deliver what they queued without a running daemon; a
+    daemon running beside them is safe, since outbox rows are claimed before they are sent.
+    """
+    if config.outbound.mode != "maildir":
+        return None
+    sender = OutboxSender(
+        SqlOutbox(factory),
+        MaildirTransport(config.outbound.maildir),
+        envelope_from=config.narrator.address,
+        clock=utc_now,
+        rng=random.Random(),
+    )
+    sent = failed = 0
+    for _ in range(10_000):  # bounded: each pass takes up to a batch of due mail
+        report = asyncio.run(sender.run_once())
+        sent += report.sent
+        failed += report.failed
+        if report.sent + report.failed == 0:
+            break
+    return PassReport(claimed=sent + failed, sent=sent, failed=failed)
