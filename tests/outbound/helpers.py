@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import email
 import ssl
 import threading
 from collections import Counter, deque
@@ -90,8 +91,6 @@ class ScriptedHandler:
 
     def message_ids(self) -> Counter[str]:
         """How many times each Message-ID was accepted."""
-        import email
-
         with self.lock:
             raws = [mail.raw for mail in self.received]
         return Counter(str(email.message_from_bytes(raw)["Message-ID"]) for raw in raws)
