@@ -1,0 +1,54 @@
+"""`narrator serve`: run the daemon (receivers, inbox worker, scheduler, outbox sender)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+
+from narrator.cli import CommandError
+from narrator.commands.db import config_from_args, shown_url
+from narrator.config import ConfigError
+from narrator.daemon import serve
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Add `narrator serve`."""
+    parser = subparsers.add_parser(
+        "serve",
+        parents=[common],
+        help="run the daemon: inbound mail, deadlines, outgoing mail",
+        description="Migrate the database and run the narrator until SIGTERM or SIGINT: the "
+        "SMTP receiver and/or IMAP poller, the inbox worker, the deadline scheduler and the "
+        "outbox sender.",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="how much to log on stderr (default: INFO)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the daemon in the foreground; returns 0 after a clean stop."""
+    config = config_from_args(args)
+    logging.basicConfig(level=args.log_level, format=LOG_FORMAT)
+    if args.log_level != "DEBUG":
+        for chatty in ("apscheduler", "mail.log"):  # a line per job run / per SMTP command
+            logging.getLogger(chatty).setLevel(logging.WARNING)
+    logging.getLogger("narrator.daemon").info(
+        "configuration: %s; database %s",
+        config.path or "built-in defaults",
+        shown_url(config.database_url),
+    )
+    try:
+        asyncio.run(serve(config))
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"cannot start: {error.strerror or error}") from None
+    return 0

@@ -1,0 +1,440 @@
+"""The narrator daemon: receivers, inbox worker, deadline scheduler and outbox sender in one loop.
+
+Assembled from the configuration by :class:`Daemon`:
+
+- inbound: the SMTP receiver (on by default, 127.0.0.1:8025) and/or the IMAP poller, both
+  committing raw mail through one :class:`~narrator.inbound.dbsink.DbSink`, whose ``on_stored``
+  wakes the inbox worker;
+- the inbox worker: runs :func:`~narrator.service.inbox.process_pending` in a thread when woken
+  and every ``inbox_interval`` seconds (mail stored by ``narrator inject`` or another process),
+  then wakes the outbox sender and re-reads the deadlines (a vote may have closed a step early);
+- the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders;
+- the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission.
+
+Stories are rendered from the stories table (re-read every ``stories_max_age`` seconds), over
+the shipped packs for keys the table lacks. The database is migrated on start.
+:func:`serve` runs a daemon until SIGTERM or SIGINT and then stops it cleanly: receivers first
+(a mail in transit is not acknowledged, so its sender retries), then the worker, the scheduler
+(running jobs finish their transaction) and the sender.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import signal
+import threading
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.config import Config
+from narrator.db import make_engine, session_factory, transaction, upgrade
+from narrator.inbound.dbsink import DbSink
+from narrator.inbound.imap import ImapPoller, ImapSettings
+from narrator.inbound.sink import InboxNotifier
+from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
+from narrator.models import Story, utcnow
+from narrator.outbound.outbox import SqlOutbox
+from narrator.outbound.sender import FailedMail, OutboxSender
+from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
+from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
+from narrator.service.inbox import InboxSettings, Outcome, process_pending
+from narrator.service.mailer import Mailer
+from stories import FileStore, StoryKey, StoryKeyError, StorySource
+
+log = logging.getLogger("narrator.daemon")
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class DaemonOptions:
+    """Timing and seams of the daemon that the configuration file does not set.
+
+    ``imap`` holds overrides of :class:`~narrator.inbound.imap.ImapSettings` (``poll_interval``,
+    ``use_idle``, backoff); ``transport`` replaces the configured outbound transport (tests).
+    """
+
+    inbox_interval: float = 30.0
+    scheduler_poll: float = 30.0
+    outbox_poll: float = 60.0
+    stories_max_age: float = 30.0
+    reminder_lead: ReminderLead = default_reminder_lead
+    migrate: bool = True
+    imap: dict[str, Any] = field(default_factory=dict)
+    transport: Transport | None = None
+
+
+# --- stories -------------------------------------------------------------------------------
+
+
+class _Index:
+    """Template sources by key (the stores' linear look-up is too slow per mail)."""
+
+    def __init__(self, sources: Sequence[StorySource]) -> None:
+        self.sources = sorted(sources, key=lambda s: (s.key, s.variant))
+        self.by_key: dict[StoryKey, list[StorySource]] = {}
+        for source in self.sources:
+            self.by_key.setdefault(source.key, []).append(source)
+
+
+class DatabaseStories:
+    """The template store the daemon renders from: the stories table over the shipped packs.
+
+    The table is read into memory and re-read when the copy is older than ``max_age`` seconds,
+    so stories added with ``narrator stories add`` are used without a restart. Thread-safe (the
+    inbox worker and the scheduler render in worker threads).
+    """
+
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        *,
+        max_age: float = 30.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._factory = factory
+        self._max_age = max_age
+        self._monotonic = monotonic
+        self._lock = threading.Lock()
+        self._packs = _Index(FileStore().all())
+        self._table: _Index | None = None
+        self._read_at = 0.0
+
+    def variants(self, key: StoryKey) -> Sequence[StorySource]:
+        """The table's variants of `key`, or the shipped pack's when the table has none."""
+        return self._current().by_key.get(key) or self._packs.by_key.get(key, [])
+
+    def all(self) -> Sequence[StorySource]:
+        """Every template :meth:`variants` can return, sorted by key and variant."""
+        table = self._current()
+        rest = [s for s in self._packs.sources if s.key not in table.by_key]
+        return sorted([*table.sources, *rest], key=lambda s: (s.key, s.variant))
+
+    def refresh(self) -> None:
+        """Re-read the stories table now."""
+        with transaction(self._factory) as session:
+            rows = session.scalars(select(Story)).all()
+            sources = []
+            for row in rows:
+                try:
+                    key = StoryKey(row.ruleset, row.language, row.theme, row.event)
+                except StoryKeyError:
+                    continue  # a row for an event this version does not know
+                sources.append(StorySource(key, row.variant, row.source, f"db:{key}#{row.variant}"))
+        self._table = _Index(sources)
+        self._read_at = self._monotonic()
+
+    def _current(self) -> _Index:
+        with self._lock:
+            if self._table is None or self._monotonic() - self._read_at >= self._max_age:
+                self.refresh()
+            assert self._table is not None
+            return self._table
+
+
+# --- the inbox worker ----------------------------------------------------------------------
+
+
+class InboxWorker:
+    """Processes stored mail: on every wake-up of ``notifier`` and every ``interval`` seconds.
+
+    ``after_pass`` is awaited after a pass that processed something (the daemon wakes the
+    sender and re-reads the deadlines).
+    """
+
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        mailer: Mailer,
+        settings: InboxSettings,
+        clock: Clock,
+        notifier: InboxNotifier,
+        *,
+        interval: float,
+        after_pass: Callable[[list[Outcome]], Awaitable[None]],
+    ) -> None:
+        self._factory = factory
+        self._mailer = mailer
+        self._settings = settings
+        self._clock = clock
+        self._notifier = notifier
+        self._interval = interval
+        self._after_pass = after_pass
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+        self.processed = 0
+
+    def start(self) -> None:
+        """Start the worker task (it makes a first pass at once: mail stored while down)."""
+        if self._task is None:
+            self._stopping = False
+            self._task = asyncio.create_task(self._run(), name="narrator.inbox")
+
+    async def stop(self) -> None:
+        """Finish the pass in hand (each mail is one transaction) and return."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stopping = True
+        self._notifier.notify()
+        await task
+
+    async def _run(self) -> None:
+        errors = 0
+        while not self._stopping:
+            try:
+                outcomes = await asyncio.to_thread(
+                    process_pending, self._factory, self._mailer, self._settings, self._clock
+                )
+            except Exception:
+                errors += 1
+                log.exception("inbox pass failed (%d in a row); retrying", errors)
+                await self._notifier.wait(min(self._interval, 2.0 ** min(errors, 6)))
+                continue
+            errors = 0
+            if outcomes:
+                self.processed += len(outcomes)
+                try:
+                    await self._after_pass(outcomes)
+                except Exception:
+                    log.exception("after processing %d mail(s)", len(outcomes))
+                continue  # look again at once: more may have come in meanwhile
+            if self._stopping:
+                break
+            await self._notifier.wait(self._interval)
+
+
+# --- the daemon ----------------------------------------------------------------------------
+
+
+class Daemon:
+    """The whole narrator as one asyncio component: ``await start()`` … ``await stop()``."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        options: DaemonOptions | None = None,
+        clock: Clock = utcnow,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.options = options or DaemonOptions()
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self.engine: Engine | None = None
+        self.factory: sessionmaker[Session] | None = None
+        self.mailer: Mailer | None = None
+        self.stories: DatabaseStories | None = None
+        self.smtp: SmtpReceiver | None = None
+        self.imap: ImapPoller | None = None
+        self.worker: InboxWorker | None = None
+        self.scheduler: DeadlineScheduler | None = None
+        self.sender: OutboxSender | None = None
+        self._transport: Transport | None = None
+        self._sender_task: asyncio.Task[None] | None = None
+        self._started = False
+
+    @property
+    def smtp_port(self) -> int:
+        """The port the SMTP receiver listens on (raises when it is not running)."""
+        if self.smtp is None:
+            raise RuntimeError("the SMTP receiver is not running")
+        return self.smtp.port
+
+    async def start(self) -> None:
+        """Migrate the database, then start the sender, worker, scheduler and receivers.
+
+        Raises ConfigError (e.g. a password variable is unset) or OSError (a port is taken);
+        whatever was started is stopped again first.
+        """
+        if self._started:
+            return
+        self._started = True
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
+        config, options = self.config, self.options
+        url = config.database_url
+        if options.migrate:
+            await asyncio.to_thread(upgrade, url)
+        self.engine = make_engine(url)
+        self.factory = factory = session_factory(self.engine)
+        self.stories = DatabaseStories(factory, max_age=options.stories_max_age)
+        await asyncio.to_thread(self.stories.refresh)
+        self.mailer = mailer = Mailer(self.stories, config.narrator.address)
+        log.info("database %s (migrated)", _shown_url(url))
+
+        self._transport = options.transport or transport_from_config(config.outbound)
+        self.sender = sender = OutboxSender(
+            SqlOutbox(factory),
+            self._transport,
+            envelope_from=config.narrator.address,
+            clock=self._clock,
+            rng=self._rng,
+            on_failed=_report_failed,
+            poll_interval=options.outbox_poll,
+        )
+        self._sender_task = asyncio.create_task(sender.run(), name="narrator.outbox")
+        log.info("outgoing mail: %s", _describe_transport(self._transport, config))
+
+        self.scheduler = scheduler = DeadlineScheduler(
+            factory,
+            mailer,
+            self._clock,
+            on_mail_queued=sender.wake,
+            reminder_lead=options.reminder_lead,
+            poll_interval=options.scheduler_poll,
+        )
+
+        async def after_pass(_outcomes: list[Outcome]) -> None:
+            sender.wake()
+            await scheduler.sync()
+
+        notifier = InboxNotifier()
+        settings = InboxSettings(
+            address=config.narrator.address,
+            language=config.narrator.language,
+            admins=config.admins.emails,
+        )
+        self.worker = InboxWorker(
+            factory,
+            mailer,
+            settings,
+            self._clock,
+            notifier,
+            interval=options.inbox_interval,
+            after_pass=after_pass,
+        )
+        self.worker.start()
+        await scheduler.start()
+
+        sink = DbSink(factory, on_stored=notifier.notify)
+        if config.inbound.imap.enabled:
+            imap = ImapSettings.from_config(config.inbound.imap, **options.imap)
+            self.imap = ImapPoller(sink, imap, rng=self._rng)
+            await self.imap.start()
+            log.info(
+                "polling IMAP %s@%s:%d mailbox %s (%s)",
+                imap.username,
+                imap.host,
+                imap.port,
+                imap.mailbox,
+                "TLS" if imap.ssl else "plain",
+            )
+        if config.inbound.smtp.enabled:
+            smtp = config.inbound.smtp
+            self.smtp = SmtpReceiver(
+                sink,
+                SmtpSettings(addresses=(config.narrator.address,), host=smtp.host, port=smtp.port),
+            )
+            await self.smtp.start()
+            log.info(
+                "SMTP receiver for %s listening on %s:%d",
+                config.narrator.address,
+                smtp.host,
+                self.smtp.port,
+            )
+        if self.smtp is None and self.imap is None:
+            log.warning("no inbound mail configured: only `narrator inject` brings mail in")
+        log.info("narrator serving as %s", config.narrator.address)
+
+    async def stop(self) -> None:
+        """Stop everything that runs, in order; safe to call twice or after a failed start."""
+        if not self._started:
+            return
+        self._started = False
+        if self.smtp is not None:
+            await self.smtp.stop()
+            self.smtp = None
+        if self.imap is not None:
+            await self.imap.stop()
+            self.imap = None
+        if self.worker is not None:
+            await self.worker.stop()
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+        if self.sender is not None and self._sender_task is not None:
+            self.sender.stop()
+            with contextlib.suppress(Exception):
+                await self._sender_task
+            self._sender_task = None
+        if self._transport is not None:
+            await self._transport.close()
+            self._transport = None
+        if self.engine is not None:
+            self.engine.dispose()
+        log.info("narrator stopped")
+
+    async def __aenter__(self) -> Daemon:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
+def _report_failed(failed: FailedMail) -> None:
+    log.error(
+        "mail %s (%s) to %s given up after %d attempt(s): %s",
+        failed.message_id,
+        failed.kind,
+        failed.recipient,
+        failed.attempts,
+        failed.error,
+    )
+
+
+def _shown_url(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _describe_transport(transport: Transport, config: Config) -> str:
+    if isinstance(transport, MaildirTransport):
+        return f"written to the Maildir {transport.path}"
+    smtp = config.outbound.smtp
+    tls = "SSL" if smtp.ssl else "STARTTLS" if smtp.starttls else "no TLS"
+    return f"submitted to {smtp.host}:{smtp.port} ({tls})"
+
+
+async def serve(
+    config: Config,
+    *,
+    options: DaemonOptions | None = None,
+    stop: asyncio.Event | None = None,
+    on_started: Callable[[Daemon], None] | None = None,
+) -> None:
+    """Run a daemon until SIGTERM/SIGINT (or `stop` is set), then stop it cleanly."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for number in signals:
+        loop.add_signal_handler(number, _stop_on_signal, stop, number)
+    try:
+        async with Daemon(config, options=options) as daemon:
+            if on_started is not None:
+                on_started(daemon)
+            await stop.wait()
+            log.info("stopping")
+    finally:
+        for number in signals:
+            loop.remove_signal_handler(number)
+
+
+def _stop_on_signal(stop: asyncio.Event, number: int) -> None:
+    log.info("received %s", signal.Signals(number).name)
+    stop.set()

@@ -1,0 +1,392 @@
+"""Deadlines and reminders: APScheduler jobs rebuilt from the database, fired exactly once.
+
+The database is the source of truth: every running game has a ``deadline`` column (and a
+``reminded_at`` for the current step).  :class:`DeadlineScheduler` reads them with
+:func:`scheduled_games` and keeps one APScheduler date job per deadline and per reminder; a
+deadline that passed while the daemon was down fires at once.  It re-reads the database after
+each job it ran, when told to (:meth:`DeadlineScheduler.sync`, after the inbox worker applied
+mail), and every ``poll_interval`` seconds, so deadlines changed by the CLI in another process
+(start, close-step, pause, resume, extend) are picked up.
+
+The jobs themselves (:func:`close_if_due`, :func:`remind_if_due`) are plain functions of one
+transaction each: they lock the game row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
+``BEGIN IMMEDIATE`` serialises writers) and re-check the deadline inside it, so when two daemons
+share one database each deadline is resolved and each reminder is sent by exactly one of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import transaction
+from narrator.models import Game, GameStatus, Vote, game_players
+from narrator.service import games as service
+from narrator.service.mailer import Mailer
+
+log = logging.getLogger("narrator.scheduler")
+
+Clock = Callable[[], datetime]
+
+#: The longest a reminder is sent before its deadline.
+REMINDER_MAX_LEAD = timedelta(hours=6)
+
+
+def default_reminder_lead(speed: timedelta) -> timedelta:
+    """How long before a deadline the reminder goes out: a quarter of the step, at most 6 h."""
+    return min(REMINDER_MAX_LEAD, speed / 4)
+
+
+ReminderLead = Callable[[timedelta], timedelta]
+
+
+# --- the jobs: one transaction each --------------------------------------------------------
+
+
+def _locked_game(session: Session, game_id: int) -> Game | None:
+    """The game row, locked until the end of the transaction (FOR UPDATE; a no-op on SQLite)."""
+    return session.scalar(select(Game).where(Game.id == game_id).with_for_update())
+
+
+def close_if_due(
+    factory: sessionmaker[Session], mailer: Mailer, game_id: int, now: datetime
+) -> bool:
+    """Resolve the game's current step if its deadline has passed; return whether it did.
+
+    The game row is locked and the deadline re-checked inside the transaction, so a deadline
+    that another process (or an earlier run) has already handled is left alone.
+    """
+    with transaction(factory) as session:
+        game = _locked_game(session, game_id)
+        if game is None or game.status != GameStatus.RUNNING.value:
+            return False
+        if game.deadline is None or game.deadline > now:
+            return False
+        step, number = game.step, game.step_number
+        service.close_step(session, mailer, game, now=now)
+        log.info(
+            "game %s: step %d (%s) closed at its deadline; now %s",
+            game.name,
+            number,
+            step,
+            f"step {game.step_number} ({game.step}) until {game.deadline.isoformat()}"
+            if game.deadline is not None
+            else game.status,
+        )
+        return True
+
+
+def reminder_time(game: Game, lead: ReminderLead = default_reminder_lead) -> datetime | None:
+    """When the reminder of the game's current step is due (None: no deadline)."""
+    if game.deadline is None:
+        return None
+    return game.deadline - lead(timedelta(seconds=game.speed))
+
+
+def send_reminders(session: Session, mailer: Mailer, game: Game, now: datetime) -> list[str]:
+    """Mail a ``reminder`` to every player asked in the current step who has not voted yet.
+
+    Marks the step as reminded (``reminded_at``). Returns the names of the players reminded.
+    """
+    rs = service.ruleset_of(game)
+    state = service.load_state(game)
+    players = game_players(session, game)
+    voted = set(
+        session.scalars(
+            select(Vote.player_id).where(
+                Vote.game_id == game.id, Vote.step_number == game.step_number
+            )
+        )
+    )
+    by_name = {p.name: p for p in players}
+    reminded = []
+    for name in rs.asked(state):
+        player = by_name[name]
+        if player.id in voted:
+            continue
+        rules_player = state.find(name)
+        context = {
+            "game": service.story_game(game, state),
+            "players": service.story_players(
+                players, state, reveal_to=name, reveal_dead=game.reveal_roles
+            ),
+            "recipient": name,
+            "player": name,
+            "actions": service.actions_of(rs, state, name),
+            "missed": int(getattr(rules_player, "missed", 0) or 0),
+        }
+        rendered = mailer.render(
+            mailer.key(game, "reminder"), context, f"{game.id}/reminder/{game.step_number}/{name}"
+        )
+        mailer.queue(
+            session,
+            rendered=rendered,
+            to=player.email,
+            to_name=name,
+            now=now,
+            kind="reminder",
+            identity=f"reminder/{game.id}/{game.step_number}/{player.id}",
+            game=game,
+        )
+        reminded.append(name)
+    game.reminded_at = now
+    return reminded
+
+
+def remind_if_due(
+    factory: sessionmaker[Session],
+    mailer: Mailer,
+    game_id: int,
+    now: datetime,
+    lead: ReminderLead = default_reminder_lead,
+) -> list[str] | None:
+    """Send the current step's reminders if they are due and not sent yet.
+
+    Returns the players reminded, or None when nothing was due (already reminded, deadline
+    passed, paused, or another process did it).
+    """
+    with transaction(factory) as session:
+        game = _locked_game(session, game_id)
+        if game is None or game.status != GameStatus.RUNNING.value or game.reminded_at is not None:
+            return None
+        due = reminder_time(game, lead)
+        if due is None or game.deadline is None or not due <= now < game.deadline:
+            return None
+        reminded = send_reminders(session, mailer, game, now)
+        log.info(
+            "game %s: step %d reminder sent to %s",
+            game.name,
+            game.step_number,
+            ", ".join(reminded) or "nobody (everybody voted)",
+        )
+        return reminded
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the scheduler should have for one running game: its deadline and reminder times."""
+
+    game_id: int
+    name: str
+    deadline: datetime
+    reminder: datetime | None  # None: already reminded, or no time left for one
+
+
+def scheduled_games(
+    factory: sessionmaker[Session], lead: ReminderLead = default_reminder_lead
+) -> dict[int, Plan]:
+    """Read the plan of every running game with a deadline from the database."""
+    with transaction(factory) as session:
+        games = session.scalars(
+            select(Game).where(Game.status == GameStatus.RUNNING.value, Game.deadline.is_not(None))
+        ).all()
+        plans = {}
+        for game in games:
+            assert game.deadline is not None
+            reminder = reminder_time(game, lead) if game.reminded_at is None else None
+            if reminder is not None and reminder >= game.deadline:
+                reminder = None
+            plans[game.id] = Plan(game.id, game.name, game.deadline, reminder)
+        return plans
+
+
+# --- the scheduler -------------------------------------------------------------------------
+
+
+class DeadlineScheduler:
+    """APScheduler (asyncio) jobs for every running game's deadline and reminder.
+
+    ``on_mail_queued`` is called (in the event loop) after a job queued mail — the daemon wakes
+    the outbox sender with it. Use ``await start()`` / ``await stop()`` inside a running loop.
+    """
+
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        mailer: Mailer,
+        clock: Clock,
+        *,
+        on_mail_queued: Callable[[], None] | None = None,
+        reminder_lead: ReminderLead = default_reminder_lead,
+        poll_interval: float = 30.0,
+    ) -> None:
+        self._factory = factory
+        self._mailer = mailer
+        self._clock = clock
+        self._on_mail_queued = on_mail_queued
+        self._lead = reminder_lead
+        self._poll_interval = poll_interval
+        self._scheduler: AsyncIOScheduler | None = None
+        self._planned: dict[str, datetime] = {}  # job id -> run time as scheduled
+        self._jobs: set[asyncio.Task[Any]] = set()
+        self._sync_lock = asyncio.Lock()
+        self._stopping = False
+        self.fired: list[tuple[str, int, bool]] = []  # (kind, game id, did something): for tests
+
+    @property
+    def planned(self) -> dict[str, datetime]:
+        """The jobs scheduled now: ``deadline:<game id>`` / ``reminder:<game id>`` -> when."""
+        return dict(self._planned)
+
+    async def start(self) -> None:
+        """Start APScheduler and schedule every running game's deadline from the database."""
+        if self._scheduler is not None:
+            return
+        self._stopping = False
+        self._scheduler = AsyncIOScheduler(
+            timezone=UTC,
+            job_defaults={"misfire_grace_time": None, "coalesce": True, "max_instances": 1},
+        )
+        self._scheduler.start()
+        self._scheduler.add_job(
+            self._poll, "interval", seconds=self._poll_interval, id="poll", name="poll database"
+        )
+        await self.sync()
+        log.info(
+            "scheduler started: %d deadline(s) scheduled; database re-read every %gs",
+            sum(1 for job in self._planned if job.startswith("deadline:")),
+            self._poll_interval,
+        )
+
+    async def stop(self) -> None:
+        """Stop scheduling, let running jobs finish their transaction, shut APScheduler down."""
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is None:
+            return
+        self._stopping = True
+        scheduler.pause()
+        if self._jobs:
+            await asyncio.gather(*self._jobs, return_exceptions=True)
+        scheduler.shutdown(wait=False)
+        # AsyncIOScheduler shuts down in a callback of the loop; let it run before returning.
+        for _ in range(100):
+            if not scheduler.running:
+                break
+            await asyncio.sleep(0)
+        self._planned.clear()
+        log.info("scheduler stopped")
+
+    async def sync(self) -> None:
+        """Re-read the running games and bring the jobs in line (add, move, drop)."""
+        if self._scheduler is None or self._stopping:
+            return
+        async with self._sync_lock:
+            plans = await asyncio.to_thread(scheduled_games, self._factory, self._lead)
+            if self._scheduler is None or self._stopping:
+                return
+            wanted: dict[str, tuple[datetime, Callable[..., Any], int]] = {}
+            for plan in plans.values():
+                wanted[f"deadline:{plan.game_id}"] = (plan.deadline, self._deadline, plan.game_id)
+                if plan.reminder is not None:
+                    wanted[f"reminder:{plan.game_id}"] = (
+                        plan.reminder,
+                        self._reminder,
+                        plan.game_id,
+                    )
+            for job_id in set(self._planned) - set(wanted):
+                self._remove(job_id)
+            for job_id, (when, func, game_id) in wanted.items():
+                if self._planned.get(job_id) == when:
+                    continue
+                self._scheduler.add_job(
+                    func,
+                    "date",
+                    run_date=when,
+                    args=(game_id,),
+                    id=job_id,
+                    name=job_id,
+                    replace_existing=True,
+                )
+                self._planned[job_id] = when
+                log.debug("%s at %s", job_id, when.isoformat())
+
+    def _remove(self, job_id: str) -> None:
+        self._planned.pop(job_id, None)
+        if self._scheduler is None:
+            return
+        with contextlib.suppress(JobLookupError):  # it ran already
+            self._scheduler.remove_job(job_id)
+
+    async def _poll(self) -> None:
+        await self._guarded("poll", 0, self.sync)
+
+    async def _deadline(self, game_id: int) -> None:
+        self._planned.pop(f"deadline:{game_id}", None)
+
+        async def work() -> bool:
+            return await asyncio.to_thread(
+                close_if_due, self._factory, self._mailer, game_id, self._clock()
+            )
+
+        await self._guarded("deadline", game_id, work)
+
+    async def _reminder(self, game_id: int) -> None:
+        self._planned.pop(f"reminder:{game_id}", None)
+
+        async def work() -> bool:
+            reminded = await asyncio.to_thread(
+                remind_if_due, self._factory, self._mailer, game_id, self._clock(), self._lead
+            )
+            return bool(reminded)
+
+        await self._guarded("reminder", game_id, work)
+
+    async def _guarded(self, kind: str, game_id: int, work: Callable[[], Any]) -> None:
+        """Run a job's work as a tracked task (stop waits for it); log errors, then re-sync."""
+        if self._stopping:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._jobs.add(task)
+        try:
+            did = await work()
+        except Exception:
+            log.exception("%s job for game %s failed; retrying from the database", kind, game_id)
+            did = False
+            failed = True
+        else:
+            failed = False
+        finally:
+            if task is not None:
+                self._jobs.discard(task)
+        if kind == "poll":
+            return
+        self.fired.append((kind, game_id, bool(did)))
+        if did and self._on_mail_queued is not None:
+            self._on_mail_queued()
+        if failed:
+            # Try again later, not at once: a failing resolution must not spin.
+            self._planned.pop(f"{kind}:{game_id}", None)
+            self._retry_later(kind, game_id)
+            return
+        try:
+            await self.sync()
+        except Exception:
+            log.exception("re-reading the deadlines failed; the next poll retries")
+
+    def _retry_later(self, kind: str, game_id: int) -> None:
+        if self._scheduler is None or self._stopping:
+            return
+        when = self._clock() + timedelta(seconds=self._poll_interval)
+        func = self._deadline if kind == "deadline" else self._reminder
+        job_id = f"{kind}:{game_id}"
+        self._scheduler.add_job(
+            func,
+            "date",
+            run_date=when,
+            args=(game_id,),
+            id=job_id,
+            name=job_id,
+            replace_existing=True,
+        )
+        self._planned[job_id] = when
