@@ -231,21 +231,24 @@ class ImapPoller:
         failures = 0
         while not self._stopping.is_set():
             session = _Session(settings)
+            passes_before = self.passes
             try:
                 await session.open()
                 self.sessions += 1
-                failures = 0
                 await self._serve(session)
             except StorageFailed as error:
                 log.warning("%s; the message stays on the server and is fetched again", error)
             except (OSError, AioImapException, ImapError, TimeoutError) as error:
-                log.warning(
-                    "IMAP %s:%d: %s", settings.host, settings.port, _describe(error) or "error"
-                )
+                log.warning("IMAP %s:%d: %s", settings.host, settings.port, _describe(error))
+            except Exception:
+                # A bug or a server reply we cannot parse must not end the poller for good.
+                log.exception("IMAP %s:%d: unexpected error", settings.host, settings.port)
             finally:
                 await session.close(logout=self._stopping.is_set())
             if self._stopping.is_set():
                 break
+            if self.passes > passes_before:
+                failures = 0  # the session did useful work: start the backoff afresh
             delay = backoff_delay(
                 failures, settings.backoff_initial, settings.backoff_max, self._rng
             )

@@ -192,9 +192,11 @@ def test_a_storage_failure_leaves_the_mail_unflagged_until_stored(
             await wait_seen(dovecot_account, {1})
         assert sink.results[0].duplicate is False
 
-    with caplog.at_level(logging.WARNING, logger="narrator.inbound.imap"):
+    with caplog.at_level(logging.INFO, logger="narrator.inbound.imap"):
         run_async(scenario())
     assert any("could not store UID 1" in r.getMessage() for r in caplog.records)
+    attempts = [r.args[1] for r in caplog.records if "reconnecting" in r.getMessage()]
+    assert attempts[:3] == [1, 2, 3], "storage failures back off exponentially, not reset"
 
 
 def test_stored_mail_can_be_moved_to_a_folder(dovecot_account: DovecotAccount) -> None:
