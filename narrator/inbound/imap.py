@@ -16,9 +16,9 @@ import contextlib
 import logging
 import random
 import re
-import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from ssl import SSLContext, create_default_context
 from typing import Any, Protocol, TypeVar
 
 from aioimaplib import IMAP4, STOP_WAIT_SERVER_PUSH, AioImapException, Response
@@ -82,7 +82,7 @@ class ImapSettings:
     backoff_initial: float = 1.0
     backoff_max: float = 300.0
     sync_key: str | None = None
-    ssl_context: ssl.SSLContext | None = None
+    ssl_context: SSLContext | None = None
 
     @classmethod
     def from_config(cls, section: ImapSection, **overrides: Any) -> ImapSettings:
@@ -107,7 +107,7 @@ class ImapSettings:
 def backoff_delay(attempt: int, initial: float, cap: float, rng: random.Random) -> float:
     """Return the wait before retry number ``attempt`` (0-based): exponential, capped, with
     "equal jitter" (between half and all of the capped delay, drawn from ``rng``)."""
-    delay = min(cap, initial * (2 ** min(attempt, 32)))
+    delay = min(cap, initial * 2.0 ** min(attempt, 32))
     return delay / 2 + rng.uniform(0, delay / 2)
 
 
@@ -359,7 +359,7 @@ class _Session:
         settings = self._settings
         context = None
         if settings.ssl:
-            context = settings.ssl_context or ssl.create_default_context()
+            context = settings.ssl_context or create_default_context()
         self._client = IMAP4(
             settings.host,
             settings.port,
@@ -394,7 +394,7 @@ class _Session:
         return self._client
 
     def has_capability(self, name: str) -> bool:
-        return self.client.has_capability(name)
+        return bool(self.client.has_capability(name))
 
     async def race(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless the connection drops first (then raise ConnectionLost)."""
