@@ -72,6 +72,12 @@ ERROR_CODES: Final = (
     "blanco-not-allowed",
     "game-started",
     "name-taken",
+    "unknown-player",
+    "target-alive",
+    "target-self",
+    "pack-member",
+    "potion-used",
+    "no-special-vote",
     "something-new",
 )
 
