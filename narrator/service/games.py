@@ -223,6 +223,37 @@ def actions_of(rs: Ruleset, state: Any, player: str) -> list[dict[str, Any]]:
     return result
 
 
+def mail_player(
+    session: Session,
+    mailer: Mailer,
+    game: Game,
+    player: Player,
+    mail: str,
+    context: Mapping[str, Any],
+    *,
+    identity: str,
+    now: datetime,
+    reply: ReplyTo | None = None,
+) -> str:
+    """Render the non-event mail `mail` for `player` and queue it; return its Message-ID.
+
+    `identity` names the mail once and for all: it seeds the variant drawn and fixes the
+    Message-ID, so a mail rebuilt after a crash is the same mail.
+    """
+    rendered = mailer.render(mailer.key(game, mail), context, identity)
+    return mailer.queue(
+        session,
+        rendered=rendered,
+        to=player.email,
+        to_name=player.name,
+        now=now,
+        kind=mail,
+        identity=identity,
+        game=game,
+        reply=reply,
+    )
+
+
 # --- creating and signing up ----------------------------------------------------------------
 
 
@@ -275,25 +306,20 @@ def signup(
     context.update(
         {"player": mine.name, "signups": [p.name for p in players], "replaced": replaced}
     )
-    rendered = mailer.render(
-        mailer.key(game, "signup_confirmed"),
-        context,
-        f"{game.id}/signup/{mine.id}/{now.isoformat()}",
-    )
     identity = (
         f"signup/{reply.inbox_id}"
-        if reply and reply.inbox_id
+        if reply is not None and reply.inbox_id is not None
         else f"signup/{game.id}/{mine.id}/{now.isoformat()}"
     )
-    mailer.queue(
+    mail_player(
         session,
-        rendered=rendered,
-        to=mine.email,
-        to_name=mine.name,
-        now=now,
-        kind="signup_confirmed",
+        mailer,
+        game,
+        mine,
+        "signup_confirmed",
+        context,
         identity=identity,
-        game=game,
+        now=now,
         reply=reply,
     )
     return SignupResult(mine, replaced)
@@ -393,16 +419,15 @@ def start_game(
                 "mates": list(data.get("mates", ())),
             }
         )
-        rendered = mailer.render(mailer.key(game, "role"), context, f"{game.id}/role/{player.name}")
-        mailer.queue(
+        mail_player(
             session,
-            rendered=rendered,
-            to=player.email,
-            to_name=player.name,
-            now=now,
-            kind="role",
+            mailer,
+            game,
+            player,
+            "role",
+            context,
             identity=f"role/{game.id}/{player.id}",
-            game=game,
+            now=now,
         )
     _open_step(session, mailer, game, state, players, now)
 
@@ -439,18 +464,15 @@ def _open_step(
         player = by_name[name]
         context = _context(game, players, state, name)
         context.update({"player": name, "actions": actions_of(rs, state, name)})
-        rendered = mailer.render(
-            mailer.key(game, "step"), context, f"{game.id}/step/{game.step_number}/{name}"
-        )
-        mailer.queue(
+        mail_player(
             session,
-            rendered=rendered,
-            to=player.email,
-            to_name=name,
-            now=now,
-            kind="step",
+            mailer,
+            game,
+            player,
+            "step",
+            context,
             identity=f"step/{game.id}/{game.step_number}/{player.id}",
-            game=game,
+            now=now,
         )
 
 
@@ -481,18 +503,15 @@ def _finish(
                 "mayor": state.mayor,
             }
         )
-        rendered = mailer.render(
-            mailer.key(game, "game_over"), context, f"{game.id}/over/{player.name}"
-        )
-        mailer.queue(
+        mail_player(
             session,
-            rendered=rendered,
-            to=player.email,
-            to_name=player.name,
-            now=now,
-            kind="game_over",
+            mailer,
+            game,
+            player,
+            "game_over",
+            context,
             identity=f"over/{game.id}/{player.id}",
-            game=game,
+            now=now,
         )
 
 
@@ -555,16 +574,15 @@ def cast_vote(
                 "choices": action["choices"] if action else [],
             }
         )
-        rendered = mailer.render(mailer.key(game, "error"), context, identity)
-        mailer.queue(
+        mail_player(
             session,
-            rendered=rendered,
-            to=player.email,
-            to_name=player.name,
-            now=now,
-            kind="error",
+            mailer,
+            game,
+            player,
+            "error",
+            context,
             identity=identity,
-            game=game,
+            now=now,
             reply=reply,
         )
         return VoteOutcome(False, result.code, result.detail)
@@ -600,16 +618,15 @@ def cast_vote(
             "corrected": [list(c) for c in corrections],
         }
     )
-    rendered = mailer.render(mailer.key(game, "receipt"), context, identity)
-    mailer.queue(
+    mail_player(
         session,
-        rendered=rendered,
-        to=player.email,
-        to_name=player.name,
-        now=now,
-        kind="receipt",
+        mailer,
+        game,
+        player,
+        "receipt",
+        context,
         identity=identity,
-        game=game,
+        now=now,
         reply=reply,
     )
     if game.close_early and _all_voted(rs, state):
