@@ -282,7 +282,7 @@ def signup(
     already uses the name (case and accents ignored).
     """
     if game.status != GameStatus.SIGNUP.value:
-        raise GameError("not-in-signup", f"game {game.name} has already started")
+        raise GameError("game-started", f"game {game.name} has already started")
     email = fold_email(email)
     players = game_players(session, game)
     key = fold_name(name)
@@ -350,7 +350,7 @@ def start_game(
     Raises GameError ``not-in-signup``, ``too-few-players`` or ``unknown-distribution``.
     """
     if game.status != GameStatus.SIGNUP.value:
-        raise GameError("not-in-signup", f"game {game.name} has already started")
+        raise GameError("game-started", f"game {game.name} has already started")
     players = game_players(session, game)
     if len(players) < MIN_PLAYERS:
         raise GameError(
@@ -545,9 +545,9 @@ def cast_vote(
     """Apply a player's vote; queue a receipt, or an error reply stating why and what is valid."""
     if game.status != GameStatus.RUNNING.value:
         paused = game.status == GameStatus.PAUSED.value
-        raise GameError(
-            "not-running", f"game {game.name} is {'paused' if paused else 'not running'}"
-        )
+        if paused:
+            raise GameError("game-paused", f"game {game.name} is paused")
+        raise GameError("not-running", f"game {game.name} is not running")
     rs = ruleset_of(game)
     state = load_state(game)
     keywords = sorted(set(keywords))
