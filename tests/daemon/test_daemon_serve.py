@@ -1,0 +1,98 @@
+"""`narrator serve` as a process: migrates a fresh database, says where it listens, answers mail,
+stops cleanly on SIGTERM and SIGINT."""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from narrator.db import current_revision, head_revision
+from tests.daemon.driver import NARRATOR, compose
+from tests.support.net import free_port
+
+
+def poll(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.05)  # polling a condition in another process
+
+
+def listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def start_serve(workdir: Path, port: int) -> subprocess.Popen[str]:
+    (workdir / "narrator.toml").write_text(
+        f'[narrator]\naddress = "{NARRATOR}"\n[inbound.smtp]\nport = {port}\n', encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.Popen(
+        [sys.executable, "-m", "narrator", "serve"],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
+    tmp_path: Path, stop_signal: signal.Signals
+) -> None:
+    workdir = tmp_path
+    port = free_port()
+    process = start_serve(workdir, port)
+    try:
+        poll(lambda: listening(port) or process.poll() is not None, 30, "the SMTP receiver")
+        assert process.poll() is None, process.communicate()[1]
+        assert current_revision(f"sqlite:///{workdir / 'narrator.db'}") == head_revision()
+        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+            client.sendmail(
+                "anna@example.org",
+                [NARRATOR],
+                compose("anna@example.org", "help", "Hoe werkt dit?", "help-1@example.org"),
+            )
+            # Mail for somebody else is refused: the receiver is not an open relay.
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                client.sendmail("anna@example.org", ["iemand@example.org"], b"Subject: x\r\n\r\n")
+        process.send_signal(stop_signal)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert f"SMTP receiver for {NARRATOR} listening on 127.0.0.1:{port}" in err
+    assert "Maildir" in err and "narrator stopped" in err
+    assert "inbox 1 (help-1@example.org): help forwarded to 0 admin(s)" in err
+    assert "Traceback" not in err
+    assert len(mailbox.Maildir(workdir / "outbox", create=False)) == 0  # no admin: no mail
+
+
+def test_serve_reports_a_taken_port_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = start_serve(tmp_path, port)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert err.strip().splitlines()[-1].startswith("narrator: error: cannot start:")
+    assert "Traceback" not in err
