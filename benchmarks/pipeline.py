@@ -1,0 +1,341 @@
+"""Benchmark of the mail pipeline: inbound votes per second end to end, and the daemon's memory.
+
+1. A bare aiosmtpd sink (answers 250 and keeps nothing) receives N votes.
+2. The daemon (in-process: SMTP receiver -> inbox commit -> parse -> apply -> receipt queued)
+   receives the same N votes: `--games` games of `--players` players, everybody voting at once
+   in a step where every living player is asked.  The clock stops when the last receipt is in
+   the outbox.  Both use the same clients (`--clients` processes, one SMTP connection per
+   message, as players' MTAs do); the ratio daemon/sink is the figure of merit (target >= 0.5).
+3. Memory (VmRSS) of `narrator serve` as a process with no games and with `--open-games` running
+   games scheduled.
+
+Prints figures; asserts nothing about timing.  Usage:
+    python benchmarks/pipeline.py [--games 10] [--players 50] [--database URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session as DbSession
+from sqlalchemy.orm import sessionmaker
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from narrator.config import load_config  # noqa: E402
+from narrator.daemon import Daemon, DaemonOptions  # noqa: E402
+from narrator.db import make_engine, session_factory, transaction, upgrade  # noqa: E402
+from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, game_players  # noqa: E402
+from narrator.service import games as service  # noqa: E402
+from narrator.service.mailer import Mailer  # noqa: E402
+from stories import FileStore  # noqa: E402
+
+NARRATOR = "verteller@example.org"
+NAMES = "Anna Bram Carla Dirk Eva Frank Greet Hans Ilse Joost Karin Lars Mieke Niels Olga Piet"
+
+
+# --- clients (run in worker processes) -----------------------------------------------------
+
+
+def send_all(port: int, messages: Sequence[tuple[str, bytes]]) -> float:
+    """Send each message over its own SMTP connection; return the seconds it took."""
+    started = time.perf_counter()
+    for sender, raw in messages:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+            client.sendmail(sender, [NARRATOR], raw)
+    return time.perf_counter() - started
+
+
+def _warm_up(_: int) -> int:
+    time.sleep(0.2)  # long enough that every worker process gets one
+    return os.getpid()
+
+
+async def blast(
+    pool: ProcessPoolExecutor, port: int, batches: Sequence[Sequence[tuple[str, bytes]]]
+) -> float:
+    """Send every batch at once (one client process per batch); return the wall time."""
+    loop = asyncio.get_running_loop()
+    started = time.perf_counter()
+    await asyncio.gather(*(loop.run_in_executor(pool, send_all, port, b) for b in batches))
+    return time.perf_counter() - started
+
+
+# --- the bare sink -------------------------------------------------------------------------
+
+
+class NullHandler:
+    """Accepts every message and keeps nothing."""
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        return "250 OK"
+
+
+async def bare_sink_rate(
+    pool: ProcessPoolExecutor, batches: list[list[tuple[str, bytes]]]
+) -> float:
+    loop = asyncio.get_running_loop()
+    handler = NullHandler()
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="localhost", loop=loop), "127.0.0.1", 0
+    )
+    port = server.sockets[0].getsockname()[1]
+    try:
+        seconds = await blast(pool, port, batches)
+    finally:
+        server.close()
+        await server.wait_closed()
+    return sum(map(len, batches)) / seconds
+
+
+# --- the daemon ----------------------------------------------------------------------------
+
+
+def player_names(count: int) -> list[str]:
+    base = NAMES.split()
+    return [f"{base[n % len(base)]}{n // len(base) or ''}" for n in range(count)]
+
+
+def everybody_asked(game: Game) -> bool:
+    state = service.load_state(game)
+    living = [p.name for p in state.players if p.alive]
+    return sorted(service.ruleset_of(game).asked(state)) == sorted(living)
+
+
+def set_up_games(
+    factory: sessionmaker[DbSession], games: int, players: int, *, speed: int, prefix: str = "B"
+) -> list[tuple[str, bytes]]:
+    """Create and start `games` games; bring each to a step where everybody living is asked.
+
+    Returns one vote mail per living player (for the first valid choice of each).
+    """
+    mailer = Mailer(FileStore(), NARRATOR)
+    now = datetime.now(UTC)
+    votes: list[tuple[str, bytes]] = []
+    for g in range(games):
+        name = f"{prefix}{g + 1}"
+        with transaction(factory) as session:
+            game = Game(
+                name=name,
+                name_key=name.lower(),
+                ruleset="wakkerdam",
+                language="nl",
+                theme="wakkerdam",
+                speed=speed,
+                strictness=1000,
+                status=GameStatus.SIGNUP.value,
+            )
+            session.add(game)
+            session.flush()
+            for n, player in enumerate(player_names(players)):
+                service.signup(
+                    session,
+                    mailer,
+                    game,
+                    email=f"{player.lower()}@{name.lower()}.example.org",
+                    name=player,
+                    gender="vrouw" if n % 2 else "man",
+                    now=now,
+                )
+            service.start_game(session, mailer, game, now=now, seed=g)
+            for _ in range(20):
+                if everybody_asked(game):
+                    break
+                service.close_step(session, mailer, game, now=now)
+            if not everybody_asked(game):
+                raise RuntimeError(f"{name}: no step where everybody is asked")
+            rs = service.ruleset_of(game)
+            state = service.load_state(game)
+            emails = {p.name: p.email for p in game_players(session, game)}
+            for player in rs.asked(state):
+                action = rs.choices(state, player).actions[0]
+                targets = [t for t in action.targets if t != player][: action.min_names]
+                body = " ".join(targets) or "blanco"
+                if action.keyword:
+                    body += f" {action.keyword}"
+                sender = emails[player]
+                raw = (
+                    f"From: {player} <{sender}>\r\nTo: {NARRATOR}\r\nSubject: Re: {name}\r\n"
+                    f"Message-ID: <vote-{name}-{player}@bench>\r\n"
+                    f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+                ).encode()
+                votes.append((sender, raw))
+    with transaction(factory) as session:  # the set-up's own mail is not part of the run
+        session.execute(update(OutboxMessage).values(state=OutboxState.SENT.value))
+    return votes
+
+
+def count_receipts(factory: sessionmaker[DbSession]) -> int:
+    with transaction(factory) as session:
+        return int(
+            session.scalar(
+                select(func.count(OutboxMessage.id)).where(
+                    OutboxMessage.kind.in_(("receipt", "error"))
+                )
+            )
+            or 0
+        )
+
+
+async def daemon_rate(
+    pool: ProcessPoolExecutor,
+    database: str,
+    workdir: Path,
+    batches: list[list[tuple[str, bytes]]],
+) -> tuple[float, float, dict[str, int]]:
+    """Returns (votes/s end to end, votes/s acknowledged by SMTP, receipts by kind)."""
+    port = free_port()
+    config_file = workdir / "narrator.toml"
+    config_file.write_text(
+        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
+        f'[inbound.smtp]\nport = {port}\n[outbound]\nmaildir = "outbox"\n',
+        encoding="utf-8",
+    )
+    config = load_config(config_file)
+    engine = make_engine(database)
+    factory = session_factory(engine)
+    total = sum(map(len, batches))
+    try:
+        async with Daemon(config, options=DaemonOptions(scheduler_poll=60)):
+            started = time.perf_counter()
+            sent = asyncio.ensure_future(blast(pool, port, batches))
+            while True:
+                done = await asyncio.to_thread(count_receipts, factory)
+                if done >= total:
+                    break
+                await asyncio.sleep(0.05)
+            elapsed = time.perf_counter() - started
+            smtp_seconds = await sent
+        with transaction(factory) as session:
+            kinds = dict(
+                session.execute(
+                    select(OutboxMessage.kind, func.count(OutboxMessage.id))
+                    .where(OutboxMessage.kind.in_(("receipt", "error")))
+                    .group_by(OutboxMessage.kind)
+                ).all()
+            )
+    finally:
+        engine.dispose()
+    return total / elapsed, total / smtp_seconds, kinds
+
+
+# --- memory of `narrator serve` ------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def serve_rss(workdir: Path, database: str, ready: Callable[[str], bool]) -> int:
+    """Start `narrator serve`, wait until `ready(stderr so far)`, return its VmRSS in kB."""
+    port = free_port()
+    (workdir / "narrator.toml").write_text(
+        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
+        f"[inbound.smtp]\nport = {port}\n",
+        encoding="utf-8",
+    )
+    log = workdir / "serve.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "narrator", "serve"],
+            cwd=workdir,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready(log.read_text()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"narrator serve did not get ready:\n{log.read_text()}")
+            time.sleep(0.1)
+        time.sleep(1.0)  # let the first inbox pass and outbox pass settle
+        status = Path(f"/proc/{process.pid}/status").read_text()
+        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
+        return int(line.split()[1])
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+# --- main ----------------------------------------------------------------------------------
+
+
+async def pipeline(args: argparse.Namespace, workdir: Path) -> None:
+    database = args.database or f"sqlite:///{workdir / 'pipeline.db'}"
+    upgrade(database)
+    engine = make_engine(database)
+    print(f"setting up {args.games} games x {args.players} players on {database.split('://')[0]}")
+    started = time.perf_counter()
+    votes = set_up_games(session_factory(engine), args.games, args.players, speed=2 * 86400)
+    engine.dispose()
+    print(f"  {len(votes)} votes prepared in {time.perf_counter() - started:.1f}s")
+    batches = [votes[n :: args.clients] for n in range(args.clients)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(args.clients, mp_context=context) as pool:
+        list(pool.map(_warm_up, range(args.clients)))  # start the client processes first
+        sink = await bare_sink_rate(pool, batches)
+        rate, acked, kinds = await daemon_rate(pool, database, workdir, batches)
+    print(f"bare aiosmtpd sink:           {sink:8.0f} messages/s")
+    print(f"daemon, SMTP acknowledged:    {acked:8.0f} votes/s (committed to the inbox)")
+    print(f"daemon, end to end:           {rate:8.0f} votes/s (receipt queued) {kinds}")
+    print(f"ratio end to end / sink:      {rate / sink:8.2f} (target >= 0.5)")
+
+
+def memory(args: argparse.Namespace, workdir: Path) -> None:
+    empty = workdir / "empty"
+    empty.mkdir()
+    rss_empty = serve_rss(empty, f"sqlite:///{empty / 'n.db'}", lambda log: "serving as" in log)
+    busy = workdir / "busy"
+    busy.mkdir()
+    database = f"sqlite:///{busy / 'n.db'}"
+    upgrade(database)
+    engine = make_engine(database)
+    set_up_games(session_factory(engine), args.open_games, 8, speed=2 * 86400, prefix="M")
+    engine.dispose()
+    rss_busy = serve_rss(
+        busy, database, lambda log: f"{args.open_games} deadline(s) scheduled" in log
+    )
+    print(f"narrator serve, no games:     {rss_empty / 1024:8.1f} MiB resident")
+    print(
+        f"narrator serve, {args.open_games} games:    {rss_busy / 1024:8.1f} MiB resident "
+        f"({(rss_busy - rss_empty) / args.open_games:.0f} kB per open game)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--clients", type=int, default=10, help="client processes")
+    parser.add_argument("--open-games", type=int, default=100)
+    parser.add_argument("--database", help="SQLAlchemy URL of an empty database (default SQLite)")
+    parser.add_argument("--skip-memory", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="narrator-bench-") as tmp:
+        workdir = Path(tmp)
+        asyncio.run(pipeline(args, workdir))
+        if not args.skip_memory:
+            memory(args, workdir)
+
+
+if __name__ == "__main__":
+    main()
