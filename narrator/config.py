@@ -104,6 +104,29 @@ class AdminsSection:
     emails: tuple[str, ...] = ()
 
 
+SENDER_AUTH_POLICIES = ("off", "dmarc", "dkim-or-spf")
+
+
+@dataclass(frozen=True)
+class SecuritySection:
+    """``[security]``: the processing pipeline's defences (docs/security.md); 0 = no limit."""
+
+    replies_per_hour: int = 20
+    replies_per_day: int = 100
+    max_message_bytes: int = 10 * 1024 * 1024
+    max_players_per_game: int = 100
+    max_games_per_address: int = 10
+    sender_auth: str = "off"
+    authserv_ids: tuple[str, ...] = ()
+    plus_addressing: bool = False
+    reply_secret_env: str = "NARRATOR_REPLY_SECRET"
+    reply_secret: str | None = field(default=None, repr=False, metadata=_NOT_A_KEY)
+
+    def require_reply_secret(self) -> str:
+        """Return the plus-addressing key, or raise ConfigError naming the unset variable."""
+        return _require_password("security", self.reply_secret_env, self.reply_secret)
+
+
 @dataclass(frozen=True)
 class Config:
     """The whole configuration. Paths and the SQLite file are absolute (resolved at load)."""
@@ -112,6 +135,7 @@ class Config:
     inbound: InboundSection = field(default_factory=InboundSection)
     outbound: OutboundSection = field(default_factory=OutboundSection)
     admins: AdminsSection = field(default_factory=AdminsSection)
+    security: SecuritySection = field(default_factory=SecuritySection)
     path: Path | None = field(default=None, metadata=_NOT_A_KEY)  # the file read, if any
     base_dir: Path = field(default=Path("."), metadata=_NOT_A_KEY)  # relative paths start here
 
@@ -247,6 +271,7 @@ def _resolve(
     for index, email in enumerate(config.admins.emails):
         if "@" not in email or any(char.isspace() for char in email):
             raise ConfigError(f"{label}: 'admins.emails[{index}]' is not an e-mail address")
+    security = _checked_security(config.security, environ, label)
     imap = config.inbound.imap
     smtp = outbound.smtp
     return dataclasses.replace(
@@ -264,9 +289,40 @@ def _resolve(
         admins=dataclasses.replace(
             config.admins, emails=tuple(email.strip().lower() for email in config.admins.emails)
         ),
+        security=security,
         path=config_path.resolve() if config_path is not None else None,
         base_dir=base_dir,
     )
+
+
+def _checked_security(
+    security: SecuritySection, environ: Mapping[str, str], label: str
+) -> SecuritySection:
+    for name in (
+        "replies_per_hour",
+        "replies_per_day",
+        "max_message_bytes",
+        "max_players_per_game",
+        "max_games_per_address",
+    ):
+        if getattr(security, name) < 0:
+            raise ConfigError(f"{label}: 'security.{name}' must be 0 (no limit) or more")
+    if security.sender_auth not in SENDER_AUTH_POLICIES:
+        choices = ", ".join(f'"{policy}"' for policy in SENDER_AUTH_POLICIES)
+        raise ConfigError(f"{label}: 'security.sender_auth' must be one of {choices}")
+    ids = tuple(value.strip().lower() for value in security.authserv_ids if value.strip())
+    if security.sender_auth != "off" and not ids:
+        raise ConfigError(
+            f"{label}: 'security.sender_auth' needs 'security.authserv_ids' (the authserv-id "
+            "your mail server writes in its Authentication-Results headers)"
+        )
+    secret = environ.get(security.reply_secret_env)
+    if security.plus_addressing and not secret:
+        raise ConfigError(
+            f"'security.plus_addressing' needs a secret key: environment variable "
+            f"{security.reply_secret_env} is not set ('security.reply_secret_env')"
+        )
+    return dataclasses.replace(security, authserv_ids=ids, reply_secret=secret)
 
 
 def _absolute_database(database: str, base_dir: Path, label: str) -> str:

@@ -34,6 +34,7 @@ from narrator.models import (
     game_players,
 )
 from narrator.service import games as service
+from narrator.service.authenticity import reply_addresses_from_config
 from narrator.service.games import GameError
 from narrator.service.mailer import Mailer
 from stories import FileStore
@@ -329,7 +330,9 @@ def _unsubscribe(args: argparse.Namespace) -> None:
 
 
 def _mailer(config: Config, session: Session) -> Mailer:
-    mailer = Mailer(FileStore(), config.narrator.address)
+    mailer = Mailer(
+        FileStore(), config.narrator.address, reply_addresses=reply_addresses_from_config(config)
+    )
     mailer.reload(session)
     return mailer
 

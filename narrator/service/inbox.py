@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import is_sqlite, transaction
 from narrator.models import (
+    EMAIL_LENGTH,
     Game,
     GameStatus,
     InboxMessage,
@@ -28,8 +29,17 @@ from narrator.models import (
     fold_email,
     game_players,
 )
-from narrator.outbound.compose import Address
+from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
+from narrator.service.authenticity import SenderAuth, header_items
+from narrator.service.limits import (
+    NOTICE_KIND,
+    Admission,
+    Limits,
+    admit_reply,
+    hostile_defect,
+    refusal_text,
+)
 from narrator.service.mailer import Mailer, ReplyTo
 from parsing import (
     GameInfo,
@@ -51,6 +61,7 @@ from parsing import Vote as ParsedVote
 log = logging.getLogger("narrator.inbox")
 
 MAX_ATTEMPTS = 5
+MAX_ADDRESS_LENGTH = min(EMAIL_LENGTH, 254)  # RFC 5321's limit on a usable path
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
 
 
@@ -62,11 +73,21 @@ class InboxSettings:
     language: str = "nl"
     admins: tuple[str, ...] = ()
     own_addresses: frozenset[str] = field(default_factory=frozenset)
+    limits: Limits = field(default_factory=Limits)
+    sender_auth: SenderAuth = field(default_factory=SenderAuth)
 
     @property
     def addresses(self) -> frozenset[str]:
         """Every address of the narrator (mail from them is our own, never answered)."""
         return frozenset({fold_email(self.address), *map(fold_email, self.own_addresses)})
+
+    def is_own(self, address: str) -> bool:
+        """Whether `address` is the narrator's, also with a ``+detail`` (a reply address)."""
+        local, at, domain = fold_email(address).rpartition("@")
+        base = local.split("+", 1)[0]
+        return fold_email(address) in self.addresses or (
+            bool(at) and f"{base}@{domain}" in self.addresses
+        )
 
 
 @dataclass(frozen=True)
@@ -80,20 +101,59 @@ class Outcome:
 def process_message(
     session: Session, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
 ) -> Outcome:
-    """Process one inbox row inside `session`; set its state; return what was done."""
-    parsed = parse_mail(row.raw)
+    """Process one inbox row inside `session`; set its state; return what was done.
+
+    Mail that must never be answered (auto-replies, bounces, lists, our own, mail built to
+    hurt the parser, mail from an unusable or unauthenticated non-player address) is marked
+    ``ignored`` with the rule; everything else is ``done`` with exactly one answer (a receipt,
+    a confirmation, an error, a Help forward), unless its sender is over his reply limit.
+    """
+    limits = settings.limits
+    too_large = 0 < limits.max_message_bytes < len(row.raw)
+    items = header_items(row.raw)
+    parsed = parse_mail(_headers_only(row.raw) if too_large else row.raw)
     ignore = classify_ignore(parsed, settings.addresses)
     if ignore is None and row.envelope_from == "":
         ignore = Ignore(reason=IgnoreReason.BOUNCE)
+    if ignore is None and parsed.sender and settings.is_own(parsed.sender):
+        ignore = Ignore(reason=IgnoreReason.LOOP)
     if ignore is not None or not parsed.sender:
         reason = ignore.reason.value if ignore is not None else "no-sender"
         return _done(row, now, InboxState.IGNORED, f"ignored: {reason}")
-    reply = ReplyTo(parsed.message_id or row.message_id or "", parsed.references, row.id)
-    if is_help_subject(parsed.subject):
-        return _forward_help(session, mailer, settings, row, parsed, now)
+    if not _is_usable_address(parsed.sender):
+        return _done(row, now, InboxState.IGNORED, "ignored: unusable-sender")
+    hostile = hostile_defect(parsed.defects)
+    if hostile is not None:
+        return _done(row, now, InboxState.IGNORED, f"ignored: hostile ({hostile})")
     games = list(session.scalars(select(Game).where(Game.status.in_(OPEN_STATUSES))))
     game_name = find_game(parsed.subject, [g.name for g in games])
     game = next((g for g in games if g.name == game_name), None)
+    unauthenticated = settings.sender_auth.check(items, parsed.sender)
+    if unauthenticated is not None:
+        return _refuse_unauthenticated(
+            session, mailer, settings, row, parsed, game, now, unauthenticated
+        )
+    admission = admit_reply(session, parsed.sender, now, limits)
+    silent = admission is not Admission.SEND
+    reply = ReplyTo(parsed.message_id or row.message_id or "", parsed.references, row.id, silent)
+    if admission is Admission.NOTICE:
+        _notice(session, mailer, settings, parsed, game, reply, now)
+    if too_large:
+        _refusal(
+            session,
+            mailer,
+            settings,
+            game,
+            parsed,
+            reply,
+            now,
+            "too-large",
+            size=len(row.raw) // 1024,
+            limit=limits.max_message_bytes // 1024,
+        )
+        return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
+    if is_help_subject(parsed.subject):
+        return _forward_help(session, mailer, settings, row, parsed, now, admission)
     infos = []
     sender_player: Player | None = None
     name_counts: dict[str, tuple[int, int]] = {}
@@ -125,7 +185,7 @@ def process_message(
     if isinstance(command, Ignore):
         return _done(row, now, InboxState.IGNORED, f"ignored: {command.reason.value}")
     if isinstance(command, Help):
-        return _forward_help(session, mailer, settings, row, parsed, now)
+        return _forward_help(session, mailer, settings, row, parsed, now, admission)
     if isinstance(command, ParseError):
         _error_reply(
             session,
@@ -139,10 +199,11 @@ def process_message(
             list(command.params.get("choices", ()) or ()),
             settings,
         )
-        return _done(row, now, InboxState.DONE, f"error: {command.code.value}")
+        return _done(row, now, InboxState.DONE, _suffix(f"error: {command.code.value}", admission))
     assert game is not None  # interpret only returns Signup/Vote for a known game
     try:
         if isinstance(command, Signup):
+            _check_signup_limits(session, game, players, parsed.sender, limits)
             result = service.signup(
                 session,
                 mailer,
@@ -153,11 +214,18 @@ def process_message(
                 now=now,
                 reply=reply,
             )
-            return _done(row, now, InboxState.DONE, f"signup: {result.player.name}")
+            return _done(
+                row, now, InboxState.DONE, _suffix(f"signup: {result.player.name}", admission)
+            )
         if isinstance(command, ParsedVote):
             if sender_player is None:
                 raise service.GameError(
                     "not-a-player", f"{parsed.sender} does not play in {game.name}"
+                )
+            addresses = mailer.reply_addresses
+            if addresses is not None and not addresses.is_addressed(items, game.id, parsed.sender):
+                raise service.GameError(
+                    "reply-address", refusal_text("reply-address", game.language)
                 )
             outcome = service.cast_vote(
                 session,
@@ -173,13 +241,157 @@ def process_message(
                 inbox_id=row.id,
             )
             what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
-            return _done(row, now, InboxState.DONE, what)
+            return _done(row, now, InboxState.DONE, _suffix(what, admission))
     except service.GameError as error:
         _error_reply(
             session, mailer, game, parsed, reply, now, error.code, str(error), [], settings
         )
-        return _done(row, now, InboxState.DONE, f"error: {error.code}")
+        return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
     raise TypeError(f"unexpected command {command!r}")
+
+
+def _suffix(what: str, admission: Admission) -> str:
+    if admission is Admission.SEND:
+        return what
+    return f"{what} (over the reply limit: {admission.value})"
+
+
+def _headers_only(raw: bytes) -> bytes:
+    """The header block of `raw` (for a mail too large to read): its body is never parsed."""
+    for separator in (b"\r\n\r\n", b"\n\n"):
+        end = raw.find(separator, 0, 256 * 1024)
+        if end >= 0:
+            return raw[: end + len(separator)]
+    return raw[: 256 * 1024] + b"\r\n\r\n"
+
+
+def _is_usable_address(address: str) -> bool:
+    """Whether a reply could be addressed to `address` (plain ASCII, not absurdly long)."""
+    if len(address) > MAX_ADDRESS_LENGTH:
+        return False
+    try:
+        check_address(address)
+    except InvalidAddress:
+        return False
+    return True
+
+
+def _check_signup_limits(
+    session: Session, game: Game, players: list[Player], sender: str, limits: Limits
+) -> None:
+    """Raise GameError when a new signup would exceed the players or games limits."""
+    if any(p.email == sender for p in players):
+        return  # a re-signup changes a name; it adds nobody
+    if 0 < limits.max_players_per_game <= len(players):
+        raise service.GameError(
+            "game-full", refusal_text("game-full", game.language, limit=limits.max_players_per_game)
+        )
+    if limits.max_games_per_address > 0:
+        playing = session.scalar(
+            select(func.count(Player.id))
+            .join(Game, Game.id == Player.game_id)
+            .where(Player.email == sender, Game.status.in_(OPEN_STATUSES))
+        )
+        if (playing or 0) >= limits.max_games_per_address:
+            raise service.GameError(
+                "too-many-games",
+                refusal_text("too-many-games", game.language, limit=limits.max_games_per_address),
+            )
+
+
+def _refuse_unauthenticated(
+    session: Session,
+    mailer: Mailer,
+    settings: InboxSettings,
+    row: InboxMessage,
+    parsed: ParsedMail,
+    game: Game | None,
+    now: datetime,
+    reason: str,
+) -> Outcome:
+    """Refuse mail whose sender failed authentication; tell only an address that plays.
+
+    Answering any other address would send mail to whoever the forger named (backscatter);
+    a player's address already receives the narrator's mail, and learns of the forgery.
+    """
+    log.warning("inbox %s: %s not authenticated (%s); refused", row.id, parsed.sender, reason)
+    playing = list(
+        session.scalars(
+            select(Game)
+            .join(Player, Player.game_id == Game.id)
+            .where(Player.email == parsed.sender, Game.status.in_(OPEN_STATUSES))
+            .order_by(Game.id)
+        )
+    )
+    if not playing:
+        return _done(row, now, InboxState.IGNORED, f"ignored: unauthenticated ({reason})")
+    if game not in playing:
+        game = playing[0]
+    admission = admit_reply(session, parsed.sender, now, settings.limits)
+    reply = ReplyTo(
+        parsed.message_id or row.message_id or "",
+        parsed.references,
+        row.id,
+        admission is not Admission.SEND,
+    )
+    if admission is Admission.NOTICE:
+        _notice(session, mailer, settings, parsed, game, reply, now)
+    _refusal(
+        session, mailer, settings, game, parsed, reply, now, "not-authenticated", reason=reason
+    )
+    return _done(
+        row, now, InboxState.DONE, _suffix(f"refused: unauthenticated ({reason})", admission)
+    )
+
+
+def _refusal(
+    session: Session,
+    mailer: Mailer,
+    settings: InboxSettings,
+    game: Game | None,
+    parsed: ParsedMail,
+    reply: ReplyTo,
+    now: datetime,
+    code: str,
+    **params: object,
+) -> None:
+    language = game.language if game is not None else settings.language
+    message = refusal_text(code, language, **params)
+    _error_reply(session, mailer, game, parsed, reply, now, code, message, [], settings)
+
+
+def _notice(
+    session: Session,
+    mailer: Mailer,
+    settings: InboxSettings,
+    parsed: ParsedMail,
+    game: Game | None,
+    reply: ReplyTo,
+    now: datetime,
+) -> None:
+    """The one polite notice a day that the sender's mail is no longer answered."""
+    language = game.language if game is not None else settings.language
+    message = refusal_text(
+        "rate-limited",
+        language,
+        per_hour=settings.limits.replies_per_hour,
+        per_day=settings.limits.replies_per_day,
+    )
+    notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id)
+    _error_reply(
+        session,
+        mailer,
+        game,
+        parsed,
+        notice,
+        now,
+        "rate-limited",
+        message,
+        [],
+        settings,
+        kind=NOTICE_KIND,
+        identity=f"notice/{reply.inbox_id}",
+    )
 
 
 def _name_counts(game: Game, player: str) -> dict[str, tuple[int, int]]:
@@ -210,7 +422,11 @@ def _error_reply(
     message: str,
     choices: list[str],
     settings: InboxSettings,
+    *,
+    kind: str = "error",
+    identity: str | None = None,
 ) -> None:
+    identity = identity or f"error/{reply.inbox_id}"
     players = game_players(session, game) if game is not None else []
     state = service.load_state(game) if game is not None and game.state is not None else None
     context: dict[str, Any] = {
@@ -228,15 +444,15 @@ def _error_reply(
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
     key = mailer.key(game, "error", settings.language)
-    rendered = mailer.render(key, context, f"error/{reply.inbox_id}")
+    rendered = mailer.render(key, context, identity)
     mailer.queue(
         session,
         rendered=rendered,
         to=parsed.sender,
         to_name=parsed.sender_name,
         now=now,
-        kind="error",
-        identity=f"error/{reply.inbox_id}",
+        kind=kind,
+        identity=identity,
         game=game,
         reply=reply,
     )
@@ -249,7 +465,11 @@ def _forward_help(
     row: InboxMessage,
     parsed: ParsedMail,
     now: datetime,
+    admission: Admission,
 ) -> Outcome:
+    if admission is not Admission.SEND:
+        log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
+        return _done(row, now, InboxState.DONE, _suffix("help not forwarded", admission))
     admins = admin_emails(session, settings.admins)
     context = {
         "game": None,

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from narrator.models import Game
 from narrator.outbound.compose import Address, MailKind, OutgoingMail, make_message_id
 from narrator.outbound.outbox import queue_mail
+from narrator.service.authenticity import ReplyAddresses
 from stories import (
     FileStore,
     MemoryStore,
@@ -37,19 +38,23 @@ class ReplyTo:
     message_id: str
     references: Sequence[str] = ()
     inbox_id: int | None = None
+    # The sender is over his reply limit (narrator.service.limits): nothing is sent in answer.
+    silent: bool = False
 
 
 @dataclass
 class Mailer:
     """Renders story templates for a game and queues the result in the outbox.
 
-    ``address`` is the narrator's own address (From of every mail); ``story_context`` is called
-    by the game service to build the `game`/`players` context of a render.
+    ``address`` is the narrator's own address (From of every mail).  With ``reply_addresses``
+    every mail to a player of a game carries his personal reply address (Reply-To), and the
+    inbox requires it on votes (:mod:`narrator.service.authenticity`).
     """
 
     store: TemplateStore
     address: str
     display_name: str = "Verteller"
+    reply_addresses: ReplyAddresses | None = None
     renderer: Renderer = field(init=False)
 
     def __post_init__(self) -> None:
@@ -106,8 +111,14 @@ class Mailer:
 
         ``identity`` names the mail once and for all (e.g. ``"receipt/<inbox id>"``): the
         Message-ID is derived from it, so a mail rebuilt after a crash keeps its id.
+        A reply whose ``reply.silent`` is set is not queued (the id is still returned).
         """
         message_id = make_message_id(self.domain, f"{identity}/{to}")
+        if reply is not None and reply.silent:
+            log.info("not answering %s (%s): over its reply limit", to, kind)
+            return message_id
+        if reply_to is None and game is not None and self.reply_addresses is not None:
+            reply_to = Address(self.reply_addresses.for_player(game, to), self.display_name)
         mail = OutgoingMail(
             sender=Address(self.address, self.display_name),
             to=Address(to, to_name),

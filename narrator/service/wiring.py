@@ -13,7 +13,9 @@ from narrator.db import transaction
 from narrator.outbound.outbox import SqlOutbox
 from narrator.outbound.sender import OutboxSender, PassReport
 from narrator.outbound.transport import MaildirTransport
+from narrator.service.authenticity import reply_addresses_from_config, sender_auth_from_config
 from narrator.service.inbox import InboxSettings
+from narrator.service.limits import limits_from_config
 from narrator.service.mailer import Mailer
 from stories import FileStore
 
@@ -29,12 +31,16 @@ def inbox_settings(config: Config) -> InboxSettings:
         address=config.narrator.address,
         language=config.narrator.language,
         admins=tuple(config.admins.emails),
+        limits=limits_from_config(config),
+        sender_auth=sender_auth_from_config(config),
     )
 
 
 def make_mailer(config: Config, factory: sessionmaker[Session]) -> Mailer:
     """A mailer rendering from the stories table (loaded now) over the shipped packs."""
-    mailer = Mailer(FileStore(), config.narrator.address)
+    mailer = Mailer(
+        FileStore(), config.narrator.address, reply_addresses=reply_addresses_from_config(config)
+    )
     with transaction(factory) as session:
         mailer.reload(session)
     return mailer

@@ -1,0 +1,285 @@
+"""Is a mail really from its From address?  Authentication-Results and per-player reply addresses.
+
+Two defences against forged votes (docs/security.md):
+
+- **Authentication-Results** (RFC 8601): the receiving mail server checks DKIM, SPF and DMARC
+  and writes the results in a header headed by its *authserv-id*.  Only the topmost block of
+  such headers with a configured authserv-id is read — the block our own server added above
+  everything the sender wrote; headers further down (and headers with any other id) may have
+  been written by the sender and are ignored.  The policy ``dmarc`` refuses mail whose DMARC
+  check failed; ``dkim-or-spf`` refuses mail unless DKIM or SPF passed for the From domain.
+- **Reply addresses** (plus-addressing): every mail to a player of a game carries a personal
+  ``Reply-To: verteller+<game>-<secret>@domain``; a vote must be addressed to it.  The secret
+  is an HMAC of a configured key, the game and the player's address: it is never stored, and
+  only ever sent to that address, so a forger who does not read the player's mail can't know it.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.parser
+import email.utils
+import hashlib
+import hmac
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from email.policy import compat32
+
+from narrator.config import Config
+from narrator.models import Game, fold_email
+
+POLICIES = ("off", "dmarc", "dkim-or-spf")
+MAX_HEADER_BYTES = 256 * 1024
+TOKEN_LENGTH = 10
+RECIPIENT_HEADERS = ("to", "cc", "delivered-to", "x-original-to", "envelope-to")
+
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+# --- headers ------------------------------------------------------------------------------
+
+
+def header_items(raw: bytes) -> list[tuple[str, str]]:
+    """The header fields of `raw` in order, names lower-cased, values unfolded (never raises)."""
+    match = _HEADER_END.search(raw, 0, MAX_HEADER_BYTES)
+    head = raw[: match.start()] if match else raw[:MAX_HEADER_BYTES]
+    try:
+        message = email.parser.BytesHeaderParser(policy=compat32).parsebytes(head + b"\r\n\r\n")
+        items = message.raw_items()
+    except Exception:  # any bytes: a header we can't read is a header we don't trust
+        return []
+    result = []
+    for name, value in list(items)[:1000]:
+        text = re.sub(r"\r?\n[ \t]*", " ", str(value)).strip()
+        result.append((str(name).strip().lower(), text))
+    return result
+
+
+# --- Authentication-Results ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuthResult:
+    """One method's result: ``dkim=pass header.d=example.org`` -> method, result, properties."""
+
+    method: str
+    result: str
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+def _strip_comments(value: str) -> str:
+    """Remove RFC 5322 comments (nested parentheses) outside quoted strings."""
+    out: list[str] = []
+    depth = 0
+    quoted = False
+    escaped = False
+    for char in value:
+        if escaped:
+            escaped = False
+            if depth == 0:
+                out.append(char)
+            continue
+        if char == "\\":
+            escaped = True
+            if depth == 0:
+                out.append(char)
+            continue
+        if quoted:
+            out.append(char)
+            if char == '"':
+                quoted = False
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif depth == 0:
+            if char == '"':
+                quoted = True
+            out.append(char)
+    return "".join(out)
+
+
+def _split_outside_quotes(value: str, separator: str) -> list[str]:
+    parts, current, quoted = [], [], False
+    for char in value:
+        if char == '"':
+            quoted = not quoted
+        if char == separator and not quoted:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def parse_authentication_results(value: str) -> tuple[str, list[AuthResult]]:
+    """Parse one Authentication-Results value into its authserv-id and results (lower-cased)."""
+    parts = _split_outside_quotes(_strip_comments(value), ";")
+    head = parts[0].split()
+    authserv_id = head[0].lower() if head else ""
+    results = []
+    for part in parts[1:]:
+        tokens = part.split()
+        if not tokens or "=" not in tokens[0]:
+            continue
+        method, _, result = tokens[0].partition("=")
+        properties = {}
+        for token in tokens[1:]:
+            key, eq, prop = token.partition("=")
+            if eq:
+                properties[key.lower()] = prop.strip('"').lower()
+        results.append(AuthResult(method.split("/")[0].lower(), result.lower(), properties))
+    return authserv_id, results
+
+
+def trusted_results(
+    items: Sequence[tuple[str, str]], authserv_ids: Iterable[str]
+) -> list[AuthResult] | None:
+    """The results of our own server: the topmost block of headers with a trusted authserv-id.
+
+    The block starts at the first (topmost) Authentication-Results header with one of
+    `authserv_ids` and ends at the next ``Received`` header; anything below was written before
+    the mail reached our server.  Returns None when no such header exists.
+    """
+    ids = {value.strip().lower() for value in authserv_ids}
+    found: list[AuthResult] | None = None
+    for name, value in items:
+        if name == "received" and found is not None:
+            break
+        if name != "authentication-results":
+            continue
+        authserv_id, results = parse_authentication_results(value)
+        if authserv_id in ids:
+            found = (found or []) + results
+    return found
+
+
+def _domain(value: str) -> str:
+    return value.rpartition("@")[2].strip().strip(".<>").lower()
+
+
+def aligned(domain: str, from_domain: str) -> bool:
+    """Relaxed alignment without a public-suffix list: equal, or one a subdomain of the other."""
+    if not domain or not from_domain:
+        return False
+    return (
+        domain == from_domain
+        or domain.endswith("." + from_domain)
+        or from_domain.endswith("." + domain)
+    )
+
+
+@dataclass(frozen=True)
+class SenderAuth:
+    """The sender-authentication policy: ``off``, ``dmarc`` or ``dkim-or-spf``."""
+
+    policy: str = "off"
+    authserv_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown sender authentication policy {self.policy!r}")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether mail is checked at all."""
+        return self.policy != "off"
+
+    def check(self, items: Sequence[tuple[str, str]], sender: str) -> str | None:
+        """None when `sender` may be trusted under the policy, else why not (for logs and mail)."""
+        if not self.enabled:
+            return None
+        results = trusted_results(items, self.authserv_ids)
+        if results is None:
+            return "no Authentication-Results from our mail server"
+        from_domain = _domain(sender)
+        dmarc = [
+            r
+            for r in results
+            if r.method == "dmarc"
+            and aligned(r.properties.get("header.from", from_domain), from_domain)
+        ]
+        if any(r.result == "fail" for r in dmarc):
+            return "dmarc=fail"
+        if self.policy == "dmarc":
+            return None
+        if any(r.result == "pass" for r in dmarc):
+            return None
+        for r in results:
+            if r.result != "pass":
+                continue
+            if r.method == "dkim":
+                signer = r.properties.get("header.d") or _domain(r.properties.get("header.i", ""))
+                if aligned(signer, from_domain):
+                    return None
+            if r.method == "spf":
+                mailfrom = r.properties.get("smtp.mailfrom", "")
+                if aligned(_domain(mailfrom), from_domain):
+                    return None
+        return "neither DKIM nor SPF passed for " + (from_domain or "the sender")
+
+
+# --- per-player reply addresses -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplyAddresses:
+    """Personal reply addresses ``local+<game>-<token>@domain`` for the players of a game."""
+
+    address: str
+    key: bytes = field(repr=False)
+
+    def token(self, game_id: int, email: str) -> str:
+        """The secret of (game, player address): a truncated HMAC-SHA256, base32, lower case."""
+        message = f"reply-address/{game_id}/{fold_email(email)}".encode()
+        digest = hmac.new(self.key, message, hashlib.sha256).digest()
+        return base64.b32encode(digest).decode("ascii").lower()[:TOKEN_LENGTH]
+
+    def for_player(self, game: Game, email: str) -> str:
+        """The address `email` should send its votes in `game` to."""
+        local, _, domain = self.address.rpartition("@")
+        slug = _SLUG.sub("", game.name_key.lower())[:20] or "game"
+        return f"{local}+{slug}-{self.token(game.id, email)}@{domain}"
+
+    def is_addressed(self, items: Sequence[tuple[str, str]], game_id: int, email: str) -> bool:
+        """Whether the mail (its To, Cc or delivery headers) names the player's reply address."""
+        expected = self.token(game_id, email)
+        local = self.address.rpartition("@")[0].lower()
+        for recipient in recipients(items):
+            base, plus, detail = recipient.partition("@")[0].partition("+")
+            if not plus or base != local:
+                continue
+            given = detail.rpartition("-")[2]
+            if hmac.compare_digest(given.encode(), expected.encode()):
+                return True
+        return False
+
+
+def recipients(items: Sequence[tuple[str, str]]) -> list[str]:
+    """Every address in the mail's recipient and delivery headers, lower-cased."""
+    values = [value for name, value in items if name in RECIPIENT_HEADERS][:50]
+    try:
+        pairs = email.utils.getaddresses(values)
+    except Exception:  # any header: unreadable recipients are no recipients
+        return []
+    return [address.strip().strip("<>").lower() for _, address in pairs[:200] if address]
+
+
+def sender_auth_from_config(config: Config) -> SenderAuth:
+    """The sender-authentication policy of ``[security]``."""
+    return SenderAuth(config.security.sender_auth, config.security.authserv_ids)
+
+
+def reply_addresses_from_config(config: Config) -> ReplyAddresses | None:
+    """Personal reply addresses when ``[security] plus_addressing`` is on, else None.
+
+    Raises ConfigError when the secret key's environment variable is unset.
+    """
+    if not config.security.plus_addressing:
+        return None
+    key = config.security.require_reply_secret().encode("utf-8")
+    return ReplyAddresses(config.narrator.address, key)

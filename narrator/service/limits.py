@@ -1,0 +1,211 @@
+"""Limits of the processing pipeline: replies per sender (never loop, never flood) and sizes.
+
+Every mail the pipeline answers costs its sender one unit in the ``reply_counters`` table
+(one row per sender and clock hour).  Within :attr:`Limits.replies_per_hour` (this hour) and
+:attr:`Limits.replies_per_day` (the last 24 hours) the answer is sent; the first mail over
+either limit gets one polite notice instead (at most one per sender per day); after that the
+sender's mail is still processed — votes count — but nothing is sent back.  Game mails (steps,
+stories, roles) are not replies and are never limited.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from narrator.config import Config
+from narrator.models import OutboxMessage, ReplyCounter, fold_email
+
+log = logging.getLogger("narrator.limits")
+
+NOTICE_KIND = "rate_limited"
+COUNTER_RETENTION = timedelta(days=2)
+# Defects `parse_mail` records when it cut a mail short; no mail client produces them.
+HOSTILE_DEFECTS = ("mime-too-deep", "too-many-headers", "too-many-parts")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The pipeline's limits (``[security]`` in the configuration); 0 means no limit."""
+
+    replies_per_hour: int = 20
+    replies_per_day: int = 100
+    max_message_bytes: int = 10 * 1024 * 1024
+    max_players_per_game: int = 100
+    max_games_per_address: int = 10
+
+
+class Admission(enum.Enum):
+    """What may go back to a sender for one more mail."""
+
+    SEND = "send"  # the normal answer
+    NOTICE = "notice"  # over the limit: one polite notice instead of the answer
+    SILENT = "silent"  # over the limit and already told: nothing
+
+
+def _hour(now: datetime) -> datetime:
+    return now.replace(minute=0, second=0, microsecond=0)
+
+
+def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) -> Admission:
+    """Count one more answered mail from `sender` and return what may be sent back.
+
+    Runs in the caller's transaction, so the count is committed with the answer (or not at all).
+    """
+    sender = fold_email(sender)
+    window = _hour(now)
+    _count_one(session, sender, window)
+    hour_count = session.scalar(
+        select(ReplyCounter.count).where(
+            ReplyCounter.sender == sender, ReplyCounter.window_start == window
+        )
+    )
+    day_count = session.scalar(
+        select(func.coalesce(func.sum(ReplyCounter.count), 0)).where(
+            ReplyCounter.sender == sender,
+            ReplyCounter.window_start > window - timedelta(hours=24),
+        )
+    )
+    session.execute(
+        delete(ReplyCounter).where(
+            ReplyCounter.sender == sender, ReplyCounter.window_start < now - COUNTER_RETENTION
+        )
+    )
+    over_hour = limits.replies_per_hour > 0 and (hour_count or 0) > limits.replies_per_hour
+    over_day = limits.replies_per_day > 0 and (day_count or 0) > limits.replies_per_day
+    if not (over_hour or over_day):
+        return Admission.SEND
+    if notice_sent_since(session, sender, now - timedelta(days=1)):
+        return Admission.SILENT
+    log.warning(
+        "%s sent %s mails this hour, %s in a day: over the limit, no more answers",
+        sender,
+        hour_count,
+        day_count,
+    )
+    return Admission.NOTICE
+
+
+def _count_one(session: Session, sender: str, window: datetime) -> None:
+    row = session.scalars(
+        select(ReplyCounter).where(
+            ReplyCounter.sender == sender, ReplyCounter.window_start == window
+        )
+    ).first()
+    if row is not None:
+        row.count += 1
+        return
+    try:
+        with session.begin_nested():  # another worker may create the same window row
+            session.add(ReplyCounter(sender=sender, window_start=window, count=1))
+    except IntegrityError:
+        row = session.scalars(
+            select(ReplyCounter).where(
+                ReplyCounter.sender == sender, ReplyCounter.window_start == window
+            )
+        ).one()
+        row.count += 1
+
+
+def notice_sent_since(session: Session, sender: str, since: datetime) -> bool:
+    """Whether `sender` was sent the over-the-limit notice after `since`."""
+    found = session.scalar(
+        select(OutboxMessage.id)
+        .where(
+            OutboxMessage.recipient == fold_email(sender),
+            OutboxMessage.kind == NOTICE_KIND,
+            OutboxMessage.created_at > since,
+        )
+        .limit(1)
+    )
+    return found is not None
+
+
+def hostile_defect(defects: tuple[str, ...]) -> str | None:
+    """The first defect that marks a mail as built to hurt the parser (not a player's mail)."""
+    return next((defect for defect in defects if defect in HOSTILE_DEFECTS), None)
+
+
+# --- the texts of the pipeline's own refusals (the story packs' `error` mail shows them) ------
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "nl": {
+        "rate-limited": (
+            "Je hebt de Verteller in korte tijd erg veel mail gestuurd. Om geen eindeloze "
+            "mailwisseling te beginnen beantwoordt de Verteller je mail een tijdje niet meer "
+            "(hoogstens {per_hour} antwoorden per uur en {per_day} per dag). Je stemmen tellen "
+            "wel gewoon mee."
+        ),
+        "too-large": (
+            "Je mail is te groot ({size} kB; hoogstens {limit} kB). Stuur een korte mail met "
+            "alleen tekst, zonder bijlagen."
+        ),
+        "game-full": "Dit spel zit vol: er doen al {limit} spelers mee.",
+        "too-many-games": (
+            "Je adres speelt al mee in {limit} spellen tegelijk; meer kan niet. Schrijf je in "
+            "zodra een van je spellen is afgelopen."
+        ),
+        "not-authenticated": (
+            "De Verteller kreeg een mail met jouw adres als afzender, maar jouw mailprovider "
+            "kon niet bevestigen dat die van jou kwam ({reason}). Daarom is er niets mee gedaan. "
+            "Stuurde je hem zelf? Stuur je mail dan rechtstreeks vanaf je eigen provider (niet "
+            "via een doorstuurdienst of mailinglijst)."
+        ),
+        "reply-address": (
+            "Je stem is niet geteld: stemmen moeten naar jouw persoonlijke adres van dit spel "
+            "gaan. Beantwoord daarom een mail van de Verteller (met 'Beantwoorden'), dan gaat "
+            "je stem vanzelf naar het goede adres."
+        ),
+    },
+    "en": {
+        "rate-limited": (
+            "You have sent the Narrator a great many mails in a short time. So as not to start "
+            "an endless exchange of mail, the Narrator will not answer your mail for a while "
+            "(at most {per_hour} answers an hour and {per_day} a day). Your votes still count."
+        ),
+        "too-large": (
+            "Your mail is too large ({size} kB; at most {limit} kB). Send a short mail with "
+            "text only, without attachments."
+        ),
+        "game-full": "This game is full: {limit} players already take part.",
+        "too-many-games": (
+            "Your address already plays in {limit} games at once; no more are possible. Sign up "
+            "again when one of your games has ended."
+        ),
+        "not-authenticated": (
+            "The Narrator received a mail with your address as its sender, but your mail "
+            "provider could not confirm that it came from you ({reason}). It was not used. Did "
+            "you send it yourself? Then send your mail directly from your own provider (not "
+            "through a forwarding service or a mailing list)."
+        ),
+        "reply-address": (
+            "Your vote was not counted: votes must go to your personal address of this game. "
+            "Answer a mail of the Narrator (with 'Reply'), and your vote goes to the right "
+            "address by itself."
+        ),
+    },
+}
+
+
+def refusal_text(code: str, language: str, **params: object) -> str:
+    """The explanation of one of the pipeline's own refusals, in `language` (else Dutch)."""
+    texts = _TEXTS.get(language, _TEXTS["nl"])
+    return texts[code].format(**params)
+
+
+def limits_from_config(config: Config) -> Limits:
+    """The limits of ``[security]``."""
+    security = config.security
+    return Limits(
+        replies_per_hour=security.replies_per_hour,
+        replies_per_day=security.replies_per_day,
+        max_message_bytes=security.max_message_bytes,
+        max_players_per_game=security.max_players_per_game,
+        max_games_per_address=security.max_games_per_address,
+    )
