@@ -11,8 +11,9 @@ Assembled from the configuration by :class:`Daemon`:
 - the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders;
 - the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission.
 
-Stories are rendered from the stories table (re-read every ``stories_max_age`` seconds), over
-the shipped packs for keys the table lacks. The database is migrated on start.
+Stories are rendered from the stories table (re-read every ``stories_max_age`` seconds, see
+:meth:`~narrator.service.mailer.Mailer.reload`), over the shipped packs for keys it lacks.
+The database is migrated on start.
 :func:`serve` runs a daemon until SIGTERM or SIGINT and then stops it cleanly: receivers first
 (a mail in transit is not acknowledged, so its sender retries), then the worker, the scheduler
 (running jobs finish their transaction) and the sender.
@@ -25,14 +26,12 @@ import contextlib
 import logging
 import random
 import signal
-import threading
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -42,14 +41,13 @@ from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
 from narrator.inbound.sink import InboxNotifier
 from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
-from narrator.models import Story, utcnow
 from narrator.outbound.outbox import SqlOutbox
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
 from narrator.service.inbox import InboxSettings, Outcome, process_pending
 from narrator.service.mailer import Mailer
-from stories import FileStore, StoryKey, StoryKeyError, StorySource
+from narrator.service.wiring import inbox_settings, make_mailer, utc_now
 
 log = logging.getLogger("narrator.daemon")
 
@@ -72,74 +70,6 @@ class DaemonOptions:
     migrate: bool = True
     imap: dict[str, Any] = field(default_factory=dict)
     transport: Transport | None = None
-
-
-# --- stories -------------------------------------------------------------------------------
-
-
-class _Index:
-    """Template sources by key (the stores' linear look-up is too slow per mail)."""
-
-    def __init__(self, sources: Sequence[StorySource]) -> None:
-        self.sources = sorted(sources, key=lambda s: (s.key, s.variant))
-        self.by_key: dict[StoryKey, list[StorySource]] = {}
-        for source in self.sources:
-            self.by_key.setdefault(source.key, []).append(source)
-
-
-class DatabaseStories:
-    """The template store the daemon renders from: the stories table over the shipped packs.
-
-    The table is read into memory and re-read when the copy is older than ``max_age`` seconds,
-    so stories added with ``narrator stories add`` are used without a restart. Thread-safe (the
-    inbox worker and the scheduler render in worker threads).
-    """
-
-    def __init__(
-        self,
-        factory: sessionmaker[Session],
-        *,
-        max_age: float = 30.0,
-        monotonic: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._factory = factory
-        self._max_age = max_age
-        self._monotonic = monotonic
-        self._lock = threading.Lock()
-        self._packs = _Index(FileStore().all())
-        self._table: _Index | None = None
-        self._read_at = 0.0
-
-    def variants(self, key: StoryKey) -> Sequence[StorySource]:
-        """The table's variants of `key`, or the shipped pack's when the table has none."""
-        return self._current().by_key.get(key) or self._packs.by_key.get(key, [])
-
-    def all(self) -> Sequence[StorySource]:
-        """Every template :meth:`variants` can return, sorted by key and variant."""
-        table = self._current()
-        rest = [s for s in self._packs.sources if s.key not in table.by_key]
-        return sorted([*table.sources, *rest], key=lambda s: (s.key, s.variant))
-
-    def refresh(self) -> None:
-        """Re-read the stories table now."""
-        with transaction(self._factory) as session:
-            rows = session.scalars(select(Story)).all()
-            sources = []
-            for row in rows:
-                try:
-                    key = StoryKey(row.ruleset, row.language, row.theme, row.event)
-                except StoryKeyError:
-                    continue  # a row for an event this version does not know
-                sources.append(StorySource(key, row.variant, row.source, f"db:{key}#{row.variant}"))
-        self._table = _Index(sources)
-        self._read_at = self._monotonic()
-
-    def _current(self) -> _Index:
-        with self._lock:
-            if self._table is None or self._monotonic() - self._read_at >= self._max_age:
-                self.refresh()
-            assert self._table is not None
-            return self._table
 
 
 # --- the inbox worker ----------------------------------------------------------------------
@@ -225,7 +155,7 @@ class Daemon:
         config: Config,
         *,
         options: DaemonOptions | None = None,
-        clock: Clock = utcnow,
+        clock: Clock = utc_now,
         rng: random.Random | None = None,
     ) -> None:
         self.config = config
@@ -235,7 +165,7 @@ class Daemon:
         self.engine: Engine | None = None
         self.factory: sessionmaker[Session] | None = None
         self.mailer: Mailer | None = None
-        self.stories: DatabaseStories | None = None
+        self._stories_task: asyncio.Task[None] | None = None
         self.smtp: SmtpReceiver | None = None
         self.imap: ImapPoller | None = None
         self.worker: InboxWorker | None = None
@@ -274,9 +204,8 @@ class Daemon:
             await asyncio.to_thread(upgrade, url)
         self.engine = make_engine(url)
         self.factory = factory = session_factory(self.engine)
-        self.stories = DatabaseStories(factory, max_age=options.stories_max_age)
-        await asyncio.to_thread(self.stories.refresh)
-        self.mailer = mailer = Mailer(self.stories, config.narrator.address)
+        self.mailer = mailer = await asyncio.to_thread(make_mailer, config, factory)
+        self._stories_task = asyncio.create_task(self._reload_stories(), name="narrator.stories")
         log.info("database %s (migrated)", _shown_url(url))
 
         self._transport = options.transport or transport_from_config(config.outbound)
@@ -306,15 +235,10 @@ class Daemon:
             await scheduler.sync()
 
         notifier = InboxNotifier()
-        settings = InboxSettings(
-            address=config.narrator.address,
-            language=config.narrator.language,
-            admins=config.admins.emails,
-        )
         self.worker = InboxWorker(
             factory,
             mailer,
-            settings,
+            inbox_settings(config),
             self._clock,
             notifier,
             interval=options.inbox_interval,
@@ -373,12 +297,33 @@ class Daemon:
             with contextlib.suppress(Exception):
                 await self._sender_task
             self._sender_task = None
+        if self._stories_task is not None:
+            self._stories_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._stories_task
+            self._stories_task = None
         if self._transport is not None:
             await self._transport.close()
             self._transport = None
         if self.engine is not None:
             self.engine.dispose()
         log.info("narrator stopped")
+
+    async def _reload_stories(self) -> None:
+        """Re-read the stories table now and then, so added stories need no restart."""
+        assert self.mailer is not None and self.factory is not None
+        mailer, factory = self.mailer, self.factory
+
+        def reload() -> None:
+            with transaction(factory) as session:
+                mailer.reload(session)
+
+        while True:
+            await asyncio.sleep(self.options.stories_max_age)
+            try:
+                await asyncio.to_thread(reload)
+            except Exception:
+                log.exception("re-reading the stories table failed; keeping the stories in use")
 
     async def __aenter__(self) -> Daemon:
         await self.start()

@@ -229,6 +229,7 @@ class DeadlineScheduler:
         self._scheduler: AsyncIOScheduler | None = None
         self._planned: dict[str, datetime] = {}  # job id -> run time as scheduled
         self._jobs: set[asyncio.Task[Any]] = set()
+        self._running: set[str] = set()  # job ids whose work is in progress (sync leaves them)
         self._sync_lock = asyncio.Lock()
         self._stopping = False
         self.fired: list[tuple[str, int, bool]] = []  # (kind, game id, did something): for tests
@@ -293,10 +294,12 @@ class DeadlineScheduler:
                         self._reminder,
                         plan.game_id,
                     )
-            for job_id in set(self._planned) - set(wanted):
+            for job_id in set(self._planned) - set(wanted) - self._running:
                 self._remove(job_id)
             for job_id, (when, func, game_id) in wanted.items():
-                if self._planned.get(job_id) == when:
+                # A running job re-reads the database when it is done; scheduling it again
+                # meanwhile (its row still shows the old deadline) would only be skipped.
+                if self._planned.get(job_id) == when or job_id in self._running:
                     continue
                 self._scheduler.add_job(
                     func,
@@ -321,8 +324,6 @@ class DeadlineScheduler:
         await self._guarded("poll", 0, self.sync)
 
     async def _deadline(self, game_id: int) -> None:
-        self._planned.pop(f"deadline:{game_id}", None)
-
         async def work() -> bool:
             return await asyncio.to_thread(
                 close_if_due, self._factory, self._mailer, game_id, self._clock()
@@ -331,8 +332,6 @@ class DeadlineScheduler:
         await self._guarded("deadline", game_id, work)
 
     async def _reminder(self, game_id: int) -> None:
-        self._planned.pop(f"reminder:{game_id}", None)
-
         async def work() -> bool:
             reminded = await asyncio.to_thread(
                 remind_if_due, self._factory, self._mailer, game_id, self._clock(), self._lead
@@ -345,18 +344,23 @@ class DeadlineScheduler:
         """Run a job's work as a tracked task (stop waits for it); log errors, then re-sync."""
         if self._stopping:
             return
+        job_id = f"{kind}:{game_id}"
+        if kind != "poll":
+            self._planned.pop(job_id, None)
+            self._running.add(job_id)
         task = asyncio.current_task()
         if task is not None:
             self._jobs.add(task)
         try:
             did = await work()
         except Exception:
-            log.exception("%s job for game %s failed; retrying from the database", kind, game_id)
+            log.exception("%s job for game %s failed; retrying later", kind, game_id)
             did = False
             failed = True
         else:
             failed = False
         finally:
+            self._running.discard(job_id)
             if task is not None:
                 self._jobs.discard(task)
         if kind == "poll":
@@ -366,7 +370,6 @@ class DeadlineScheduler:
             self._on_mail_queued()
         if failed:
             # Try again later, not at once: a failing resolution must not spin.
-            self._planned.pop(f"{kind}:{game_id}", None)
             self._retry_later(kind, game_id)
             return
         try:

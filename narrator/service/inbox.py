@@ -128,6 +128,8 @@ def process_message(
     games = list(session.scalars(select(Game).where(Game.status.in_(OPEN_STATUSES))))
     game_name = find_game(parsed.subject, [g.name for g in games])
     game = next((g for g in games if g.name == game_name), None)
+    if game is not None:  # one mail at a time per game, also across daemons (PostgreSQL)
+        session.refresh(game, with_for_update=True)
     unauthenticated = settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
         return _refuse_unauthenticated(

@@ -4,7 +4,10 @@ the winners' mail — through its SMTP receiver, and through a real Dovecot IMAP
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import smtplib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,8 +17,8 @@ from narrator.cli import main
 from narrator.config import Config, load_config
 from narrator.daemon import Daemon, DaemonOptions
 from narrator.db import make_engine, session_factory, transaction
-from narrator.models import Player
-from tests.daemon.driver import NARRATOR, check_mailboxes, delivered, play, sign_up
+from narrator.models import InboxMessage, Player
+from tests.daemon.driver import NARRATOR, Send, check_mailboxes, delivered, play, sign_up
 from tests.support.aio import run_async, wait_until
 from tests.support.dovecot import DovecotAccount
 from tests.support.net import free_port
@@ -28,11 +31,11 @@ OPTIONS = DaemonOptions(
 )
 
 
-def write_config(tmp_path: Path, db_url: str, extra: str = "") -> Path:
+def write_config(tmp_path: Path, db_url: str, extra: str = "", *, maildir: bool = True) -> Path:
     path = tmp_path / "narrator.toml"
+    outbound = '[outbound]\nmaildir = "outbox"\n' if maildir else ""
     path.write_text(
-        f'[narrator]\ndatabase = "{db_url}"\naddress = "{NARRATOR}"\n'
-        f'[outbound]\nmaildir = "outbox"\n{extra}',
+        f'[narrator]\ndatabase = "{db_url}"\naddress = "{NARRATOR}"\n{outbound}{extra}',
         encoding="utf-8",
     )
     return path
@@ -43,13 +46,21 @@ def cli(config_file: Path, *args: str) -> None:
     assert status == 0, f"narrator {' '.join(args)} failed"
 
 
-async def run_game(config: Config, config_file: Path, send_factory: object) -> None:
-    """Create, sign up, start and play the game against a running daemon; check the mail."""
-    engine = make_engine(config.database_url)
+async def run_game(
+    configs: list[Config],
+    config_file: Path,
+    send_factory: Callable[[list[Daemon]], Send],
+) -> None:
+    """Create, sign up, start and play the game against running daemons; check the mail."""
+    engine = make_engine(configs[0].database_url)
     factory = session_factory(engine)
     try:
-        async with Daemon(config, options=OPTIONS) as daemon:
-            send = send_factory(daemon)  # type: ignore[operator]
+        async with contextlib.AsyncExitStack() as stack:
+            daemons = [
+                await stack.enter_async_context(Daemon(config, options=OPTIONS))
+                for config in configs
+            ]
+            send = send_factory(daemons)
             await asyncio.to_thread(
                 cli, config_file, "game", "create", "WW1", "--speed", "2s", "--strictness", "5",
                 "--close-early",
@@ -63,13 +74,42 @@ async def run_game(config: Config, config_file: Path, send_factory: object) -> N
             await wait_until(lambda: players() == 8, timeout=20, message="8 signups")
             await asyncio.to_thread(cli, config_file, "game", "start", "WW1", "--seed", "5")
             transcript = await play(factory, "WW1", send, timeout=90)
-            await delivered(factory, config.outbound.maildir)
-            assert daemon.scheduler is not None
-            fired = [did for kind, _, did in daemon.scheduler.fired if kind == "deadline"]
+            await delivered(factory, configs[0].outbound.maildir)
+            fired = [
+                did
+                for daemon in daemons
+                if daemon.scheduler is not None
+                for kind, _, did in daemon.scheduler.fired
+                if kind == "deadline"
+            ]
             assert any(fired), "the skipped first step ended at its deadline"
-        check_mailboxes(factory, config.outbound.maildir, transcript)
+            processed = [d.worker.processed if d.worker else 0 for d in daemons]
+            assert all(processed), f"every daemon processed mail: {processed}"
+        check_mailboxes(factory, configs[0].outbound.maildir, transcript)
+        with transaction(factory) as session:
+            inbox = session.scalars(select(InboxMessage)).all()
+            # Every mail applied at the first try: daemons sharing a game never trip over it.
+            assert [
+                (r.id, r.state, r.attempts) for r in inbox if r.attempts or r.state != "done"
+            ] == []
     finally:
         engine.dispose()
+
+
+def smtp_sender(daemons: list[Daemon]) -> Send:
+    """Players mail the daemons' SMTP receivers, taking turns between them."""
+    turn = itertools.count()
+
+    async def send(sender: str, raw: bytes) -> None:
+        port = daemons[next(turn) % len(daemons)].smtp_port
+
+        def deliver() -> None:
+            with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+                client.sendmail(sender, [NARRATOR], raw)
+
+        await asyncio.to_thread(deliver)
+
+    return send
 
 
 def test_a_whole_game_by_smtp(
@@ -77,18 +117,21 @@ def test_a_whole_game_by_smtp(
 ) -> None:
     config_file = write_config(tmp_path, db_url, f"[inbound.smtp]\nport = {free_port()}\n")
     config = load_config(config_file)
+    run_async(run_game([config], config_file, smtp_sender), timeout=150)
 
-    def send_factory(daemon: Daemon) -> object:
-        async def send(sender: str, raw: bytes) -> None:
-            def deliver() -> None:
-                with smtplib.SMTP("127.0.0.1", daemon.smtp_port, timeout=10) as client:
-                    client.sendmail(sender, [NARRATOR], raw)
 
-            await asyncio.to_thread(deliver)
-
-        return send
-
-    run_async(run_game(config, config_file, send_factory), timeout=150)
+def test_two_daemons_on_one_postgresql_share_a_game(
+    postgres_db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configs = []
+    for n in (1, 2):
+        home = tmp_path / f"daemon{n}"
+        home.mkdir()
+        extra = (
+            f'[inbound.smtp]\nport = {free_port()}\n[outbound]\nmaildir = "{tmp_path / "outbox"}"\n'
+        )
+        configs.append(load_config(write_config(home, postgres_db_url, extra, maildir=False)))
+    run_async(run_game(configs, tmp_path / "daemon1" / "narrator.toml", smtp_sender), timeout=150)
 
 
 @pytest.mark.dovecot
@@ -108,15 +151,15 @@ def test_a_whole_game_by_imap(
     )
     config = load_config(config_file, environ={"NARRATOR_IMAP_PASSWORD": dovecot_account.password})
 
-    def send_factory(daemon: Daemon) -> object:
-        assert daemon.smtp is None and daemon.imap is not None
+    def lmtp_sender(daemons: list[Daemon]) -> Send:
+        assert daemons[0].smtp is None and daemons[0].imap is not None
 
         async def send(sender: str, raw: bytes) -> None:
             await asyncio.to_thread(dovecot_account.deliver, raw, sender)
 
         return send
 
-    run_async(run_game(config, config_file, send_factory), timeout=150)
+    run_async(run_game([config], config_file, lmtp_sender), timeout=150)
     # Every mail the players sent was taken from the mailbox and flagged after its commit.
     flags = dovecot_account.flags()
     assert flags and all("\\Seen" in f for f in flags.values())
