@@ -24,6 +24,12 @@ NAMES: tuple[str, ...] = (
     "Elif", "Floor", "Gijs", "Hugo", "Iris", "Jet", "Koen", "Lieke", "Mees", "Nina",
 )  # fmt: skip
 STRANGER = "Onbekende"
+SUFFIXES = ("", "Twee", "Drie", "Vier", "Vijf")
+
+
+def names_for(size: int) -> tuple[str, ...]:
+    """``size`` distinct letter-only names (up to 200)."""
+    return tuple(NAMES[i % len(NAMES)] + SUFFIXES[i // len(NAMES)] for i in range(size))
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ TARGET_CODES = frozenset(
 def _seats(roles: Sequence[str], genders: Sequence[str | None]) -> tuple[Seat, ...]:
     return tuple(
         Seat(name=name, role=role, gender=gender)
-        for name, role, gender in zip(NAMES, roles, genders, strict=False)
+        for name, role, gender in zip(names_for(len(roles)), roles, genders, strict=True)
     )
 
 
@@ -109,9 +115,9 @@ def builtin_setups(draw: st.DrawFn) -> Setup:
 
 
 @st.composite
-def random_setups(draw: st.DrawFn) -> Setup:
-    """A game with a random role multiset of 3..40 players (rare roles and odd mixes included)."""
-    size = draw(st.integers(3, 40))
+def random_setups(draw: st.DrawFn, low: int = 3, high: int = 40) -> Setup:
+    """A game with a random role multiset of low..high players (rare roles, odd mixes)."""
+    size = draw(st.integers(low, high))
     if draw(st.booleans()):
         roles = draw(st.lists(st.sampled_from(ROLE_IDS), min_size=size, max_size=size))
     else:

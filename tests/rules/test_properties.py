@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ from tests.rules.strategies import (
     Setup,
     attempts_for_step,
     policies,
+    random_setups,
     setups,
 )
 
@@ -615,13 +617,13 @@ def without_rejections(lines: Sequence[Line]) -> list[Line]:
 # --------------------------------------------------------------------------- the properties
 
 GAMES = settings(
-    max_examples=250,
+    max_examples=1000,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 REPLAYS = settings(
-    max_examples=60,
+    max_examples=120,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -687,3 +689,17 @@ def test_every_state_survives_dump_and_load(setup: Setup, policy: Policy) -> Non
         assert loaded == state
         assert RS.dump_state(loaded) == RS.dump_state(state)
         state = RS.resolve(state).state
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=30,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(setup=random_setups(low=41, high=150), policy=policies(max_random_steps=300))
+def test_big_villages_keep_the_invariants(setup: Setup, policy: Policy) -> None:
+    """The same properties for 41..150 players and longer games (more chains, more repeats)."""
+    game = play(setup, policy)
+    assert game.final.is_over
