@@ -617,7 +617,7 @@ def without_rejections(lines: Sequence[Line]) -> list[Line]:
 # --------------------------------------------------------------------------- the properties
 
 GAMES = settings(
-    max_examples=1000,
+    max_examples=800,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
