@@ -3,8 +3,8 @@
 Two defences against forged votes (docs/security.md):
 
 - **Authentication-Results** (RFC 8601): the receiving mail server checks DKIM, SPF and DMARC
-  and writes the results in a header headed by its *authserv-id*.  Only the topmost block of
-  such headers with a configured authserv-id is read — the block our own server added above
+  and writes the results in a header headed by its *authserv-id*.  Only the topmost such
+  header with a configured authserv-id is read — the one our own server added above
   everything the sender wrote; headers further down (and headers with any other id) may have
   been written by the sender and are ignored.  The policy ``dmarc`` refuses mail whose DMARC
   check failed; ``dkim-or-spf`` refuses mail unless DKIM or SPF passed for the From domain.
@@ -139,23 +139,22 @@ def parse_authentication_results(value: str) -> tuple[str, list[AuthResult]]:
 def trusted_results(
     items: Sequence[tuple[str, str]], authserv_ids: Iterable[str]
 ) -> list[AuthResult] | None:
-    """The results of our own server: the topmost block of headers with a trusted authserv-id.
+    """The results of our own server: the topmost Authentication-Results header with one of
+    `authserv_ids` (None when there is none).
 
-    The block starts at the first (topmost) Authentication-Results header with one of
-    `authserv_ids` and ends at the next ``Received`` header; anything below was written before
-    the mail reached our server.  Returns None when no such header exists.
+    Only that one header is read.  Our server adds its header above everything the sender
+    wrote, so the topmost one is ours as long as the server adds one to every mail (or strips
+    headers with its id from incoming mail, RFC 8601 §5); a header lower down may be a forgery
+    placed there by the sender, even directly below ours.
     """
     ids = {value.strip().lower() for value in authserv_ids}
-    found: list[AuthResult] | None = None
     for name, value in items:
-        if name == "received" and found is not None:
-            break
         if name != "authentication-results":
             continue
         authserv_id, results = parse_authentication_results(value)
         if authserv_id in ids:
-            found = (found or []) + results
-    return found
+            return results
+    return None
 
 
 def _domain(value: str) -> str:
