@@ -80,9 +80,12 @@ def check(players: Sequence[Player]) -> Outcome:
         if holds(team, living):
             teams.add(str(team))
             winners.update(p.name for p in players if team_of(p) == team and p.name not in excluded)
-    if len(living) == 1 and team_of(living[0]) == Team.EIGEN and living[0].name not in excluded:
+    if len(living) == 1 and team_of(living[0]) == Team.EIGEN:
+        # The condition holds and ends the game even for a mixed pair's member, who does
+        # not win by it (like a wolf bodyguard left alone: "weerwolven", no winners).
         teams.add(str(Team.EIGEN))
-        winners.add(living[0].name)
+        if living[0].name not in excluded:
+            winners.add(living[0].name)
     for label, pairs in (("lovers", lover_pairs), ("bodyguard", guard_pairs)):
         for a, b in pairs:
             if not (a.alive and b.alive):

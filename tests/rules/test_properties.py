@@ -221,10 +221,7 @@ def conditions_holding(players: Sequence[Player]) -> set[str]:
     pipers = [p for p in living if p.role == "fluitspeler"]
     if pipers and all(p.enchanted for p in living if p.role != "fluitspeler"):
         holding.add("fluitspelers")
-    # A lone solo player who is the bodyguard of a dead principal is left out: the engine lets
-    # that game go on (ruling 6 takes his own condition away), while a lone wolf bodyguard ends
-    # it.  The spec does not say which is right; reported, not asserted.
-    if len(living) == 1 and living[0].role in EIGEN and living[0].guards is None:
+    if len(living) == 1 and living[0].role in EIGEN:
         holding.add("eigen")
     return holding
 
