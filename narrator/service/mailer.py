@@ -56,6 +56,7 @@ class Mailer:
     display_name: str = "Verteller"
     reply_addresses: ReplyAddresses | None = None
     renderer: Renderer = field(init=False)
+    _shipped: Renderer | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.renderer = Renderer(self.store)
@@ -84,14 +85,34 @@ class Mailer:
         return StoryKey(game.ruleset, game.language, game.theme, event)
 
     def render(self, key: StoryKey, context: Mapping[str, Any], seed: str) -> RenderedMail:
-        """Render a non-event mail; a broken template falls back to the main theme's variant."""
+        """Render a non-event mail; a broken template falls back to the main theme's variant,
+        and a broken stored story (from the stories table) to the shipped pack's."""
         try:
-            return self.renderer.render_mail(key, context, seed)
+            return self._render_with_theme_fallback(self.renderer, key, context, seed)
+        except StoryError:
+            if isinstance(self.store, FileStore):
+                raise
+            log.exception("story %s failed; using the shipped pack", key)
+            return self._render_with_theme_fallback(self.shipped, key, context, seed)
+
+    @property
+    def shipped(self) -> Renderer:
+        """A renderer of the shipped packs only (the fallback for broken stored stories)."""
+        if self._shipped is None:
+            self._shipped = Renderer(FileStore())
+        return self._shipped
+
+    @staticmethod
+    def _render_with_theme_fallback(
+        renderer: Renderer, key: StoryKey, context: Mapping[str, Any], seed: str
+    ) -> RenderedMail:
+        try:
+            return renderer.render_mail(key, context, seed)
         except StoryError:
             if key.theme == key.ruleset:
                 raise
             log.exception("story %s failed; using the %s theme", key, key.ruleset)
-            return self.renderer.render_mail(key.with_theme(key.ruleset), context, seed)
+            return renderer.render_mail(key.with_theme(key.ruleset), context, seed)
 
     def queue(
         self,
