@@ -42,16 +42,20 @@ class MemoryStore:
 
     def __init__(self, sources: Iterable[StorySource] = ()) -> None:
         self._sources: dict[tuple[StoryKey, int], StorySource] = {}
+        self._by_key: dict[StoryKey, list[StorySource]] = {}
         for source in sources:
             self.put(source)
 
     def put(self, source: StorySource) -> None:
         """Add or replace one variant."""
         self._sources[(source.key, source.variant)] = source
+        variants = [s for s in self._by_key.get(source.key, []) if s.variant != source.variant]
+        variants.append(source)
+        self._by_key[source.key] = sorted(variants, key=lambda s: s.variant)
 
     def variants(self, key: StoryKey) -> Sequence[StorySource]:
         """Every variant stored under `key`, in variant order."""
-        return [s for (k, _), s in sorted(self._sources.items()) if k == key]
+        return list(self._by_key.get(key, ()))
 
     def all(self) -> Sequence[StorySource]:
         """Every stored template, sorted by key and variant."""
