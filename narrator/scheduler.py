@@ -30,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, Vote, game_players
+from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.mailer import Mailer
 
@@ -93,56 +93,6 @@ def reminder_time(game: Game, lead: ReminderLead = default_reminder_lead) -> dat
     return game.deadline - lead(timedelta(seconds=game.speed))
 
 
-def send_reminders(session: Session, mailer: Mailer, game: Game, now: datetime) -> list[str]:
-    """Mail a ``reminder`` to every player asked in the current step who has not voted yet.
-
-    Marks the step as reminded (``reminded_at``). Returns the names of the players reminded.
-    """
-    rs = service.ruleset_of(game)
-    state = service.load_state(game)
-    players = game_players(session, game)
-    voted = set(
-        session.scalars(
-            select(Vote.player_id).where(
-                Vote.game_id == game.id, Vote.step_number == game.step_number
-            )
-        )
-    )
-    by_name = {p.name: p for p in players}
-    reminded = []
-    for name in rs.asked(state):
-        player = by_name[name]
-        if player.id in voted:
-            continue
-        rules_player = state.find(name)
-        context = {
-            "game": service.story_game(game, state),
-            "players": service.story_players(
-                players, state, reveal_to=name, reveal_dead=game.reveal_roles
-            ),
-            "recipient": name,
-            "player": name,
-            "actions": service.actions_of(rs, state, name),
-            "missed": int(getattr(rules_player, "missed", 0) or 0),
-        }
-        rendered = mailer.render(
-            mailer.key(game, "reminder"), context, f"{game.id}/reminder/{game.step_number}/{name}"
-        )
-        mailer.queue(
-            session,
-            rendered=rendered,
-            to=player.email,
-            to_name=name,
-            now=now,
-            kind="reminder",
-            identity=f"reminder/{game.id}/{game.step_number}/{player.id}",
-            game=game,
-        )
-        reminded.append(name)
-    game.reminded_at = now
-    return reminded
-
-
 def remind_if_due(
     factory: sessionmaker[Session],
     mailer: Mailer,
@@ -162,7 +112,7 @@ def remind_if_due(
         due = reminder_time(game, lead)
         if due is None or game.deadline is None or not due <= now < game.deadline:
             return None
-        reminded = send_reminders(session, mailer, game, now)
+        reminded = service.send_reminders(session, mailer, game, now=now)
         log.info(
             "game %s: step %d reminder sent to %s",
             game.name,

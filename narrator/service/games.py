@@ -711,6 +711,50 @@ def close_step(
     return events
 
 
+def send_reminders(session: Session, mailer: Mailer, game: Game, *, now: datetime) -> list[str]:
+    """Mail a ``reminder`` to every player asked in the current step who has not voted yet.
+
+    Marks the step as reminded (``reminded_at``). Returns the names of the players reminded.
+    """
+    rs = ruleset_of(game)
+    state = load_state(game)
+    players = game_players(session, game)
+    voted = set(
+        session.scalars(
+            select(Vote.player_id).where(
+                Vote.game_id == game.id, Vote.step_number == game.step_number
+            )
+        )
+    )
+    by_name = {p.name: p for p in players}
+    reminded = []
+    for name in rs.asked(state):
+        player = by_name[name]
+        if player.id in voted:
+            continue
+        context = _context(game, players, state, name)
+        context.update(
+            {
+                "player": name,
+                "actions": actions_of(rs, state, name),
+                "missed": state.find(name).missed,
+            }
+        )
+        mail_player(
+            session,
+            mailer,
+            game,
+            player,
+            "reminder",
+            context,
+            identity=f"reminder/{game.id}/{game.step_number}/{player.id}",
+            now=now,
+        )
+        reminded.append(name)
+    game.reminded_at = now
+    return reminded
+
+
 def due_games(session: Session, now: datetime) -> list[Game]:
     """Running games whose deadline has passed."""
     query = select(Game).where(
