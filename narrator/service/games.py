@@ -134,6 +134,10 @@ def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[s
     }
 
 
+# Roles a player is told he has instead of his own (the rules' start_events say the same).
+TOLD_AS = {"dwaas": "ziener"}
+
+
 def story_players(
     players: Sequence[Player],
     state: Any | None,
@@ -154,8 +158,10 @@ def story_players(
             rules_player = state.find(player.name)
             if rules_player is not None:
                 alive = rules_player.alive
-                if reveal_living or player.name == reveal_to or (not alive and reveal_dead):
+                if reveal_living or (not alive and reveal_dead):
                     role = rules_player.role
+                elif player.name == reveal_to:  # his own role, as he was told it
+                    role = TOLD_AS.get(rules_player.role, rules_player.role)
         out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
     return out
 
