@@ -47,6 +47,7 @@ from narrator.outbound.transport import MaildirTransport, Transport, transport_f
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
 from narrator.service.inbox import InboxSettings, Outcome, process_pending
 from narrator.service.mailer import Mailer
+from narrator.service.notices import notify_admins_of_failure
 from narrator.service.wiring import inbox_settings, make_mailer, utc_now
 
 log = logging.getLogger("narrator.daemon")
@@ -182,6 +183,38 @@ class Daemon:
             raise RuntimeError("the SMTP receiver is not running")
         return self.smtp.port
 
+    async def _report_failed(self, failed: FailedMail) -> None:
+        """Log a mail given up on and queue a notice to the admins (then send it)."""
+        log.error(
+            "mail %s (%s) to %s given up after %d attempt(s): %s",
+            failed.message_id,
+            failed.kind,
+            failed.recipient,
+            failed.attempts,
+            failed.error,
+        )
+        factory = self.factory
+        if factory is None:
+            return
+
+        def notify() -> list[str]:
+            with transaction(factory) as session:
+                return notify_admins_of_failure(
+                    session,
+                    failed,
+                    address=self.config.narrator.address,
+                    configured_admins=self.config.admins.emails,
+                    now=self._clock(),
+                )
+
+        try:
+            told = await asyncio.to_thread(notify)
+        except Exception:
+            log.exception("could not queue the admins' notice about mail %s", failed.message_id)
+            return
+        if told and self.sender is not None:
+            self.sender.wake()
+
     async def start(self) -> None:
         """Migrate the database, then start the sender, worker, scheduler and receivers.
 
@@ -215,7 +248,7 @@ class Daemon:
             envelope_from=config.narrator.address,
             clock=self._clock,
             rng=self._rng,
-            on_failed=_report_failed,
+            on_failed=self._report_failed,
             poll_interval=options.outbox_poll,
         )
         self._sender_task = asyncio.create_task(sender.run(), name="narrator.outbox")
@@ -331,17 +364,6 @@ class Daemon:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
-
-
-def _report_failed(failed: FailedMail) -> None:
-    log.error(
-        "mail %s (%s) to %s given up after %d attempt(s): %s",
-        failed.message_id,
-        failed.kind,
-        failed.recipient,
-        failed.attempts,
-        failed.error,
-    )
 
 
 def _shown_url(url: str) -> str:

@@ -290,11 +290,6 @@ def test_outgoing_5xx_for_a_recipient_is_marked_failed_and_not_retried(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="narrator/daemon.py wires the outbox sender's on_failed hook to _report_failed, "
-    "which only logs: the admins get no notice mail of a permanently refused mail",
-)
 def test_outgoing_5xx_is_reported_to_the_admins_by_mail(
     sink: SmtpCapture, start_narrator: Callable[..., Narrator]
 ) -> None:
