@@ -32,13 +32,13 @@ from __future__ import annotations
 import email.header
 import email.parser
 import email.policy
+import email.quoprimime
 import email.utils
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.message import EmailMessage
 from enum import StrEnum
 
 CRLF = "\r\n"
@@ -287,19 +287,43 @@ def _address_value(address: Address, header: str) -> str:
     return f"{phrase}{separator}<{addr}>"
 
 
+_PLAIN_HEAD = (
+    b'Content-Type: text/plain; charset="utf-8"\r\nContent-Transfer-Encoding: quoted-printable\r\n'
+)
+_HTML_HEAD = (
+    b'Content-Type: text/html; charset="utf-8"\r\nContent-Transfer-Encoding: quoted-printable\r\n'
+)
+
+
 def _body(mail: OutgoingMail, message_id: str) -> bytes:
-    """The MIME headers and body as CRLF bytes (starting with ``MIME-Version``)."""
-    part = EmailMessage(policy=email.policy.SMTP)
-    part.set_content(_text(mail.text), subtype="plain", charset="utf-8", cte="quoted-printable")
-    if mail.html is not None:
-        part.add_alternative(
-            _text(mail.html), subtype="html", charset="utf-8", cte="quoted-printable"
+    """The MIME headers and body as CRLF bytes (starting with ``MIME-Version``).
+
+    Written directly, byte for byte what :class:`email.message.EmailMessage` with
+    ``set_content``/``add_alternative`` and ``email.policy.SMTP`` writes (a test compares
+    the two), at a fraction of the cost.
+    """
+    plain = _quoted_printable(mail.text)
+    if mail.html is None:
+        return _PLAIN_HEAD + b"MIME-Version: 1.0\r\n\r\n" + plain
+    html = _quoted_printable(mail.html)
+    digest = hashlib.sha256(message_id.encode("ascii")).hexdigest()[:24]
+    boundary = f"=_narrator_{digest}".encode("ascii")
+    return b"".join(
+        (
+            b"MIME-Version: 1.0\r\nContent-Type: multipart/alternative;\r\n",
+            b' boundary="' + boundary + b'"\r\n\r\n',
+            b"--" + boundary + b"\r\n" + _PLAIN_HEAD + b"\r\n" + plain,
+            b"\r\n--" + boundary + b"\r\n" + _HTML_HEAD + b"\r\n" + html,
+            b"\r\n--" + boundary + b"--\r\n",
         )
-        digest = hashlib.sha256(message_id.encode("ascii")).hexdigest()[:24]
-        part.set_boundary(f"=_narrator_{digest}")
-        for sub in part.iter_parts():
-            del sub["MIME-Version"]
-    return part.as_bytes(policy=email.policy.SMTP)
+    )
+
+
+def _quoted_printable(text: str) -> bytes:
+    """UTF-8 quoted-printable lines of at most 78 characters, CRLF-terminated (as ``email``)."""
+    lines = _text(text).encode("utf-8").splitlines()
+    encoded = email.quoprimime.body_encode(b"\n".join(lines).decode("latin-1") + "\n", MAX_LINE)
+    return encoded.replace("\n", CRLF).encode("ascii")
 
 
 def _text(text: str) -> str:

@@ -43,12 +43,15 @@ log = logging.getLogger("narrator.games")
 class GameError(Exception):
     """A request that the game's status does not allow (the CLI shows it, mail gets a reply).
 
-    ``code`` is a stable string (``not-in-signup``, ``not-running``, ``too-few-players``, …).
+    ``code`` is a stable string (``game-started``, ``not-running``, ``too-few-players``, …);
+    the message is for admins and logs.  ``reply_text`` is what a player's error reply says,
+    already in the game's language; when empty, the reply template's text for ``code`` is used.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, reply_text: str = "") -> None:
         super().__init__(message)
         self.code = code
+        self.reply_text = reply_text
 
 
 MIN_PLAYERS = 3
@@ -547,21 +550,29 @@ def cast_vote(
     now: datetime,
     reply: ReplyTo | None = None,
     inbox_id: int | None = None,
+    players: Sequence[Player] | None = None,
+    state: Any = None,
 ) -> VoteOutcome:
-    """Apply a player's vote; queue a receipt, or an error reply stating why and what is valid."""
+    """Apply a player's vote; queue a receipt, or an error reply stating why and what is valid.
+
+    `players` (the game's players in seat order) and `state` (its loaded rules state) may be
+    passed by a caller that has them already, so they are not loaded twice.
+    """
     if game.status != GameStatus.RUNNING.value:
         paused = game.status == GameStatus.PAUSED.value
         if paused:
             raise GameError("game-paused", f"game {game.name} is paused")
         raise GameError("not-running", f"game {game.name} is not running")
     rs = ruleset_of(game)
-    state = load_state(game)
+    if state is None:
+        state = load_state(game)
     keywords = sorted(set(keywords))
     vote = RulesVote(
         player=player.name, targets=tuple(targets), blanco=blanco, keywords=frozenset(keywords)
     )
     result = rs.apply(state, vote)
-    players = game_players(session, game)
+    if players is None:
+        players = game_players(session, game)
     identity = (
         f"vote/{inbox_id}"
         if inbox_id is not None
@@ -575,7 +586,7 @@ def cast_vote(
             {
                 "player": player.name,
                 "code": result.code,
-                "message": result.detail,
+                "message": "",  # the template words each code in the game's language
                 "action": action,
                 "choices": action["choices"] if action else [],
             }

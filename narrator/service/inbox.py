@@ -125,11 +125,19 @@ def process_message(
     hostile = hostile_defect(parsed.defects)
     if hostile is not None:
         return _done(row, now, InboxState.IGNORED, f"ignored: hostile ({hostile})")
-    games = list(session.scalars(select(Game).where(Game.status.in_(OPEN_STATUSES))))
+    # Only the names of the open games are needed to match the subject; the one game the mail
+    # is about is loaded whole (its rules state can be large), locked: one mail at a time per
+    # game, also across daemons (PostgreSQL).
+    games = session.execute(
+        select(Game.id, Game.name, Game.status, Game.language).where(Game.status.in_(OPEN_STATUSES))
+    ).all()
     game_name = find_game(parsed.subject, [g.name for g in games])
-    game = next((g for g in games if g.name == game_name), None)
-    if game is not None:  # one mail at a time per game, also across daemons (PostgreSQL)
-        session.refresh(game, with_for_update=True)
+    game_id = next((g.id for g in games if g.name == game_name), None)
+    game = None
+    if game_id is not None:
+        game = session.scalars(
+            select(Game).where(Game.id == game_id).with_for_update()
+        ).one_or_none()
     unauthenticated = settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
         return _refuse_unauthenticated(
@@ -161,7 +169,7 @@ def process_message(
     name_counts: dict[str, tuple[int, int]] = {}
     players: list[Player] = []
     for candidate in games:
-        if candidate is game:
+        if game is not None and candidate.id == game.id:
             players = game_players(session, candidate)
             sender_player = next((p for p in players if p.email == parsed.sender), None)
             infos.append(
@@ -174,8 +182,10 @@ def process_message(
             )
         else:
             infos.append(GameInfo(name=candidate.name, language=candidate.language))
+    state: Any = None
     if game is not None and game.state is not None and sender_player is not None:
-        name_counts = _name_counts(game, sender_player.name)
+        state = service.load_state(game)
+        name_counts = _name_counts(game, state, sender_player.name)
     context = MailContext(
         own_addresses=settings.addresses,
         games=tuple(infos),
@@ -226,9 +236,8 @@ def process_message(
                 )
             addresses = mailer.reply_addresses
             if addresses is not None and not addresses.is_addressed(items, game.id, parsed.sender):
-                raise service.GameError(
-                    "reply-address", refusal_text("reply-address", game.language)
-                )
+                text = refusal_text("reply-address", game.language)
+                raise service.GameError("reply-address", text, reply_text=text)
             outcome = service.cast_vote(
                 session,
                 mailer,
@@ -241,12 +250,14 @@ def process_message(
                 now=now,
                 reply=reply,
                 inbox_id=row.id,
+                players=players,
+                state=state,
             )
             what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
             return _done(row, now, InboxState.DONE, _suffix(what, admission))
     except service.GameError as error:
         _error_reply(
-            session, mailer, game, parsed, reply, now, error.code, str(error), [], settings
+            session, mailer, game, parsed, reply, now, error.code, error.reply_text, [], settings
         )
         return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
     raise TypeError(f"unexpected command {command!r}")
@@ -285,9 +296,8 @@ def _check_signup_limits(
     if any(p.email == sender for p in players):
         return  # a re-signup changes a name; it adds nobody
     if 0 < limits.max_players_per_game <= len(players):
-        raise service.GameError(
-            "game-full", refusal_text("game-full", game.language, limit=limits.max_players_per_game)
-        )
+        text = refusal_text("game-full", game.language, limit=limits.max_players_per_game)
+        raise service.GameError("game-full", text, reply_text=text)
     if limits.max_games_per_address > 0:
         playing = session.scalar(
             select(func.count(Player.id))
@@ -295,10 +305,8 @@ def _check_signup_limits(
             .where(Player.email == sender, Game.status.in_(OPEN_STATUSES))
         )
         if (playing or 0) >= limits.max_games_per_address:
-            raise service.GameError(
-                "too-many-games",
-                refusal_text("too-many-games", game.language, limit=limits.max_games_per_address),
-            )
+            text = refusal_text("too-many-games", game.language, limit=limits.max_games_per_address)
+            raise service.GameError("too-many-games", text, reply_text=text)
 
 
 def _refuse_unauthenticated(
@@ -396,9 +404,8 @@ def _notice(
     )
 
 
-def _name_counts(game: Game, player: str) -> dict[str, tuple[int, int]]:
+def _name_counts(game: Game, state: Any, player: str) -> dict[str, tuple[int, int]]:
     rs = service.ruleset_of(game)
-    state = service.load_state(game)
     counts: dict[str, tuple[int, int]] = {}
     for action in rs.choices(state, player).actions:
         counts[action.keyword or ""] = (action.min_names, action.max_names)

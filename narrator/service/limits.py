@@ -15,7 +15,9 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -60,23 +62,20 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
     """
     sender = fold_email(sender)
     window = _hour(now)
-    _count_one(session, sender, window)
-    hour_count = session.scalar(
-        select(ReplyCounter.count).where(
-            ReplyCounter.sender == sender, ReplyCounter.window_start == window
+    hour_count = _count_one(session, sender, window)
+    # The sender's few counter rows (one per hour, two days at most) give the day's count and
+    # tell whether any are old enough to drop: one query, and a delete only when needed.
+    counters = session.execute(
+        select(ReplyCounter.window_start, ReplyCounter.count).where(ReplyCounter.sender == sender)
+    ).all()
+    day_start = window - timedelta(hours=24)
+    day_count = sum(count for start, count in counters if start > day_start)
+    if any(start < now - COUNTER_RETENTION for start, _ in counters):
+        session.execute(
+            delete(ReplyCounter).where(
+                ReplyCounter.sender == sender, ReplyCounter.window_start < now - COUNTER_RETENTION
+            )
         )
-    )
-    day_count = session.scalar(
-        select(func.coalesce(func.sum(ReplyCounter.count), 0)).where(
-            ReplyCounter.sender == sender,
-            ReplyCounter.window_start > window - timedelta(hours=24),
-        )
-    )
-    session.execute(
-        delete(ReplyCounter).where(
-            ReplyCounter.sender == sender, ReplyCounter.window_start < now - COUNTER_RETENTION
-        )
-    )
     over_hour = limits.replies_per_hour > 0 and (hour_count or 0) > limits.replies_per_hour
     over_day = limits.replies_per_day > 0 and (day_count or 0) > limits.replies_per_day
     if not (over_hour or over_day):
@@ -92,7 +91,25 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
     return Admission.NOTICE
 
 
-def _count_one(session: Session, sender: str, window: datetime) -> None:
+def _count_one(session: Session, sender: str, window: datetime) -> int:
+    """Add one to the sender's counter of `window`; return its new count.
+
+    On SQLite and PostgreSQL one upsert does it (also when another worker creates the same
+    window row meanwhile); elsewhere a look-up, then an update or an insert in a savepoint.
+    """
+    dialect = session.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
+        upsert = (
+            insert(ReplyCounter)
+            .values(sender=sender, window_start=window, count=1)
+            .on_conflict_do_update(
+                index_elements=[ReplyCounter.sender, ReplyCounter.window_start],
+                set_={"count": ReplyCounter.count + 1},
+            )
+            .returning(ReplyCounter.count)
+        )
+        return int(session.execute(upsert).scalar_one())
     row = session.scalars(
         select(ReplyCounter).where(
             ReplyCounter.sender == sender, ReplyCounter.window_start == window
@@ -100,10 +117,11 @@ def _count_one(session: Session, sender: str, window: datetime) -> None:
     ).first()
     if row is not None:
         row.count += 1
-        return
+        return row.count
     try:
         with session.begin_nested():  # another worker may create the same window row
             session.add(ReplyCounter(sender=sender, window_start=window, count=1))
+        return 1
     except IntegrityError:
         row = session.scalars(
             select(ReplyCounter).where(
@@ -111,6 +129,7 @@ def _count_one(session: Session, sender: str, window: datetime) -> None:
             )
         ).one()
         row.count += 1
+        return row.count
 
 
 def notice_sent_since(session: Session, sender: str, since: datetime) -> bool:

@@ -7,6 +7,7 @@ import email
 import email.header
 import email.policy
 import email.utils
+import hashlib
 import re
 from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
@@ -402,3 +403,66 @@ def test_any_name_and_subject_give_exactly_the_expected_headers(name: str, subje
     assert mailbox(raw, "To") == (cleaned(name), "anna@example.org")
     assert mailbox(raw, "Reply-To") == (cleaned(name), "piet.de.bakker@example.org")
     assert parse(raw)["Subject"] == cleaned(subject)
+
+
+# -- the body is written directly: byte for byte what the email package writes -------------------
+
+
+def reference_body(text: str, html: str | None, message_id: str) -> bytes:
+    """The MIME part as ``EmailMessage`` and ``email.policy.SMTP`` write it (compose's contract)."""
+
+    def lines(value: str) -> str:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+        return value if value.endswith("\n") else value + "\n"
+
+    part = EmailMessage(policy=email.policy.SMTP)
+    part.set_content(lines(text), subtype="plain", charset="utf-8", cte="quoted-printable")
+    if html is not None:
+        part.add_alternative(lines(html), subtype="html", charset="utf-8", cte="quoted-printable")
+        digest = hashlib.sha256(message_id.encode("ascii")).hexdigest()[:24]
+        part.set_boundary(f"=_narrator_{digest}")
+        for sub in part.iter_parts():
+            del sub["MIME-Version"]
+    return part.as_bytes(policy=email.policy.SMTP)
+
+
+def mime_part(raw: bytes) -> bytes:
+    """The MIME headers and body of a composed mail (all after the headers compose writes)."""
+    return raw[min(raw.index(b"\r\nMIME-Version"), raw.index(b"\r\nContent-Type")) + 2 :]
+
+
+BODY_TEXTS = [
+    "",
+    "\n",
+    "ja",
+    "Goedemorgen Zoë,\nDe weerwolven aten 's nachts… €5 " + "lang " * 40 + "\n",
+    "trailing space \ntrailing tab\t\n\n\nend",
+    "x" * 76 + "\n" + "x" * 77 + "\n" + "x" * 78 + "\n" + "y" * 300,
+    "=" * 100 + "\n=3D a=b\n",
+    ".\n..\nFrom me\n>From you\n",
+    "ü" * 500 + "\n" + "🐺 " * 80,
+    "cr\rcrlf\r\nlf\nend\r",
+    "ctrl \x00\x01\x0b\x0c\x1b\x7f\x85 and \u2028 sep\u2029",
+    " " * 90 + "\n" + "\t" * 90,
+]
+
+
+@pytest.mark.parametrize("text", BODY_TEXTS)
+@pytest.mark.parametrize("with_html", [False, True])
+def test_the_body_is_what_the_email_package_writes(text: str, with_html: bool) -> None:
+    html = f"<p>{text}</p>" if with_html else None
+    raw = compose(mail(text=text, html=html), message_id=MSGID, date=DATE)
+    assert mime_part(raw) == reference_body(text, html, MSGID)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.one_of(st.none(), st.text()))
+def test_any_body_is_what_the_email_package_writes(text: str, html: str | None) -> None:
+    try:
+        expected = reference_body(text, html, MSGID)
+    except UnicodeEncodeError:  # lone surrogates: neither can write them
+        with pytest.raises(UnicodeEncodeError):
+            compose(mail(text=text, html=html), message_id=MSGID, date=DATE)
+        return
+    raw = compose(mail(text=text, html=html), message_id=MSGID, date=DATE)
+    assert mime_part(raw) == expected
