@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,13 +40,15 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, echo=echo, pool_pre_ping=True)
     engine = create_engine(parsed, echo=echo)
+    turns = WriteTurns(SQLITE_BUSY_TIMEOUT_MS / 1000)
     event.listen(engine, "connect", _configure_sqlite_connection)
-    event.listen(engine, "begin", _begin_immediate)
+    event.listen(engine, "begin", turns.begin_immediate)
+    event.listen(engine, "checkin", turns.end)
     return engine
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
-    # Take transaction control away from the sqlite3 module; `_begin_immediate` emits BEGIN.
+    # Take transaction control away from the sqlite3 module; `WriteTurns` emits the BEGIN.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
@@ -56,8 +60,65 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-def _begin_immediate(connection: Any) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+class WriteTurns:
+    """First come, first served turns at a SQLite database's write lock among one engine's threads.
+
+    SQLite itself makes a writer that finds the lock taken sleep and retry (1, 2, 5 ... 100 ms),
+    so a thread that writes again and again (the inbox worker) keeps the lock nearly always and
+    the others (the receivers committing new mail) starve.  Here a thread waits for its turn in
+    order and is woken the moment the previous one is done.  A turn is taken before ``BEGIN
+    IMMEDIATE`` and given up when the connection goes back to the pool (after its commit or
+    rollback).  Other processes still meet SQLite's own waiting; a thread that waited
+    `timeout` seconds for its turn goes on without it, to SQLite's busy timeout.
+    """
+
+    _HELD = "narrator.write_turn"
+
+    def __init__(self, timeout: float) -> None:
+        self._timeout = timeout
+        self._mutex = threading.Lock()
+        self._busy = False
+        self._waiting: deque[threading.Lock] = deque()
+
+    def begin_immediate(self, connection: Any) -> None:
+        """The engine's ``begin`` listener: wait for the turn, then ``BEGIN IMMEDIATE``."""
+        info = connection.info
+        if not info.get(self._HELD):
+            info[self._HELD] = self._acquire()
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            if info.pop(self._HELD, False):
+                self._release()
+            raise
+
+    def end(self, _dbapi_connection: Any, record: Any) -> None:
+        """The pool's ``checkin`` listener: the connection's turn, if it has one, is over."""
+        if record is not None and record.info.pop(self._HELD, False):
+            self._release()
+
+    def _acquire(self) -> bool:
+        with self._mutex:
+            if not self._busy:
+                self._busy = True
+                return True
+            turn = threading.Lock()
+            turn.acquire()
+            self._waiting.append(turn)
+        if turn.acquire(timeout=self._timeout):
+            return True
+        with self._mutex:
+            if turn in self._waiting:  # no turn came: go on without one
+                self._waiting.remove(turn)
+                return False
+        return True  # the turn was handed over just as the wait ended
+
+    def _release(self) -> None:
+        with self._mutex:
+            if self._waiting:
+                self._waiting.popleft().release()  # handed over: still busy
+            else:
+                self._busy = False
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from narrator.db import make_engine, session_factory, transaction
+from narrator.db import WriteTurns, make_engine, session_factory, transaction
 from narrator.models import (
     Admin,
     Game,
@@ -373,3 +373,42 @@ def test_postgres_engine_survives_a_dropped_connection(postgres_db_url: str) -> 
     finally:
         killer.dispose()
         engine.dispose()
+
+
+class FakeConnection:
+    """What WriteTurns uses of a connection (its pool record's info) and of its pool record."""
+
+    def __init__(self) -> None:
+        self.info: dict[str, Any] = {}
+        self.statements: list[str] = []
+
+    def exec_driver_sql(self, statement: str) -> None:
+        self.statements.append(statement)
+
+
+def test_sqlite_writers_take_turns_in_order() -> None:
+    # A thread that writes again and again must not keep the write lock from one waiting.
+    turns = WriteTurns(timeout=30)
+    worker, receiver = FakeConnection(), FakeConnection()
+    order: list[str] = []
+    turns.begin_immediate(worker)
+
+    def receive() -> None:
+        turns.begin_immediate(receiver)
+        order.append("receiver")
+        turns.end(None, receiver)
+
+    thread = threading.Thread(target=receive)
+    thread.start()
+    deadline = datetime.now(UTC) + timedelta(seconds=30)
+    while not turns._waiting and datetime.now(UTC) < deadline:  # the receiver waits its turn
+        thread.join(timeout=0.001)
+    turns.end(None, worker)
+    turns.begin_immediate(worker)  # the worker's next transaction comes after the receiver's
+    order.append("worker")
+    turns.end(None, worker)
+    thread.join(timeout=30)
+    assert order == ["receiver", "worker"]
+    assert worker.statements == ["BEGIN IMMEDIATE"] * 2
+    assert receiver.statements == ["BEGIN IMMEDIATE"]
+    assert not turns._busy and not turns._waiting
