@@ -204,8 +204,11 @@ class Player(Base):
     email: Mapped[str] = mapped_column(String(EMAIL_LENGTH))  # fold_email(address)
     gender: Mapped[str] = mapped_column(String(8))
     unsubscribed: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, onupdate=utcnow)
+    # Deferred: every mail loads a game's players, and nothing reads these (load on access).
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, deferred=True)
+    updated_at: Mapped[datetime] = mapped_column(
+        UtcDateTime(), default=utcnow, onupdate=utcnow, deferred=True
+    )
 
 
 class Step(Base):

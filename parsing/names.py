@@ -82,6 +82,8 @@ STOP_WORDS = frozenset(
 
 def fold(text: str) -> str:
     """Case-fold and strip accents: ``'Zoë Ångström'`` → ``'zoe angstrom'``."""
+    if text.isascii():  # nothing to decompose or replace (the common case, cheaply)
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_SPECIAL_LETTERS))
     stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
     return stripped.casefold().translate(_SPECIAL_LETTERS)

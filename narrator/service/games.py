@@ -82,9 +82,14 @@ def _store_state(game: Game, state: Any) -> None:
 def _log(
     session: Session, game: Game, kind: str, payload: Mapping[str, Any], now: datetime
 ) -> None:
-    last = session.scalar(select(func.max(GameLogEntry.seq)).where(GameLogEntry.game_id == game.id))
+    # The next seq is computed by the INSERT itself (no query, no flush of its own here).
+    next_seq = (
+        select(func.coalesce(func.max(GameLogEntry.seq), 0) + 1)
+        .where(GameLogEntry.game_id == game.id)
+        .scalar_subquery()
+    )
     session.add(
-        GameLogEntry(game_id=game.id, seq=(last or 0) + 1, kind=kind, payload=dict(payload), at=now)
+        GameLogEntry(game_id=game.id, seq=next_seq, kind=kind, payload=dict(payload), at=now)
     )
 
 
