@@ -80,14 +80,15 @@ def message_id_of(raw: bytes) -> tuple[str, bool]:
     """Return ``(message_id, is_synthetic)`` for a raw RFC 5322 message.
 
     The Message-ID is the first ``Message-ID`` header with surrounding angle brackets and white
-    space removed. A message without one (or with an absurdly long one) gets a stable synthetic
-    id derived from a SHA-256 of its bytes, so storing the same bytes twice is still a duplicate.
+    space removed. A message without one (or with an absurdly long one, or one holding control
+    characters such as NUL, which no database text column takes) gets a stable synthetic id
+    derived from a SHA-256 of its bytes, so storing the same bytes twice is still a duplicate.
     """
     headers = _HEADER_PARSER.parsebytes(raw, headersonly=True)
     value = headers.get("Message-ID")
     if isinstance(value, str):
         normalised = _normalise_message_id(value)
-        if normalised and len(normalised) <= MAX_MESSAGE_ID_LENGTH:
+        if normalised and normalised.isprintable() and len(normalised) <= MAX_MESSAGE_ID_LENGTH:
             return normalised, False
     digest = hashlib.sha256(raw).hexdigest()
     return f"sha256-{digest}@narrator.invalid", True

@@ -568,7 +568,7 @@ def _record_failure(
         row = session.get(InboxMessage, row_id)
         assert row is not None
         row.attempts += 1
-        row.error = f"{type(error).__name__}: {error}"[:2000]
+        row.error = f"{type(error).__name__}: {error}".replace("\x00", "\\0")[:2000]
         if row.attempts >= MAX_ATTEMPTS:
             row.state = InboxState.FAILED.value
             row.processed_at = now

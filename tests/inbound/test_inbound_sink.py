@@ -25,6 +25,8 @@ def test_a_missing_empty_or_absurd_message_id_gets_a_stable_synthetic_one() -> N
         b"Subject: x\r\n\r\nbody\r\n",
         b"Message-ID: <>\r\n\r\nbody\r\n",
         b"Message-ID: <" + b"a" * (MAX_MESSAGE_ID_LENGTH + 1) + b"@x>\r\n\r\n",
+        b"Message-ID: <nul\x00byte@x>\r\n\r\nbody\r\n",  # no database text column takes NUL
+        b"Message-ID: <bell\x07@x>\r\n\r\nbody\r\n",
     ):
         message_id, synthetic = message_id_of(raw)
         assert synthetic and message_id == message_id_of(raw)[0]
