@@ -29,99 +29,15 @@ from typing import Any
 
 import pytest
 
+from tests.spec_ids import CAUSES, EVENT_FIELDS, PAIR_TEAMS, ROLE_IDS, STEP_IDS
+from tests.spec_ids import TEAMS as SPEC_TEAMS
+
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 ENGINE = Path(__file__).resolve().parent.parent / "rules" / "scenario.py"
 FILES = sorted(SCENARIOS.rglob("*.toml"))
 IDS = [str(path.relative_to(SCENARIOS)) for path in FILES]
 
-ROLE_IDS = frozenset(
-    {
-        "burger",
-        "cupido",
-        "dief",
-        "dorpsgek",
-        "dorpsoudste",
-        "dwaas",
-        "fluitspeler",
-        "genezer",
-        "goochelaar",
-        "grafrover",
-        "heks",
-        "jager",
-        "klaas_vaak",
-        "onschuldige_meisje",
-        "opdrachtgever",
-        "priester",
-        "psychopaat",
-        "raaf",
-        "schout",
-        "slet",
-        "vampier",
-        "verleidster",
-        "waarschuwer",
-        "weerwolf",
-        "welp",
-        "witte_weerwolf",
-        "ziener",
-        "zondebok",
-    }
-)
-STEP_IDS = frozenset(
-    {
-        "dief",
-        "cupido",
-        "opdrachtgever",
-        "grafrover",
-        "klaas_vaak",
-        "nacht",
-        "heks",
-        "ochtend",
-        "doden",
-        "burgemeesterverkiezing",
-        "brandstapel",
-        "na_brandstapel",
-    }
-)
-TEAMS = frozenset(
-    {"burgers", "weerwolven", "vampiers", "fluitspelers", "eigen", "lovers", "bodyguard"}
-)
-CAUSES = frozenset(
-    {
-        "weerwolven",
-        "vampiers",
-        "psychopaat",
-        "witte_weerwolf",
-        "gif",
-        "jager",
-        "brandstapel",
-        "liefdesverdriet",
-        "lijfwacht",
-        "inactiviteit",
-    }
-)
-EVENT_FIELDS: Mapping[str, frozenset[str]] = {
-    "death": frozenset({"player", "cause"}),
-    "saved": frozenset({"player"}),
-    "role_change": frozenset({"player", "role"}),
-    "lovers": frozenset({"players"}),
-    "bodyguard": frozenset({"player", "guards"}),
-    "asleep": frozenset({"player"}),
-    "seen": frozenset({"player", "target", "role"}),
-    "burns": frozenset({"player", "target", "value"}),
-    "tally": frozenset({"player", "pack", "counts"}),
-    "enchanted": frozenset({"player"}),
-    "warned": frozenset({"player"}),
-    "marked": frozenset({"player"}),
-    "jailed": frozenset({"player"}),
-    "guilty": frozenset({"players"}),
-    "mayor": frozenset({"player", "via"}),
-    "no_mayor": frozenset(),
-    "fool_revealed": frozenset({"player"}),
-    "lynch": frozenset({"player", "totals"}),
-    "inactive": frozenset({"player", "missed"}),
-    "rejected": frozenset({"player", "reason"}),
-    "win": frozenset({"teams", "winners"}),
-}
+TEAMS = SPEC_TEAMS | PAIR_TEAMS
 REASONS = frozenset(
     {
         "not-asked",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,72 +34,20 @@ from tests.rules.strategies import (
     random_setups,
     setups,
 )
+from tests.spec_ids import CAUSES, EVENT_FIELDS, PAIR_TEAMS, STEP_ORDER, TEAMS
 
 # --------------------------------------------------------------------------- the spec's lists
 
-CAUSES = frozenset(
-    {
-        "weerwolven",
-        "vampiers",
-        "psychopaat",
-        "witte_weerwolf",
-        "gif",
-        "jager",
-        "brandstapel",
-        "liefdesverdriet",
-        "lijfwacht",
-        "inactiviteit",
-    }
-)
-TEAMS = frozenset({"burgers", "weerwolven", "vampiers", "fluitspelers", "eigen"})
-PAIR_TEAMS = frozenset({"lovers", "bodyguard"})
 EVIL = frozenset({"weerwolf", "welp", "witte_weerwolf", "vampier", "psychopaat", "fluitspeler"})
 EIGEN = frozenset({"psychopaat", "witte_weerwolf"})
 
-# interfaces §3: event type -> its fields.
-EVENT_FIELDS: Mapping[str, frozenset[str]] = {
-    "death": frozenset({"player", "cause"}),
-    "saved": frozenset({"player"}),
-    "role_change": frozenset({"player", "role"}),
-    "lovers": frozenset({"players"}),
-    "bodyguard": frozenset({"player", "guards"}),
-    "asleep": frozenset({"player"}),
-    "seen": frozenset({"player", "target", "role"}),
-    "burns": frozenset({"player", "target", "value"}),
-    "tally": frozenset({"player", "pack", "counts"}),
-    "enchanted": frozenset({"player"}),
-    "warned": frozenset({"player"}),
-    "marked": frozenset({"player"}),
-    "jailed": frozenset({"player"}),
-    "guilty": frozenset({"players"}),
-    "mayor": frozenset({"player", "via"}),
-    "no_mayor": frozenset(),
-    "fool_revealed": frozenset({"player"}),
-    "lynch": frozenset({"player", "totals"}),
-    "inactive": frozenset({"player", "missed"}),
-    "rejected": frozenset({"player", "reason"}),
-    "win": frozenset({"teams", "winners"}),
-}
 PUBLIC_EVENTS = frozenset(
     {"death", "marked", "jailed", "guilty", "mayor", "no_mayor", "fool_revealed", "lynch", "win"}
 )
 CHANGES = frozenset({"death", "role_change", "enchanted"})
 
 # spec §3: the order of play; (night, position) never goes back.
-ORDER = (
-    "dief",
-    "cupido",
-    "opdrachtgever",
-    "grafrover",
-    "klaas_vaak",
-    "nacht",
-    "heks",
-    "ochtend",
-    "doden",
-    "burgemeesterverkiezing",
-    "brandstapel",
-    "na_brandstapel",
-)
+ORDER = STEP_ORDER
 START_STEPS = frozenset(ORDER[:3])
 DAY_STEPS = frozenset({"brandstapel", "na_brandstapel"})
 DEAD_ACTION_STEPS = frozenset({"doden", "na_brandstapel"})

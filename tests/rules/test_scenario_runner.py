@@ -14,6 +14,7 @@ from narrator.cli import main
 from rules import Vote
 from rules.scenario import ScenarioError, run_scenario
 from tests.rules.rules_helpers import RS, game
+from tests.spec_ids import CAUSES
 
 HERE = Path(__file__).resolve().parent / "scenarios"
 BASE: dict[str, Any] = {
@@ -123,18 +124,7 @@ def test_simulate_json_and_english(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_random_games_stay_legal() -> None:
     """Random and invalid votes: the dead never act, deaths have causes, games end or go on."""
     roles = sorted(RS.roles)
-    causes = {
-        "weerwolven",
-        "vampiers",
-        "psychopaat",
-        "witte_weerwolf",
-        "gif",
-        "jager",
-        "brandstapel",
-        "liefdesverdriet",
-        "lijfwacht",
-        "inactiviteit",
-    }
+    causes = CAUSES
     for seed in range(60):
         chance = random.Random(seed)
         cast = {f"P{i}": chance.choice(roles) for i in range(chance.randint(3, 14))}
