@@ -18,6 +18,7 @@ from narrator.models import Game
 from narrator.outbound.compose import Address, MailKind, OutgoingMail, make_message_id
 from narrator.outbound.outbox import queue_mail
 from narrator.service.authenticity import ReplyAddresses
+from narrator.storystore import DatabaseStore, LayeredStore
 from stories import (
     FileStore,
     MemoryStore,
@@ -67,8 +68,6 @@ class Mailer:
         The table is read once here, not per mail: the daemon reloads it every little while,
         so stories that writers add take effect without a restart.  Compiled templates are kept.
         """
-        from narrator.commands.stories import DatabaseStore, LayeredStore
-
         rows = DatabaseStore(session).all()
         self.store = LayeredStore(MemoryStore(rows), FileStore())
         self.renderer.store = self.store

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from narrator.commands.stories import LayeredStore
 from narrator.db import transaction
 from narrator.models import (
     Game,
@@ -32,6 +31,7 @@ from narrator.models import (
 from narrator.service import games as service
 from narrator.service.limits import Limits
 from narrator.service.mailer import Mailer
+from narrator.storystore import LayeredStore
 from rules import get_ruleset
 from rules.core import Distribution
 from stories import EVENT_TYPES, Event, FileStore, MemoryStore, StoryKey, StorySource
