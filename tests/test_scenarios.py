@@ -29,11 +29,12 @@ from typing import Any
 
 import pytest
 
+from rules import scenario
+from rules.scenario import run_scenario
 from tests.spec_ids import CAUSES, EVENT_FIELDS, PAIR_TEAMS, ROLE_IDS, STEP_IDS
 from tests.spec_ids import TEAMS as SPEC_TEAMS
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
-ENGINE = Path(__file__).resolve().parent.parent / "rules" / "scenario.py"
 FILES = sorted(SCENARIOS.rglob("*.toml"))
 IDS = [str(path.relative_to(SCENARIOS)) for path in FILES]
 
@@ -364,14 +365,10 @@ def partial_transcript(scenario: Any, rel: str, data: Mapping[str, Any]) -> str:
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_scenario(path: Path) -> None:
-    if not ENGINE.exists():
-        pytest.skip("the rules engine (rules/scenario.py) is not there yet")
-    from rules import scenario
-
     rel = str(path.relative_to(SCENARIOS))
     data = load(path)
     try:
-        run = scenario.run_scenario(data, until_end=bool(data.get("until_end", False)))
+        run = run_scenario(data, until_end=bool(data.get("until_end", False)))
     except Exception as error:
         raise AssertionError(
             f"{rel}: the runner raised {error!r}\n" + partial_transcript(scenario, rel, data)
