@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import is_sqlite, transaction
@@ -552,6 +553,10 @@ def process_pending(
                     break
                 row_id = row.id
                 outcomes.append(process_message(session, mailer, settings, row, clock()))
+        except OperationalError:
+            # The database itself failed (locked, restarting, connection lost): not the mail's
+            # fault, so it costs the mail no attempt; the whole pass is retried later.
+            raise
         except Exception as error:  # the mail is kept; it is retried, then set aside
             if row_id is None:
                 raise
