@@ -7,12 +7,12 @@ command -v pg_lsclusters >/dev/null || { echo "PostgreSQL is not installed" >&2;
 cluster=$(pg_lsclusters -h | head -n 1)
 if [ -z "$cluster" ]; then
     version=$(ls /usr/lib/postgresql | sort -n | tail -n 1)
-    pg_createcluster "$version" main >/dev/null
+    pg_createcluster "$version" main >&2
     cluster=$(pg_lsclusters -h | head -n 1)
 fi
 read -r version name port status _ <<<"$cluster"
-if [ "$status" != online ]; then pg_ctlcluster "$version" "$name" start; fi
-psql_() { su postgres -c "psql -p $port -v ON_ERROR_STOP=1 -qtAc \"$1\""; }
+if [ "$status" != online ]; then pg_ctlcluster "$version" "$name" start >&2; fi
+psql_() { su postgres -s /bin/sh -c "psql -p $port -v ON_ERROR_STOP=1 -qtAc \"$1\""; }
 for _ in $(seq 50); do psql_ "select 1" >/dev/null 2>&1 && break; sleep 0.2; done
 if [ -z "$(psql_ "select 1 from pg_roles where rolname='narrator_test'")" ]; then
     psql_ "create role narrator_test login createdb password 'narrator_test'"

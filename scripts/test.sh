@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh test
 # PostgreSQL: start a local server when one is installed and we may; tests skip it otherwise.
-if url=$(scripts/start-postgres.sh 2>/tmp/narrator-start-postgres.log); then
+if url=$(scripts/start-postgres.sh 2>/tmp/narrator-start-postgres.log | tail -n 1) && [[ "$url" == postgresql* ]]; then
     export NARRATOR_TEST_POSTGRES_URL="$url"
     echo "test: PostgreSQL at ${url%%@*}@…"
 else
