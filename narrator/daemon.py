@@ -105,6 +105,11 @@ class InboxWorker:
         self._task: asyncio.Task[None] | None = None
         self.processed = 0
 
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The worker's task while it runs."""
+        return self._task
+
     def start(self) -> None:
         """Start the worker task (it makes a first pass at once: mail stored while down)."""
         if self._task is None:
@@ -118,7 +123,7 @@ class InboxWorker:
             return
         self._stopping = True
         self._notifier.notify()
-        await task
+        await asyncio.wait({task})  # it may have ended already (see Daemon.wait_failed)
 
     async def _run(self) -> None:
         errors = 0
@@ -175,6 +180,36 @@ class Daemon:
         self._transport: Transport | None = None
         self._sender_task: asyncio.Task[None] | None = None
         self._started = False
+        self._died = asyncio.Event()
+        self.failure: str | None = None
+
+    async def wait_failed(self) -> str:
+        """Wait until one of the daemon's long-running tasks has ended on its own (a bug: each
+        survives database and server faults); returns what happened."""
+        await self._died.wait()
+        assert self.failure is not None
+        return self.failure
+
+    def _watch(self, task: asyncio.Task[None] | None) -> None:
+        """Treat `task` ending while the daemon runs as fatal (see :meth:`wait_failed`)."""
+        if task is None:
+            return
+
+        def ended(task: asyncio.Task[None]) -> None:
+            if not self._started or self._died.is_set():
+                return  # stopping: tasks end on purpose
+            error = None if task.cancelled() else task.exception()
+            self.failure = f"{task.get_name()} ended unexpectedly" + (
+                f": {type(error).__name__}: {error}" if error is not None else ""
+            )
+            log.critical(
+                "%s; the narrator stops (let its supervisor restart it)",
+                self.failure,
+                exc_info=error,
+            )
+            self._died.set()
+
+        task.add_done_callback(ended)
 
     @property
     def smtp_port(self) -> int:
@@ -308,6 +343,14 @@ class Daemon:
             )
         if self.smtp is None and self.imap is None:
             log.warning("no inbound mail configured: only `narrator inject` brings mail in")
+        for task in (
+            self._sender_task,
+            self._stories_task,
+            self.worker.task if self.worker else None,
+        ):
+            self._watch(task)
+        if self.imap is not None:
+            self._watch(self.imap.task)
         log.info("narrator serving as %s", config.narrator.address)
 
     async def stop(self) -> None:
@@ -327,8 +370,7 @@ class Daemon:
             await self.scheduler.stop()
         if self.sender is not None and self._sender_task is not None:
             self.sender.stop()
-            with contextlib.suppress(Exception):
-                await self._sender_task
+            await asyncio.wait({self._sender_task})
             self._sender_task = None
         if self._stories_task is not None:
             self._stories_task.cancel()
@@ -366,6 +408,10 @@ class Daemon:
         await self.stop()
 
 
+class DaemonFailed(RuntimeError):
+    """A part of the daemon that should run until the stop ended by itself."""
+
+
 def _shown_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
@@ -395,7 +441,13 @@ async def serve(
         async with Daemon(config, options=options) as daemon:
             if on_started is not None:
                 on_started(daemon)
-            await stop.wait()
+            stopped = asyncio.create_task(stop.wait())
+            failed = asyncio.create_task(daemon.wait_failed())
+            await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in (stopped, failed):
+                waiter.cancel()
+            if daemon.failure is not None:
+                raise DaemonFailed(daemon.failure)
             log.info("stopping")
     finally:
         for number in signals:

@@ -9,7 +9,7 @@ import logging
 from narrator.cli import CommandError
 from narrator.commands.db import config_from_args, shown_url
 from narrator.config import ConfigError
-from narrator.daemon import serve
+from narrator.daemon import DaemonFailed, serve
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -51,4 +51,6 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from None
     except OSError as error:
         raise CommandError(f"cannot start: {error.strerror or error}") from None
+    except DaemonFailed as error:
+        raise CommandError(f"stopped after an internal failure: {error}") from None
     return 0

@@ -197,6 +197,11 @@ class ImapPoller:
         self.sessions = 0  # successful logins so far
         self.passes = 0  # completed passes over the mailbox
 
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The polling task while it runs."""
+        return self._task
+
     async def start(self) -> None:
         """Start polling in a background task."""
         if self._task is None:

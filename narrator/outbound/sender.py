@@ -192,15 +192,17 @@ class OutboxSender:
             self._wakeup.clear()
             try:
                 report = await self.run_once()
+                if report.claimed >= self._batch_size:
+                    errors = 0
+                    continue  # there is probably more due right now
+                delay = await self._seconds_until_due()
             except Exception:
+                # The database (locked, restarting) or a bug: this pass is lost, not the sender.
                 errors += 1
                 log.exception("outbox pass failed (%d in a row); retrying", errors)
                 await self._sleep(min(self._poll_interval, 2.0 ** min(errors, 6)))
                 continue
             errors = 0
-            if report.claimed >= self._batch_size:
-                continue  # there is probably more due right now
-            delay = await self._seconds_until_due()
             if report.claimed == 0 and delay <= 0:
                 # Due rows that could not be claimed are another process's: don't spin on them.
                 delay = min(1.0, self._poll_interval)
@@ -256,9 +258,32 @@ class OutboxSender:
             log.exception("outbox %s: unexpected error from the transport", item.message_id)
             next_attempt = await self._retry_or_fail(item, f"unexpected error: {error!r}")
             return "retry" if next_attempt is not None else "failed"
-        await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
         log.info("outbox %s sent to %s", item.message_id, item.recipient)
+        await self._record_sent(item)
         return "sent"
+
+    async def _record_sent(self, item: OutboxItem) -> None:
+        """Mark a delivered mail sent, insisting while the database is unavailable.
+
+        Giving up here would send the mail again once its claim runs out, so the sender keeps
+        trying (with backoff) as long as it runs; only a crash or a stop in between leaves a
+        resend, of the same bytes with the same Message-ID.
+        """
+        delay = 0.5
+        while True:
+            try:
+                await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
+                return
+            except Exception:
+                if self._stopping:
+                    raise
+                log.exception(
+                    "outbox %s was sent but could not be marked sent; trying again in %.0f s",
+                    item.message_id,
+                    delay,
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30.0)
 
     async def _requeue(self, item: OutboxItem, at: datetime, reason: str) -> None:
         """Hand a claimed item back untried, due at ``at``."""

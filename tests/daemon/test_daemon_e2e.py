@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import smtplib
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ from sqlalchemy import func, select
 
 from narrator.cli import main
 from narrator.config import Config, load_config
-from narrator.daemon import Daemon, DaemonOptions
+from narrator.daemon import Daemon, DaemonFailed, DaemonOptions, serve
 from narrator.db import make_engine, session_factory, transaction
 from narrator.models import InboxMessage, Player
 from tests.daemon.driver import NARRATOR, Send, check_mailboxes, delivered, play, sign_up
@@ -163,3 +164,26 @@ def test_a_whole_game_by_imap(
     # Every mail the players sent was taken from the mailbox and flagged after its commit.
     flags = dovecot_account.flags()
     assert flags and all("\\Seen" in f for f in flags.values())
+
+
+def test_a_part_that_dies_stops_the_daemon_with_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every long-running part survives faults on its own; should one end anyway (a bug), the
+    daemon must not run on half-dead (taking mail it never answers): it stops with an error, so
+    that systemd restarts it and the operator sees why."""
+    caplog.set_level(logging.INFO, logger="narrator")
+    smtp = f"[inbound.smtp]\nport = {free_port()}\n"
+    config = load_config(write_config(tmp_path, f"sqlite:///{tmp_path / 'narrator.db'}", smtp))
+
+    def kill_the_worker(daemon: Daemon) -> None:
+        assert daemon.worker is not None and daemon.worker.task is not None
+        daemon.worker.task.cancel()
+
+    async def scenario() -> None:
+        with pytest.raises(DaemonFailed, match=r"narrator\.inbox ended unexpectedly"):
+            await asyncio.wait_for(serve(config, options=OPTIONS, on_started=kill_the_worker), 20)
+
+    run_async(scenario())
+    assert "the narrator stops (let its supervisor restart it)" in caplog.text
+    assert "narrator stopped" in caplog.text  # the rest was stopped cleanly

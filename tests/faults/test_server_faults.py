@@ -117,7 +117,13 @@ class Narrator:
         try:
             poll(lambda: bool(self.replies_to(message_id)), timeout, f"the reply to {message_id}")
         except AssertionError as error:
-            raise AssertionError(f"{error}\n{self.daemon.log()[-15000:]}") from None
+            try:
+                states = f"inbox {self.inbox_states()}; outbox " + str(
+                    [(row.id, row.state, row.attempts, row.last_error) for row in self.outbox()]
+                )
+            except Exception as failure:  # the database itself may be the fault
+                states = f"(database unreadable: {failure})"
+            raise AssertionError(f"{error}\n{states}\n{self.daemon.log()[-30000:]}") from None
 
     def outbox(self) -> list[OutboxMessage]:
         """Every outbox row."""
@@ -415,7 +421,7 @@ def test_sqlite_locked_by_another_process(
     assert "could not store mail from 'x@spelers.example.org' (293 bytes); answered 451" in log
     assert "inbox commit failed: (sqlite3.OperationalError) database is locked" in log
     counts = message_ids([m.raw for m in narrator.sink.received])
-    assert sorted(counts.values()) == [1, 1, 1], counts
+    assert sorted(counts.values()) == [1, 1, 1], f"{counts}\n{log}"
 
 
 # --- PostgreSQL --------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import pytest
 from narrator.outbound.memory import MemoryOutbox
 from narrator.outbound.sender import (
     FailedMail,
-    OutboxItem,
     OutboxSender,
     RetryPolicy,
 )
@@ -446,19 +445,25 @@ def test_the_loop_sleeps_only_until_the_next_mail_is_due() -> None:
 
 @dataclass
 class BrokenOnce:
-    """An outbox whose first claim raises (the database was unreachable)."""
+    """An outbox whose method ``method`` raises its first ``broken`` times (the database was
+    unreachable or locked)."""
 
     inner: MemoryOutbox
     broken: int = 1
-
-    def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
-        if self.broken:
-            self.broken -= 1
-            raise ConnectionError("database is down")
-        return self.inner.claim_due(now, lease, limit)
+    method: str = "claim_due"
 
     def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
+        real = getattr(self.inner, name)
+        if name != self.method:
+            return real
+
+        def failing(*args: object) -> object:
+            if self.broken:
+                self.broken -= 1
+                raise ConnectionError("database is down")
+            return real(*args)
+
+        return failing
 
 
 def test_the_loop_survives_a_failing_pass(
@@ -489,6 +494,70 @@ def test_the_loop_survives_a_failing_pass(
 
     run_async(scenario())
     assert "outbox pass failed" in caplog.text
+
+
+def test_the_loop_survives_a_database_error_between_passes(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Asking when the next mail is due can fail too (the database is locked by another
+    process); the sender must go on, not end silently and leave every later mail unsent."""
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    repository = BrokenOnce(outbox, method="next_due")
+    sender = OutboxSender(
+        repository,  # type: ignore[arg-type]
+        transport,
+        envelope_from=SENDER,
+        clock=clock,
+        rng=FixedRandom(0),
+        poll_interval=3600.0,
+    )
+
+    async def scenario() -> None:
+        task = asyncio.create_task(sender.run())
+        try:
+            await wait_until(lambda: repository.broken == 0, timeout=5)
+            queue(outbox, clock, "anna@example.org")
+            sender.wake()
+            await wait_until(lambda: len(transport.sent) == 1, timeout=5)
+            assert not task.done()
+        finally:
+            sender.stop()
+            await asyncio.wait_for(task, 5)
+
+    run_async(scenario())
+    assert "outbox pass failed (1 in a row)" in caplog.text
+
+
+def test_a_sent_mail_is_marked_sent_once_the_database_answers_again(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server took the mail but recording that failed: the sender insists on recording it
+    rather than letting the claim run out and sending the mail a second time."""
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    message_id = queue(outbox, clock, "anna@example.org")
+    repository = BrokenOnce(outbox, broken=2, method="mark_sent")
+    sender = OutboxSender(
+        repository,  # type: ignore[arg-type]
+        transport,
+        envelope_from=SENDER,
+        clock=clock,
+        rng=FixedRandom(0),
+        poll_interval=3600.0,
+    )
+
+    async def scenario() -> None:
+        report = await sender.run_once()
+        assert report.sent == 1
+        clock.advance(timedelta(hours=1))  # long past the claim's lease
+        again = await sender.run_once()
+        assert again.claimed == 0
+
+    run_async(scenario())
+    assert len(transport.sent) == 1
+    assert outbox.get(message_id).state == "sent"
+    assert f"outbox {message_id} was sent but could not be marked sent" in caplog.text
 
 
 def test_delivery_errors_carry_the_smtp_code() -> None:
