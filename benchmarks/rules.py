@@ -1,7 +1,9 @@
-"""Benchmark: resolving one full night and one day of busy Wakkerdam games of 10 to 1,000 players.
+"""Benchmark: one full night and one day of busy Wakkerdam games of 10 to 1,000 players.
 
-Prints the time per night and per day (the resolve calls only; votes are cast beforehand) and
-the ratio t(1000)/t(100), which should stay close to 10 (linear in the number of players).
+Prints the time per night and per day spent resolving (the resolve calls only; votes are cast
+beforehand) and spent on the step mails' ``choices`` (``choices()`` of every asked player as each
+step opens, as the daemon does), and the ratios t(1000)/t(100), which should stay close to 10
+(linear in the number of players).
 """
 
 from __future__ import annotations
@@ -59,42 +61,57 @@ def cast_votes(state: object, chance: random.Random) -> object:
     return state
 
 
-def one_cycle(players: int, seed: int) -> tuple[float, float]:
-    """Return (seconds resolving the night steps, seconds resolving the day steps)."""
+def mail_choices(state: object) -> float:
+    """Return the seconds to compute ``choices()`` for every asked player, as a step opens."""
+    began = time.perf_counter()
+    for name in RS.asked(state):
+        RS.choices(state, name)
+    return time.perf_counter() - began
+
+
+def one_cycle(players: int, seed: int) -> tuple[float, float, float, float]:
+    """Return seconds (resolving night steps, resolving day steps, night choices, day choices)."""
     chance = random.Random(seed)
     state = busy_game(players, seed)
-    night = day = 0.0
+    night = day = night_choices = day_choices = 0.0
     start_night = state.night  # type: ignore[attr-defined]
     while not state.is_over and state.night == start_night:  # type: ignore[attr-defined]
         step = state.step  # type: ignore[attr-defined]
+        choosing = mail_choices(state)
         state = cast_votes(state, chance)
         began = time.perf_counter()
         state = RS.resolve(state).state
         spent = time.perf_counter() - began
         if step in NIGHT:
             night += spent
+            night_choices += choosing
         else:
             day += spent
-    return night, day
+            day_choices += choosing
+    return night, day, night_choices, day_choices
 
 
-def measure(players: int, rounds: int) -> tuple[float, float]:
-    """Return the median night and day resolve times over ``rounds`` games."""
+def measure(players: int, rounds: int) -> tuple[float, ...]:
+    """Return the median times of :func:`one_cycle` over ``rounds`` games."""
     results = [one_cycle(players, seed) for seed in range(rounds)]
-    return (
-        statistics.median(r[0] for r in results),
-        statistics.median(r[1] for r in results),
-    )
+    return tuple(statistics.median(r[i] for r in results) for i in range(4))
+
+
+LABELS = ("night", "day", "choices night", "choices day")
 
 
 def main() -> None:
     """Print the figures."""
     sizes = {10: 30, 100: 10, 1000: 5}
     timings = {n: measure(n, rounds) for n, rounds in sizes.items()}
-    print("rules benchmark (wakkerdam, busy roles; median resolve time)")
-    for n, (night, day) in timings.items():
-        print(f"  {n:>5} players: night {night * 1000:8.2f} ms   day {day * 1000:8.2f} ms")
-    for label, index in (("night", 0), ("day", 1)):
+    print("rules benchmark (wakkerdam, busy roles; median time per night/day)")
+    print("  resolve: the resolve calls; choices: choices() of every asked player of each step")
+    for n, (night, day, c_night, c_day) in timings.items():
+        print(
+            f"  {n:>5} players: night {night * 1000:8.2f} ms   day {day * 1000:8.2f} ms"
+            f"   choices night {c_night * 1000:8.2f} ms   day {c_day * 1000:8.2f} ms"
+        )
+    for index, label in enumerate(LABELS):
         ratio = timings[1000][index] / timings[100][index]
         print(f"  t(1000)/t(100) {label}: {ratio:.1f}  (linear: ~10)")
 
