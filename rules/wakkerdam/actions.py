@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from itertools import chain
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
 from rules.wakkerdam.roles import ROLE_ACTIONS, witte_weerwolf
@@ -91,13 +92,22 @@ def is_pack_member(state: GameState, player: Player, pack: str) -> bool:
 
 def target_error(state: GameState, voter: Player, action: ActionSpec, target: Player) -> str:
     """Return the rejection code for naming ``target`` in ``action``, or ``""`` when valid."""
-    if action.targets is Targets.DEAD:
-        if target.alive:
-            return "target-alive"
-    elif not target.alive:
-        return "target-dead"
+    code = _life_error(action, target)
+    if code:
+        return code
     if target.name == voter.name and not action.allow_self:
         return "target-self"
+    return _status_error(state, action, target)
+
+
+def _life_error(action: ActionSpec, target: Player) -> str:
+    if action.targets is Targets.DEAD:
+        return "target-alive" if target.alive else ""
+    return "" if target.alive else "target-dead"
+
+
+def _status_error(state: GameState, action: ActionSpec, target: Player) -> str:
+    """The checks of :func:`target_error` that are the same whoever votes."""
     if action.pack is not None and is_pack_member(state, target, action.pack):
         return "pack-member"
     if action.lynch:
@@ -218,21 +228,18 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
 
 
 def choices(state: GameState, name: str) -> Choices:
-    """Return every vote ``name`` may send now, with the valid names (seat order)."""
+    """Return every vote ``name`` may send now, with the valid names (seat order).
+
+    The names valid for everybody are computed once per state and action (see
+    :func:`_shared_targets`), so the choices of all asked players cost O(players) together
+    (plus copying the list for a voter who must not name himself or repeat his last choice).
+    """
     player = state.find(name)
     if player is None:
         return Choices(player=name, step=state.step)
     result: list[ActionChoice] = []
     for action in actions_for(state, player):
-        targets = tuple(
-            other.name
-            for other in state.players
-            if not target_error(state, player, action, other)
-            and not (
-                action.no_repeat and action.max_names == 1 and player.last_choice == (other.name,)
-            )
-            and (not action.potions or _potion_usable(state, player, other.name))
-        )
+        targets = _voter_targets(state, player, action)
         heks = action.potions
         result.append(
             ActionChoice(
@@ -251,3 +258,49 @@ def choices(state: GameState, name: str) -> Choices:
             )
         )
     return Choices(player=player.name, step=state.step, actions=tuple(result))
+
+
+SharedTargets = tuple[tuple[str, ...], Mapping[str, int]]
+
+
+def _voter_targets(state: GameState, voter: Player, action: ActionSpec) -> tuple[str, ...]:
+    """The names ``voter`` may give in ``action``: the shared ones less himself and a repeat."""
+    names, seats = _shared_targets(state, action, voter)
+    left_out = set()
+    if not action.allow_self:
+        left_out.add(voter.name)
+    last = voter.last_choice
+    if action.no_repeat and action.max_names == 1 and last is not None and len(last) == 1:
+        left_out.add(last[0])
+    cuts = sorted(seats[name] for name in left_out if name in seats)
+    if not cuts:
+        return names
+    pieces: list[tuple[str, ...]] = []
+    start = 0
+    for cut in cuts:
+        pieces.append(names[start:cut])
+        start = cut + 1
+    pieces.append(names[start:])
+    return tuple(chain.from_iterable(pieces))
+
+
+def _shared_targets(state: GameState, action: ActionSpec, voter: Player) -> SharedTargets:
+    """The names valid in ``action`` whoever votes (seat order) and their positions.
+
+    Computed once per state object and action; the Heks's list also depends on which potions
+    she has left, so it is kept per pair of potions.
+    """
+    potions = (voter.elixir, voter.poison) if action.potions else None
+    key = ("targets", action, potions)
+    found: SharedTargets | None = state.memo.get(key)
+    if found is None:
+        names = tuple(
+            other.name
+            for other in state.players
+            if not _life_error(action, other)
+            and not _status_error(state, action, other)
+            and (not action.potions or _potion_usable(state, voter, other.name))
+        )
+        found = (names, {name: seat for seat, name in enumerate(names)})
+        state.memo[key] = found
+    return found

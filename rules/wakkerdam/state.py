@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -140,6 +140,15 @@ class GameState:
     def wounded_names(self) -> frozenset[str]:
         """The players wounded this night."""
         return frozenset(name for name, _cause in self.wounded)
+
+    @cached_property
+    def memo(self) -> dict[Hashable, Any]:
+        """Views other modules derive from this state, each computed once per state object.
+
+        Only for pure functions of the state's fields (which never change), so a memo can never
+        be stale; it is no field: equality, ``replace`` and dumps ignore it.
+        """
+        return {}
 
     def role_at_night_start(self, name: str) -> str:
         """Return the player's role as it was when the current night began."""
