@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+
+from narrator.durations import format_duration, parse_duration
 
 DEFAULT_CONFIG_NAME = "narrator.toml"
 
@@ -72,7 +76,8 @@ class InboundSection:
 class SmtpSubmissionSection:
     """``[outbound.smtp]``: the SMTP server outgoing mail is submitted to (mode "smtp").
 
-    An empty `username` means no authentication; `ssl` means implicit TLS (port 465).
+    An empty `username` means no authentication; `ssl` means implicit TLS (port 465);
+    `timeout` bounds each wait for the server (connecting, every reply).
     """
 
     host: str = "smtp.example.org"
@@ -81,6 +86,7 @@ class SmtpSubmissionSection:
     ssl: bool = False
     username: str = "verteller"
     password_env: str = "NARRATOR_SMTP_PASSWORD"
+    timeout: timedelta = timedelta(seconds=30)
     password: str | None = field(default=None, repr=False, metadata=_NOT_A_KEY)
 
     def require_password(self) -> str:
@@ -90,10 +96,21 @@ class SmtpSubmissionSection:
 
 @dataclass(frozen=True)
 class OutboundSection:
-    """``[outbound]``: how mail goes out: written to a Maildir (default) or sent over SMTP."""
+    """``[outbound]``: how mail goes out: written to a Maildir (default) or sent over SMTP.
+
+    The retry keys are :class:`~narrator.outbound.sender.RetryPolicy`'s (a failed attempt waits
+    `retry_first_delay`, doubling up to `retry_max_delay`; given up after `max_attempts` or
+    `give_up_after`); `lease` is how long a claimed mail is left to its sender (a crash mid-send
+    delays it this long).
+    """
 
     mode: str = "maildir"
     maildir: Path = Path("outbox")
+    retry_first_delay: timedelta = timedelta(seconds=30)
+    retry_max_delay: timedelta = timedelta(minutes=30)
+    max_attempts: int = 100
+    give_up_after: timedelta = timedelta(days=2)
+    lease: timedelta = timedelta(minutes=10)
     smtp: SmtpSubmissionSection = field(default_factory=SmtpSubmissionSection)
 
 
@@ -225,12 +242,36 @@ def _convert(value: Any, expected: Any, name: str, label: str) -> Any:
         if isinstance(value, str) and value:
             return Path(value)
         raise ConfigError(f"{label}: '{name}' must be a path (a non-empty string)")
+    if expected is timedelta:
+        return _duration(value, name, label)
     if get_origin(expected) is tuple:
         (item_type, _ellipsis) = get_args(expected)
         if isinstance(value, list) and all(isinstance(item, item_type) for item in value):
             return tuple(value)
         raise ConfigError(f"{label}: '{name}' must be a list of strings, not {_shown(value)}")
     raise TypeError(f"unsupported configuration type {expected!r} for {name}")
+
+
+def _duration(value: Any, name: str, label: str) -> timedelta:
+    """A duration in the file: ``"30s"``, ``"10m"``, ``"1d12h"``, or seconds (``2.5``)."""
+    try:
+        if isinstance(value, str):
+            duration = timedelta(seconds=parse_duration(value))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            # What rounds to zero counts as zero (a timedelta keeps microseconds).
+            duration = timedelta(seconds=value) if math.isfinite(value) else timedelta(0)
+        else:
+            raise ValueError(value)
+    except OverflowError:
+        raise ConfigError(f"{label}: '{name}' is too long: {value!r}") from None
+    except ValueError:
+        duration = timedelta(0)
+    if duration > timedelta(0):
+        return duration
+    raise ConfigError(
+        f'{label}: \'{name}\' must be a duration longer than zero ("30s", "10m", "2h", '
+        f'"2d", "1d12h") or a number of seconds, not {_shown(value)}'
+    )
 
 
 def _shown(value: Any) -> str:
@@ -268,6 +309,7 @@ def _resolve(
         raise ConfigError(f'{label}: \'outbound.mode\' must be "maildir" or "smtp"')
     if outbound.smtp.ssl and outbound.smtp.starttls:
         raise ConfigError(f"{label}: 'outbound.smtp': set either ssl or starttls, not both")
+    _check_outbound_timings(outbound, label)
     for index, email in enumerate(config.admins.emails):
         if "@" not in email or any(char.isspace() for char in email):
             raise ConfigError(f"{label}: 'admins.emails[{index}]' is not an e-mail address")
@@ -293,6 +335,29 @@ def _resolve(
         path=config_path.resolve() if config_path is not None else None,
         base_dir=base_dir,
     )
+
+
+def _check_outbound_timings(outbound: OutboundSection, label: str) -> None:
+    if outbound.max_attempts < 1:
+        raise ConfigError(
+            f"{label}: 'outbound.max_attempts' must be 1 or more, not {outbound.max_attempts}"
+        )
+    if outbound.retry_max_delay < outbound.retry_first_delay:
+        raise ConfigError(
+            f"{label}: 'outbound.retry_max_delay' ({_seconds(outbound.retry_max_delay)}) must not "
+            f"be shorter than 'outbound.retry_first_delay' ({_seconds(outbound.retry_first_delay)})"
+        )
+    if outbound.mode == "smtp" and outbound.lease <= outbound.smtp.timeout:
+        raise ConfigError(
+            f"{label}: 'outbound.lease' ({_seconds(outbound.lease)}) must be longer than "
+            f"'outbound.smtp.timeout' ({_seconds(outbound.smtp.timeout)}): a mail still being "
+            "sent would be claimed again"
+        )
+
+
+def _seconds(duration: timedelta) -> str:
+    seconds = duration.total_seconds()
+    return format_duration(int(seconds)) if seconds.is_integer() else f"{seconds:g}s"
 
 
 def _checked_security(

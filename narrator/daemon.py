@@ -41,7 +41,7 @@ from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
 from narrator.inbound.sink import InboxNotifier
 from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
-from narrator.outbound.outbox import SqlOutbox
+from narrator.outbound.outbox import outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
@@ -277,13 +277,13 @@ class Daemon:
         log.info("database %s (migrated)", _shown_url(url))
 
         self._transport = options.transport or transport_from_config(config.outbound)
-        self.sender = sender = OutboxSender(
-            SqlOutbox(factory),
-            self._transport,
-            envelope_from=config.narrator.address,
+        self.sender = sender = outbox_sender(
+            config,
+            factory,
             clock=self._clock,
             rng=self._rng,
             on_failed=self._report_failed,
+            transport=self._transport,
             poll_interval=options.outbox_poll,
         )
         self._sender_task = asyncio.create_task(sender.run(), name="narrator.outbox")

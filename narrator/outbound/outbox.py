@@ -28,8 +28,8 @@ from narrator.config import Config
 from narrator.db import transaction
 from narrator.models import OutboxMessage, OutboxState
 from narrator.outbound.compose import OutgoingMail, compose, domain_of, make_message_id
-from narrator.outbound.sender import Clock, FailureHook, OutboxItem, OutboxSender
-from narrator.outbound.transport import transport_from_config
+from narrator.outbound.sender import Clock, FailureHook, OutboxItem, OutboxSender, RetryPolicy
+from narrator.outbound.transport import Transport, transport_from_config
 
 log = logging.getLogger("narrator.outbound.outbox")
 
@@ -159,19 +159,25 @@ def outbox_sender(
     rng: random.Random,
     on_failed: FailureHook | None = None,
     wakeup: asyncio.Event | None = None,
+    transport: Transport | None = None,
+    poll_interval: float = 60.0,
 ) -> OutboxSender:
-    """The daemon's sender: the database outbox, the transport of ``[outbound]``, envelope
-    sender ``[narrator] address``.  Run it with ``await sender.run()``; at shutdown call
-    ``sender.stop()``, await the run task, then ``await sender.transport.close()``.
+    """The daemon's sender: the database outbox, the transport of ``[outbound]`` (unless
+    `transport` is given), its retry policy and lease, envelope sender ``[narrator] address``.
+    Run it with ``await sender.run()``; at shutdown call ``sender.stop()``, await the run task,
+    then ``await sender.transport.close()``.
 
     Raises ``ConfigError`` when ``[outbound.smtp]`` names a user whose password is not set.
     """
     return OutboxSender(
         SqlOutbox(factory),
-        transport_from_config(config.outbound),
+        transport or transport_from_config(config.outbound),
         envelope_from=config.narrator.address,
         clock=clock,
         rng=rng,
+        policy=RetryPolicy.from_section(config.outbound),
+        lease=config.outbound.lease,
         on_failed=on_failed,
         wakeup=wakeup,
+        poll_interval=poll_interval,
     )

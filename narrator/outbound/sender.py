@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from narrator.config import OutboundSection
 from narrator.outbound.transport import (
     PermanentFailure,
     ServerUnavailable,
@@ -40,6 +41,9 @@ from narrator.outbound.transport import (
 log = logging.getLogger("narrator.outbound.sender")
 
 Clock = Callable[[], datetime]
+
+#: How long a claimed mail is left to its sender (``[outbound] lease``).
+DEFAULT_LEASE = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,17 @@ class RetryPolicy:
     max_attempts: int = 100
     max_age: timedelta = timedelta(days=2)
 
+    @classmethod
+    def from_section(cls, section: OutboundSection) -> RetryPolicy:
+        """The policy of the loaded ``[outbound]`` table (``retry_first_delay``,
+        ``retry_max_delay``, ``max_attempts``, ``give_up_after``)."""
+        return cls(
+            first_delay=section.retry_first_delay,
+            max_delay=section.retry_max_delay,
+            max_attempts=section.max_attempts,
+            max_age=section.give_up_after,
+        )
+
     def delay(self, attempts: int, rng: random.Random) -> timedelta:
         """The wait after ``attempts`` failed attempts (``attempts >= 1``), jitter included."""
         exponent = min(max(attempts - 1, 0), 40)
@@ -151,7 +166,7 @@ class OutboxSender:
         wakeup: asyncio.Event | None = None,
         poll_interval: float = 60.0,
         batch_size: int = 50,
-        lease: timedelta = timedelta(minutes=10),
+        lease: timedelta = DEFAULT_LEASE,
     ) -> None:
         self._repository = repository
         self._transport = transport

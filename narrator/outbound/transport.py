@@ -90,8 +90,8 @@ class SmtpSettings:
         """Settings from the loaded ``[outbound.smtp]`` table (password already read from env).
 
         Port 465 always means implicit TLS (STARTTLS cannot work there); an empty username
-        means no AUTH.  Raises ``ConfigError`` when a username is set but its password
-        environment variable is not.
+        means no AUTH; ``timeout`` bounds each wait for the server.  Raises ``ConfigError``
+        when a username is set but its password environment variable is not.
         """
         implicit = section.ssl or section.port == 465
         username = section.username or None
@@ -102,6 +102,7 @@ class SmtpSettings:
             ssl=implicit,
             username=username,
             password=section.require_password() if username is not None else None,
+            timeout=section.timeout.total_seconds(),
         )
 
 

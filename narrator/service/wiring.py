@@ -10,8 +10,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import Config
 from narrator.db import transaction
-from narrator.outbound.outbox import SqlOutbox
-from narrator.outbound.sender import OutboxSender, PassReport
+from narrator.outbound.outbox import outbox_sender
+from narrator.outbound.sender import PassReport
 from narrator.outbound.transport import MaildirTransport
 from narrator.service.authenticity import reply_addresses_from_config, sender_auth_from_config
 from narrator.service.inbox import InboxSettings
@@ -54,12 +54,12 @@ def flush_maildir(config: Config, factory: sessionmaker[Session]) -> PassReport 
     """
     if config.outbound.mode != "maildir":
         return None
-    sender = OutboxSender(
-        SqlOutbox(factory),
-        MaildirTransport(config.outbound.maildir),
-        envelope_from=config.narrator.address,
+    sender = outbox_sender(
+        config,
+        factory,
         clock=utc_now,
         rng=random.Random(),
+        transport=MaildirTransport(config.outbound.maildir),
     )
     sent = failed = 0
     for _ in range(10_000):  # bounded: each pass takes up to a batch of due mail

@@ -59,6 +59,11 @@ from tests.support.smtp import SmtpCapture
 REPO = Path(__file__).resolve().parents[2]
 HEADERS = BytesHeaderParser(policy=compat32)
 
+#: Seconds a claimed outbox row stays claimed (``[outbound] lease``; 10 minutes by default).
+LEASE = float(os.environ.get("NARRATOR_TEST_OUTBOX_LEASE", "3"))
+#: The SMTP submission timeout in seconds (``[outbound.smtp] timeout``; 30 s by default).
+SMTP_TIMEOUT = float(os.environ.get("NARRATOR_TEST_SMTP_TIMEOUT", "2"))
+
 
 def poll(predicate: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
     """Poll ``predicate`` until true; raise AssertionError naming ``what`` after ``timeout``."""
@@ -82,7 +87,8 @@ def write_config(
     admins: tuple[str, ...] = (),
 ) -> Path:
     """A narrator.toml for a fault run: no reply limits, SMTP receiver and/or IMAP poller,
-    outgoing mail by SMTP to ``outbound_port`` (else the Maildir ``outbox``)."""
+    outgoing mail by SMTP to ``outbound_port`` (else the Maildir ``outbox``), the outbox's
+    retries, lease and SMTP timeout shortened."""
     lines = ["[narrator]", f'database = "{db_url}"', f'address = "{NARRATOR}"']
     if smtp_port is None:
         lines += ["[inbound.smtp]", "enabled = false"]
@@ -98,17 +104,25 @@ def write_config(
             "ssl = false",
             f'username = "{imap.username}"',
         ]
+    # The outbox's timings, shortened: retries within a second, a crash mid-send costs LEASE.
+    lines += [
+        "[outbound]",
+        "retry_first_delay = 0.2",
+        "retry_max_delay = 1",
+        "max_attempts = 1000",
+        f"lease = {LEASE}",
+    ]
     if outbound_port is None:
-        lines += ["[outbound]", 'maildir = "outbox"']
+        lines += ['maildir = "outbox"']
     else:
         lines += [
-            "[outbound]",
             'mode = "smtp"',
             "[outbound.smtp]",
             'host = "127.0.0.1"',
             f"port = {outbound_port}",
             "starttls = false",
             'username = ""',
+            f"timeout = {SMTP_TIMEOUT}",
         ]
     if admins:
         lines += ["[admins]", "emails = [" + ", ".join(f'"{a}"' for a in admins) + "]"]

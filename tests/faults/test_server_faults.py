@@ -29,6 +29,7 @@ from narrator.db import transaction, upgrade
 from narrator.models import InboxMessage, OutboxMessage, OutboxState
 from tests.daemon.driver import NARRATOR, PLAYERS, address, compose
 from tests.faults.harness import (
+    SMTP_TIMEOUT,
     ServeProcess,
     cli,
     message_ids,
@@ -38,7 +39,6 @@ from tests.faults.harness import (
     smtp_deliver,
     write_config,
 )
-from tests.faults.serve_fast import SMTP_TIMEOUT
 from tests.support.dovecot import DovecotServer
 from tests.support.net import free_port
 from tests.support.smtp import CaptureHandler, ReceivedMail, SmtpCapture

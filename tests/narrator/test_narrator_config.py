@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from narrator.cli import main
 from narrator.config import Config, ConfigError, load_config
+from narrator.outbound.sender import DEFAULT_LEASE, RetryPolicy
+from narrator.outbound.transport import DEFAULT_TIMEOUT, SmtpSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,6 +137,55 @@ emails = ["Boss@Example.NET", "deputy@example.net"]
     assert config.admins.emails == ("boss@example.net", "deputy@example.net")
 
 
+def test_the_outbound_timings_take_durations_or_seconds(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        """
+[outbound]
+mode = "smtp"
+retry_first_delay = "1m30s"
+retry_max_delay = 7200
+max_attempts = 12
+give_up_after = "1d12h"
+lease = 2.5
+[outbound.smtp]
+username = ""
+timeout = "2s"
+""",
+        encoding="utf-8",
+    )
+    outbound = load_config(path, environ={}).outbound
+    assert (
+        outbound.retry_first_delay,
+        outbound.retry_max_delay,
+        outbound.max_attempts,
+        outbound.give_up_after,
+        outbound.lease,
+        outbound.smtp.timeout,
+    ) == (
+        timedelta(seconds=90),
+        timedelta(hours=2),
+        12,
+        timedelta(days=1, hours=12),
+        timedelta(seconds=2.5),
+        timedelta(seconds=2),
+    )
+    assert RetryPolicy.from_section(outbound) == RetryPolicy(
+        first_delay=timedelta(seconds=90),
+        max_delay=timedelta(hours=2),
+        max_attempts=12,
+        max_age=timedelta(days=1, hours=12),
+    )
+    assert SmtpSettings.from_section(outbound.smtp).timeout == 2.0
+
+
+def test_the_outbound_timings_default_to_the_senders_own_defaults(tmp_path: Path) -> None:
+    outbound = load_config(None, cwd=tmp_path, environ={}).outbound
+    assert RetryPolicy.from_section(outbound) == RetryPolicy()
+    assert outbound.lease == DEFAULT_LEASE
+    assert outbound.smtp.timeout == timedelta(seconds=DEFAULT_TIMEOUT)
+
+
 def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) -> None:
     config = load_config(None, cwd=tmp_path, environ={"NARRATOR_IMAP_PASSWORD": "hunter2"})
     assert config.inbound.imap.password == "hunter2"
@@ -166,6 +218,23 @@ def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) 
         ("[narrator]\nlanguage = 'Dutch!'\n", "'narrator.language' must be a language code"),
         ("[narrator]\naddress = 'verteller'\n", "'narrator.address' must be an e-mail"),
         ("[outbound.smtp]\nssl = true\n", "set either ssl or starttls"),
+        ("[outbound]\nlease = '10 minutes'\n", "'outbound.lease' must be a duration longer"),
+        ("[outbound]\nlease = '0s'\n", "or a number of seconds, not a string ('0s')"),
+        ("[outbound]\nlease = 0\n", "'outbound.lease' must be a duration longer than zero"),
+        ("[outbound]\nlease = -5\n", "or a number of seconds, not a number (-5)"),
+        ("[outbound]\nlease = nan\n", "or a number of seconds, not a number (nan)"),
+        ("[outbound]\nlease = 1e-9\n", "or a number of seconds, not a number (1e-09)"),
+        ("[outbound]\nlease = true\n", "'outbound.lease' must be a duration"),
+        ("[outbound]\ngive_up_after = [2]\n", "'outbound.give_up_after' must be a duration"),
+        ("[outbound]\ngive_up_after = 1e300\n", "'outbound.give_up_after' is too long"),
+        ("[outbound]\nretry_first_delay = '1h'\n", "'outbound.retry_max_delay' (30m) must not"),
+        ("[outbound]\nmax_attempts = 0\n", "'outbound.max_attempts' must be 1 or more, not 0"),
+        ("[outbound]\nmax_attempts = '3'\n", "'outbound.max_attempts' must be a whole number"),
+        ("[outbound.smtp]\ntimeout = '1 minute'\n", "'outbound.smtp.timeout' must be a duration"),
+        (
+            "[outbound]\nmode = 'smtp'\nlease = '1m'\n[outbound.smtp]\ntimeout = '2m'\n",
+            "'outbound.lease' (1m) must be longer than 'outbound.smtp.timeout' (2m)",
+        ),
         ("[narrator\n", "not valid TOML"),
     ],
 )
