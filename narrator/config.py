@@ -39,11 +39,12 @@ class NarratorSection:
 
 @dataclass(frozen=True)
 class SmtpReceiverSection:
-    """``[inbound.smtp]``: the built-in SMTP receiver (aiosmtpd)."""
+    """``[inbound.smtp]``: the built-in SMTP receiver (aiosmtpd); `lmtp` makes it speak LMTP."""
 
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = 8025
+    lmtp: bool = False
 
 
 @dataclass(frozen=True)

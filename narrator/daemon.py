@@ -2,7 +2,7 @@
 
 Assembled from the configuration by :class:`Daemon`:
 
-- inbound: the SMTP receiver (on by default, 127.0.0.1:8025) and/or the IMAP poller, both
+- inbound: the SMTP (or LMTP) receiver (on by default, 127.0.0.1:8025) and/or the IMAP poller, both
   committing raw mail through one :class:`~narrator.inbound.dbsink.DbSink`, whose ``on_stored``
   wakes the inbox worker;
 - the inbox worker: runs :func:`~narrator.service.inbox.process_pending` in a thread when woken
@@ -332,11 +332,17 @@ class Daemon:
             smtp = config.inbound.smtp
             self.smtp = SmtpReceiver(
                 sink,
-                SmtpSettings(addresses=(config.narrator.address,), host=smtp.host, port=smtp.port),
+                SmtpSettings(
+                    addresses=(config.narrator.address,),
+                    host=smtp.host,
+                    port=smtp.port,
+                    lmtp=smtp.lmtp,
+                ),
             )
             await self.smtp.start()
             log.info(
-                "SMTP receiver for %s listening on %s:%d",
+                "%s receiver for %s listening on %s:%d",
+                "LMTP" if smtp.lmtp else "SMTP",
                 config.narrator.address,
                 smtp.host,
                 self.smtp.port,

@@ -46,11 +46,13 @@ class SmtpSettings:
 
     @classmethod
     def from_config(cls, config: NarratorConfig, **overrides: Any) -> SmtpSettings:
-        """Build settings from the config: ``[inbound.smtp]`` host/port, the narrator's address."""
+        """Build settings from the config: ``[inbound.smtp]`` host/port/lmtp, the narrator's
+        address."""
         values: dict[str, Any] = {
             "addresses": (config.narrator.address,),
             "host": config.inbound.smtp.host,
             "port": config.inbound.smtp.port,
+            "lmtp": config.inbound.smtp.lmtp,
             "hostname": config.narrator.address.rpartition("@")[2] or "localhost",
         }
         values.update(overrides)

@@ -184,6 +184,7 @@ def test_the_outbound_timings_default_to_the_senders_own_defaults(tmp_path: Path
     assert RetryPolicy.from_section(outbound) == RetryPolicy()
     assert outbound.lease == DEFAULT_LEASE
     assert outbound.smtp.timeout == timedelta(seconds=DEFAULT_TIMEOUT)
+    assert load_config(None, cwd=tmp_path, environ={}).inbound.smtp.lmtp is False
 
 
 def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) -> None:
@@ -235,6 +236,7 @@ def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) 
             "[outbound]\nmode = 'smtp'\nlease = '1m'\n[outbound.smtp]\ntimeout = '2m'\n",
             "'outbound.lease' (1m) must be longer than 'outbound.smtp.timeout' (2m)",
         ),
+        ("[inbound.smtp]\nlmtp = 'yes'\n", "'inbound.smtp.lmtp' must be true or false"),
         ("[narrator\n", "not valid TOML"),
     ],
 )
