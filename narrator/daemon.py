@@ -41,6 +41,7 @@ from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
 from narrator.inbound.sink import InboxNotifier
 from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
+from narrator.outages import log_failure
 from narrator.outbound.outbox import outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
@@ -132,10 +133,12 @@ class InboxWorker:
                 outcomes = await asyncio.to_thread(
                     process_pending, self._factory, self._mailer, self._settings, self._clock
                 )
-            except Exception:
+            except Exception as error:
                 errors += 1
-                log.exception("inbox pass failed (%d in a row); retrying", errors)
-                await self._notifier.wait(min(self._interval, 2.0 ** min(errors, 6)))
+                delay = min(self._interval, 2.0 ** min(errors, 6))
+                what = f"inbox pass failed ({errors} in a row)"
+                log_failure(log, error, what, f"retrying in {delay:g}s")
+                await self._notifier.wait(delay)
                 continue
             errors = 0
             if outcomes:
@@ -244,8 +247,9 @@ class Daemon:
 
         try:
             told = await asyncio.to_thread(notify)
-        except Exception:
-            log.exception("could not queue the admins' notice about mail %s", failed.message_id)
+        except Exception as error:
+            what = f"could not queue the admins' notice about mail {failed.message_id}"
+            log_failure(log, error, what)
             return
         if told and self.sender is not None:
             self.sender.wake()
@@ -300,7 +304,11 @@ class Daemon:
 
         async def after_pass(_outcomes: list[Outcome]) -> None:
             sender.wake()
-            await scheduler.sync()
+            try:
+                await scheduler.sync()  # a vote may have closed a step early
+            except Exception as error:
+                what = "re-reading the deadlines after processing mail failed"
+                log_failure(log, error, what, "the next poll retries")
 
         notifier = InboxNotifier()
         self.worker = InboxWorker(
@@ -399,12 +407,17 @@ class Daemon:
             with transaction(factory) as session:
                 mailer.reload(session)
 
+        errors = 0
         while True:
             await asyncio.sleep(self.options.stories_max_age)
             try:
                 await asyncio.to_thread(reload)
-            except Exception:
-                log.exception("re-reading the stories table failed; keeping the stories in use")
+            except Exception as error:
+                errors += 1
+                what = f"re-reading the stories table failed ({errors} in a row)"
+                log_failure(log, error, what, "keeping the stories in use")
+            else:
+                errors = 0
 
     async def __aenter__(self) -> Daemon:
         await self.start()

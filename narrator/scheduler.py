@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
 from narrator.models import Game, GameStatus
+from narrator.outages import log_failure
 from narrator.service import games as service
 from narrator.service.mailer import Mailer
 
@@ -182,6 +183,8 @@ class DeadlineScheduler:
         self._running: set[str] = set()  # job ids whose work is in progress (sync leaves them)
         self._sync_lock = asyncio.Lock()
         self._stopping = False
+        self._sync_failures = 0  # re-readings of the deadlines failed in a row
+        self._job_failures: dict[str, int] = {}  # job id -> its runs failed in a row
         self.fired: list[tuple[str, int, bool]] = []  # (kind, game id, did something): for tests
 
     @property
@@ -262,6 +265,7 @@ class DeadlineScheduler:
                 )
                 self._planned[job_id] = when
                 log.debug("%s at %s", job_id, when.isoformat())
+        self._sync_failures = 0
 
     def _remove(self, job_id: str) -> None:
         self._planned.pop(job_id, None)
@@ -303,12 +307,18 @@ class DeadlineScheduler:
             self._jobs.add(task)
         try:
             did = await work()
-        except Exception:
-            log.exception("%s job for game %s failed; retrying later", kind, game_id)
+        except Exception as error:
+            if kind == "poll":
+                self._sync_failed(error)
+            else:
+                failures = self._job_failures[job_id] = self._job_failures.get(job_id, 0) + 1
+                what = f"{kind} job for game {game_id} failed ({failures} in a row)"
+                log_failure(log, error, what, f"retrying in {self._poll_interval:g}s")
             did = False
             failed = True
         else:
             failed = False
+            self._job_failures.pop(job_id, None)
         finally:
             self._running.discard(job_id)
             if task is not None:
@@ -324,8 +334,14 @@ class DeadlineScheduler:
             return
         try:
             await self.sync()
-        except Exception:
-            log.exception("re-reading the deadlines failed; the next poll retries")
+        except Exception as error:
+            self._sync_failed(error)
+
+    def _sync_failed(self, error: Exception) -> None:
+        """Log a failed re-reading of the deadlines (by the poll, or after a job)."""
+        self._sync_failures += 1
+        what = f"re-reading the deadlines failed ({self._sync_failures} in a row)"
+        log_failure(log, error, what, "the next poll retries")
 
     def _retry_later(self, kind: str, game_id: int) -> None:
         if self._scheduler is None or self._stopping:

@@ -12,6 +12,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from narrator.inbound.sink import InboxSink
+from narrator.outages import log_failure
 
 if TYPE_CHECKING:
     from narrator.config import Config as NarratorConfig
@@ -121,12 +122,9 @@ class InboxHandler:
             result = await self._sink.store(
                 raw, source="smtp", envelope_from=envelope_sender(envelope.mail_from)
             )
-        except Exception:
-            log.exception(
-                "could not store mail from %r (%d bytes); answered 451",
-                envelope.mail_from,
-                len(raw),
-            )
+        except Exception as error:
+            what = f"could not store mail from {envelope.mail_from!r} ({len(raw)} bytes)"
+            log_failure(log, error, what, "answered 451")
             status = TEMPORARY_FAILURE
         else:
             if result.duplicate:

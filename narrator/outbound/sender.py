@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from narrator.config import OutboundSection
+from narrator.outages import log_failure
 from narrator.outbound.transport import (
     PermanentFailure,
     ServerUnavailable,
@@ -211,11 +212,13 @@ class OutboxSender:
                     errors = 0
                     continue  # there is probably more due right now
                 delay = await self._seconds_until_due()
-            except Exception:
+            except Exception as error:
                 # The database (locked, restarting) or a bug: this pass is lost, not the sender.
                 errors += 1
-                log.exception("outbox pass failed (%d in a row); retrying", errors)
-                await self._sleep(min(self._poll_interval, 2.0 ** min(errors, 6)))
+                delay = min(self._poll_interval, 2.0 ** min(errors, 6))
+                what = f"outbox pass failed ({errors} in a row)"
+                log_failure(log, error, what, f"retrying in {delay:g}s")
+                await self._sleep(delay)
                 continue
             errors = 0
             if report.claimed == 0 and delay <= 0:
@@ -285,18 +288,20 @@ class OutboxSender:
         resend, of the same bytes with the same Message-ID.
         """
         delay = 0.5
+        errors = 0
         while True:
             try:
                 await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
                 return
-            except Exception:
+            except Exception as error:
                 if self._stopping:
                     raise
-                log.exception(
-                    "outbox %s was sent but could not be marked sent; trying again in %.0f s",
-                    item.message_id,
-                    delay,
+                errors += 1
+                what = (
+                    f"outbox {item.message_id} was sent but could not be marked sent "
+                    f"({errors} in a row)"
                 )
+                log_failure(log, error, what, f"trying again in {delay:g}s")
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30.0)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import smtplib
 import sqlite3
 from collections.abc import Iterator
@@ -106,8 +107,13 @@ def test_lmtp_delivery_is_answered_after_the_commit_and_other_addresses_are_refu
 
 
 def test_lmtp_answers_451_while_the_database_is_locked_and_stores_the_retry_once(
-    config: Config, reader: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    config: Config,
+    reader: Engine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="narrator")
     # Another process holds SQLite's write lock longer than the (shortened) busy timeout.
     monkeypatch.setattr("narrator.db.SQLITE_BUSY_TIMEOUT_MS", 300)
     raw = compose(ANNA, "WW1", "Anna, vrouw", "lmtp-locked@spelers.example.org")
@@ -138,3 +144,12 @@ def test_lmtp_answers_451_while_the_database_is_locked_and_stores_the_retry_once
             assert stored(reader) == ["lmtp-locked@spelers.example.org"]
 
     run_async(scenario())
+    # One line per refused mail, with the database's error and no traceback.
+    (refusal, *_) = [r for r in caplog.records if r.getMessage().startswith("could not store")]
+    assert re.fullmatch(
+        rf"could not store mail from '{re.escape(ANNA)}' \(\d+ bytes\): database unavailable: "
+        r"inbox commit failed: \(sqlite3\.OperationalError\) database is locked; answered 451",
+        refusal.getMessage(),
+    )
+    assert refusal.exc_info is None
+    assert "Traceback" not in caplog.text
