@@ -10,7 +10,7 @@ from rules.core.pipeline import Stage, run_pipeline
 from rules.core.rng import draw_from
 from rules.core.votes import count, plurality
 from rules.wakkerdam.events import Burns, Saved, Seen, Tally
-from rules.wakkerdam.roles import BURNS
+from rules.wakkerdam.roles import BURNS, dwaas
 from rules.wakkerdam.state import GameState
 
 ATTACK_ORDER = ("weerwolven", "vampiers", "psychopaat", "witte_weerwolf")
@@ -171,10 +171,8 @@ def stage_information(ctx: NightContext) -> tuple[NightContext, Sequence[str]]:
     draws = ctx.draws
     for seer, target in ctx.single("ziener"):
         info.append(Seen(player=seer, target=target, role=state.role_at_night_start(target)))
-    distinct = sorted(set(state.distribution_roles))
     for fool, target in ctx.single("dwaas"):
-        real = state.role_at_night_start(target)
-        options = [role for role in distinct if role != real] or ["burger"]
+        options = dwaas.vision_options(state.distribution_roles, state.role_at_night_start(target))
         vision = draw_from(state.settings.seed, draws, options)
         draws += 1
         info.append(Seen(player=fool, target=target, role=vision))

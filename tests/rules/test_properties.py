@@ -387,12 +387,35 @@ def check_start_events(state: GameState) -> None:
         assert player.name not in data["mates"]
 
 
+def check_visions(before: GameState, events: Sequence[Event]) -> None:
+    """§6.3.5 and ruling 16: a ziener sees the truth; a dwaas never does, never sees `ziener`,
+    sees `dwaas` only when no other dealt role is left, and `burger` only when nothing is."""
+    dealt = set(before.distribution_roles)
+    for event in events:
+        if event.type != "seen":
+            continue
+        data = event.to_dict()
+        real = before.role_at_night_start(data["target"])
+        if before.player(data["player"]).role == "ziener":
+            assert data["role"] == real, data
+            continue
+        believable = dealt - {"ziener", real}
+        assert data["role"] != real and data["role"] != "ziener", (data, real)
+        if data["role"] == "dwaas":
+            assert not believable - {"dwaas"}, (data, sorted(dealt))
+        elif data["role"] == "burger" and "burger" not in believable:
+            assert not believable, (data, sorted(dealt))
+        else:
+            assert data["role"] in believable, (data, sorted(dealt))
+
+
 def check_resolution(
     before: GameState, events: Sequence[Event], after: GameState, history: History
 ) -> None:
     """Deaths, the dead staying dead, the end of the game and its winners."""
     for event in events:
         check_event(event, before)
+    check_visions(before, events)
     kinds = [event.type for event in events]
     deaths = [event.to_dict() for event in events if event.type == "death"]
     died = [d["player"] for d in deaths]
