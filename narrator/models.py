@@ -22,9 +22,10 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    event,
     select,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, object_session
 from sqlalchemy.types import TypeDecorator
 
 # Stable constraint names, so that migrations can name what they create and drop.
@@ -387,10 +388,45 @@ def find_player(session: Session, game: Game, name: str) -> Player | None:
     return session.scalars(query).one_or_none()
 
 
+# Per-transaction memos kept in ``Session.info`` (see ``_forget_memos``).
+PLAYERS_MEMO = "narrator.game_players"
+STATES_MEMO = "narrator.rules_states"
+
+
 def game_players(session: Session, game: Game) -> list[Player]:
-    """Return the players of `game` in seat order."""
+    """Return the players of `game` in seat order.
+
+    The list is remembered until the transaction ends or a player is written (inserted,
+    changed, deleted), since processing a batch of mail asks for it once per mail.
+    """
+    memo: dict[int, list[Player]] = session.info.setdefault(PLAYERS_MEMO, {})
+    known = memo.get(game.id)
+    if known is not None and not any(isinstance(o, Player) for o in session.new):
+        return list(known)
     query = select(Player).where(Player.game_id == game.id).order_by(Player.seat, Player.id)
-    return list(session.scalars(query))
+    players = list(session.scalars(query))
+    memo[game.id] = players
+    return list(players)
+
+
+@event.listens_for(Player, "after_insert")
+@event.listens_for(Player, "after_update")
+@event.listens_for(Player, "after_delete")
+def _players_written(_mapper: Any, _connection: Any, target: Player) -> None:
+    session = object_session(target)
+    if session is not None:
+        session.info.pop(PLAYERS_MEMO, None)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_memos(session: Session, transaction: Any) -> None:
+    """What a transaction read may be stale in the next one (another process may write), and
+    what a rolled-back savepoint wrote never happened.  (A flush's own subtransaction ends
+    too; it changes nothing of the kind.)"""
+    if transaction.parent is not None and not transaction.nested:
+        return
+    session.info.pop(PLAYERS_MEMO, None)
+    session.info.pop(STATES_MEMO, None)
 
 
 def admin_emails(session: Session, configured: tuple[str, ...] = ()) -> list[str]:

@@ -16,10 +16,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from narrator.durations import format_duration
 from narrator.models import (
+    STATES_MEMO,
     Game,
     GameLogEntry,
     GameStatus,
@@ -66,10 +67,26 @@ def ruleset_of(game: Game) -> Ruleset:
 
 
 def load_state(game: Game) -> Any:
-    """The rules state of a started game."""
-    if game.state is None:
+    """The rules state of a started game.
+
+    Loading a big game's state is not free and one transaction may need it many times (every
+    mail of an inbox batch for the game), so the state is remembered in the game's session
+    for exactly the stored document it came from: states are immutable, and a new document
+    (a vote stored, a rollback re-reading the row) is loaded afresh.
+    """
+    document = game.state
+    if document is None:
         raise GameError("not-started", f"game {game.name} has not started")
-    return ruleset_of(game).load_state(game.state)
+    session = object_session(game)
+    memo = session.info.setdefault(STATES_MEMO, {}) if session is not None else {}
+    # memo: game id -> (the stored document, the state loaded from it)
+    known = memo.get(game.id)
+    # (The ORM may hand back an equal copy of the document after a flush: compare, in C.)
+    if known is not None and (known[0] is document or known[0] == document):
+        return known[1]
+    state = ruleset_of(game).load_state(document)
+    memo[game.id] = (document, state)
+    return state
 
 
 def _store_state(game: Game, state: Any) -> None:
@@ -77,6 +94,9 @@ def _store_state(game: Game, state: Any) -> None:
     game.step = state.step
     game.night = state.night
     game.day = state.day
+    session = object_session(game)
+    if session is not None and game.id is not None:
+        session.info.setdefault(STATES_MEMO, {})[game.id] = (game.state, state)
 
 
 def _log(

@@ -417,7 +417,6 @@ def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Out
     row.state = state.value
     row.processed_at = now
     row.error = None
-    log.info("inbox %s (%s): %s", row.id, row.message_id, what)
     return Outcome(state.value, what)
 
 
@@ -514,18 +513,28 @@ def _forward_help(
 # --- the worker -----------------------------------------------------------------------------
 
 
-def _claim(session: Session, url_is_sqlite: bool, skip: set[int]) -> InboxMessage | None:
+def _claim(session: Session, url_is_sqlite: bool, skip: set[int], size: int) -> list[InboxMessage]:
     query = (
         select(InboxMessage)
         .where(InboxMessage.state == InboxState.NEW.value)
         .order_by(InboxMessage.attempts, InboxMessage.id)
-        .limit(1)
+        .limit(size)
     )
     if skip:
         query = query.where(InboxMessage.id.not_in(skip))
     if not url_is_sqlite:
         query = query.with_for_update(skip_locked=True)
-    return session.scalars(query).first()
+    return list(session.scalars(query))
+
+
+# Mails processed in one transaction.  A batch saves a commit per mail and lets the mails of
+# one game share its loaded players and rules state (see `game_players`, `load_state`);
+# it is kept short because the receivers wait for the write lock meanwhile (SQLite).
+BATCH_SIZE = 20
+
+# PostgreSQL's "deadlock detected" and "could not serialize": two daemons' batches locked the
+# same games in another order; nothing is wrong with the mails.
+_CONFLICTS = frozenset({"40P01", "40001"})
 
 
 def process_pending(
@@ -535,34 +544,64 @@ def process_pending(
     clock: Callable[[], datetime],
     *,
     limit: int = 1000,
+    batch_size: int = BATCH_SIZE,
 ) -> list[Outcome]:
-    """Process up to `limit` unprocessed inbox rows, each in its own transaction.
+    """Process up to `limit` unprocessed inbox rows, in batches of `batch_size` per transaction.
 
-    A row whose processing raised is retried on a later pass (not this one), and set aside
-    as ``failed`` after :data:`MAX_ATTEMPTS`.
+    When a batch fails, nothing of it is kept, and its mails are processed again one per
+    transaction, so that one bad mail costs the others nothing.  A mail whose own processing
+    raised is retried on a later pass (not this one), and set aside as ``failed`` after
+    :data:`MAX_ATTEMPTS`.  A database failure (locked, restarting, connection lost) is not
+    the mail's fault: it costs no attempt, and the whole pass is retried later.
     """
     sqlite = is_sqlite(factory.kw["bind"].url)
     outcomes: list[Outcome] = []
     failed: set[int] = set()
+    singles = 0  # mails to take one at a time (after a failed batch)
     while len(outcomes) < limit:
-        row_id: int | None = None
+        size = 1 if singles else max(1, min(batch_size, limit - len(outcomes)))
+        claimed: list[int] = []
         try:
             with transaction(factory) as session:
-                row = _claim(session, sqlite, failed)
-                if row is None:
+                rows = _claim(session, sqlite, failed, size)
+                if not rows:
                     break
-                row_id = row.id
-                outcomes.append(process_message(session, mailer, settings, row, clock()))
-        except OperationalError:
-            # The database itself failed (locked, restarting, connection lost): not the mail's
-            # fault, so it costs the mail no attempt; the whole pass is retried later.
+                claimed = [row.id for row in rows]
+                done = [
+                    (
+                        row.id,
+                        row.message_id,
+                        process_message(session, mailer, settings, row, clock()),
+                    )
+                    for row in rows
+                ]
+        except OperationalError as error:
+            if len(claimed) > 1 and getattr(error.orig, "sqlstate", None) in _CONFLICTS:
+                log.info("inbox: a batch of %d met another daemon's; one at a time", len(claimed))
+                singles = len(claimed)
+                continue
             raise
         except Exception as error:  # the mail is kept; it is retried, then set aside
-            if row_id is None:
+            if len(claimed) > 1:
+                log.warning(
+                    "inbox: a batch of %d mails failed (%s: %s); taking them one at a time",
+                    len(claimed),
+                    type(error).__name__,
+                    error,
+                )
+                singles = len(claimed)
+                continue
+            if not claimed:
                 raise
-            log.exception("inbox %s: processing failed", row_id)
-            failed.add(row_id)
-            outcomes.append(_record_failure(factory, row_id, error, clock()))
+            singles = max(0, singles - 1)
+            log.exception("inbox %s: processing failed", claimed[0])
+            failed.add(claimed[0])
+            outcomes.append(_record_failure(factory, claimed[0], error, clock()))
+            continue
+        singles = max(0, singles - len(done))
+        for inbox_id, message_id, outcome in done:  # logged once committed
+            log.info("inbox %s (%s): %s", inbox_id, message_id, outcome.what)
+            outcomes.append(outcome)
     return outcomes
 
 

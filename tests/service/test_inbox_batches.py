@@ -1,0 +1,197 @@
+"""The inbox worker takes mail in batches (one transaction for several mails): the mails of a
+batch see each other's effects, and a mail that fails costs the others of its batch nothing."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import session_factory, transaction
+from narrator.inbound.dbsink import DbSink
+from narrator.models import Game, InboxMessage, OutboxMessage, Player, Vote, game_players
+from narrator.service import games as service
+from narrator.service.inbox import MAX_ATTEMPTS, InboxSettings, process_pending
+from narrator.service.mailer import Mailer
+from stories import FileStore, default_pack_root
+from tests.service.test_game_by_mail import NARRATOR, Clock, mail
+
+SETTINGS = InboxSettings(address=NARRATOR)
+
+
+@pytest.fixture
+def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
+    yield session_factory(engine)
+
+
+@pytest.fixture
+def mailer() -> Mailer:
+    return Mailer(FileStore(default_pack_root()), NARRATOR)
+
+
+def new_game(factory: sessionmaker[Session]) -> None:
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="WW5",
+                name_key="ww5",
+                ruleset="wakkerdam",
+                language="nl",
+                theme="wakkerdam",
+                speed=3600,
+                strictness=2,
+                status="signup",
+            )
+        )
+
+
+def store(factory: sessionmaker[Session], *mails: tuple[str, str]) -> None:
+    sink = DbSink(factory)
+    for n, (sender, body) in enumerate(mails):
+        sink.store_sync(mail(sender, "WW5", body, n), source="inject")
+
+
+def receipts(factory: sessionmaker[Session]) -> dict[str, int]:
+    """Replies by In-Reply-To: each mail must be answered exactly once."""
+    with transaction(factory) as session:
+        rows = session.scalars(select(OutboxMessage)).all()
+    counts: dict[str, int] = {}
+    for row in rows:
+        header = row.raw.split(b"In-Reply-To: ", 1)[1].split(b"\r\n", 1)[0].decode()
+        counts[header] = counts.get(header, 0) + 1
+    return counts
+
+
+def test_a_signup_changed_within_one_batch_changes_the_first(
+    factory: sessionmaker[Session], mailer: Mailer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The second mail must see the player the first one added (not a stale player list)."""
+    new_game(factory)
+    store(
+        factory,
+        ("anna@example.org", "Anna, vrouw"),
+        ("bram@example.org", "Bram, man"),
+        ("anna@example.org", "Anneke, vrouw"),
+    )
+    outcomes = process_pending(factory, mailer, SETTINGS, Clock(), batch_size=10)
+    assert [o.what for o in outcomes] == ["signup: Anna", "signup: Bram", "signup: Anneke"]
+    assert "batch" not in caplog.text  # done as one batch, not undone and redone one by one
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        assert [(p.name, p.email) for p in game_players(session, game)] == [
+            ("Anneke", "anna@example.org"),
+            ("Bram", "bram@example.org"),
+        ]
+
+
+def test_a_vote_changed_within_one_batch_counts_once_as_the_last(
+    factory: sessionmaker[Session], mailer: Mailer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Votes of one batch see the game state the earlier ones left (not a stale state)."""
+    new_game(factory)
+    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
+    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    clock = Clock()
+    process_pending(factory, mailer, SETTINGS, clock)
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        service.start_game(session, mailer, game, now=clock(), seed=7)
+        for _ in range(10):  # to a step where two players with two choices or more are asked
+            state = service.load_state(game)
+            rs = service.ruleset_of(game)
+            asked = [
+                p
+                for p in rs.asked(state)
+                if len(rs.choices(state, p).actions[0].targets) >= 2
+                and rs.choices(state, p).actions[0].max_names == 1
+            ]
+            if len(asked) >= 2:
+                break
+            service.close_step(session, mailer, game, now=clock())
+        voter, other = asked[:2]
+        first, second = rs.choices(state, voter).actions[0].targets[:2]
+        others_choice = rs.choices(state, other).actions[0].targets[0]
+        step = game.step_number
+    sink = DbSink(factory)
+    sink.store_sync(mail(f"{voter.lower()}@example.org", "WW5", first, 100), source="inject")
+    sink.store_sync(
+        mail(f"{other.lower()}@example.org", "WW5", others_choice, 101), source="inject"
+    )
+    sink.store_sync(mail(f"{voter.lower()}@example.org", "WW5", second, 102), source="inject")
+    outcomes = process_pending(factory, mailer, SETTINGS, clock, batch_size=10)
+    assert [o.what for o in outcomes] == ["vote accepted"] * 3
+    assert "batch" not in caplog.text  # done as one batch, not undone and redone one by one
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        votes = session.scalars(select(Vote).where(Vote.step_number == step)).all()
+        assert [v.targets for v in votes] == [[first], [others_choice], [second]]
+        # Each mail saw the state the earlier ones left: both players' votes are in it, the
+        # changed one as changed.
+        ballots = service.load_state(game).votes
+        assert (ballots[voter], ballots[other]) == ((second,), (others_choice,))
+
+
+def test_a_mail_that_fails_costs_its_batch_nothing(
+    factory: sessionmaker[Session],
+    mailer: Mailer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A bug met by one mail of a batch: the batch is undone and its mails are taken one at a
+    time; the others are applied and answered exactly once, the bad one retried then set
+    aside, never lost."""
+    new_game(factory)
+    real_signup = service.signup
+
+    def signup(*args: Any, **kwargs: Any) -> Any:
+        if kwargs["name"] == "Kapot":
+            raise RuntimeError("a bug met by this one mail")
+        return real_signup(*args, **kwargs)
+
+    monkeypatch.setattr(service, "signup", signup)
+    names = ["Anna", "Bram", "Kapot", "Dirk", "Eva"]
+    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    clock = Clock()
+    outcomes = process_pending(factory, mailer, SETTINGS, clock, batch_size=10)
+    assert [o.what for o in outcomes if o.state == "done"] == [
+        f"signup: {n}" for n in names if n != "Kapot"
+    ]
+    assert "a batch of 5 mails failed (RuntimeError: a bug met by this one mail)" in caplog.text
+    for _ in range(MAX_ATTEMPTS):
+        process_pending(factory, mailer, SETTINGS, clock, batch_size=10)
+    with transaction(factory) as session:
+        states = dict(session.execute(select(InboxMessage.message_id, InboxMessage.state)).all())
+        failed = session.scalars(select(InboxMessage).where(InboxMessage.state == "failed")).one()
+        players = session.scalar(select(func.count(Player.id)))
+    assert failed.message_id == "m2.kapot@example.org" and failed.attempts == MAX_ATTEMPTS
+    assert sorted(states.values()) == ["done"] * 4 + ["failed"]
+    assert players == 4
+    assert receipts(factory) == {
+        f"<m{n}.{name.lower()}@example.org>": 1 for n, name in enumerate(names) if name != "Kapot"
+    }
+
+
+def test_mails_are_logged_once_committed(
+    factory: sessionmaker[Session],
+    mailer: Mailer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A batch that is undone logged nothing of what it had done: the log tells what stuck."""
+    new_game(factory)
+    real_signup = service.signup
+
+    def signup(*args: Any, **kwargs: Any) -> Any:
+        if kwargs["name"] == "Kapot":
+            raise RuntimeError("boom")
+        return real_signup(*args, **kwargs)
+
+    monkeypatch.setattr(service, "signup", signup)
+    store(factory, ("anna@example.org", "Anna, vrouw"), ("kapot@example.org", "Kapot, man"))
+    caplog.set_level(logging.INFO, logger="narrator.inbox")
+    process_pending(factory, mailer, SETTINGS, Clock(), batch_size=10)
+    assert caplog.text.count("signup: Anna") == 1
