@@ -33,6 +33,7 @@ from narrator.models import (
 from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, header_items
+from narrator.service.help import NO_ADMIN, no_admin_text
 from narrator.service.limits import (
     NOTICE_KIND,
     Admission,
@@ -164,7 +165,7 @@ def process_message(
         )
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
     if is_help_subject(parsed.subject):
-        return _forward_help(session, mailer, settings, row, parsed, now, admission)
+        return _forward_help(session, mailer, settings, row, parsed, game, reply, now, admission)
     infos = []
     sender_player: Player | None = None
     name_counts: dict[str, tuple[int, int]] = {}
@@ -198,7 +199,7 @@ def process_message(
     if isinstance(command, Ignore):
         return _done(row, now, InboxState.IGNORED, f"ignored: {command.reason.value}")
     if isinstance(command, Help):
-        return _forward_help(session, mailer, settings, row, parsed, now, admission)
+        return _forward_help(session, mailer, settings, row, parsed, game, reply, now, admission)
     if isinstance(command, ParseError):
         _error_reply(
             session,
@@ -431,10 +432,15 @@ def _error_reply(
     message: str,
     choices: list[str],
     settings: InboxSettings,
+    language: str | None = None,
     *,
     kind: str = "error",
     identity: str | None = None,
 ) -> None:
+    """Queue the story pack's `error` mail to the sender: `message` explains `code`.
+
+    Its template is the game's, else the one of `language` (default: the configured one).
+    """
     identity = identity or f"error/{reply.inbox_id}"
     players = game_players(session, game) if game is not None else []
     state = service.load_state(game) if game is not None and game.state is not None else None
@@ -452,7 +458,7 @@ def _error_reply(
     sender_player = next((p for p in players if p.email == parsed.sender), None)
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
-    key = mailer.key(game, "error", settings.language)
+    key = mailer.key(game, "error", language or settings.language)
     rendered = mailer.render(key, context, identity)
     mailer.queue(
         session,
@@ -473,13 +479,29 @@ def _forward_help(
     settings: InboxSettings,
     row: InboxMessage,
     parsed: ParsedMail,
+    game: Game | None,
+    reply: ReplyTo,
     now: datetime,
     admission: Admission,
 ) -> Outcome:
+    """Forward a Help mail to every admin; with none, tell the player (in the game's language,
+    else the default) that nobody receives Help mails and whom to ask instead."""
     if admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
         return _done(row, now, InboxState.DONE, _suffix("help not forwarded", admission))
     admins = admin_emails(session, settings.admins)
+    if not admins:
+        log.warning(
+            "inbox %s: a Help mail from %s but no admin is configured", row.id, parsed.sender
+        )
+        # The reply is in the game's language but about no game: the error mail's closing
+        # words for a game ("try again with WW5 as the subject") would turn a question into a vote.
+        language = game.language if game is not None else settings.language
+        message = no_admin_text(language)
+        _error_reply(
+            session, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
+        )
+        return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
     context = {
         "game": None,
         "players": [],
@@ -502,10 +524,6 @@ def _forward_help(
             kind="help_forward",
             identity=f"help/{row.id}",
             reply_to=Address(parsed.sender, parsed.sender_name),
-        )
-    if not admins:
-        log.warning(
-            "inbox %s: a Help mail from %s but no admin is configured", row.id, parsed.sender
         )
     return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
 

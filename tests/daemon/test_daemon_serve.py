@@ -37,6 +37,13 @@ def listening(port: int) -> bool:
         return False
 
 
+def _outbox(workdir: Path) -> list[mailbox.MaildirMessage]:
+    """The mails in the daemon's Maildir outbox (none before it exists)."""
+    if not (workdir / "outbox" / "new").is_dir():
+        return []
+    return list(mailbox.Maildir(workdir / "outbox", create=False))
+
+
 def start_serve(workdir: Path, port: int) -> subprocess.Popen[str]:
     (workdir / "narrator.toml").write_text(
         f'[narrator]\naddress = "{NARRATOR}"\n[inbound.smtp]\nport = {port}\n', encoding="utf-8"
@@ -72,6 +79,7 @@ def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
             # Mail for somebody else is refused: the receiver is not an open relay.
             with pytest.raises(smtplib.SMTPRecipientsRefused):
                 client.sendmail("anna@example.org", ["iemand@example.org"], b"Subject: x\r\n\r\n")
+        poll(lambda: len(_outbox(workdir)) == 1, 30, "the answer to the Help mail")
         process.send_signal(stop_signal)
         _, err = process.communicate(timeout=30)
     finally:
@@ -81,9 +89,12 @@ def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
     assert process.returncode == 0, err
     assert f"SMTP receiver for {NARRATOR} listening on 127.0.0.1:{port}" in err
     assert "Maildir" in err and "narrator stopped" in err
-    assert "inbox 1 (help-1@example.org): help forwarded to 0 admin(s)" in err
+    assert "inbox 1: a Help mail from anna@example.org but no admin is configured" in err
+    assert "inbox 1 (help-1@example.org): help not forwarded: no admin (player told)" in err
     assert "Traceback" not in err
-    assert len(mailbox.Maildir(workdir / "outbox", create=False)) == 0  # no admin: no mail
+    # No admin: Anna is told so.
+    (reply,) = _outbox(workdir)
+    assert reply["To"] == "anna@example.org" and reply["In-Reply-To"] == "<help-1@example.org>"
 
 
 def test_serve_reports_a_taken_port_in_one_line(tmp_path: Path) -> None:
