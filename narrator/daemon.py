@@ -40,7 +40,7 @@ from narrator.db import make_engine, session_factory, transaction, upgrade
 from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
 from narrator.inbound.sink import InboxNotifier
-from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
+from narrator.inbound.smtp import SmtpReceiver, SmtpSettings, receiver_size_limit
 from narrator.outages import log_failure
 from narrator.outbound.outbox import outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
@@ -345,6 +345,7 @@ class Daemon:
                     host=smtp.host,
                     port=smtp.port,
                     lmtp=smtp.lmtp,
+                    max_message_size=receiver_size_limit(config.security.max_message_bytes),
                 ),
             )
             await self.smtp.start()
