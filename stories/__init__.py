@@ -10,7 +10,7 @@ The daemon's API (see docs/stories.md)::
 """
 
 from stories.check import CheckReport, check_store, validate_source
-from stories.context import Action, ContextError, Event, Game, Player
+from stories.context import Action, Cast, ContextError, Event, Game, Player
 from stories.helpers import StoryError
 from stories.keys import ALL_KEYS, EVENT_TYPES, MAIL_TYPES, StoryKey, StoryKeyError, key_from_path
 from stories.render import (
@@ -28,6 +28,7 @@ __all__ = [
     "EVENT_TYPES",
     "MAIL_TYPES",
     "Action",
+    "Cast",
     "CheckReport",
     "ContextError",
     "Event",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
@@ -326,6 +326,46 @@ def is_known_mail_or_event(name: str) -> bool:
     return name in EVENT_FIELDS or name in MAIL_FIELDS
 
 
-def players_from(values: Sequence[Player | Mapping[str, Any]]) -> tuple[Player, ...]:
-    """Players from Players or mappings, in the given (seat) order."""
-    return tuple(Player.from_any(v) for v in values)
+class Cast(tuple[Player, ...]):
+    """The players of a render, checked once, in seat order, with a case-folded name index.
+
+    Built once for a batch of mails (all players of a step, say) and shared by every render:
+    :func:`players_from` and the helpers take it as it is, so a render does no work per player.
+    :meth:`with_player` gives one recipient his own copy with his own entry replaced (his role),
+    the shared cast itself never changes.  (The data attributes start with ``_``, which
+    templates cannot reach; the players they see are the same as in the tuple.)
+    """
+
+    _by_folded: Mapping[str, Player]
+    _seats: Mapping[str, int]
+
+    def __new__(cls, values: Iterable[Player | Mapping[str, Any]] = ()) -> Cast:
+        """A cast of Players or mappings (see :meth:`Player.from_any`), in the given order."""
+        cast = super().__new__(cls, (Player.from_any(v) for v in values))
+        cast._by_folded = {p.name.casefold(): p for p in cast}
+        cast._seats = {p.name: seat for seat, p in enumerate(cast)}
+        return cast
+
+    def find(self, name: str) -> Player | None:
+        """The player called `name` (case ignored), or None."""
+        return self._by_folded.get(name.casefold())
+
+    def with_player(self, player: Player) -> Cast:
+        """A copy where the entry with `player`'s name is `player` (unchanged when absent).
+
+        Costs two C-level copies (the tuple and the index), no work per player in Python.
+        """
+        seat = self._seats.get(player.name)
+        if seat is None:
+            return self
+        copy = tuple.__new__(Cast, (*self[:seat], player, *self[seat + 1 :]))
+        by_folded = dict(self._by_folded)
+        by_folded[player.name.casefold()] = player
+        copy._by_folded = by_folded
+        copy._seats = self._seats  # same names at the same seats
+        return copy
+
+
+def players_from(values: Sequence[Player | Mapping[str, Any]]) -> Cast:
+    """Players from Players or mappings, in the given (seat) order; a Cast is taken as it is."""
+    return values if isinstance(values, Cast) else Cast(values)

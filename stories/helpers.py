@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from stories import vocab
-from stories.context import Player
+from stories.context import Cast, Player
 
 
 class StoryError(Exception):
@@ -32,7 +32,8 @@ class Helpers:
         if language not in vocab.LANGUAGES:
             raise StoryError(f"no words for language {language!r} (have {vocab.LANGUAGES})")
         self.language = language
-        self._players = {p.name.casefold(): p for p in players}
+        cast = players if isinstance(players, Cast) else Cast(players)
+        self._players = cast._by_folded  # shared with the cast: it is never changed
         self._rng = rng
 
     # -- players and gender -------------------------------------------------------------

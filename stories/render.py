@@ -88,6 +88,8 @@ def to_html(text: str, language: str) -> str:
     """The HTML alternative of a normalised plain text: everything escaped, then paragraphs
     (single line breaks become `<br>`) and `- ` lines become lists."""
     parts = []
+    # Escaped once as a whole (escaping keeps line breaks, "-", "*" and spaces as they are).
+    text = str(escape(text))
     for paragraph in text.split("\n\n"):
         lines = paragraph.split("\n")
         run: list[str] = []
@@ -97,12 +99,12 @@ def to_html(text: str, language: str) -> str:
                 if run:
                     parts.append("<p>" + "<br>\n".join(run) + "</p>")
                     run = []
-                items.append(f"<li>{escape(_BULLET.sub('', line))}</li>")
+                items.append(f"<li>{_BULLET.sub('', line)}</li>")
             else:
                 if items:
                     parts.append("<ul>\n" + "\n".join(items) + "\n</ul>")
                     items = []
-                run.append(str(escape(line)))
+                run.append(line)
         if run:
             parts.append("<p>" + "<br>\n".join(run) + "</p>")
         if items:
@@ -181,8 +183,7 @@ class Renderer:
         fields = mail_fields(key.event, context)
         player = fields.get("player")
         if isinstance(player, str):
-            known = {p.name.casefold(): p for p in ctx["players"]}
-            fields["player"] = known.get(player.casefold(), Player(player))
+            fields["player"] = ctx["players"].find(player) or Player(player)
         if key.event == "role":
             fields["role"] = PRESENTED_ROLES.get(fields["role"], fields["role"])
             if fields["team"] is None:

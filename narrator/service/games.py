@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,6 +37,8 @@ from rules import get_ruleset
 from rules.core import Audience, AudienceKind, Distribution, Event, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.ruleset import Ruleset
+from stories import Cast
+from stories import Event as StoryEvent
 
 log = logging.getLogger("narrator.games")
 
@@ -194,24 +196,57 @@ def story_players(
     return out
 
 
+def story_cast(
+    game: Game, players: Sequence[Player], state: Any | None, *, reveal_all: bool = False
+) -> Cast:
+    """The `players` of a batch of mails, shared by every recipient: nobody's own role.
+
+    Roles are shown only for the dead when the game reveals roles, and for everybody when
+    `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
+    his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
+    """
+    return Cast(
+        story_players(
+            players,
+            state,
+            reveal_dead=reveal_all or game.reveal_roles,
+            reveal_living=reveal_all,
+        )
+    )
+
+
+def recipient_cast(cast: Cast, state: Any | None, recipient: str | None) -> Cast:
+    """The shared `cast` as `recipient` sees it: with his own role, as he was told it.
+
+    Only his own entry differs; the shared cast is not changed, so it can serve the next
+    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``.)
+    """
+    if recipient is None or state is None:
+        return cast
+    own = cast.find(recipient)
+    if own is None or own.name != recipient or own.role is not None:
+        return cast  # not a player, or his role is shown to everybody anyway
+    rules_player = state.find(recipient)
+    if rules_player is None:
+        return cast
+    told = TOLD_AS.get(rules_player.role, rules_player.role)
+    return cast.with_player(replace(own, role=told))
+
+
 def _context(
     game: Game,
-    players: Sequence[Player],
+    cast: Cast,
     state: Any | None,
     recipient: str | None,
     *,
     step: str | None = None,
-    reveal_all: bool = False,
 ) -> dict[str, Any]:
-    """The common story context; `reveal_all` (the game is over) shows every role."""
-    shown = story_players(
-        players,
-        state,
-        reveal_to=recipient,
-        reveal_dead=reveal_all or game.reveal_roles,
-        reveal_living=reveal_all,
-    )
-    return {"game": story_game(game, state, step), "players": shown, "recipient": recipient}
+    """The common story context of `recipient`'s mail, from the batch's shared `cast`."""
+    return {
+        "game": story_game(game, state, step),
+        "players": recipient_cast(cast, state, recipient),
+        "recipient": recipient,
+    }
 
 
 def event_recipients(state: Any, audience: Audience, rs: Ruleset) -> frozenset[str] | None:
@@ -336,7 +371,7 @@ def signup(
         mine.name, mine.name_key, mine.gender = name, key, gender
     session.flush()
     _log(session, game, "signup", {"email": email, "name": name, "gender": gender}, now)
-    context = _context(game, players, None, mine.name)
+    context = _context(game, story_cast(game, players, None), None, mine.name)
     context.update(
         {"player": mine.name, "signups": [p.name for p in players], "replaced": replaced}
     )
@@ -441,10 +476,11 @@ def start_game(
     )
     _store_state(game, state)
     by_name = {p.name: p for p in players}
+    cast = story_cast(game, players, state)
     for info in rs.start_events(state):
         data = info.to_dict()
         player = by_name[data["player"]]
-        context = _context(game, players, state, player.name)
+        context = _context(game, cast, state, player.name)
         context.update(
             {
                 "player": player.name,
@@ -494,9 +530,10 @@ def _open_step(
         )
     )
     by_name = {p.name: p for p in players}
+    cast = story_cast(game, players, state)
     for name in rs.asked(state):
         player = by_name[name]
-        context = _context(game, players, state, name)
+        context = _context(game, cast, state, name)
         context.update({"player": name, "actions": actions_of(rs, state, name)})
         mail_player(
             session,
@@ -524,10 +561,11 @@ def _finish(
     game.step = None
     roles = {p.name: p.role for p in state.players}
     alive = [p.name for p in state.players if p.alive]
+    cast = story_cast(game, players, state, reveal_all=True)
     for player in players:
         if player.unsubscribed:
             continue
-        context = _context(game, players, state, player.name, reveal_all=True)
+        context = _context(game, cast, state, player.name)
         context.update(
             {
                 "winners": list(state.winners),
@@ -604,7 +642,7 @@ def cast_vote(
         else f"vote/{game.id}/{player.id}/{now.isoformat()}"
     )
     if isinstance(result, Rejected):
-        context = _context(game, players, state, player.name)
+        context = _context(game, story_cast(game, players, state), state, player.name)
         actions = actions_of(rs, state, player.name)
         action = _matching_action(actions, keywords)
         context.update(
@@ -650,7 +688,7 @@ def cast_vote(
         )
     )
     actions = actions_of(rs, state, player.name)
-    context = _context(game, players, state, player.name)
+    context = _context(game, story_cast(game, players, state), state, player.name)
     context.update(
         {
             "player": player.name,
@@ -721,6 +759,9 @@ def close_step(
     _store_state(game, new_state)
     players = game_players(session, game)
     seen_dead = {p.name for p in new_state.players if not p.alive}
+    cast = story_cast(game, players, new_state)
+    # Parsed once for every recipient (render_story takes them as they are).
+    story_events = [StoryEvent.from_dict(e) for e in events]
     for player in players:
         if player.unsubscribed and player.name in seen_dead:
             continue
@@ -729,11 +770,11 @@ def close_step(
             for t in {rs.roles[new_state.find(player.name).role].team}
             if new_state.find(player.name).alive
         )
-        context = _context(game, players, new_state, player.name, step=step)
+        context = _context(game, cast, new_state, player.name, step=step)
         rendered = mailer.renderer.render_story(
             mailer.key(game, "night_result"),
             context,
-            events,
+            story_events,
             f"{game.id}/story/{game.step_number}/{player.name}",
             groups=groups,
         )
@@ -769,12 +810,13 @@ def send_reminders(session: Session, mailer: Mailer, game: Game, *, now: datetim
         )
     )
     by_name = {p.name: p for p in players}
+    cast = story_cast(game, players, state)
     reminded = []
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
             continue
-        context = _context(game, players, state, name)
+        context = _context(game, cast, state, name)
         context.update(
             {
                 "player": name,
