@@ -53,17 +53,21 @@ def main() -> None:
         mailer = Mailer(FileStore(), NARRATOR)
         settings = InboxSettings(address=NARRATOR)
         profile = cProfile.Profile() if args.profile else None
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         if profile is not None:
             profile.enable()
         outcomes = process_pending(factory, mailer, settings, utc_now, limit=len(votes) + 1)
         if profile is not None:
             profile.disable()
         elapsed = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started
         engine.dispose()
     kinds = Counter(o.what for o in outcomes)
     print(f"{len(outcomes)} mails processed in {elapsed:.2f}s: {dict(kinds)}")
-    print(f"  {1000 * elapsed / len(outcomes):.2f} ms per mail, {len(outcomes) / elapsed:.0f}/s")
+    print(
+        f"  {1000 * elapsed / len(outcomes):.2f} ms per mail, {len(outcomes) / elapsed:.0f}/s "
+        f"({1000 * cpu / len(outcomes):.2f} ms of CPU per mail)"
+    )
     if profile is not None:
         pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
         profile.dump_stats(Path(tempfile.gettempdir()) / "narrator-inbox.prof")

@@ -46,12 +46,17 @@ from narrator.outbound.outbox import outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
-from narrator.service.inbox import InboxSettings, Outcome, process_pending
+from narrator.service.inbox import BATCH_SIZE, InboxSettings, Outcome, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.notices import notify_admins_of_failure
 from narrator.service.wiring import inbox_settings, make_mailer, utc_now
 
 log = logging.getLogger("narrator.daemon")
+
+#: Seconds the inbox worker waits after a pass that found less than a batch, so that mail
+#: arriving steadily is taken a batch at a time (a transaction, the game's state loaded once,
+#: for many mails) rather than one by one; a player never notices it.
+LINGER = 0.05
 
 Clock = Callable[[], datetime]
 
@@ -147,7 +152,9 @@ class InboxWorker:
                     await self._after_pass(outcomes)
                 except Exception:
                     log.exception("after processing %d mail(s)", len(outcomes))
-                continue  # look again at once: more may have come in meanwhile
+                if len(outcomes) < BATCH_SIZE:  # mail is trickling in: let a batch gather
+                    await asyncio.sleep(LINGER)
+                continue  # look again: more may have come in meanwhile
             if self._stopping:
                 break
             await self._notifier.wait(self._interval)

@@ -391,6 +391,9 @@ def find_player(session: Session, game: Game, name: str) -> Player | None:
 # Per-transaction memos kept in ``Session.info`` (see ``_forget_memos``).
 PLAYERS_MEMO = "narrator.game_players"
 STATES_MEMO = "narrator.rules_states"
+CASTS_MEMO = "narrator.story_casts"
+#: Every memo forgotten when a transaction (or a savepoint) ends; the services add theirs.
+TRANSACTION_MEMOS: list[str] = [PLAYERS_MEMO, STATES_MEMO, CASTS_MEMO]
 
 
 def game_players(session: Session, game: Game) -> list[Player]:
@@ -425,8 +428,8 @@ def _forget_memos(session: Session, transaction: Any) -> None:
     too; it changes nothing of the kind.)"""
     if transaction.parent is not None and not transaction.nested:
         return
-    session.info.pop(PLAYERS_MEMO, None)
-    session.info.pop(STATES_MEMO, None)
+    for memo in TRANSACTION_MEMOS:
+        session.info.pop(memo, None)
 
 
 def admin_emails(session: Session, configured: tuple[str, ...] = ()) -> list[str]:

@@ -27,7 +27,7 @@ from typing import Any
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, load_only, sessionmaker
 
 from narrator.db import transaction
 from narrator.models import Game, GameStatus
@@ -138,8 +138,12 @@ def scheduled_games(
 ) -> dict[int, Plan]:
     """Read the plan of every running game with a deadline from the database."""
     with transaction(factory) as session:
+        # Only the few columns a plan needs: never a game's rules state (large, and this runs
+        # after every pass of the inbox worker).
         games = session.scalars(
-            select(Game).where(Game.status == GameStatus.RUNNING.value, Game.deadline.is_not(None))
+            select(Game)
+            .options(load_only(Game.name, Game.deadline, Game.speed, Game.reminded_at))
+            .where(Game.status == GameStatus.RUNNING.value, Game.deadline.is_not(None))
         ).all()
         plans = {}
         for game in games:

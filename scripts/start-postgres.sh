@@ -17,6 +17,9 @@ for _ in $(seq 50); do psql_ "select 1" >/dev/null 2>&1 && break; sleep 0.2; don
 if [ -z "$(psql_ "select 1 from pg_roles where rolname='narrator_test'")" ]; then
     psql_ "create role narrator_test login createdb password 'narrator_test'"
 fi
+# DROP DATABASE ... WITH (FORCE) of a test database ends an autovacuum worker busy in it, which
+# only a member of pg_signal_backend may do (else the drop fails at random).
+psql_ "grant pg_signal_backend to narrator_test" 2>/dev/null || true
 if [ -z "$(psql_ "select 1 from pg_database where datname='narrator_test'")" ]; then
     psql_ "create database narrator_test owner narrator_test"
 fi

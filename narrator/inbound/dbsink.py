@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
@@ -16,13 +17,43 @@ from narrator.models import ImapSync, InboxMessage, InboxSource, InboxState
 
 log = logging.getLogger("narrator.inbound.sink")
 
+#: Most messages committed in one transaction by :meth:`DbSink.store` (a group commit).
+GROUP_LIMIT = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """One message to store, with what its receiver knows of it."""
+
+    raw: bytes
+    source: Source
+    mailbox: str | None = None
+    uidvalidity: int | None = None
+    uid: int | None = None
+    envelope_from: str | None = None
+
+    @property
+    def uid_key(self) -> tuple[str | None, int | None, int | None]:
+        return (self.mailbox, self.uidvalidity, self.uid)
+
+
+@dataclass
+class _Waiting:
+    incoming: Incoming
+    future: asyncio.Future[StoreResult] = field(repr=False)
+
 
 class DbSink:
     """An :class:`~narrator.inbound.sink.InboxSink` on the narrator database.
 
-    Each call runs one short transaction in a worker thread (``asyncio.to_thread``); the
-    ``store_sync`` variants are for synchronous callers such as ``narrator inject``. Database
-    errors are raised as :class:`StorageUnavailable` (the receivers answer "try again later").
+    :meth:`store` commits in a worker thread (``asyncio.to_thread``) and groups its callers:
+    the messages that arrive while one transaction commits are committed together by the next
+    (at most :data:`GROUP_LIMIT`), so many SMTP sessions at once cost one commit and one turn
+    at the write lock, not one each, and each caller still returns only once its message is
+    committed.  When a group cannot be committed as a whole, each of its messages is tried in
+    a transaction of its own, so one bad message costs the others nothing.  The ``store_sync``
+    variants are for synchronous callers such as ``narrator inject``.  Database errors are
+    raised as :class:`StorageUnavailable` (the receivers answer "try again later").
     ``on_stored`` is called in the event loop after each new message is committed.
     """
 
@@ -31,9 +62,13 @@ class DbSink:
         factory: sessionmaker[Session],
         *,
         on_stored: Callable[[StoreResult], None] | None = None,
+        group_limit: int = GROUP_LIMIT,
     ) -> None:
         self._factory = factory
         self._on_stored = on_stored
+        self._group_limit = max(1, group_limit)
+        self._waiting: list[_Waiting] = []
+        self._committer: asyncio.Task[None] | None = None
 
     async def store(
         self,
@@ -46,18 +81,116 @@ class DbSink:
         envelope_from: str | None = None,
     ) -> StoreResult:
         """Commit ``raw`` to the inbox (or report the stored duplicate); see InboxSink.store."""
-        result = await asyncio.to_thread(
-            self.store_sync,
-            raw,
-            source=source,
-            mailbox=mailbox,
-            uidvalidity=uidvalidity,
-            uid=uid,
-            envelope_from=envelope_from,
+        incoming = Incoming(bytes(raw), source, mailbox, uidvalidity, uid, envelope_from)
+        waiting = _Waiting(incoming, asyncio.get_running_loop().create_future())
+        self._waiting.append(waiting)
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_waiting())
+        # A caller that gives up (its SMTP session ended) leaves the commit to go on for the rest.
+        return await asyncio.shield(waiting.future)
+
+    async def _commit_waiting(self) -> None:
+        """Commit the waiting messages, a group at a time, until none is left."""
+        while self._waiting:
+            group = self._waiting[: self._group_limit]
+            del self._waiting[: len(group)]
+            try:
+                results = await asyncio.to_thread(self.store_many_sync, [w.incoming for w in group])
+            except asyncio.CancelledError:  # shutting down: nobody's message is kept waiting
+                for waiting in (*group, *self._waiting):
+                    waiting.future.cancel()
+                self._waiting.clear()
+                raise
+            except Exception as error:  # every caller must hear of it
+                for waiting in group:
+                    if not waiting.future.done():
+                        waiting.future.set_exception(error)
+                continue
+            for waiting, result in zip(group, results, strict=True):
+                if isinstance(result, BaseException):
+                    waiting.future.set_exception(result)
+                    continue
+                waiting.future.set_result(result)
+                if not result.duplicate and self._on_stored is not None:
+                    self._on_stored(result)
+
+    def store_many_sync(self, messages: Sequence[Incoming]) -> list[StoreResult | Exception]:
+        """Commit `messages` in one transaction; return each one's result, in order.
+
+        A message already stored (or twice in `messages`) is a duplicate.  When the group fails
+        (another process stored one of them meanwhile, or one of them cannot be stored), each
+        message is stored alone by :meth:`store_sync`, and its error, if any, is its result.
+        """
+        if len(messages) == 1:
+            return [self._result_of(messages[0])]
+        keys = [message_id_of(m.raw)[0] for m in messages]
+        try:
+            with transaction(self._factory) as session:
+                found = session.execute(
+                    select(InboxMessage.message_id, InboxMessage.id).where(
+                        InboxMessage.message_id.in_(set(keys))
+                    )
+                )
+                known: dict[str | None, int] = {key: inbox_id for key, inbox_id in found}
+                results: list[StoreResult | InboxMessage] = []
+                for message, key in zip(messages, keys, strict=True):
+                    existing = known.get(key)
+                    if existing is None and message.uid is not None:
+                        existing = self._find_uid(session, message.uid_key)
+                    if existing is not None:
+                        results.append(StoreResult(existing, key, duplicate=True))
+                        continue
+                    row = self._row(message, key)
+                    session.add(row)
+                    known[key] = -1  # a second copy in this group is a duplicate of this one
+                    results.append(row)
+                session.flush()
+                rows = {r.message_id: r.id for r in results if isinstance(r, InboxMessage)}
+        except (OperationalError, InterfaceError) as error:  # the database, not a message
+            unavailable = StorageUnavailable(f"inbox commit failed: {error}")
+            return [unavailable for _ in messages]
+        except SQLAlchemyError as error:
+            log.info(
+                "inbox: a group of %d could not be committed together (%s); one at a time",
+                len(messages),
+                type(error).__name__,
+            )
+            return [self._result_of(m) for m in messages]
+        out: list[StoreResult | Exception] = []
+        for result, key in zip(results, keys, strict=True):
+            if isinstance(result, InboxMessage):
+                out.append(StoreResult(result.id, key, duplicate=False))
+            elif result.inbox_id == -1:
+                out.append(StoreResult(rows[key], key, duplicate=True))
+            else:
+                out.append(result)
+        return out
+
+    def _result_of(self, message: Incoming) -> StoreResult | Exception:
+        try:
+            return self.store_sync(
+                message.raw,
+                source=message.source,
+                mailbox=message.mailbox,
+                uidvalidity=message.uidvalidity,
+                uid=message.uid,
+                envelope_from=message.envelope_from,
+            )
+        except Exception as error:  # handed to the caller that stored it
+            return error
+
+    @staticmethod
+    def _row(message: Incoming, message_id: str) -> InboxMessage:
+        return InboxMessage(
+            message_id=message_id,
+            source=InboxSource(message.source).value,
+            envelope_from=message.envelope_from,
+            mailbox=message.mailbox,
+            uidvalidity=message.uidvalidity,
+            uid=message.uid,
+            raw=message.raw,
+            state=InboxState.NEW.value,
         )
-        if not result.duplicate and self._on_stored is not None:
-            self._on_stored(result)
-        return result
 
     def store_sync(
         self,
@@ -78,16 +211,10 @@ class DbSink:
                     existing = self._find(session, message_id, uid_key)
                     if existing is not None:
                         return StoreResult(existing, message_id, duplicate=True)
-                    row = InboxMessage(
-                        message_id=message_id,
-                        source=InboxSource(source).value,
-                        envelope_from=envelope_from,
-                        mailbox=mailbox,
-                        uidvalidity=uidvalidity,
-                        uid=uid,
-                        raw=bytes(raw),
-                        state=InboxState.NEW.value,
+                    incoming = Incoming(
+                        bytes(raw), source, mailbox, uidvalidity, uid, envelope_from
                     )
+                    row = self._row(incoming, message_id)
                     session.add(row)
                     session.flush()
                     inbox_id = row.id
@@ -109,8 +236,17 @@ class DbSink:
         uid_key: tuple[str | None, int | None, int | None],
     ) -> int | None:
         found = session.scalar(select(InboxMessage.id).where(InboxMessage.message_id == message_id))
+        if found is None:
+            found = DbSink._find_uid(session, uid_key)
+        return found
+
+    @staticmethod
+    def _find_uid(
+        session: Session, uid_key: tuple[str | None, int | None, int | None]
+    ) -> int | None:
         mailbox, uidvalidity, uid = uid_key
-        if found is None and mailbox is not None and uidvalidity is not None and uid is not None:
+        found = None
+        if mailbox is not None and uidvalidity is not None and uid is not None:
             found = session.scalar(
                 select(InboxMessage.id).where(
                     InboxMessage.mailbox == mailbox,

@@ -34,6 +34,7 @@ import email.parser
 import email.policy
 import email.quoprimime
 import email.utils
+import functools
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
@@ -242,6 +243,7 @@ def _needs_encoding(text: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=512)  # the same subjects come again and again
 def _encoded_words(text: str, name: str) -> str:
     """RFC 2047 encoded words (UTF-8, B or Q, whichever is shorter), folded with CRLF SP."""
     header = email.header.Header(text, charset="utf-8", maxlinelen=MAX_LINE, header_name=name)

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, object_session
 
 from narrator.durations import format_duration
 from narrator.models import (
+    CASTS_MEMO,
     STATES_MEMO,
     Game,
     GameLogEntry,
@@ -205,14 +206,22 @@ def story_cast(
     `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
     his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
     """
-    return Cast(
-        story_players(
-            players,
-            state,
-            reveal_dead=reveal_all or game.reveal_roles,
-            reveal_living=reveal_all,
-        )
+    entries = story_players(
+        players, state, reveal_dead=reveal_all or game.reveal_roles, reveal_living=reveal_all
     )
+    # A batch of receipts for one game asks for the same cast again and again: the last casts
+    # built in this transaction are kept, keyed by exactly what they were built from.
+    session = object_session(game)
+    if session is None:
+        return Cast(entries)
+    key = tuple(tuple(entry.values()) for entry in entries)
+    memo: dict[tuple[Any, ...], Cast] = session.info.setdefault(CASTS_MEMO, {})
+    cast = memo.get(key)
+    if cast is None:
+        if len(memo) >= 16:
+            memo.clear()
+        cast = memo[key] = Cast(entries)
+    return cast
 
 
 def recipient_cast(cast: Cast, state: Any | None, recipient: str | None) -> Cast:

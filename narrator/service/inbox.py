@@ -1,8 +1,9 @@
-"""Processing stored inbound mail: parse, decide, apply, reply — one transaction per message.
+"""Processing stored inbound mail: parse, decide, apply, reply — in short transactions.
 
-The worker takes the oldest unprocessed inbox row (on PostgreSQL with ``FOR UPDATE SKIP
-LOCKED``, so several daemons share the work), turns its mail into a command, applies it to the
-game, queues the replies, and marks the row done, all in one transaction.  A message that keeps
+The worker takes the oldest unprocessed inbox rows (on PostgreSQL with ``FOR UPDATE SKIP
+LOCKED``, so several daemons share the work), turns each mail into a command, applies it to
+the game, queues the replies, and marks the row done: a batch of mails per transaction, and
+one at a time again when a batch fails (see :func:`process_pending`).  A message that keeps
 failing is set aside (state ``failed``) for an operator after a few attempts, never dropped.
 """
 
@@ -14,13 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, object_session, sessionmaker
 
 from narrator.db import is_sqlite, transaction
 from narrator.models import (
     EMAIL_LENGTH,
+    TRANSACTION_MEMOS,
     Game,
     GameStatus,
     InboxMessage,
@@ -65,6 +67,62 @@ log = logging.getLogger("narrator.inbox")
 MAX_ATTEMPTS = 5
 MAX_ADDRESS_LENGTH = min(EMAIL_LENGTH, 254)  # RFC 5321's limit on a usable path
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
+OPEN_GAMES_MEMO = "narrator.open_games"
+LOCKED_GAMES_MEMO = "narrator.locked_games"
+TRANSACTION_MEMOS.extend((OPEN_GAMES_MEMO, LOCKED_GAMES_MEMO))
+
+
+def open_games(session: Session) -> list[Any]:
+    """Id, name, status and language of every open game (the names a subject may match).
+
+    Remembered for the transaction (a batch of mail asks for it once per mail) until a game
+    is created, deleted, renamed, or changes status or language.
+    """
+    memo = session.info.get(OPEN_GAMES_MEMO)
+    if memo is None:
+        memo = session.info[OPEN_GAMES_MEMO] = session.execute(
+            select(Game.id, Game.name, Game.status, Game.language).where(
+                Game.status.in_(OPEN_STATUSES)
+            )
+        ).all()
+    return list(memo)
+
+
+@event.listens_for(Game, "after_insert")
+@event.listens_for(Game, "after_delete")
+def _games_written(_mapper: Any, _connection: Any, target: Game) -> None:
+    _forget_open_games(target)
+
+
+@event.listens_for(Game.status, "set")
+@event.listens_for(Game.name, "set")
+@event.listens_for(Game.language, "set")
+def _game_renamed_or_moved(target: Game, *_: Any) -> None:
+    _forget_open_games(target)
+
+
+def _forget_open_games(game: Game) -> None:
+    session = object_session(game)
+    if session is not None:
+        session.info.pop(OPEN_GAMES_MEMO, None)
+
+
+def locked_game(session: Session, game_id: int) -> Game | None:
+    """The game `game_id`, locked for the rest of the transaction (``FOR UPDATE``): one mail at
+    a time per game, also across daemons (PostgreSQL).  Read and locked once per transaction;
+    the next mail of the batch for the same game finds it in the session."""
+    locked: set[int] = session.info.setdefault(LOCKED_GAMES_MEMO, set())
+    if game_id in locked:
+        return session.get(Game, game_id)
+    game = session.scalars(
+        select(Game)
+        .where(Game.id == game_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one_or_none()
+    if game is not None:
+        locked.add(game_id)
+    return game
 
 
 @dataclass(frozen=True)
@@ -130,16 +188,10 @@ def process_message(
     # Only the names of the open games are needed to match the subject; the one game the mail
     # is about is loaded whole (its rules state can be large), locked: one mail at a time per
     # game, also across daemons (PostgreSQL).
-    games = session.execute(
-        select(Game.id, Game.name, Game.status, Game.language).where(Game.status.in_(OPEN_STATUSES))
-    ).all()
+    games = open_games(session)
     game_name = find_game(parsed.subject, [g.name for g in games])
     game_id = next((g.id for g in games if g.name == game_name), None)
-    game = None
-    if game_id is not None:
-        game = session.scalars(
-            select(Game).where(Game.id == game_id).with_for_update()
-        ).one_or_none()
+    game = locked_game(session, game_id) if game_id is not None else None
     unauthenticated = settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
         return _refuse_unauthenticated(
@@ -620,6 +672,8 @@ def process_pending(
         for inbox_id, message_id, outcome in done:  # logged once committed
             log.info("inbox %s (%s): %s", inbox_id, message_id, outcome.what)
             outcomes.append(outcome)
+        if len(done) < size and not singles:
+            break  # all there was: what came in meanwhile makes the next pass's batch
     return outcomes
 
 

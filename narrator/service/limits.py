@@ -62,20 +62,27 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
     """
     sender = fold_email(sender)
     window = _hour(now)
-    hour_count = _count_one(session, sender, window)
-    # The sender's few counter rows (one per hour, two days at most) give the day's count and
-    # tell whether any are old enough to drop: one query, and a delete only when needed.
-    counters = session.execute(
-        select(ReplyCounter.window_start, ReplyCounter.count).where(ReplyCounter.sender == sender)
-    ).all()
-    day_start = window - timedelta(hours=24)
-    day_count = sum(count for start, count in counters if start > day_start)
-    if any(start < now - COUNTER_RETENTION for start, _ in counters):
-        session.execute(
-            delete(ReplyCounter).where(
-                ReplyCounter.sender == sender, ReplyCounter.window_start < now - COUNTER_RETENTION
+    # The counters are written by statements of their own, never by the ORM: what else the
+    # transaction has pending (a batch's earlier mails) need not be flushed first, and is
+    # flushed together at the end.
+    with session.no_autoflush:
+        hour_count = _count_one(session, sender, window)
+        # The sender's few counter rows (one per hour, two days at most) give the day's count
+        # and tell whether any are old enough to drop: one query, a delete only when needed.
+        counters = session.execute(
+            select(ReplyCounter.window_start, ReplyCounter.count).where(
+                ReplyCounter.sender == sender
             )
-        )
+        ).all()
+        day_start = window - timedelta(hours=24)
+        day_count = sum(count for start, count in counters if start > day_start)
+        if any(start < now - COUNTER_RETENTION for start, _ in counters):
+            session.execute(
+                delete(ReplyCounter).where(
+                    ReplyCounter.sender == sender,
+                    ReplyCounter.window_start < now - COUNTER_RETENTION,
+                )
+            )
     over_hour = limits.replies_per_hour > 0 and (hour_count or 0) > limits.replies_per_hour
     over_day = limits.replies_per_day > 0 and (day_count or 0) > limits.replies_per_day
     if not (over_hour or over_day):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Engine, event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import make_engine, session_factory
@@ -137,3 +137,64 @@ def test_a_database_failure_is_storage_unavailable() -> None:
             run_async(sink.imap_last_uid("INBOX", 1))
     finally:
         engine.dispose()
+
+
+def test_mail_arriving_at_once_is_committed_together(
+    engine: Engine, sessions: sessionmaker[Session]
+) -> None:
+    """Forty SMTP sessions at once: one group commit, each caller told its own inbox row."""
+    transactions: list[object] = []
+
+    def begun(connection: object) -> None:
+        transactions.append(connection)
+
+    event.listen(engine, "begin", begun)
+    woken: list[StoreResult] = []
+    sink = DbSink(sessions, on_stored=woken.append)
+    raws = [mail(f"m{n}@x", body=f"stem {n}") for n in range(40)]
+    raws.insert(20, mail("m3@x", body="the same mail, delivered twice"))
+
+    async def scenario() -> list[StoreResult]:
+        return list(await asyncio.gather(*(sink.store(r, source="smtp") for r in raws)))
+
+    results = run_async(scenario())
+    event.remove(engine, "begin", begun)
+    stored = rows(sessions)
+    assert len(stored) == 40
+    by_id = {row.id: row for row in stored}
+    for raw, result in zip(raws, results, strict=True):  # each caller told its own row
+        assert by_id[result.inbox_id].message_id == result.message_id
+        assert by_id[result.inbox_id].raw == raw or result.duplicate
+    assert [r.duplicate for r in results].count(True) == 1
+    assert results[20].duplicate and results[20].inbox_id == results[3].inbox_id
+    assert by_id[results[3].inbox_id].raw == raws[3]  # the first copy is the one kept
+    assert sorted(r.inbox_id for r in woken) == sorted(by_id)  # the worker hears of each once
+    assert len(transactions) <= 2  # not one per mail
+
+
+def test_a_group_with_a_mail_stored_meanwhile_by_another_daemon(postgres_db_url: str) -> None:
+    """Another daemon commits one of the group's mails between the look-up and the insert:
+    the group is redone one mail at a time, the mail is a duplicate, nothing is lost."""
+    ours, theirs = make_engine(postgres_db_url), make_engine(postgres_db_url)
+    try:
+        sink, other = DbSink(session_factory(ours)), DbSink(session_factory(theirs))
+        raws = [mail(f"g{n}@x") for n in range(5)]
+        raced: list[StoreResult] = []
+
+        def race(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+            if statement.startswith("INSERT INTO inbox") and not raced:
+                raced.append(other.store_sync(raws[2], source="imap"))
+
+        event.listen(ours, "before_cursor_execute", race)
+
+        async def scenario() -> list[StoreResult]:
+            return list(await asyncio.gather(*(sink.store(r, source="smtp") for r in raws)))
+
+        results = run_async(scenario())
+        assert [r.duplicate for r in results] == [False, False, True, False, False]
+        assert results[2].inbox_id == raced[0].inbox_id
+        with session_factory(ours)() as session:
+            assert session.scalar(select(func.count(InboxMessage.id))) == 5
+    finally:
+        ours.dispose()
+        theirs.dispose()

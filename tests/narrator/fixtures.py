@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -73,8 +74,19 @@ class _PostgresServer:
         return self.url.set(database=name).render_as_string(hide_password=False)
 
     def drop(self, name: str) -> None:
-        with self.admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {_quoted(name)} WITH (FORCE)"))
+        # FORCE ends the sessions still in it; one the server itself runs there (autovacuum)
+        # may only be ended by a member of pg_signal_backend, else it is waited out.
+        for attempt in range(50):
+            try:
+                with self.admin.connect() as connection:
+                    connection.execute(
+                        text(f"DROP DATABASE IF EXISTS {_quoted(name)} WITH (FORCE)")
+                    )
+                break
+            except SQLAlchemyError:
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)
         self.created.remove(name)
 
     def close(self) -> None:

@@ -15,7 +15,13 @@ from narrator.db import session_factory, transaction
 from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, InboxMessage, OutboxMessage, Player, Vote, game_players
 from narrator.service import games as service
-from narrator.service.inbox import MAX_ATTEMPTS, InboxSettings, process_pending
+from narrator.service.inbox import (
+    MAX_ATTEMPTS,
+    InboxSettings,
+    locked_game,
+    open_games,
+    process_pending,
+)
 from narrator.service.mailer import Mailer
 from stories import FileStore, default_pack_root
 from tests.service.test_game_by_mail import NARRATOR, Clock, mail
@@ -195,3 +201,34 @@ def test_mails_are_logged_once_committed(
     caplog.set_level(logging.INFO, logger="narrator.inbox")
     process_pending(factory, mailer, SETTINGS, Clock(), batch_size=10)
     assert caplog.text.count("signup: Anna") == 1
+
+
+def test_a_batch_sees_games_opened_closed_and_renamed_within_it(
+    factory: sessionmaker[Session],
+) -> None:
+    """The open games are read once per transaction, and read again as soon as one changes."""
+    new_game(factory)
+    with transaction(factory) as session:
+        assert [g.name for g in open_games(session)] == ["WW5"]
+        game = locked_game(session, open_games(session)[0].id)
+        assert game is not None and locked_game(session, game.id) is game
+        game.name = "WW6"
+        assert [g.name for g in open_games(session)] == ["WW6"]
+        game.status = "ended"
+        assert open_games(session) == []
+        session.add(
+            Game(
+                name="WW7",
+                name_key="ww7",
+                ruleset="wakkerdam",
+                language="en",
+                theme="wakkerdam",
+                speed=3600,
+                strictness=2,
+                status="signup",
+            )
+        )
+        session.flush()
+        assert [(g.name, g.language) for g in open_games(session)] == [("WW7", "en")]
+    with transaction(factory) as session:  # and nothing of it is remembered after the commit
+        assert [g.name for g in open_games(session)] == ["WW7"]
