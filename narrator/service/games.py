@@ -279,6 +279,14 @@ def audience_dicts(state: Any, events: Sequence[Event], rs: Ruleset) -> list[dic
     return out
 
 
+def as_told(event: dict[str, Any]) -> dict[str, Any]:
+    """The event as its audience is told it: a thief or grave robber who takes the dwaas's role
+    learns that he is now ziener (as the dealt dwaas is told); the log keeps the truth."""
+    if event.get("type") == "role_change" and event.get("role") in TOLD_AS:
+        return {**event, "role": TOLD_AS[event["role"]]}
+    return event
+
+
 def actions_of(rs: Ruleset, state: Any, player: str) -> list[dict[str, Any]]:
     """The `actions` of a step/reminder mail: what `player` may send now (stories' Action)."""
     result = []
@@ -770,7 +778,7 @@ def close_step(
     seen_dead = {p.name for p in new_state.players if not p.alive}
     cast = story_cast(game, players, new_state)
     # Parsed once for every recipient (render_story takes them as they are).
-    story_events = [StoryEvent.from_dict(e) for e in events]
+    story_events = [StoryEvent.from_dict(as_told(e)) for e in events]
     for player in players:
         if player.unsubscribed and player.name in seen_dead:
             continue

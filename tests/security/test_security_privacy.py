@@ -300,3 +300,47 @@ def test_the_dwaas_is_never_told_with_the_shipped_stories(
                 assert sent.kind == "story" and at in visions_of_a_dwaas, (sent.kind, sent.text)
             told += 1
     assert told > len(with_dwaas)
+
+
+def test_a_thief_who_takes_the_dwaas_role_is_told_he_is_ziener(
+    make_narrator: Callable[..., Narrator],
+) -> None:
+    """Spec: a dwaas is told he is ziener; so is a dief who steals the dwaas's role."""
+    narrator = make_narrator(limits=Limits(replies_per_hour=0, replies_per_day=0))
+    roles = ("burger", "dief", "dwaas", "heks", "weerwolf", "ziener")
+    with transaction(narrator.factory) as session:
+        session.add(
+            RoleDistribution(
+                ruleset="wakkerdam", key="dief-dwaas", players=6, roles=list(roles), mayor=False
+            )
+        )
+    narrator.add_game("T1")
+    cast = [(name, f"{name.lower()}@t1.example") for name in PLAYER_NAMES[:6]]
+    narrator.sign_up("T1", cast)
+    narrator.start("T1", seed=3, distribution="dief-dwaas")
+    with transaction(narrator.factory) as session:
+        game = session.scalars(select(Game).where(Game.name == "T1")).one()
+        state = service.load_state(game)
+        dealt = {p.name: p.role for p in state.players}
+        thief = next(name for name, role in dealt.items() if role == "dief")
+        fool = next(name for name, role in dealt.items() if role == "dwaas")
+        assert thief in RULES.asked(state)  # the first night opens with the dief
+    seen = narrator.last_outbox_id()
+    outcome = narrator.receive(mail(dict(cast)[thief], "T1", fool))
+    assert outcome.what == "vote accepted", outcome
+    with transaction(narrator.factory) as session:
+        game = session.scalars(select(Game).where(Game.name == "T1")).one()
+        events = service.close_step(session, narrator.mailer, game, now=narrator.clock())
+        assert service.load_state(game).find(thief).role == "dwaas"
+    # The log (and transcript) keep the truth ...
+    assert {"type": "role_change", "player": thief, "role": "dwaas"}.items() <= next(
+        e for e in events if e["type"] == "role_change" and e["player"] == thief
+    ).items()
+    # ... the thief's story tells him he is ziener, and never that he is dwaas.
+    (story,) = [
+        m
+        for m in narrator.outbox(after=seen)
+        if m.kind == "story" and m.recipient.startswith(thief.lower())
+    ]
+    assert "ziener" in story.text.lower()
+    assert "dwaas" not in story.text.lower()
