@@ -8,6 +8,7 @@ The clock (`now`) is always passed in.
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -105,14 +106,21 @@ def _store_state(game: Game, state: Any) -> None:
 def _log(
     session: Session, game: Game, kind: str, payload: Mapping[str, Any], now: datetime
 ) -> None:
-    # The next seq is computed by the INSERT itself (no query, no flush of its own here).
-    next_seq = (
-        select(func.coalesce(func.max(GameLogEntry.seq), 0) + 1)
-        .where(GameLogEntry.game_id == game.id)
-        .scalar_subquery()
-    )
     session.add(
-        GameLogEntry(game_id=game.id, seq=next_seq, kind=kind, payload=dict(payload), at=now)
+        GameLogEntry(
+            game_id=game.id, seq=_next_seq(game.id), kind=kind, payload=dict(payload), at=now
+        )
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _next_seq(game_id: int) -> Any:
+    """The next seq of the game's log, computed by the INSERT itself (no query, no flush of its
+    own); the expression is immutable, so it is built once per game and reused."""
+    return (
+        select(func.coalesce(func.max(GameLogEntry.seq), 0) + 1)
+        .where(GameLogEntry.game_id == game_id)
+        .scalar_subquery()
     )
 
 

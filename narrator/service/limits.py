@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -69,11 +69,7 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
         hour_count = _count_one(session, sender, window)
         # The sender's few counter rows (one per hour, two days at most) give the day's count
         # and tell whether any are old enough to drop: one query, a delete only when needed.
-        counters = session.execute(
-            select(ReplyCounter.window_start, ReplyCounter.count).where(
-                ReplyCounter.sender == sender
-            )
-        ).all()
+        counters = session.connection().execute(_COUNTERS_OF, {"sender": sender}).all()
         day_start = window - timedelta(hours=24)
         day_count = sum(count for start, count in counters if start > day_start)
         if any(start < now - COUNTER_RETENTION for start, _ in counters):
@@ -98,25 +94,33 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
     return Admission.NOTICE
 
 
+# The counters' statements, built once (Core: every answered mail runs them).
+_TABLE = ReplyCounter.__table__
+_COUNTERS_OF = select(_TABLE.c.window_start, _TABLE.c.count).where(
+    _TABLE.c.sender == bindparam("sender")
+)
+_UPSERTS = {
+    name: insert(_TABLE)
+    .values(sender=bindparam("sender"), window_start=bindparam("window"), count=1)
+    .on_conflict_do_update(
+        index_elements=[_TABLE.c.sender, _TABLE.c.window_start],
+        set_={"count": _TABLE.c.count + 1},
+    )
+    .returning(_TABLE.c.count)
+    for name, insert in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
+}
+
+
 def _count_one(session: Session, sender: str, window: datetime) -> int:
     """Add one to the sender's counter of `window`; return its new count.
 
     On SQLite and PostgreSQL one upsert does it (also when another worker creates the same
     window row meanwhile); elsewhere a look-up, then an update or an insert in a savepoint.
     """
-    dialect = session.get_bind().dialect.name
-    if dialect in ("sqlite", "postgresql"):
-        insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
-        upsert = (
-            insert(ReplyCounter)
-            .values(sender=sender, window_start=window, count=1)
-            .on_conflict_do_update(
-                index_elements=[ReplyCounter.sender, ReplyCounter.window_start],
-                set_={"count": ReplyCounter.count + 1},
-            )
-            .returning(ReplyCounter.count)
-        )
-        return int(session.execute(upsert).scalar_one())
+    connection = session.connection()
+    upsert = _UPSERTS.get(connection.dialect.name)
+    if upsert is not None:
+        return int(connection.execute(upsert, {"sender": sender, "window": window}).scalar_one())
     row = session.scalars(
         select(ReplyCounter).where(
             ReplyCounter.sender == sender, ReplyCounter.window_start == window
