@@ -554,7 +554,7 @@ def _forward_help(
             session, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
         )
         return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
-    context = {
+    context: dict[str, Any] = {
         "game": None,
         "players": [],
         "recipient": None,
@@ -563,6 +563,14 @@ def _forward_help(
         "subject": parsed.raw_subject,
         "body": parsed.full_text or parsed.body,
     }
+    if game is not None:  # the admins see which game it is about, and who he is in it
+        players = game_players(session, game)
+        state = service.load_state(game) if game.state is not None else None
+        context["game"] = service.story_game(game, state)
+        context["players"] = service.story_cast(game, players, state)
+        playing = next((p for p in players if p.email == fold_email(parsed.sender)), None)
+        if playing is not None:
+            context["player"] = playing.name
     rendered = mailer.render(
         mailer.key(None, "help_forward", settings.language), context, f"help/{row.id}"
     )

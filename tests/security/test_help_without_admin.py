@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from email.utils import parseaddr
 
 import pytest
 
@@ -87,3 +88,34 @@ def test_with_an_admin_the_help_mail_is_only_forwarded(
     assert (forward.kind, forward.recipient) == ("help_forward", ADMIN)
     assert forward.message["Reply-To"] == "asker@example.net"
     assert "Hoe werkt dit?" in forward.text
+
+
+def test_a_help_mail_about_a_game_tells_the_admins_the_game_and_the_player(
+    make_narrator: Callable[..., Narrator],
+) -> None:
+    narrator = make_narrator()  # with the admin
+    narrator.add_game("WW5")
+    cast = [("Anna", "anna@example.net"), ("Bram", "bram@example.net"), ("Carla", "c@example.net")]
+    narrator.sign_up("WW5", cast)
+    before = narrator.last_outbox_id()
+    # While signing up: the game is named, the player is who he signed up as.
+    raw = mail("anna@example.net", "Help WW5", "Wanneer begint het?", name="A. de Vries")
+    assert narrator.receive(raw).what == "help forwarded to 1 admin(s)"
+    (forward,) = narrator.outbox(after=before)
+    assert forward.recipient == ADMIN
+    assert "(WW5)" in str(forward.message["Subject"])
+    assert "Speler: Anna" in forward.text and "Spel: WW5" in forward.text
+    assert parseaddr(forward.message["Reply-To"]) == ("A. de Vries", "anna@example.net")
+    # Once it runs, and from somebody who does not play in it.
+    narrator.start("WW5")
+    before = narrator.last_outbox_id()
+    assert narrator.receive(mail("x@example.net", "help ww5", "Mag ik meedoen?")).what.startswith(
+        "help forwarded"
+    )
+    (forward,) = narrator.outbox(after=before)
+    assert "Spel: WW5" in forward.text and "Speler: onbekend" in forward.text
+    # A Help mail about no game says so.
+    before = narrator.last_outbox_id()
+    narrator.receive(mail("anna@example.net", "Help", "Algemene vraag"))
+    (forward,) = narrator.outbox(after=before)
+    assert "Spel: geen" in forward.text and "(WW5)" not in str(forward.message["Subject"])
