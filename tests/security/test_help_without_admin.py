@@ -30,6 +30,7 @@ def test_without_admin_the_player_is_told_in_dutch_by_default(
     assert reply.message["In-Reply-To"] == "<vraag-1@example.net>"
     assert "geen beheerder" in reply.text
     assert "degene die het spel organiseert" in reply.text
+    assert "als onderwerp Help" not in reply.text  # never "Questions? Send Help": it failed
     assert "Weerwolven" in str(reply.message["Subject"])
 
 
@@ -46,6 +47,7 @@ def test_without_admin_an_english_game_answers_in_english(
     assert reply.recipient == "anna@example.net"
     assert "no administrator configured" in reply.text
     assert "whoever runs the game" in reply.text
+    assert "subject Help" not in reply.text
     # About no game: the error mail's "try again with WW7 as the subject" would make the
     # player's next question a vote.
     assert "WW7" not in reply.text and "Werewolves" in str(reply.message["Subject"])
