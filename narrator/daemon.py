@@ -39,8 +39,8 @@ from narrator.config import Config
 from narrator.db import make_engine, session_factory, transaction, upgrade
 from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
-from narrator.inbound.sink import InboxNotifier
-from narrator.inbound.smtp import SmtpReceiver, SmtpSettings, receiver_size_limit
+from narrator.inbound.sink import InboxNotifier, receiver_size_limit
+from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
 from narrator.outages import log_failure
 from narrator.outbound.outbox import outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
@@ -332,7 +332,13 @@ class Daemon:
 
         sink = DbSink(factory, on_stored=notifier.notify)
         if config.inbound.imap.enabled:
-            imap = ImapSettings.from_config(config.inbound.imap, **options.imap)
+            imap = ImapSettings.from_config(
+                config.inbound.imap,
+                **{
+                    "max_message_size": receiver_size_limit(config.security.max_message_bytes),
+                    **options.imap,
+                },
+            )
             self.imap = ImapPoller(sink, imap, rng=self._rng)
             await self.imap.start()
             log.info(
@@ -345,16 +351,7 @@ class Daemon:
             )
         if config.inbound.smtp.enabled:
             smtp = config.inbound.smtp
-            self.smtp = SmtpReceiver(
-                sink,
-                SmtpSettings(
-                    addresses=(config.narrator.address,),
-                    host=smtp.host,
-                    port=smtp.port,
-                    lmtp=smtp.lmtp,
-                    max_message_size=receiver_size_limit(config.security.max_message_bytes),
-                ),
-            )
+            self.smtp = SmtpReceiver(sink, SmtpSettings.from_config(config))
             await self.smtp.start()
             log.info(
                 "%s receiver for %s listening on %s:%d",

@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 from aioimaplib import IMAP4, STOP_WAIT_SERVER_PUSH, AioImapException, Response
 
-from narrator.inbound.sink import InboxSink, message_id_of
+from narrator.inbound.sink import UNLIMITED_RECEIVER_SIZE, InboxSink, message_id_of
 
 log = logging.getLogger("narrator.inbound.imap")
 
@@ -66,6 +66,8 @@ class ImapSettings:
     ``move_to``: move stored mail to this folder instead of flagging it ``\\Seen``.
     ``sync_key``: the name the sync state is kept under (default: the mailbox name).
     ``ssl_context``: for implicit TLS (``ssl=True``); default: the system's trust store.
+    ``max_message_size``: only the first this many bytes of a larger message are fetched (as
+    the SMTP receiver refuses such mail; the inbox answers it with its too-large reply).
     """
 
     host: str
@@ -83,6 +85,7 @@ class ImapSettings:
     backoff_max: float = 300.0
     sync_key: str | None = None
     ssl_context: SSLContext | None = None
+    max_message_size: int = UNLIMITED_RECEIVER_SIZE
 
     @classmethod
     def from_config(cls, section: ImapSection, **overrides: Any) -> ImapSettings:
@@ -137,6 +140,19 @@ def parse_fetch(lines: list[Any]) -> list[tuple[int, bytes]]:
     if in_message and uid is not None and literal is not None:
         found.append((uid, literal))
     return found
+
+
+_SIZE = re.compile(rb"RFC822\.SIZE (\d+)")
+
+
+def _message_size(lines: list[Any]) -> int | None:
+    """The RFC822.SIZE a FETCH response reports, if any."""
+    for line in lines:
+        if isinstance(line, bytes):
+            match = _SIZE.search(line)
+            if match:
+                return int(match.group(1))
+    return None
 
 
 def parse_uids(lines: list[Any]) -> list[int]:
@@ -442,11 +458,23 @@ class _Session:
         return parse_fetch(response.lines)
 
     async def fetch_message(self, uid: int) -> bytes | None:
+        """The message (at most ``max_message_size`` bytes of it: a partial fetch), or None."""
+        limit = self._settings.max_message_size
         response = await self.command(
-            self.client.uid("fetch", str(uid), "(UID BODY.PEEK[])"), f"UID FETCH {uid}"
+            self.client.uid("fetch", str(uid), f"(UID RFC822.SIZE BODY.PEEK[]<0.{limit}>)"),
+            f"UID FETCH {uid}",
         )
         for found_uid, raw in parse_fetch(response.lines):
             if found_uid == uid:
+                size = _message_size(response.lines)
+                if size is not None and size > len(raw):
+                    log.warning(
+                        "UID %d is %d bytes, over the limit of %d: only its first %d are kept",
+                        uid,
+                        size,
+                        limit,
+                        len(raw),
+                    )
                 return raw
         return None
 

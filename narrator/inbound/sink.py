@@ -18,6 +18,28 @@ MAX_MESSAGE_ID_LENGTH = 250
 _HEADER_PARSER = BytesHeaderParser(policy=compat32)
 
 
+# The receivers' own size limit follows `[security] max_message_bytes` (the inbox's, which
+# answers a too-large mail politely from its headers): they take mail up to twice that (at least
+# RECEIVER_SIZE_FLOOR), so mail somewhat over the limit still gets the polite reply; larger mail
+# is refused during the SMTP dialogue (552), and the sending server reports that to its sender;
+# the IMAP poller fetches only that much of it.
+# With max_message_bytes = 0 (no limit) the receivers still stop at UNLIMITED_RECEIVER_SIZE:
+# they hold a mail in memory while receiving it.
+RECEIVER_SIZE_FLOOR = 1024 * 1024
+UNLIMITED_RECEIVER_SIZE = 100 * 1024 * 1024
+
+
+def receiver_size_limit(max_message_bytes: int) -> int:
+    """The largest mail (bytes) the receivers take, for the inbox's ``max_message_bytes``.
+
+    Twice the inbox's limit, at least :data:`RECEIVER_SIZE_FLOOR`;
+    :data:`UNLIMITED_RECEIVER_SIZE` when the inbox has none (0).
+    """
+    if max_message_bytes <= 0:
+        return UNLIMITED_RECEIVER_SIZE
+    return max(2 * max_message_bytes, RECEIVER_SIZE_FLOOR)
+
+
 class StorageUnavailable(Exception):
     """The inbox could not commit the message now; the sender should try again later.
 

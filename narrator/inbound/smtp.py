@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from narrator.inbound.sink import InboxSink
+from narrator.inbound.sink import (
+    InboxSink,
+    receiver_size_limit,
+)
 from narrator.outages import log_failure
 
 if TYPE_CHECKING:
@@ -19,14 +22,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("narrator.inbound.smtp")
 
-# The receiver's own size limit follows `[security] max_message_bytes` (the inbox's, which
-# answers a too-large mail politely from its headers): it takes mail up to twice that (at least
-# RECEIVER_SIZE_FLOOR), so mail somewhat over the limit still gets the polite reply; larger mail
-# is refused during the SMTP dialogue (552), and the sending server reports that to its sender.
-# With max_message_bytes = 0 (no limit) the receiver still stops at UNLIMITED_RECEIVER_SIZE:
-# it holds a mail in memory while receiving it.
-RECEIVER_SIZE_FLOOR = 1024 * 1024
-UNLIMITED_RECEIVER_SIZE = 100 * 1024 * 1024
 DEFAULT_MAX_MESSAGE_SIZE = 2 * 10 * 1024 * 1024  # for the default max_message_bytes, 10 MiB
 
 STORED = "250 2.0.0 Ok: stored"
@@ -67,17 +62,6 @@ class SmtpSettings:
         }
         values.update(overrides)
         return cls(**values)
-
-
-def receiver_size_limit(max_message_bytes: int) -> int:
-    """The largest mail (bytes) the receiver takes, for the inbox's ``max_message_bytes``.
-
-    Twice the inbox's limit, at least :data:`RECEIVER_SIZE_FLOOR`;
-    :data:`UNLIMITED_RECEIVER_SIZE` when the inbox has none (0).
-    """
-    if max_message_bytes <= 0:
-        return UNLIMITED_RECEIVER_SIZE
-    return max(2 * max_message_bytes, RECEIVER_SIZE_FLOOR)
 
 
 def is_narrator_address(address: str, addresses: Iterable[str]) -> bool:

@@ -16,13 +16,12 @@ from sqlalchemy import Engine, select
 from narrator.config import Config, SecuritySection, load_config
 from narrator.daemon import Daemon, DaemonOptions
 from narrator.db import make_engine, session_factory, transaction
-from narrator.inbound.smtp import (
-    DEFAULT_MAX_MESSAGE_SIZE,
+from narrator.inbound.sink import (
     RECEIVER_SIZE_FLOOR,
     UNLIMITED_RECEIVER_SIZE,
-    SmtpSettings,
     receiver_size_limit,
 )
+from narrator.inbound.smtp import DEFAULT_MAX_MESSAGE_SIZE, SmtpSettings
 from narrator.models import InboxMessage, OutboxMessage
 from tests.daemon.driver import NARRATOR, compose
 from tests.support.aio import run_async, wait_until

@@ -96,6 +96,29 @@ def test_new_mail_is_stored_then_flagged_seen(dovecot_account: DovecotAccount) -
     assert sink.last_uids == {("INBOX", uidvalidity): 2}
 
 
+def test_only_the_first_max_message_size_bytes_of_a_huge_mail_are_fetched(
+    dovecot_account: DovecotAccount, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Like the SMTP receiver's limit: a mail of 300 kB is not held whole; its first 64 kB are
+    stored (more than the inbox's limit, which answers it with the too-large reply)."""
+    dovecot_account.deliver(mail(1) + b"x" * 300_000 + b"\r\n")
+    dovecot_account.deliver(mail(2))
+
+    async def scenario() -> MemorySink:
+        sink = MemorySink()
+        async with poller(sink, settings_for(dovecot_account, max_message_size=65_536)):
+            await wait_until(lambda: len(sink.messages) == 2, message="two stored mails")
+            await wait_seen(dovecot_account, {1, 2})
+        return sink
+
+    with caplog.at_level(logging.WARNING, logger="narrator.inbound.imap"):
+        sink = run_async(scenario())
+    huge, small = sink.messages
+    assert len(huge.raw) == 65_536 and huge.message_id == "vote-1@example.org"
+    assert small.raw.endswith(mail(2))  # a mail under the limit comes whole
+    assert "UID 1 is" in caplog.text and "only its first 65536 are kept" in caplog.text
+
+
 def test_idle_wakes_the_poller_on_new_mail(dovecot_account: DovecotAccount) -> None:
     async def scenario() -> None:
         sink = MemorySink()
