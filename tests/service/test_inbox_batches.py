@@ -39,20 +39,22 @@ def mailer() -> Mailer:
     return Mailer(FileStore(default_pack_root()), NARRATOR)
 
 
+def game_taking_signups(name: str = "WW5", language: str = "nl") -> Game:
+    return Game(
+        name=name,
+        name_key=name.lower(),
+        ruleset="wakkerdam",
+        language=language,
+        theme="wakkerdam",
+        speed=3600,
+        strictness=2,
+        status="signup",
+    )
+
+
 def new_game(factory: sessionmaker[Session]) -> None:
     with transaction(factory) as session:
-        session.add(
-            Game(
-                name="WW5",
-                name_key="ww5",
-                ruleset="wakkerdam",
-                language="nl",
-                theme="wakkerdam",
-                speed=3600,
-                strictness=2,
-                status="signup",
-            )
-        )
+        session.add(game_taking_signups())
 
 
 def store(factory: sessionmaker[Session], *mails: tuple[str, str]) -> None:
@@ -216,18 +218,7 @@ def test_a_batch_sees_games_opened_closed_and_renamed_within_it(
         assert [g.name for g in open_games(session)] == ["WW6"]
         game.status = "ended"
         assert open_games(session) == []
-        session.add(
-            Game(
-                name="WW7",
-                name_key="ww7",
-                ruleset="wakkerdam",
-                language="en",
-                theme="wakkerdam",
-                speed=3600,
-                strictness=2,
-                status="signup",
-            )
-        )
+        session.add(game_taking_signups("WW7", "en"))
         session.flush()
         assert [(g.name, g.language) for g in open_games(session)] == [("WW7", "en")]
     with transaction(factory) as session:  # and nothing of it is remembered after the commit
