@@ -392,8 +392,9 @@ def find_player(session: Session, game: Game, name: str) -> Player | None:
 PLAYERS_MEMO = "narrator.game_players"
 STATES_MEMO = "narrator.rules_states"
 CASTS_MEMO = "narrator.story_casts"
+PENDING_STATES = "narrator.pending_states"  # rules states stored, not yet written (services)
 #: Every memo forgotten when a transaction (or a savepoint) ends; the services add theirs.
-TRANSACTION_MEMOS: list[str] = [PLAYERS_MEMO, STATES_MEMO, CASTS_MEMO]
+TRANSACTION_MEMOS: list[str] = [PLAYERS_MEMO, STATES_MEMO, CASTS_MEMO, PENDING_STATES]
 
 
 def game_players(session: Session, game: Game) -> list[Player]:

@@ -100,7 +100,7 @@ def game_view(session: Session, game: Game) -> dict[str, Any]:
     teams: list[str] = []
     if game.state is not None:
         ruleset = ruleset_or_error(game.ruleset)
-        state = ruleset.load_state(game.state)
+        state = service.load_state(game)  # as this transaction left it (maybe not yet written)
         for seat in state.players:
             roles[seat.name] = seat.role
             alive[seat.name] = seat.alive

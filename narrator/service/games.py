@@ -17,11 +17,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.event import listens_for
 from sqlalchemy.orm import Session, object_session
+from sqlalchemy.orm.attributes import flag_dirty
 
 from narrator.durations import format_duration
 from narrator.models import (
     CASTS_MEMO,
+    PENDING_STATES,
     STATES_MEMO,
     Game,
     GameLogEntry,
@@ -94,13 +97,41 @@ def load_state(game: Game) -> Any:
 
 
 def _store_state(game: Game, state: Any) -> None:
-    game.state = ruleset_of(game).dump_state(state)
+    """Make `state` the game's rules state.
+
+    Writing the state (a document as large as the game) is left to the next flush of the
+    session (see :func:`_write_pending_states`): a batch of votes for one game writes it once,
+    not once per vote.  Until then :func:`load_state` hands out `state` itself.
+    """
     game.step = state.step
     game.night = state.night
     game.day = state.day
     session = object_session(game)
-    if session is not None and game.id is not None:
-        session.info.setdefault(STATES_MEMO, {})[game.id] = (game.state, state)
+    if session is None or game.id is None or game.state is None:
+        game.state = ruleset_of(game).dump_state(state)
+        if session is not None and game.id is not None:
+            session.info.setdefault(STATES_MEMO, {})[game.id] = (game.state, state)
+        return
+    session.info.setdefault(STATES_MEMO, {})[game.id] = (game.state, state)
+    session.info.setdefault(PENDING_STATES, {})[game.id] = (game, state)
+    flag_dirty(game)  # so that a flush (and its before_flush) comes
+
+
+@listens_for(Session, "before_flush")
+def _write_pending_states_on_flush(session: Session, _context: Any, _instances: Any) -> None:
+    _write_pending_states(session)
+
+
+@listens_for(Session, "before_commit")
+def _write_pending_states(session: Session) -> None:
+    """Dump every rules state stored since the last flush into its game's row (once)."""
+    pending: dict[int, tuple[Game, Any]] | None = session.info.pop(PENDING_STATES, None)
+    if not pending:
+        return
+    memo = session.info.setdefault(STATES_MEMO, {})
+    for game_id, (game, state) in pending.items():
+        game.state = ruleset_of(game).dump_state(state)
+        memo[game_id] = (game.state, state)
 
 
 def _log(
@@ -214,21 +245,24 @@ def story_cast(
     `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
     his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
     """
-    entries = story_players(
-        players, state, reveal_dead=reveal_all or game.reveal_roles, reveal_living=reveal_all
-    )
-    # A batch of receipts for one game asks for the same cast again and again: the last casts
-    # built in this transaction are kept, keyed by exactly what they were built from.
+    reveal_dead = reveal_all or game.reveal_roles
     session = object_session(game)
-    if session is None:
-        return Cast(entries)
-    key = tuple(tuple(entry.values()) for entry in entries)
-    memo: dict[tuple[Any, ...], Cast] = session.info.setdefault(CASTS_MEMO, {})
-    cast = memo.get(key)
-    if cast is None:
-        if len(memo) >= 16:
-            memo.clear()
-        cast = memo[key] = Cast(entries)
+    rules_players = getattr(state, "players", None)
+    if session is None or rules_players is None:
+        return Cast(
+            story_players(players, state, reveal_dead=reveal_dead, reveal_living=reveal_all)
+        )
+    # A batch of receipts for one game asks for the same cast again and again.  Once a game
+    # runs its players' names and genders never change, and a vote leaves the rules' players
+    # as they were (the very same object): the cast is found again without looking at each
+    # player (a vote in a game of 1,000 players would cost O(players) here otherwise).
+    memo: dict[Any, tuple[Any, list[Player], Cast]] = session.info.setdefault(CASTS_MEMO, {})
+    key = (game.id, reveal_dead, reveal_all)
+    known = memo.get(key)
+    if known is not None and known[0] is rules_players and known[1] == list(players):
+        return known[2]
+    cast = Cast(story_players(players, state, reveal_dead=reveal_dead, reveal_living=reveal_all))
+    memo[key] = (rules_players, list(players), cast)
     return cast
 
 

@@ -63,6 +63,10 @@ def test_a_game_driven_by_the_cli(workdir: Path, capsys: pytest.CaptureFixture[s
         view["night"],
         view["day"],
     )
+    # What close-step printed is the state it left, as any later look at the game shows it.
+    shown = json.loads(_run(capsys, "game", "show", "WW9", "--json")[1])
+    assert (after["asked"], after["players"]) == (shown["asked"], shown["players"])
+    assert after["asked"] != view["asked"]
 
     assert _run(capsys, "game", "pause", "WW9")[0] == 0
     status, _, err = _run(capsys, "game", "pause", "WW9")
