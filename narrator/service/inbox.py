@@ -225,15 +225,9 @@ def process_message(
     for candidate in games:
         if game is not None and candidate.id == game.id:
             players = game_players(session, candidate)
-            sender_player = next((p for p in players if p.email == parsed.sender), None)
-            infos.append(
-                GameInfo(
-                    name=candidate.name,
-                    signup_open=candidate.status == GameStatus.SIGNUP.value,
-                    players=tuple(p.name for p in players),
-                    language=candidate.language,
-                )
-            )
+            info, by_email = _game_info(session, candidate, players)
+            sender_player = by_email.get(parsed.sender)
+            infos.append(info)
         else:
             infos.append(GameInfo(name=candidate.name, language=candidate.language))
     state: Any = None
@@ -315,6 +309,37 @@ def process_message(
         )
         return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
     raise TypeError(f"unexpected command {command!r}")
+
+
+GAME_INFOS_MEMO = "narrator.game_infos"
+TRANSACTION_MEMOS.append(GAME_INFOS_MEMO)
+
+
+def _game_info(
+    session: Session, game: Any, players: list[Player]
+) -> tuple[GameInfo, dict[str, Player]]:
+    """The parser's view of `game` (its name index included) and its players by address.
+
+    Once a game has started its players' names and addresses never change, so the mails of a
+    batch for it share one (a game of 1,000 players would cost O(players) per mail otherwise).
+    """
+    fixed = game.status in (GameStatus.RUNNING.value, GameStatus.PAUSED.value)
+    memo: dict[int, tuple[list[Player], GameInfo, dict[str, Player]]] = session.info.setdefault(
+        GAME_INFOS_MEMO, {}
+    )
+    known = memo.get(game.id)
+    if fixed and known is not None and known[0] == players:
+        return known[1], known[2]
+    info = GameInfo(
+        name=game.name,
+        signup_open=game.status == GameStatus.SIGNUP.value,
+        players=tuple(p.name for p in players),
+        language=game.language,
+    )
+    by_email = {p.email: p for p in players}
+    if fixed:
+        memo[game.id] = (players, info, by_email)
+    return info, by_email
 
 
 def _suffix(what: str, admission: Admission) -> str:
