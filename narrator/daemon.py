@@ -53,9 +53,10 @@ from narrator.service.wiring import inbox_settings, make_mailer, utc_now
 
 log = logging.getLogger("narrator.daemon")
 
-#: Seconds the inbox worker waits after a pass that found less than a batch, so that mail
-#: arriving steadily is taken a batch at a time (a transaction, the game's state loaded once,
-#: for many mails) rather than one by one; a player never notices it.
+#: Seconds the inbox worker waits after a pass of several mails but less than a batch (mail
+#: arriving steadily, under load), so that the next is taken a batch at a time (a transaction,
+#: the game's state loaded once, for many mails) rather than one by one; a player never
+#: notices it.  A pass of one mail (a quiet narrator) is not followed by a wait.
 LINGER = 0.05
 
 Clock = Callable[[], datetime]
@@ -152,8 +153,8 @@ class InboxWorker:
                     await self._after_pass(outcomes)
                 except Exception:
                     log.exception("after processing %d mail(s)", len(outcomes))
-                if len(outcomes) < BATCH_SIZE:  # mail is trickling in: let a batch gather
-                    await asyncio.sleep(LINGER)
+                if 1 < len(outcomes) < BATCH_SIZE:  # mail came in while it worked: let the
+                    await asyncio.sleep(LINGER)  # next batch gather (one mail alone: no wait)
                 continue  # look again: more may have come in meanwhile
             if self._stopping:
                 break

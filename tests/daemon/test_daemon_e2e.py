@@ -62,8 +62,10 @@ async def run_game(
                 for config in configs
             ]
             send = send_factory(daemons)
+            # A step of 4 s: its reminder goes out 1 s before the deadline, and every bot's vote
+            # (through Dovecot's delivery and IDLE, on a loaded CI machine) must be in by then.
             await asyncio.to_thread(
-                cli, config_file, "game", "create", "WW1", "--speed", "2s", "--strictness", "5",
+                cli, config_file, "game", "create", "WW1", "--speed", "4s", "--strictness", "5",
                 "--close-early",
             )  # fmt: skip
             await sign_up(send, "WW1")
