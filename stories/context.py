@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -261,8 +262,14 @@ class Event:
         """The `event` variable of a template: the fields plus `type`.
 
         A `lynch` with `votes` (voter -> targets) also gets `voters` (target -> voters, in
-        vote order) and `blanco` (who voted blanco).
+        vote order) and `blanco` (who voted blanco).  Worked out once per event (a story goes
+        to every player: a lynch of 1,000 votes is not tallied again for each of them); each
+        call returns a fresh top-level dict, and templates cannot change what is inside.
         """
+        return dict(self._context)
+
+    @cached_property
+    def _context(self) -> dict[str, Any]:
         context = {"type": self.type, **self.fields}
         if self.type == "lynch":
             votes = self.fields.get("votes") or {}

@@ -8,6 +8,7 @@ import pytest
 
 from stories import (
     ContextError,
+    Event,
     FileStore,
     Game,
     MemoryStore,
@@ -210,3 +211,20 @@ def test_dutch_gender_in_a_rendered_story(renderer: Renderer) -> None:
         src, context, Event.from_dict({"type": "saved", "player": "Bram"}), random.Random(0)
     )
     assert "Zij is gered" in anna and "Hij is gered" in bram
+
+
+def test_a_lynch_is_tallied_once_for_all_its_readers() -> None:
+    """Every player reads the same lynch: who voted whom, and who voted blanco, in vote order;
+    what one render is handed cannot change what the next one gets."""
+    votes = {"Anna": ["Bram"], "Bram": [], "Carla": ["Bram"], "Dirk": ["Anna"]}
+    event = Event.from_dict(
+        {"type": "lynch", "player": "Bram", "totals": {"Bram": 2, "Anna": 1}, "votes": votes}
+    )
+    first = event.as_context()
+    assert first["voters"] == {"Bram": ("Anna", "Carla"), "Anna": ("Dirk",)}
+    assert first["blanco"] == ("Bram",)
+    first["voters"] = {}
+    first["player"] = "somebody else"
+    again = event.as_context()
+    assert again is not first
+    assert (again["player"], again["voters"]["Bram"]) == ("Bram", ("Anna", "Carla"))
