@@ -9,7 +9,9 @@
 3. Memory (VmRSS) of `narrator serve` as a process with no games and with `--open-games` running
    games scheduled.
 
-Prints figures; asserts nothing about timing.  Usage:
+Prints figures; asserts nothing about timing.  The CPU figures (this process's threads: the
+sink, or the whole daemon; the clients are other processes) vary less than the rates between
+runs on a shared machine, and show what one process can reach at best.  Usage:
     python benchmarks/pipeline.py [--games 10] [--players 50] [--database URL]
 """
 
@@ -89,19 +91,23 @@ class NullHandler:
 
 async def bare_sink_rate(
     pool: ProcessPoolExecutor, batches: list[list[tuple[str, bytes]]]
-) -> float:
+) -> tuple[float, float]:
+    """Returns (messages/s, ms of this process's CPU per message)."""
     loop = asyncio.get_running_loop()
     handler = NullHandler()
     server = await loop.create_server(
         lambda: SMTP(handler, hostname="localhost", loop=loop), "127.0.0.1", 0
     )
     port = server.sockets[0].getsockname()[1]
+    total = sum(map(len, batches))
     try:
+        cpu = time.process_time()
         seconds = await blast(pool, port, batches)
+        cpu = time.process_time() - cpu
     finally:
         server.close()
         await server.wait_closed()
-    return sum(map(len, batches)) / seconds
+    return total / seconds, 1000 * cpu / total
 
 
 # --- the daemon ----------------------------------------------------------------------------
@@ -198,8 +204,9 @@ async def daemon_rate(
     database: str,
     workdir: Path,
     batches: list[list[tuple[str, bytes]]],
-) -> tuple[float, float, dict[str, int]]:
-    """Returns (votes/s end to end, votes/s acknowledged by SMTP, receipts by kind)."""
+) -> tuple[float, float, float, dict[str, int]]:
+    """Returns (votes/s end to end, votes/s acknowledged by SMTP, ms of this process's CPU
+    per vote, receipts by kind)."""
     port = free_port()
     config_file = workdir / "narrator.toml"
     config_file.write_text(
@@ -213,7 +220,7 @@ async def daemon_rate(
     total = sum(map(len, batches))
     try:
         async with Daemon(config, options=DaemonOptions(scheduler_poll=60)):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             sent = asyncio.ensure_future(blast(pool, port, batches))
             while True:
                 done = await asyncio.to_thread(count_receipts, factory)
@@ -221,6 +228,7 @@ async def daemon_rate(
                     break
                 await asyncio.sleep(0.05)
             elapsed = time.perf_counter() - started
+            cpu = time.process_time() - cpu
             smtp_seconds = await sent
         with transaction(factory) as session:
             kinds = dict(
@@ -232,7 +240,7 @@ async def daemon_rate(
             )
     finally:
         engine.dispose()
-    return total / elapsed, total / smtp_seconds, kinds
+    return total / elapsed, total / smtp_seconds, 1000 * cpu / total, kinds
 
 
 # --- memory of `narrator serve` ------------------------------------------------------------
@@ -292,12 +300,14 @@ async def pipeline(args: argparse.Namespace, workdir: Path) -> None:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(args.clients, mp_context=context) as pool:
         list(pool.map(_warm_up, range(args.clients)))  # start the client processes first
-        sink = await bare_sink_rate(pool, batches)
-        rate, acked, kinds = await daemon_rate(pool, database, workdir, batches)
-    print(f"bare aiosmtpd sink:           {sink:8.0f} messages/s")
+        sink, sink_cpu = await bare_sink_rate(pool, batches)
+        rate, acked, cpu, kinds = await daemon_rate(pool, database, workdir, batches)
+    print(f"bare aiosmtpd sink:           {sink:8.0f} messages/s ({sink_cpu:.2f} ms CPU each)")
     print(f"daemon, SMTP acknowledged:    {acked:8.0f} votes/s (committed to the inbox)")
     print(f"daemon, end to end:           {rate:8.0f} votes/s (receipt queued) {kinds}")
+    print(f"                              {cpu:8.2f} ms of the daemon's CPU per vote")
     print(f"ratio end to end / sink:      {rate / sink:8.2f} (target >= 0.5)")
+    print(f"ratio of CPU, sink / daemon:  {sink_cpu / cpu:8.2f} (one process: its ceiling)")
 
 
 def memory(args: argparse.Namespace, workdir: Path) -> None:
