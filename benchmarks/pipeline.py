@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from sqlalchemy import func, select, update
+from sqlalchemy import create_engine, func, select, update
 from sqlalchemy.orm import Session as DbSession
 from sqlalchemy.orm import sessionmaker
 
@@ -215,7 +215,9 @@ async def daemon_rate(
         encoding="utf-8",
     )
     config = load_config(config_file)
-    engine = make_engine(database)
+    # The watch for the last receipt only reads: a plain engine (on SQLite a deferred read in
+    # WAL mode), so that it never takes the write lock from the daemon it measures.
+    engine = create_engine(database)
     factory = session_factory(engine)
     total = sum(map(len, batches))
     try:
