@@ -333,13 +333,9 @@ class Daemon:
 
         sink = DbSink(factory, on_stored=notifier.notify)
         if config.inbound.imap.enabled:
-            imap = ImapSettings.from_config(
-                config.inbound.imap,
-                **{
-                    "max_message_size": receiver_size_limit(config.security.max_message_bytes),
-                    **options.imap,
-                },
-            )
+            limit = receiver_size_limit(config.security.max_message_bytes)
+            overrides = {"max_message_size": limit, **options.imap}
+            imap = ImapSettings.from_config(config.inbound.imap, **overrides)
             self.imap = ImapPoller(sink, imap, rng=self._rng)
             await self.imap.start()
             log.info(

@@ -69,7 +69,8 @@ MAX_ADDRESS_LENGTH = min(EMAIL_LENGTH, 254)  # RFC 5321's limit on a usable path
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
 OPEN_GAMES_MEMO = "narrator.open_games"
 LOCKED_GAMES_MEMO = "narrator.locked_games"
-TRANSACTION_MEMOS.extend((OPEN_GAMES_MEMO, LOCKED_GAMES_MEMO))
+GAME_INFOS_MEMO = "narrator.game_infos"
+TRANSACTION_MEMOS.extend((OPEN_GAMES_MEMO, LOCKED_GAMES_MEMO, GAME_INFOS_MEMO))
 
 
 def open_games(session: Session) -> list[Any]:
@@ -309,10 +310,6 @@ def process_message(
         )
         return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
     raise TypeError(f"unexpected command {command!r}")
-
-
-GAME_INFOS_MEMO = "narrator.game_infos"
-TRANSACTION_MEMOS.append(GAME_INFOS_MEMO)
 
 
 def _game_info(
@@ -593,7 +590,7 @@ def _forward_help(
         state = service.load_state(game) if game.state is not None else None
         context["game"] = service.story_game(game, state)
         context["players"] = service.story_cast(game, players, state)
-        playing = next((p for p in players if p.email == fold_email(parsed.sender)), None)
+        playing = _game_info(session, game, players)[1].get(parsed.sender)
         if playing is not None:
             context["player"] = playing.name
     rendered = mailer.render(

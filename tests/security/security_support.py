@@ -18,6 +18,7 @@ from narrator.models import Game, InboxMessage, OutboxMessage, OutboxState
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, Outcome, process_pending
 from narrator.service.mailer import Mailer
+from tests.support.games import game_taking_signups
 
 NARRATOR = "verteller@example.org"
 START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
@@ -171,18 +172,7 @@ class Narrator:
     def add_game(self, name: str = "WW5", *, status: str = "signup", language: str = "nl") -> None:
         """Create a game taking signups."""
         with transaction(self.factory) as session:
-            session.add(
-                Game(
-                    name=name,
-                    name_key=name.lower(),
-                    ruleset="wakkerdam",
-                    language=language,
-                    theme="wakkerdam",
-                    speed=3600,
-                    strictness=2,
-                    status=status,
-                )
-            )
+            session.add(game_taking_signups(name, language=language, status=status))
 
     def sign_up(self, game: str, players: Iterable[tuple[str, str]]) -> None:
         """Sign up (name, email) pairs by mail; every signup must succeed."""

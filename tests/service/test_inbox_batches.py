@@ -25,6 +25,7 @@ from narrator.service.inbox import (
 from narrator.service.mailer import Mailer
 from stories import FileStore, default_pack_root
 from tests.service.test_game_by_mail import NARRATOR, Clock, mail
+from tests.support.games import game_taking_signups
 
 SETTINGS = InboxSettings(address=NARRATOR)
 
@@ -37,19 +38,6 @@ def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
 @pytest.fixture
 def mailer() -> Mailer:
     return Mailer(FileStore(default_pack_root()), NARRATOR)
-
-
-def game_taking_signups(name: str = "WW5", language: str = "nl") -> Game:
-    return Game(
-        name=name,
-        name_key=name.lower(),
-        ruleset="wakkerdam",
-        language=language,
-        theme="wakkerdam",
-        speed=3600,
-        strictness=2,
-        status="signup",
-    )
 
 
 def new_game(factory: sessionmaker[Session]) -> None:
@@ -218,7 +206,7 @@ def test_a_batch_sees_games_opened_closed_and_renamed_within_it(
         assert [g.name for g in open_games(session)] == ["WW6"]
         game.status = "ended"
         assert open_games(session) == []
-        session.add(game_taking_signups("WW7", "en"))
+        session.add(game_taking_signups("WW7", language="en"))
         session.flush()
         assert [(g.name, g.language) for g in open_games(session)] == [("WW7", "en")]
     with transaction(factory) as session:  # and nothing of it is remembered after the commit
