@@ -17,6 +17,7 @@ Works on plain text (HTML is first rendered to text with blockquotes as ``>`` li
 
 from __future__ import annotations
 
+import functools
 import re
 
 import quotequail  # type: ignore[import-untyped]
@@ -149,13 +150,27 @@ def _cut_unquoted_original(lines: list[str]) -> list[str]:
             return lines[:index]
     # quotequail knows more reply and forward markers than the patterns above.
     text = "\n".join(lines)
+    own = _quotequail_own_part(text) if len(text) <= _SHORT_TEXT else _quotequail_own(text)
+    return lines if own is None else own.split("\n")
+
+
+#: Texts up to this length (a vote, a signup) have quotequail's verdict remembered: a game's
+#: players send the same few short texts (names) over and over.
+_SHORT_TEXT = 200
+
+
+def _quotequail_own(text: str) -> str | None:
+    """What precedes the first quoted original quotequail recognises, or None (none found)."""
     try:
         parts = quotequail.quote(text, limit=MAX_LINES, quote_intro_line=True)
     except (ValueError, IndexError, RecursionError):
-        return lines
+        return None
     if parts and parts[0][0] and len(parts) > 1:
-        return str(parts[0][1]).split("\n")
-    return lines
+        return str(parts[0][1])
+    return None
+
+
+_quotequail_own_part = functools.lru_cache(maxsize=4096)(_quotequail_own)
 
 
 def _is_outlook_block(lines: list[str], index: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -54,16 +55,27 @@ def find_game(subject: str, game_names: Iterable[str]) -> str | None:
     folded_subject = " ".join(_WORD.findall(fold(subject)))
     best: tuple[int, int, str] | None = None
     for name in game_names:
-        folded_name = " ".join(_WORD.findall(fold(name)))
-        if not folded_name:
+        found = _name_pattern(name)
+        if found is None:
             continue
-        match = re.search(rf"(?<![^\W_]){re.escape(folded_name)}(?![^\W_])", folded_subject)
+        length, pattern = found
+        match = pattern.search(folded_subject)
         if match is None:
             continue
-        key = (-len(folded_name), match.start(), name)
+        key = (-length, match.start(), name)
         if best is None or key < best:
             best = key
     return best[2] if best else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> tuple[int, re.Pattern[str]] | None:
+    """A game name's folded length and the pattern finding it as whole words (every mail tries
+    every open game's name: built once per name)."""
+    folded_name = " ".join(_WORD.findall(fold(name)))
+    if not folded_name:
+        return None
+    return len(folded_name), re.compile(rf"(?<![^\W_]){re.escape(folded_name)}(?![^\W_])")
 
 
 def subject_words(subject: str) -> list[str]:

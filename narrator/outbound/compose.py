@@ -334,13 +334,32 @@ def _text(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+_HEADER_LINE = re.compile(rb"([!-9;-~]+):")
+
+
 def _verify(raw: bytes, written: list[str]) -> None:
-    parser = email.parser.BytesParser(policy=email.policy.compat32)
-    parsed = parser.parsebytes(raw, headersonly=True)
-    found = [name.lower() for name in parsed]
+    """Check that `raw`'s header block holds exactly the headers written (and the MIME ones).
+
+    Reads the header block as a mail parser does: lines end at CR, LF or CRLF, the block ends at
+    the first empty line, a line starting with a space or a tab continues the header above, and
+    every other line must be ``name:``.  (Cheaper than :mod:`email`'s parser; the same verdict.)
+    """
+    found: list[str] = []
+    content_type = b""
+    for line in raw.splitlines():
+        if not line:
+            break
+        if line[:1] in (b" ", b"\t") and found:
+            continue
+        match = _HEADER_LINE.match(line)
+        if match is None:
+            raise HeaderInjection(f"composed header line is not a header: {line[:60]!r}")
+        found.append(match[1].decode("ascii").lower())
+        if found[-1] == "content-type":
+            content_type = line[match.end() :].strip().lower()
     expected = [name.lower() for name in written]
     expected += ["mime-version", "content-type"]
-    if "content-transfer-encoding" in found and parsed.get_content_maintype() != "multipart":
+    if "content-transfer-encoding" in found and not content_type.startswith(b"multipart/"):
         expected.append("content-transfer-encoding")
-    if sorted(found) != sorted(expected) or parsed.defects:
+    if sorted(found) != sorted(expected):
         raise HeaderInjection(f"composed headers {found} differ from those written {expected}")

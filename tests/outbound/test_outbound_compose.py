@@ -383,6 +383,57 @@ def test_compose_checks_its_own_output() -> None:
         module._verify(b"To: a@b\r\nBcc: e@x\r\n\r\nbody", ["To"])
 
 
+def _verdict_of_email_parser(raw: bytes, written: list[str]) -> bool:
+    """The check as :mod:`email`'s parser sees the header block (the reference)."""
+    import email.parser
+    import email.policy
+
+    parsed = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(
+        raw, headersonly=True
+    )
+    found = [name.lower() for name in parsed]
+    expected = [name.lower() for name in written] + ["mime-version", "content-type"]
+    if "content-transfer-encoding" in found and parsed.get_content_maintype() != "multipart":
+        expected.append("content-transfer-encoding")
+    return sorted(found) == sorted(expected) and not parsed.defects
+
+
+_HEAD = "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    value=st.text(
+        alphabet=st.sampled_from(["a", " ", ":", "\r", "\n", "\t", "B", "c", "-", "x"]),
+        max_size=40,
+    )
+)
+def test_the_header_check_agrees_with_the_email_parser(value: str) -> None:
+    """Whatever a header value smuggles in (bare CR or LF, an empty line, a second header),
+    the composer's own check passes exactly the mails that :mod:`email` reads as written."""
+    import narrator.outbound.compose as module
+
+    raw = f"To: a@b\r\nSubject: {value}\r\n{_HEAD}\r\nbody\r\n".encode("ascii")
+    try:
+        module._verify(raw, ["To", "Subject"])
+        passed = True
+    except HeaderInjection:
+        passed = False
+    assert passed == _verdict_of_email_parser(raw, ["To", "Subject"])
+
+
+def test_the_header_check_reads_a_multipart_mail() -> None:
+    import narrator.outbound.compose as module
+
+    raw = (
+        b"To: a@b\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative;\r\n"
+        b' boundary="x"\r\nContent-Transfer-Encoding: 7bit\r\n\r\n--x--\r\n'
+    )
+    module._verify(raw, ["To", "Content-Transfer-Encoding"])  # written by hand: fine
+    with pytest.raises(HeaderInjection):
+        module._verify(raw, ["To"])  # a transfer encoding nobody wrote on a multipart
+
+
 @settings(max_examples=300, deadline=None)
 @given(name=st.text(max_size=120), subject=st.text(max_size=200))
 def test_any_name_and_subject_give_exactly_the_expected_headers(name: str, subject: str) -> None:
