@@ -235,9 +235,9 @@ class _TrackedSMTP(SMTP):
 
     def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
         address, rest = _parsed_address(arg)
-        if address and self.local_part_limit:
-            if len(address.rpartition("@")[0]) > self.local_part_limit:
-                return None, None
+        limit = self.local_part_limit
+        if address and limit and len(address.rpartition("@")[0]) > limit:
+            return None, None
         return address, rest
 
     def __init__(self, registry: set[SMTP], *args: Any, **kwargs: Any) -> None:
