@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -21,7 +21,26 @@ class ContextError(ValueError):
 
 def clean_text(value: str) -> str:
     """A one-line string: control characters (CR, LF, TAB, NUL…) become single spaces."""
+    if len(value) <= _SHORT:
+        return _clean_short(value)
     return _CONTROL.sub(" ", value).strip()
+
+
+#: Strings up to this length (names, roles, keywords) have their cleaned form remembered: a
+#: mail's context holds the same names over and over (a step mail of a 1,000-player game lists
+#: them all), and cleaning one costs more than looking it up.
+_SHORT = 64
+
+
+@lru_cache(maxsize=16384)
+def _clean_short(value: str) -> str:
+    return _CONTROL.sub(" ", value).strip()
+
+
+@lru_cache(maxsize=256)
+def _clean_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Names cleaned (the same list of valid names is in every vote's receipt of a step)."""
+    return tuple(map(clean_text, names))
 
 
 def _gender(value: str) -> str:
@@ -133,7 +152,7 @@ class Action:
         fields = dict(value)
         for name in ("choices", "previous", "wounded", "mates"):
             if name in fields:
-                fields[name] = tuple(clean_text(str(n)) for n in fields[name])
+                fields[name] = _clean_names(tuple(map(str, fields[name])))
         return cls(**fields)
 
 

@@ -224,7 +224,7 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     votes = dict(state.votes)
     votes.pop(key, None)
     votes[key] = targets
-    return Accepted(replace(state, votes=votes))
+    return Accepted(state.with_votes(votes))
 
 
 def choices(state: GameState, name: str) -> Choices:

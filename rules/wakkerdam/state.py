@@ -143,16 +143,42 @@ class GameState:
 
     @cached_property
     def memo(self) -> dict[Hashable, Any]:
-        """Views other modules derive from this state, each computed once per state object.
+        """Views other modules derive from this state, each computed once.
 
-        Only for pure functions of the state's fields (which never change), so a memo can never
-        be stale; it is no field: equality, ``replace`` and dumps ignore it.
+        Only for pure functions of the state's fields other than ``votes`` (which never change),
+        so a memo can never be stale, and a state that differs only in its votes shares it (see
+        :meth:`with_votes`); it is no field: equality, ``replace`` and dumps ignore it.
         """
         return {}
+
+    def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
+        """This state with other votes.
+
+        It shares this state's views that do not depend on the votes (the seat index, the
+        names valid in each action, ...): a vote in a game of 1,000 players does not compute
+        them all again.
+        """
+        new = replace(self, votes=votes)
+        for view in _VOTE_FREE_VIEWS:
+            if view in self.__dict__:
+                new.__dict__[view] = self.__dict__[view]
+        return new
 
     def role_at_night_start(self, name: str) -> str:
         """Return the player's role as it was when the current night began."""
         return self.night_roles.get(name) or self.player(name).role
+
+
+#: GameState's cached views that depend on no vote (shared by :meth:`GameState.with_votes`).
+_VOTE_FREE_VIEWS = (
+    "index",
+    "folded_names",
+    "living_names",
+    "any_dead",
+    "enchantable",
+    "wounded_names",
+    "memo",
+)
 
 
 def dump_state(state: GameState) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 
-from rules import Accepted, ActionChoice, Choices, Seat, Settings
+from rules import Accepted, ActionChoice, Choices, Seat, Settings, Vote
 from rules.wakkerdam import actions
 from rules.wakkerdam.state import GameState
 from tests.rules.strategies import (
@@ -144,3 +144,22 @@ def test_each_heks_gets_the_list_of_the_potions_she_has_left() -> None:
     assert RS.choices(state, "Anna").targets == ("Dirk",)
     assert RS.choices(state, "Bram").targets == ("Anna", "Bram", "Carla", "Dirk", "Eva")
     assert RS.choices(state, "Anna") == reference_choices(state, "Anna")
+
+
+def test_a_vote_keeps_the_lists_of_the_state_it_was_cast_in() -> None:
+    """Votes change no valid name: the state after a vote reuses the lists already worked out
+    (a vote in a 1,000-player game would otherwise cost O(players) again), and they are right
+    (the property tests above compare them with the reference after every vote)."""
+    roles = ("ziener", "ziener", "weerwolf", "weerwolf", "burger", "burger")
+    seats = [Seat(name, role) for name, role in zip(names_for(6), roles, strict=True)]
+    state: GameState = RS.new_game(seats, Settings(seed=1, mayor=False, strictness=3))
+    while state.step != "nacht":
+        state = RS.resolve(state).state
+    before = RS.choices(state, "Carla").targets
+    verdict = RS.apply(state, Vote("Carla", ("Anna",)))
+    assert isinstance(verdict, Accepted)
+    after = verdict.state
+    assert after.votes != state.votes
+    assert RS.choices(after, "Dirk").targets is before
+    assert after.index is state.index
+    assert RS.choices(after, "Dirk") == reference_choices(after, "Dirk")
