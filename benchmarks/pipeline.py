@@ -3,15 +3,18 @@
 1. A bare aiosmtpd sink (answers 250 and keeps nothing) receives N votes.
 2. The daemon (in-process: SMTP receiver -> inbox commit -> parse -> apply -> receipt queued)
    receives the same N votes: `--games` games of `--players` players, everybody voting at once
-   in a step where every living player is asked.  The clock stops when the last receipt is in
-   the outbox.  Both use the same clients (`--clients` processes, one SMTP connection per
-   message, as players' MTAs do); the ratio daemon/sink is the figure of merit (target >= 0.5).
+   in a step where every living player is asked.  The clock stops when the worker has
+   committed the last of them (each with its receipt queued).  Both use the same clients
+   (`--clients` processes, one SMTP connection per message, as players' MTAs do); the ratio
+   daemon/sink is the figure of merit (target >= 0.5).
 3. Memory (VmRSS) of `narrator serve` as a process with no games and with `--open-games` running
    games scheduled.
 
 Prints figures; asserts nothing about timing.  The CPU figures (this process's threads: the
-sink, or the whole daemon; the clients are other processes) vary less than the rates between
-runs on a shared machine, and show what one process can reach at best.  Usage:
+sink, or the whole daemon; the clients measure their own) vary less than the rates between
+runs on a shared machine.  From them it prints what the target leaves the daemon per vote on
+this machine: half the sink's rate needs the CPUs to do each vote's work, the daemon's and its
+client's, that often, and one process (the daemon is one) can use one CPU at most.  Usage:
     python benchmarks/pipeline.py [--games 10] [--players 50] [--database URL]
 """
 
