@@ -21,8 +21,10 @@ class ContextError(ValueError):
 
 def clean_text(value: str) -> str:
     """A one-line string: control characters (CR, LF, TAB, NUL…) become single spaces."""
-    if len(value) <= _SHORT:
-        return _clean_short(value)
+    return _clean_short(value) if len(value) <= _SHORT else _one_line(value)
+
+
+def _one_line(value: str) -> str:
     return _CONTROL.sub(" ", value).strip()
 
 
@@ -30,11 +32,7 @@ def clean_text(value: str) -> str:
 #: mail's context holds the same names over and over (a step mail of a 1,000-player game lists
 #: them all), and cleaning one costs more than looking it up.
 _SHORT = 64
-
-
-@lru_cache(maxsize=16384)
-def _clean_short(value: str) -> str:
-    return _CONTROL.sub(" ", value).strip()
+_clean_short = lru_cache(maxsize=16384)(_one_line)
 
 
 @lru_cache(maxsize=256)

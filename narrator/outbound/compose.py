@@ -30,8 +30,6 @@ never contain, so the same input always gives the same bytes.
 from __future__ import annotations
 
 import email.header
-import email.parser
-import email.policy
 import email.quoprimime
 import email.utils
 import functools
