@@ -39,7 +39,7 @@ def busy_game(players: int, seed: int) -> object:
     roles += ["burger"] * (players - len(roles))
     random.Random(seed).shuffle(roles)
     seats = [Seat(f"P{i}", role) for i, role in enumerate(roles)]
-    return RS.new_game(seats, Settings(seed=seed, mayor=True, strictness=99))
+    return RS.new_game(seats, Settings(seed=seed, options={"mayor": True}, strictness=99))
 
 
 def cast_votes(state: object, chance: random.Random) -> object:

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.core.model import Rejected, Seat, Settings, Vote
+from rules.core.events import RejectedVote
+from rules.core.model import CORE_SETTINGS, Rejected, Seat, Settings, Vote
 from rules.core.registry import UnknownRuleset, get_ruleset
 from rules.core.ruleset import Ruleset
 
@@ -25,7 +26,19 @@ class ScenarioRun:
     traces: tuple[tuple[str, ...], ...]
 
 
-def _players(data: Mapping[str, Any], ruleset: Ruleset) -> list[Seat]:
+# Genders a scenario may write, by their canonical id (``man``/``vrouw``, as the game stores).
+SCENARIO_GENDERS: Mapping[str, str] = {
+    "man": "man",
+    "vrouw": "vrouw",
+    "uomo": "man",
+    "donna": "vrouw",
+}
+
+# Top-level keys of a scenario that are not settings (``expect*`` keys are skipped as well).
+NOT_SETTINGS = ("ruleset", "players", "steps", "until_end")
+
+
+def _players(data: Mapping[str, Any]) -> list[Seat]:
     players = data.get("players")
     if not isinstance(players, Mapping) or not players:
         raise ScenarioError("the scenario needs a [players] table")
@@ -33,28 +46,26 @@ def _players(data: Mapping[str, Any], ruleset: Ruleset) -> list[Seat]:
     for name, value in players.items():
         role_text, _, gender_text = str(value).partition(",")
         role, gender = role_text.strip(), gender_text.strip() or None
-        if role not in ruleset.roles:
-            raise ScenarioError(f"player {name}: unknown role {role!r}")
-        if gender not in (None, "man", "vrouw"):
-            raise ScenarioError(f"player {name}: gender {gender!r} is not man or vrouw")
-        seats.append(Seat(name=str(name), role=role, gender=gender))
+        if gender is not None and gender not in SCENARIO_GENDERS:
+            known = "|".join(SCENARIO_GENDERS)
+            raise ScenarioError(f"player {name}: gender {gender!r} is not one of {known}")
+        canonical = SCENARIO_GENDERS[gender] if gender is not None else None
+        seats.append(Seat(name=str(name), role=role, gender=canonical))
     return seats
 
 
-def _settings(data: Mapping[str, Any]) -> Settings:
-    seed = data.get("seed", 0)
-    strictness = data.get("strictness", 2)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ScenarioError("seed must be a whole number")
-    if not isinstance(strictness, int) or isinstance(strictness, bool) or strictness < 1:
+def _settings(data: Mapping[str, Any], ruleset: Ruleset[Any]) -> Settings:
+    """The core settings and the ruleset's options that the scenario writes (others ignored)."""
+    written = {
+        key: value for key, value in data.items() if key in CORE_SETTINGS or key in ruleset.options
+    }
+    try:
+        settings = Settings.from_dict(written)
+    except ValueError as error:
+        raise ScenarioError(str(error)) from error
+    if settings.strictness < 1:
         raise ScenarioError("strictness must be a whole number >= 1")
-    return Settings(
-        seed=seed,
-        mayor=bool(data.get("mayor", False)),
-        strictness=strictness,
-        close_early=bool(data.get("close_early", False)),
-        reveal_roles=bool(data.get("reveal_roles", True)),
-    )
+    return settings
 
 
 def _votes(raw: Any, names: set[str], index: int) -> list[Vote]:
@@ -83,26 +94,16 @@ def _votes(raw: Any, names: set[str], index: int) -> list[Vote]:
 
 
 def _step_line(
-    state: Any, ruleset: Ruleset, events: Sequence[Any], rejected: Sequence[Any]
+    state: Any, ruleset: Ruleset[Any], events: Sequence[Any], rejected: Sequence[Any]
 ) -> dict[str, Any]:
+    view = ruleset.view(state)
     return {
-        "step": state.step,
-        "night": state.night,
-        "day": state.day,
+        "step": view.step,
+        "night": view.night,
+        "day": view.day,
         "asked": list(ruleset.asked(state)),
-        "votes": {key: list(targets) for key, targets in state.votes.items()},
+        "votes": {key: list(targets) for key, targets in view.votes.items()},
         "events": [event.to_dict() for event in (*rejected, *events)],
-    }
-
-
-def _end_line(state: Any) -> dict[str, Any]:
-    return {
-        "end": bool(state.is_over),
-        "winners": list(state.winners),
-        "teams": list(state.teams),
-        "alive": [p.name for p in state.players if p.alive],
-        "roles": {p.name: p.role for p in state.players},
-        "mayor": state.mayor,
     }
 
 
@@ -117,11 +118,9 @@ def run_scenario(data: Mapping[str, Any], *, until_end: bool = False) -> Scenari
         ruleset = get_ruleset(str(data.get("ruleset", "wakkerdam")))
     except UnknownRuleset as error:
         raise ScenarioError(str(error)) from error
-    from rules.wakkerdam.events import RejectedVote
-
-    seats = _players(data, ruleset)
+    seats = _players(data)
     try:
-        state = ruleset.new_game(seats, _settings(data))
+        state = ruleset.new_game(seats, _settings(data, ruleset))
     except ValueError as error:
         raise ScenarioError(str(error)) from error
     names = {seat.name for seat in seats}
@@ -130,14 +129,18 @@ def run_scenario(data: Mapping[str, Any], *, until_end: bool = False) -> Scenari
         raise ScenarioError("steps must be an array of tables")
     lines: list[dict[str, Any]] = []
     traces: list[tuple[str, ...]] = []
+    start = ruleset.transcript_start(state)
+    if start is not None:
+        lines.append(start)
     for index, script in enumerate(steps):
         if not isinstance(script, Mapping) or "step" not in script:
             raise ScenarioError(f"step {index}: each [[steps]] table needs a 'step'")
-        if state.step != script["step"]:
-            where = "the game is over" if state.is_over else f"the engine is at {state.step!r}"
+        view = ruleset.view(state)
+        if view.step != script["step"]:
+            where = "the game is over" if view.over else f"the engine is at {view.step!r}"
             raise ScenarioError(
                 f"step {index}: the script expects {script['step']!r} but {where}"
-                f" (night {state.night}, day {state.day})"
+                f" (night {view.night}, day {view.day})"
             )
         rejected = []
         for vote in _votes(script.get("votes"), names, index):
@@ -152,7 +155,7 @@ def run_scenario(data: Mapping[str, Any], *, until_end: bool = False) -> Scenari
         state = resolution.state
     if until_end or bool(data.get("until_end", False)):
         for _ in range(MAX_EXTRA_STEPS):
-            if state.is_over:
+            if ruleset.view(state).over:
                 break
             resolution = ruleset.resolve(state)
             lines.append(_step_line(state, ruleset, resolution.events, ()))
@@ -160,5 +163,5 @@ def run_scenario(data: Mapping[str, Any], *, until_end: bool = False) -> Scenari
             state = resolution.state
         else:
             raise ScenarioError(f"the game did not end within {MAX_EXTRA_STEPS} steps")
-    lines.append(_end_line(state))
+    lines.append(ruleset.transcript_end(state))
     return ScenarioRun(lines=tuple(lines), traces=tuple(traces))

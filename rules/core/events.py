@@ -72,3 +72,24 @@ class Event:
         for field in dataclasses.fields(self):
             result[field.name] = _plain(getattr(self, field.name))
         return result
+
+
+@dataclass(frozen=True)
+class RejectedVote(Event):
+    """The vote of ``player`` was refused for ``reason`` (a rejection code; private).
+
+    Every ruleset shares it: the scenario runner reports a refused scripted vote with it.
+    """
+
+    type: ClassVar[str] = "rejected"
+    player: str
+    reason: str
+
+    @property
+    def audience(self) -> Audience:
+        return Audience.player(self.player)
+
+
+def event_fields(event_type: type[Event]) -> tuple[str, ...]:
+    """Return the transcript fields of an event type, in declaration order."""
+    return tuple(field.name for field in dataclasses.fields(event_type))

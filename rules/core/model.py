@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from rules.core.events import Event
+from rules.core.view import JsonValue
 
 S = TypeVar("S")
 
@@ -21,15 +22,94 @@ class Seat:
     gender: str | None = None
 
 
+CORE_SETTINGS = ("seed", "strictness", "close_early", "reveal_roles")
+"""The settings every ruleset has; any other key of a settings dict is a ruleset option."""
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Game settings that the rules need (the step length is the daemon's business)."""
+    """Game settings that the rules need (the step length is the daemon's business).
+
+    ``options`` holds the ruleset's own settings (Wakkerdam: ``mayor``), validated by the
+    ruleset's ``new_game``.  The dict form (:meth:`to_dict`) writes them beside the core keys,
+    as a scenario file does, so one form serves the state dump, the game log, scenarios and replay.
+    """
 
     seed: int = 0
-    mayor: bool = True
     strictness: int = 2
     close_early: bool = False
     reveal_roles: bool = True
+    options: Mapping[str, JsonValue] = field(default_factory=dict)
+
+    def option(self, key: str, default: JsonValue = None) -> JsonValue:
+        """Return the ruleset option ``key``, or ``default`` when it is not set."""
+        return self.options.get(key, default)
+
+    def check_options(self, allowed: Mapping[str, JsonValue]) -> None:
+        """Raise ValueError unless every option is one of ``allowed`` with its default's type."""
+        for key, value in self.options.items():
+            if key not in allowed:
+                known = ", ".join(sorted(allowed)) or "none"
+                raise ValueError(f"unknown option {key!r} (this ruleset has: {known})")
+            expected = type(allowed[key])
+            if allowed[key] is not None and not isinstance(value, expected):
+                raise ValueError(f"option {key} must be a {expected.__name__}, not {value!r}")
+            if isinstance(value, bool) and expected is not bool:
+                raise ValueError(f"option {key} must be a {expected.__name__}, not {value!r}")
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """Return the JSON form: the core keys, then every option as a key of its own."""
+        result: dict[str, JsonValue] = {
+            "seed": self.seed,
+            "strictness": self.strictness,
+            "close_early": self.close_early,
+            "reveal_roles": self.reveal_roles,
+        }
+        for key, value in sorted(self.options.items()):
+            result[key] = value
+        return result
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        ignore: Iterable[str] = (),
+        defaults: Settings | None = None,
+    ) -> Settings:
+        """Build settings from their dict form; keys other than the core ones are options.
+
+        ``ignore`` names keys that are not settings (a scenario's ``ruleset``, ``players`` …);
+        a core key that is absent keeps its value in ``defaults``.  Raises ValueError for a core
+        key of the wrong type.
+        """
+        base = defaults if defaults is not None else cls()
+        skipped = set(ignore)
+        options = dict(base.options)
+        for key, value in data.items():
+            if key not in CORE_SETTINGS and key not in skipped:
+                options[str(key)] = value
+        return cls(
+            seed=_whole(data, "seed", base.seed),
+            strictness=_whole(data, "strictness", base.strictness),
+            close_early=_flag(data, "close_early", base.close_early),
+            reveal_roles=_flag(data, "reveal_roles", base.reveal_roles),
+            options=options,
+        )
+
+
+def _whole(data: Mapping[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be a whole number, not {value!r}")
+    return value
+
+
+def _flag(data: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false, not {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -77,7 +157,8 @@ class ActionChoice:
 
     ``keyword`` is the word the mail must carry to select this vote (None: a plain vote).
     ``targets`` are the valid names in seat order; ``previous`` is the choice the player may not
-    repeat (``()`` = blanco) or None.  The Heks also gets ``wounded``, ``elixir``, ``poison``.
+    repeat (``()`` = blanco) or None.  ``extra`` carries what a ruleset's step mail needs beyond
+    that, in JSON form (Wakkerdam's Heks: ``wounded``, ``elixir``, ``poison``).
     """
 
     action: str
@@ -87,9 +168,7 @@ class ActionChoice:
     max_names: int
     blanco: bool
     previous: tuple[str, ...] | None = None
-    wounded: tuple[str, ...] = ()
-    elixir: bool = False
-    poison: bool = False
+    extra: Mapping[str, JsonValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -140,17 +219,23 @@ class Choices:
 
 @dataclass(frozen=True)
 class RoleSpec:
-    """The declarative description of a role."""
+    """The declarative description of a role (its words live in the story packs).
+
+    ``flags`` are the ruleset's role categories, written once here (Wakkerdam: ``evil`` for the
+    Ziener's "kwaad", ``burns`` for the Priester's holy water, ``pack`` for who wakes with the
+    werewolves); ``step`` is the step in which the role acts, if any.
+    """
 
     id: str
-    name_nl: str
-    name_en: str
     team: str
     step: str | None = None
     no_repeat: bool = False
-    evil: bool = False
-    burns: bool = False
+    flags: frozenset[str] = frozenset()
     description: str = ""
+
+    def has(self, flag: str) -> bool:
+        """Whether the role carries the category ``flag``."""
+        return flag in self.flags
 
 
 def _role_tuple(roles: Mapping[str, int] | Iterable[str]) -> tuple[str, ...]:
@@ -168,16 +253,17 @@ def _role_tuple(roles: Mapping[str, int] | Iterable[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Distribution:
-    """A role distribution: ``players`` seats get the multiset ``roles``; ``mayor`` yes/no.
+    """A role distribution: ``players`` seats get the multiset ``roles``, with ruleset options.
 
     ``roles`` may be given as a mapping role -> count or as a sequence of role ids; it is
-    stored as a sorted tuple of role ids.  Raises ValueError when the count does not match.
+    stored as a sorted tuple of role ids.  ``options`` are ruleset settings that come with the
+    distribution (Wakkerdam: ``mayor``).  Raises ValueError when the count does not match.
     """
 
     id: str
     players: int
     roles: tuple[str, ...] = field(default=())
-    mayor: bool = True
+    options: Mapping[str, JsonValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "roles", _role_tuple(self.roles))
@@ -191,25 +277,30 @@ class Distribution:
         return dict(sorted(Counter(self.roles).items()))
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON/TOML form: id, players, roles (role -> count), mayor."""
-        return {
+        """Return the JSON/TOML form: id, players, roles (role -> count), then the options."""
+        result: dict[str, Any] = {
             "id": self.id,
             "players": self.players,
             "roles": self.role_counts(),
-            "mayor": self.mayor,
         }
+        result.update(sorted(self.options.items()))
+        return result
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, default_id: str = "") -> Distribution:
-        """Build a distribution from its dict/TOML form; raises ValueError when malformed."""
+        """Build a distribution from its dict/TOML form; keys beside id, players and roles are
+        options.  Raises ValueError when malformed."""
         try:
             roles = data["roles"]
             players = int(data.get("players", len(_role_tuple(roles))))
         except (KeyError, TypeError) as error:
             raise ValueError(f"bad distribution: {error}") from error
+        options = {
+            str(key): value for key, value in data.items() if key not in ("id", "players", "roles")
+        }
         return cls(
             id=str(data.get("id", default_id) or default_id or f"custom-{players}"),
             players=players,
             roles=roles,
-            mayor=bool(data.get("mayor", True)),
+            options=options,
         )

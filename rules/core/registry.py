@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from rules.core.ruleset import Ruleset
 
@@ -21,12 +22,12 @@ def ruleset_ids() -> tuple[str, ...]:
     return tuple(sorted(_RULESETS))
 
 
-def get_ruleset(ruleset_id: str) -> Ruleset:
+def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
     """Return the ruleset with this id; raises UnknownRuleset for an unknown id."""
     module_name = _RULESETS.get(ruleset_id)
     if module_name is None:
         known = ", ".join(ruleset_ids())
         raise UnknownRuleset(f"unknown ruleset {ruleset_id!r} (known: {known})")
     module = importlib.import_module(module_name)
-    ruleset: Ruleset = module.RULESET
+    ruleset: Ruleset[Any] = module.RULESET
     return ruleset

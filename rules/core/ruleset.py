@@ -1,11 +1,16 @@
-"""The interface every ruleset offers (the daemon, stories and the runner code against it)."""
+"""The interface every ruleset offers: the daemon, the stories and the runner code against it.
+
+A ruleset is a folder of its own (``rules/<id>/``) whose module exposes ``RULESET``, an object of
+this protocol, and one line in :mod:`rules.core.registry`.  Callers outside the ruleset never
+read its state object: they read :meth:`Ruleset.view` and call these methods.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from rules.core.events import Event
+from rules.core.events import Audience, Event
 from rules.core.model import (
     Accepted,
     Choices,
@@ -17,48 +22,131 @@ from rules.core.model import (
     Settings,
     Vote,
 )
+from rules.core.view import GameView, JsonValue
+
+S = TypeVar("S")
 
 
-class GameStateLike(Protocol):
-    """What callers may read on any ruleset's state."""
+class Ruleset(Protocol[S]):
+    """A complete ruleset: its ids, roles, distributions, and the pure game functions.
+
+    ``S`` is the ruleset's own (immutable) state type.  Every function is pure and
+    deterministic for the state's seed.
+    """
 
     @property
-    def step(self) -> str | None: ...
-    @property
-    def night(self) -> int: ...
-    @property
-    def day(self) -> int: ...
-    @property
-    def is_over(self) -> bool: ...
-    @property
-    def winners(self) -> tuple[str, ...]: ...
-    @property
-    def teams(self) -> tuple[str, ...]: ...
-
-
-class Ruleset(Protocol):
-    """A complete ruleset: roles, distributions, and the pure game functions."""
+    def id(self) -> str:
+        """The ruleset id (``wakkerdam``), as in ``narrator game create --ruleset``."""
+        ...
 
     @property
-    def id(self) -> str: ...
+    def roles(self) -> Mapping[str, RoleSpec]:
+        """Role id -> spec."""
+        ...
+
     @property
-    def roles(self) -> Mapping[str, RoleSpec]: ...
+    def steps(self) -> tuple[str, ...]:
+        """The step ids, in table order."""
+        ...
+
     @property
-    def steps(self) -> tuple[str, ...]: ...
+    def causes(self) -> tuple[str, ...]:
+        """The death cause ids."""
+        ...
+
     @property
-    def distributions(self) -> tuple[Distribution, ...]: ...
+    def teams(self) -> tuple[str, ...]:
+        """The team ids (what ``winners``' ``teams`` may hold)."""
+        ...
+
+    @property
+    def keywords(self) -> tuple[str, ...]:
+        """The ids of the special votes' keywords, in the order a vote reports them."""
+        ...
+
+    @property
+    def options(self) -> Mapping[str, JsonValue]:
+        """The ruleset's own settings with their defaults (Wakkerdam: ``{"mayor": True}``)."""
+        ...
+
+    @property
+    def event_types(self) -> Mapping[str, type[Event]]:
+        """Transcript event type -> its class, for every event the ruleset emits."""
+        ...
+
+    @property
+    def distributions(self) -> tuple[Distribution, ...]:
+        """The built-in role distributions."""
+        ...
 
     def pick_distribution(
         self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
-    ) -> Distribution: ...
+    ) -> Distribution:
+        """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError: none fits)."""
+        ...
+
     def deal(
         self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
-    ) -> tuple[Seat, ...]: ...
-    def new_game(self, seats: Sequence[Seat], settings: Settings) -> Any: ...
-    def asked(self, state: Any) -> tuple[str, ...]: ...
-    def choices(self, state: Any, player: str) -> Choices: ...
-    def apply(self, state: Any, vote: Vote) -> Accepted[Any] | Rejected: ...
-    def resolve(self, state: Any) -> Resolution[Any]: ...
-    def start_events(self, state: Any) -> tuple[Event, ...]: ...
-    def dump_state(self, state: Any) -> dict[str, Any]: ...
-    def load_state(self, data: Mapping[str, Any]) -> Any: ...
+    ) -> tuple[Seat, ...]:
+        """Deal the distribution's roles to ``names`` (seat order kept), seeded."""
+        ...
+
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> S:
+        """Return the state of a new game at its first step (ValueError on bad seats/settings)."""
+        ...
+
+    def view(self, state: S) -> GameView:
+        """Return what the rest of the program may read of ``state``."""
+        ...
+
+    def asked(self, state: S) -> tuple[str, ...]:
+        """Return who may vote in the current step, in seat order."""
+        ...
+
+    def all_voted(self, state: S) -> bool:
+        """Whether every vote that can close the step early has been sent."""
+        ...
+
+    def choices(self, state: S, player: str) -> Choices:
+        """Return what ``player`` may send now (no ``actions`` when he is not asked)."""
+        ...
+
+    def apply(self, state: S, vote: Vote) -> Accepted[S] | Rejected:
+        """Validate and store a vote (it replaces the player's earlier vote for that action)."""
+        ...
+
+    def resolve(self, state: S) -> Resolution[S]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        ...
+
+    def start_events(self, state: S) -> tuple[Event, ...]:
+        """Return the start's events: one ``role`` event per player, and any public ones."""
+        ...
+
+    def told_role(self, state: S, name: str) -> str | None:
+        """Return the role ``name`` believes he has (Wakkerdam's Dwaas: ``ziener``)."""
+        ...
+
+    def as_told(self, event: Event) -> Event:
+        """Return ``event`` as its audience is told it (a role change to a hidden role)."""
+        ...
+
+    def recipients(self, state: S, audience: Audience) -> frozenset[str] | None:
+        """Return the players who may learn an event with ``audience`` (None: everybody)."""
+        ...
+
+    def transcript_start(self, state: S) -> dict[str, Any] | None:
+        """Return the first line of a transcript (Lupus, Mafia: ``{"start": true, ...}``) or None."""
+        ...
+
+    def transcript_end(self, state: S) -> dict[str, Any]:
+        """Return the final object of a transcript (interfaces §3) for ``state``."""
+        ...
+
+    def dump_state(self, state: S) -> dict[str, Any]:
+        """Return the state as a JSON-safe dict."""
+        ...
+
+    def load_state(self, data: Mapping[str, Any]) -> S:
+        """Return the state from :meth:`dump_state`'s dict."""
+        ...

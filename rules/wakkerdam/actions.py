@@ -7,13 +7,16 @@ from dataclasses import replace
 from itertools import chain
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.view import JsonValue
 from rules.wakkerdam.roles import ROLE_ACTIONS, witte_weerwolf
 from rules.wakkerdam.spec import ActionSpec, Targets
 from rules.wakkerdam.state import GameState, Player
 
 NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend"})
 DEAD_STEPS = frozenset({"doden", "na_brandstapel"})
-KEYWORDS = frozenset({"witte", "burgemeester"})
+KEYWORD_ORDER = ("witte", "burgemeester")
+"""The special votes' keyword ids, in the order a vote reports them."""
+KEYWORDS = frozenset(KEYWORD_ORDER)
 
 ELECTION = ActionSpec(action="burgemeesterverkiezing", step="burgemeesterverkiezing")
 LYNCH = ActionSpec(action="brandstapel", step="brandstapel", lynch=True)
@@ -38,7 +41,7 @@ def actions_for(state: GameState, player: Player) -> tuple[ActionSpec, ...]:
     if not player.alive or (step in NIGHT_STEPS and player.name in state.asleep):
         return ()
     if step == "burgemeesterverkiezing":
-        needed = state.election_due and not state.elections_abolished and state.settings.mayor
+        needed = state.election_due and not state.elections_abolished and state.has_mayor
         return (ELECTION,) if needed and not player.fool_revealed else ()
     if step == "brandstapel":
         blocked = player.fool_revealed or player.name in state.jailed or player.name in state.guilty
@@ -252,12 +255,19 @@ def choices(state: GameState, name: str) -> Choices:
                 else action.max_names,
                 blanco=not (action.no_repeat and player.last_choice == ()),
                 previous=player.last_choice if action.no_repeat else None,
-                wounded=tuple(n for n, _c in state.wounded) if heks else (),
-                elixir=player.elixir if heks else False,
-                poison=player.poison if heks else False,
+                extra=_potions(state, player) if heks else {},
             )
         )
     return Choices(player=player.name, step=state.step, actions=tuple(result))
+
+
+def _potions(state: GameState, heks: Player) -> dict[str, JsonValue]:
+    """What the Heks's step mail shows: tonight's wounded and the potions she still has."""
+    return {
+        "wounded": [name for name, _cause in state.wounded],
+        "elixir": heks.elixir,
+        "poison": heks.poison,
+    }
 
 
 SharedTargets = tuple[tuple[str, ...], Mapping[str, int]]

@@ -61,7 +61,10 @@ def build(players: int, flavour: str = "classic") -> Distribution:
         roles[order[index % len(order)]] += 1
     roles["burger"] += players - sum(roles.values())
     return Distribution(
-        id=f"{flavour}-{players}", players=players, roles=tuple(roles.elements()), mayor=mayor
+        id=f"{flavour}-{players}",
+        players=players,
+        roles=tuple(roles.elements()),
+        options={"mayor": mayor},
     )
 
 

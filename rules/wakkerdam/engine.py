@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from rules.core.model import Resolution, Seat, Settings
 from rules.core.steps import StepSpec, StepTable
+from rules.core.view import JsonValue
 from rules.core.votes import count, leaders
 from rules.wakkerdam import actions
 from rules.wakkerdam.actions import actions_for, asked, vote_key
@@ -56,6 +57,9 @@ STEP_TABLE: StepTable[GameState] = StepTable(
 """The order of play (spec §3).  ``asked`` (actions.asked) holds each step's "who is asked"
 rule, one branch per step in :func:`rules.wakkerdam.actions.actions_for`."""
 
+OPTIONS: Mapping[str, JsonValue] = {"mayor": True}
+"""The ruleset's own settings and a new game's defaults (a state without ``mayor`` has none)."""
+
 REPEATING_STEPS = frozenset({"doden", "na_brandstapel"})
 NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend", "doden"})
 
@@ -65,21 +69,22 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
 
     Raises ValueError for duplicate names, unknown roles, or fewer than 3 / more than 1000 players.
     """
+    for seat in seats:
+        if seat.role not in ROLES:
+            raise ValueError(f"unknown role {seat.role!r} for {seat.name}")
     if not 3 <= len(seats) <= 1000:
         raise ValueError(f"a game has 3 to 1000 players, not {len(seats)}")
     names = [seat.name for seat in seats]
     if len({name.casefold() for name in names}) != len(names):
         raise ValueError("player names must be unique (ignoring case)")
-    for seat in seats:
-        if seat.role not in ROLES:
-            raise ValueError(f"unknown role {seat.role!r} for {seat.name}")
     if settings.strictness < 1:
         raise ValueError("strictness must be at least 1")
+    settings.check_options(OPTIONS)
     state = GameState(
         settings=settings,
         players=tuple(Player(name=s.name, role=s.role, gender=s.gender) for s in seats),
         distribution_roles=tuple(sorted({seat.role for seat in seats})),
-        election_due=settings.mayor,
+        election_due=bool(settings.option("mayor", False)),
     )
     return _advance(state, None)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rules.core.events import Audience, Event
+from rules.core.events import Audience, Event, RejectedVote
 from rules.core.votes import number
 
 
@@ -224,19 +224,6 @@ class Inactive(Event):
 
 
 @dataclass(frozen=True)
-class RejectedVote(Event):
-    """The vote of ``player`` was refused for ``reason`` (a rejection code; private)."""
-
-    type: ClassVar[str] = "rejected"
-    player: str
-    reason: str
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
 class Win(Event):
     """The game is over: ``teams`` won, ``winners`` are every winning player (public)."""
 
@@ -261,3 +248,32 @@ class RoleInfo(Event):
     @property
     def audience(self) -> Audience:
         return Audience.player(self.player)
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        Death,
+        Saved,
+        RoleChange,
+        Lovers,
+        Bodyguard,
+        Asleep,
+        Seen,
+        Burns,
+        Tally,
+        Enchanted,
+        Warned,
+        Marked,
+        Jailed,
+        Guilty,
+        Mayor,
+        NoMayor,
+        FoolRevealed,
+        Lynch,
+        Inactive,
+        RejectedVote,
+        Win,
+    )
+}
+"""Transcript event type -> its class: every event a Wakkerdam step can produce."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.core.events import Event
+from rules.core.events import Audience, AudienceKind, Event
 from rules.core.model import (
     Accepted,
     Choices,
@@ -18,11 +18,12 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.rng import shuffled
+from rules.core.view import GameView, JsonValue, SeatView
 from rules.wakkerdam import actions, distributions, engine, state
-from rules.wakkerdam.events import RoleInfo
+from rules.wakkerdam.events import EVENT_TYPES, RoleChange, RoleInfo
 from rules.wakkerdam.roles import ROLES
 from rules.wakkerdam.state import GameState
-from rules.wakkerdam.wins import team_of
+from rules.wakkerdam.wins import TEAM_ORDER, team_of
 
 # Who knows whom at the start (spec §10): role -> the roles he sees as team mates.
 KNOWS: Mapping[str, frozenset[str]] = {
@@ -32,13 +33,34 @@ KNOWS: Mapping[str, frozenset[str]] = {
     "fluitspeler": frozenset({"fluitspeler"}),
 }
 
+# Roles a player is told he has instead of his own (spec: the Dwaas believes he is the Ziener).
+TOLD_AS: Mapping[str, str] = {"dwaas": "ziener"}
+
+CAUSES = (
+    "weerwolven",
+    "vampiers",
+    "psychopaat",
+    "witte_weerwolf",
+    "gif",
+    "jager",
+    "brandstapel",
+    "liefdesverdriet",
+    "lijfwacht",
+    "inactiviteit",
+)
+
 
 class WakkerdamRuleset:
-    """The rules of "Weerwolven over de Mail" (spec: ../shared/spec/wakkerdam.md)."""
+    """The rules of "Weerwolven over de Mail" (docs/rules/wakkerdam.md)."""
 
     id = "wakkerdam"
     roles: Mapping[str, RoleSpec] = ROLES
     steps: tuple[str, ...] = engine.STEP_TABLE.ids()
+    causes: tuple[str, ...] = CAUSES
+    teams: tuple[str, ...] = TEAM_ORDER
+    keywords: tuple[str, ...] = actions.KEYWORD_ORDER
+    options: Mapping[str, JsonValue] = engine.OPTIONS
+    event_types: Mapping[str, type[Event]] = EVENT_TYPES
     distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS
 
     def pick_distribution(
@@ -73,6 +95,31 @@ class WakkerdamRuleset:
         """Start a game: the state at its first step (ValueError on bad seats or settings)."""
         return engine.new_game(seats, settings)
 
+    def view(self, state: GameState) -> GameView:
+        """Return the typed view of ``state``: step and phase, players, the mayor."""
+        step = state.step
+        return GameView(
+            step=step,
+            phase=engine.STEP_TABLE.get(step).phase if step is not None else None,
+            night=state.night,
+            day=state.day,
+            over=state.is_over,
+            winners=state.winners,
+            teams=state.teams,
+            players=tuple(
+                SeatView(
+                    name=player.name,
+                    alive=player.alive,
+                    role=player.role,
+                    team=team_of(player),
+                    missed=player.missed,
+                )
+                for player in state.players
+            ),
+            votes=state.votes,
+            facts={"mayor": state.mayor, "has_mayor": state.has_mayor},
+        )
+
     def asked(self, state: GameState) -> tuple[str, ...]:
         """Return who may vote in the current step, in seat order."""
         return actions.asked(state)
@@ -104,9 +151,45 @@ class WakkerdamRuleset:
         infos: list[Event] = []
         for player in state.players:
             mates = tuple(n for n in mates_by_role.get(player.role, ()) if n != player.name)
-            role = "ziener" if player.role == "dwaas" else player.role
+            role = TOLD_AS.get(player.role, player.role)
             infos.append(RoleInfo(player=player.name, role=role, team=team_of(player), mates=mates))
         return tuple(infos)
+
+    def told_role(self, state: GameState, name: str) -> str | None:
+        """Return the role ``name`` believes he has (the Dwaas: ``ziener``); None: no player."""
+        player = state.find(name)
+        return None if player is None else TOLD_AS.get(player.role, player.role)
+
+    def as_told(self, event: Event) -> Event:
+        """A thief or grave robber who takes the Dwaas's role is told he is now Ziener
+        (ruling 28); the log and the transcript keep the truth."""
+        if isinstance(event, RoleChange) and event.role in TOLD_AS:
+            return RoleChange(player=event.player, role=TOLD_AS[event.role])
+        return event
+
+    def recipients(self, state: GameState, audience: Audience) -> frozenset[str] | None:
+        """Return who may learn an event (None: everybody); a team is its living members."""
+        if audience.kind is AudienceKind.PUBLIC:
+            return None
+        if audience.kind is AudienceKind.PLAYERS:
+            return frozenset(audience.names)
+        teams = set(audience.names)
+        return frozenset(p.name for p in state.players if p.alive and team_of(p) in teams)
+
+    def transcript_start(self, state: GameState) -> dict[str, Any] | None:
+        """Wakkerdam transcripts have no start line."""
+        return None
+
+    def transcript_end(self, state: GameState) -> dict[str, Any]:
+        """Return the final object: end, winners, teams, alive, roles (the truth), mayor."""
+        return {
+            "end": bool(state.is_over),
+            "winners": list(state.winners),
+            "teams": list(state.teams),
+            "alive": [p.name for p in state.players if p.alive],
+            "roles": {p.name: p.role for p in state.players},
+            "mayor": state.mayor,
+        }
 
     def dump_state(self, game: GameState) -> dict[str, Any]:
         """Return the state as a JSON-safe dict."""

@@ -89,6 +89,11 @@ class GameState:
     ruleset: str = RULESET_ID
 
     @property
+    def has_mayor(self) -> bool:
+        """Whether the game has a Burgemeester (option ``mayor``; absent: no)."""
+        return bool(self.settings.option("mayor", False))
+
+    @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self.over
@@ -185,13 +190,7 @@ def dump_state(state: GameState) -> dict[str, Any]:
     """Return the state as a JSON-safe dict (see :func:`load_state`)."""
     return {
         "ruleset": state.ruleset,
-        "settings": {
-            "seed": state.settings.seed,
-            "mayor": state.settings.mayor,
-            "strictness": state.settings.strictness,
-            "close_early": state.settings.close_early,
-            "reveal_roles": state.settings.reveal_roles,
-        },
+        "settings": state.settings.to_dict(),
         "players": [_dump_player(player) for player in state.players],
         "distribution_roles": list(state.distribution_roles),
         "step": state.step,
@@ -268,13 +267,7 @@ def load_state(data: Mapping[str, Any]) -> GameState:
         raise ValueError(f"not a {RULESET_ID} state: {data.get('ruleset')!r}")
     settings = data["settings"]
     return GameState(
-        settings=Settings(
-            seed=int(settings["seed"]),
-            mayor=bool(settings["mayor"]),
-            strictness=int(settings["strictness"]),
-            close_early=bool(settings.get("close_early", False)),
-            reveal_roles=bool(settings.get("reveal_roles", True)),
-        ),
+        settings=Settings.from_dict(settings),
         players=tuple(_load_player(item) for item in data["players"]),
         distribution_roles=tuple(str(role) for role in data["distribution_roles"]),
         step=data.get("step"),

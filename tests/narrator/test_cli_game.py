@@ -211,7 +211,9 @@ def test_show_of_a_running_game_reads_the_rules_state(
     ruleset = get_ruleset("wakkerdam")
     distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
     seats = ruleset.deal([name for name, _ in SIGNUPS], distribution, 7)
-    state = ruleset.new_game(seats, Settings(seed=7, mayor=distribution.mayor))
+    state = ruleset.new_game(
+        seats, Settings(seed=7, options={"mayor": distribution.options["mayor"]})
+    )
     deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
     with transaction(sessions) as session:
         game = session.scalars(select(Game)).one()

@@ -15,7 +15,9 @@ def game(
 ) -> GameState:
     """Return a new game with these players (name -> role) in this seat order."""
     seats = [Seat(name=name, role=role) for name, role in roles.items()]
-    state: GameState = RS.new_game(seats, Settings(seed=seed, mayor=mayor, strictness=strictness))
+    state: GameState = RS.new_game(
+        seats, Settings(seed=seed, options={"mayor": mayor}, strictness=strictness)
+    )
     return state
 
 

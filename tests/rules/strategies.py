@@ -110,7 +110,11 @@ def builtin_setups(draw: st.DrawFn) -> Setup:
     names = NAMES[: distribution.players]
     genders = draw(st.lists(st.sampled_from([None, "man", "vrouw"]), min_size=len(names)))
     seats = RS.deal(list(zip(names, genders[: len(names)], strict=True)), distribution, seed)
-    settings = Settings(seed=seed, mayor=distribution.mayor, strictness=draw(st.integers(1, 3)))
+    settings = Settings(
+        seed=seed,
+        options={"mayor": distribution.options["mayor"]},
+        strictness=draw(st.integers(1, 3)),
+    )
     return Setup(source=distribution.id, seats=tuple(seats), settings=settings)
 
 
@@ -129,7 +133,7 @@ def random_setups(draw: st.DrawFn, low: int = 3, high: int = 40) -> Setup:
         roles = draw(st.permutations(roles))
     settings = Settings(
         seed=draw(st.integers(0, 2**32 - 1)),
-        mayor=draw(st.booleans()),
+        options={"mayor": draw(st.booleans())},
         strictness=draw(st.integers(1, 3)),
     )
     return Setup(source="random", seats=_seats(roles, [None] * size), settings=settings)
@@ -190,9 +194,12 @@ def valid_vote(
     if not targets:
         return None
     excused: set[str] = set()
-    if action.wounded or action.elixir or action.poison:  # the heks: a wounded and a healthy
-        wounded = [n for n in targets if n in action.wounded]
-        healthy = [n for n in targets if n not in action.wounded]
+    potions = action.extra
+    if potions:  # the heks: a wounded and a healthy
+        hurt = potions["wounded"]
+        assert isinstance(hurt, list)
+        wounded = [n for n in targets if n in hurt]
+        healthy = [n for n in targets if n not in hurt]
         names = [rng.choice(group) for group in (wounded, healthy) if group and rng.random() < 0.6]
         if not names:
             names = [rng.choice(targets)]

@@ -56,9 +56,13 @@ def reference_choices(state: GameState, name: str) -> Choices:
                 else action.max_names,
                 blanco=not (action.no_repeat and player.last_choice == ()),
                 previous=player.last_choice if action.no_repeat else None,
-                wounded=tuple(n for n, _c in state.wounded) if action.potions else (),
-                elixir=player.elixir if action.potions else False,
-                poison=player.poison if action.potions else False,
+                extra={
+                    "wounded": [n for n, _c in state.wounded],
+                    "elixir": player.elixir,
+                    "poison": player.poison,
+                }
+                if action.potions
+                else {},
             )
         )
     return Choices(player=player.name, step=state.step, actions=tuple(result))
@@ -124,7 +128,7 @@ def test_voters_share_one_list_unless_they_leave_out_a_name() -> None:
     """Wolves share the same tuple; each ziener's list leaves out himself only."""
     roles = ("ziener", "ziener", "weerwolf", "weerwolf", "burger", "burger")
     seats = [Seat(name, role) for name, role in zip(names_for(6), roles, strict=True)]
-    state: GameState = RS.new_game(seats, Settings(seed=1, mayor=False, strictness=3))
+    state: GameState = RS.new_game(seats, Settings(seed=1, options={"mayor": False}, strictness=3))
     while state.step != "nacht":
         state = RS.resolve(state).state
     wolves = [RS.choices(state, name).targets for name in ("Carla", "Dirk")]
@@ -138,7 +142,7 @@ def test_each_heks_gets_the_list_of_the_potions_she_has_left() -> None:
     """Two heksen in one state: the one without poison may only save the wounded."""
     roles = ("heks", "heks", "weerwolf", "burger", "burger")
     seats = [Seat(name, role) for name, role in zip(names_for(5), roles, strict=True)]
-    state: GameState = RS.new_game(seats, Settings(seed=1, mayor=False, strictness=3))
+    state: GameState = RS.new_game(seats, Settings(seed=1, options={"mayor": False}, strictness=3))
     players = (replace(state.players[0], poison=False), *state.players[1:])
     state = replace(state, step="heks", night=1, players=players, wounded=(("Dirk", "weerwolven"),))
     assert RS.choices(state, "Anna").targets == ("Dirk",)
@@ -152,7 +156,7 @@ def test_a_vote_keeps_the_lists_of_the_state_it_was_cast_in() -> None:
     (the property tests above compare them with the reference after every vote)."""
     roles = ("ziener", "ziener", "weerwolf", "weerwolf", "burger", "burger")
     seats = [Seat(name, role) for name, role in zip(names_for(6), roles, strict=True)]
-    state: GameState = RS.new_game(seats, Settings(seed=1, mayor=False, strictness=3))
+    state: GameState = RS.new_game(seats, Settings(seed=1, options={"mayor": False}, strictness=3))
     while state.step != "nacht":
         state = RS.resolve(state).state
     before = RS.choices(state, "Carla").targets

@@ -69,9 +69,9 @@ def test_pipeline_runs_stages_in_order_with_a_trace() -> None:
 
 
 def test_distribution_accepts_counts_or_lists() -> None:
-    by_count = Distribution("x", 3, {"weerwolf": 1, "burger": 2}, True)  # type: ignore[arg-type]
-    by_list = Distribution("x", 3, ("burger", "weerwolf", "burger"), True)
+    by_count = Distribution("x", 3, {"weerwolf": 1, "burger": 2}, {"mayor": True})  # type: ignore[arg-type]
+    by_list = Distribution("x", 3, ("burger", "weerwolf", "burger"), {"mayor": True})
     assert by_count == by_list
     assert by_count.to_dict()["roles"] == {"burger": 2, "weerwolf": 1}
     with pytest.raises(ValueError):
-        Distribution("bad", 4, ("burger",), False)
+        Distribution("bad", 4, ("burger",), {"mayor": False})

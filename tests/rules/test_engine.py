@@ -160,7 +160,7 @@ def test_choices_give_what_a_step_mail_needs() -> None:
     state, _ = step(state, {"Wolf": ["Bram"]})
     heks = RS.choices(state, "Heks")
     main = heks.actions[0]
-    assert main.wounded == ("Bram",) and main.elixir and main.poison
+    assert main.extra == {"wounded": ["Bram"], "elixir": True, "poison": True}
     assert main.min_names == 0 and main.max_names == 2 and "Bram" in heks.targets
     state, _ = step(state, {"Heks": ["Bram"]})  # elixir used
     state, _ = step(state)  # brandstapel
@@ -255,7 +255,7 @@ def test_bodyguard_substitution_is_in_the_wounded_list() -> None:
     assert {"type": "bodyguard", "player": "Guard", "guards": "Opa"} in events
     state, _ = step(state, {"Wolf": ["Opa"]})
     assert state.wounded == (("Guard", "lijfwacht"),)
-    assert RS.choices(state, "Heks").actions[0].wounded == ("Guard",)
+    assert RS.choices(state, "Heks").actions[0].extra["wounded"] == ["Guard"]
 
 
 def test_lovers_grief_welp_promotion_and_elder() -> None:
@@ -341,7 +341,7 @@ def test_seed_and_votes_replay_exactly() -> None:
                 ["dwaas", "weerwolf", "zondebok", "zondebok", "burger", "burger"]
             )
         ]
-        state = RS.new_game(seats, Settings(seed=seed, mayor=False, strictness=9))
+        state = RS.new_game(seats, Settings(seed=seed, options={"mayor": False}, strictness=9))
         out = []
         for _ in range(6):
             if state.is_over:

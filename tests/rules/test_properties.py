@@ -566,9 +566,7 @@ def scenario_of(setup: Setup, game: Game) -> dict[str, Any]:
     """The played game as a scenario file (interfaces §3): its final votes, step by step."""
     return {
         "ruleset": "wakkerdam",
-        "seed": setup.settings.seed,
-        "mayor": setup.settings.mayor,
-        "strictness": setup.settings.strictness,
+        **setup.settings.to_dict(),
         "players": {
             seat.name: f"{seat.role}, {seat.gender}" if seat.gender else seat.role
             for seat in setup.seats

@@ -41,12 +41,14 @@ RULES = get_ruleset("wakkerdam")
 DISTRIBUTIONS = [d for d in RULES.distributions if 5 <= d.players <= 16]
 # No built-in distribution of 5-16 has the dwaas: these admin-added ones do.
 DWAAS_DISTRIBUTIONS = [
-    Distribution("dwaas-6", 6, ("burger", "burger", "dwaas", "heks", "weerwolf", "ziener"), True),
+    Distribution(
+        "dwaas-6", 6, ("burger", "burger", "dwaas", "heks", "weerwolf", "ziener"), {"mayor": True}
+    ),
     Distribution(
         "dwaas-9",
         9,
         ("burger", "cupido", "dwaas", "genezer", "jager", "slet", "weerwolf", "weerwolf", "ziener"),
-        False,
+        {"mayor": False},
     ),
 ]
 

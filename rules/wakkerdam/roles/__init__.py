@@ -77,5 +77,5 @@ ROLE_ACTIONS: Mapping[str, tuple[ActionSpec, ...]] = MappingProxyType(
 )
 """Role id -> the votes the role casts (its own step; the jager's shot after death)."""
 
-EVIL: frozenset[str] = frozenset(role.id for role in ROLES.values() if role.evil)
-BURNS: frozenset[str] = frozenset(role.id for role in ROLES.values() if role.burns)
+EVIL: frozenset[str] = frozenset(role.id for role in ROLES.values() if role.has("evil"))
+BURNS: frozenset[str] = frozenset(role.id for role in ROLES.values() if role.has("burns"))

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="burger",
-    name_nl="Burger",
-    name_en="Villager",
     team=Team.BURGERS,
     description="An ordinary villager without a special gift.",
 )

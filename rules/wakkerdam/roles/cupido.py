@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="cupido",
-    name_nl="Cupido",
-    name_en="Cupid",
     team=Team.BURGERS,
     step="cupido",
     description="Before night 1 names two players (himself allowed) who become lovers.",

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="dief",
-    name_nl="Dief",
-    name_en="Thief",
     team=Team.BURGERS,
     step="dief",
     description="Before night 1 steals the role of another player, who becomes a burger.",

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="dorpsgek",
-    name_nl="Dorpsgek",
-    name_en="Village idiot",
     team=Team.BURGERS,
     description="Survives his lynch once: his role is revealed and he loses his vote.",
 )

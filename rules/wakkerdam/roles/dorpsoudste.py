@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="dorpsoudste",
-    name_nl="Dorpsoudste",
-    name_en="Elder",
     team=Team.BURGERS,
     description="Survives the first night attack; when he dies the burgers lose their gifts.",
 )

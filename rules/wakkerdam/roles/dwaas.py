@@ -9,8 +9,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="dwaas",
-    name_nl="Dwaas",
-    name_en="Fool",
     team=Team.BURGERS,
     step="nacht",
     description="Believes he is a ziener, but every vision shows a wrong role.",

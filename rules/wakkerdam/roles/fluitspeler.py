@@ -7,12 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="fluitspeler",
-    name_nl="Fluitspeler",
-    name_en="Piper",
     team=Team.FLUITSPELERS,
+    flags=frozenset({"evil", "burns"}),
     step="heks",
-    evil=True,
-    burns=True,
     description=(
         "Enchants one or two players each night; wins when every other living player is enchanted."
     ),

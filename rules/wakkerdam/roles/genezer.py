@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="genezer",
-    name_nl="Genezer",
-    name_en="Healer",
     team=Team.BURGERS,
     step="nacht",
     no_repeat=True,

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="goochelaar",
-    name_nl="Goochelaar",
-    name_en="Magician",
     team=Team.BURGERS,
     step="nacht",
     no_repeat=True,

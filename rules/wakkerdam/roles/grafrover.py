@@ -7,11 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Targets, Team
 
 SPEC = RoleSpec(
     id="grafrover",
-    name_nl="Grafrover",
-    name_en="Grave robber",
     team=Team.BURGERS,
+    flags=frozenset({"burns"}),
     step="grafrover",
-    burns=True,
     description="Once, from night 2 on, takes the role of a dead player.",
 )
 

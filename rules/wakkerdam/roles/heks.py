@@ -7,11 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="heks",
-    name_nl="Heks",
-    name_en="Witch",
     team=Team.BURGERS,
+    flags=frozenset({"burns"}),
     step="heks",
-    burns=True,
     description="Has one elixir (saves a wounded player) and one poison (kills a player).",
 )
 

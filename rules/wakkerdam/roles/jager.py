@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="jager",
-    name_nl="Jager",
-    name_en="Hunter",
     team=Team.BURGERS,
     description="When he dies (not of inactivity, not asleep) he shoots a player.",
 )

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="klaas_vaak",
-    name_nl="Klaas Vaak",
-    name_en="Sandman",
     team=Team.BURGERS,
     step="klaas_vaak",
     no_repeat=True,

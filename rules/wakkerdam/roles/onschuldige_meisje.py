@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="onschuldige_meisje",
-    name_nl="Onschuldige Meisje",
-    name_en="Little girl",
     team=Team.BURGERS,
     description="Hears the anonymous tallies of the werewolf and vampire votes.",
 )

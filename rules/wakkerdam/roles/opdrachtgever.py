@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="opdrachtgever",
-    name_nl="Opdrachtgever",
-    name_en="Employer",
     team=Team.BURGERS,
     step="opdrachtgever",
     description="Before night 1 hires a bodyguard, who dies in his place once.",

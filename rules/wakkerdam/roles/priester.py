@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="priester",
-    name_nl="Priester",
-    name_en="Priest",
     team=Team.BURGERS,
     step="nacht",
     description="Learns whether a player burns in holy water.",

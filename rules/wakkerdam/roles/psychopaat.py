@@ -7,12 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="psychopaat",
-    name_nl="Psychopaat",
-    name_en="Psychopath",
     team=Team.EIGEN,
+    flags=frozenset({"evil", "burns"}),
     step="nacht",
-    evil=True,
-    burns=True,
     description="Kills a player every night; wins alone.",
 )
 

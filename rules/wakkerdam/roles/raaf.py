@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="raaf",
-    name_nl="Raaf",
-    name_en="Raven",
     team=Team.BURGERS,
     step="ochtend",
     description="Marks a player, who gets two extra votes against him in the next lynch.",

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="schout",
-    name_nl="Schout",
-    name_en="Sheriff",
     team=Team.BURGERS,
     step="ochtend",
     no_repeat=True,

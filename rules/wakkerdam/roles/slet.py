@@ -7,12 +7,10 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="slet",
-    name_nl="Slet",
-    name_en="Harlot",
     team=Team.BURGERS,
+    flags=frozenset({"burns"}),
     step="nacht",
     no_repeat=True,
-    burns=True,
     description="Sleeps in another player's bed.",
 )
 

@@ -7,12 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="vampier",
-    name_nl="Vampier",
-    name_en="Vampire",
     team=Team.VAMPIERS,
+    flags=frozenset({"evil", "burns"}),
     step="nacht",
-    evil=True,
-    burns=True,
     description="Votes with the vampires for a victim every night.",
 )
 

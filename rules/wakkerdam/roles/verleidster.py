@@ -7,12 +7,10 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="verleidster",
-    name_nl="Verleidster",
-    name_en="Seductress",
     team=Team.BURGERS,
+    flags=frozenset({"burns"}),
     step="nacht",
     no_repeat=True,
-    burns=True,
     description="Lures a player into her own bed.",
 )
 

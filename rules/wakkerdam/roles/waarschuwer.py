@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="waarschuwer",
-    name_nl="Waarschuwer",
-    name_en="Warner",
     team=Team.BURGERS,
     step="ochtend",
     description="Warns a player, whose next lynch vote counts double.",

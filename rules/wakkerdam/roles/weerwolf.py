@@ -7,12 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="weerwolf",
-    name_nl="Weerwolf",
-    name_en="Werewolf",
     team=Team.WEERWOLVEN,
+    flags=frozenset({"evil", "burns"}),
     step="nacht",
-    evil=True,
-    burns=True,
     description="Votes with the pack for a victim every night.",
 )
 

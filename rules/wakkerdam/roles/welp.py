@@ -7,11 +7,8 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="welp",
-    name_nl="Welp",
-    name_en="Cub",
     team=Team.WEERWOLVEN,
-    evil=True,
-    burns=True,
+    flags=frozenset({"evil", "burns"}),
     description="A young werewolf: joins the pack when a werewolf dies.",
 )
 

@@ -7,12 +7,9 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="witte_weerwolf",
-    name_nl="Witte Weerwolf",
-    name_en="White werewolf",
     team=Team.EIGEN,
+    flags=frozenset({"evil", "burns"}),
     step="nacht",
-    evil=True,
-    burns=True,
     description="Votes with the pack, and on even nights kills alone (keyword witte); wins alone.",
 )
 

@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="ziener",
-    name_nl="Ziener",
-    name_en="Seer",
     team=Team.BURGERS,
     step="nacht",
     description="Learns the role of a player every night.",

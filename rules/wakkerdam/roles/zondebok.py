@@ -7,8 +7,6 @@ from rules.wakkerdam.spec import ActionSpec, Team
 
 SPEC = RoleSpec(
     id="zondebok",
-    name_nl="Zondebok",
-    name_en="Scapegoat",
     team=Team.BURGERS,
     description="Dies on a tied lynch, and then names players who may not vote in the next lynch.",
 )
