@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,49 +29,23 @@ from typing import Any
 import pytest
 
 from rules import scenario
-from rules.scenario import run_scenario
-from tests.spec_ids import CAUSES, EVENT_FIELDS, PAIR_TEAMS, ROLE_IDS, STEP_IDS
-from tests.spec_ids import TEAMS as SPEC_TEAMS
+from rules.scenario import SCENARIO_GENDERS, run_scenario
+from tests.spec_ids import SpecIds, spec_ids
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 FILES = sorted(SCENARIOS.rglob("*.toml"))
 IDS = [str(path.relative_to(SCENARIOS)) for path in FILES]
+RULESETS = sorted({path.relative_to(SCENARIOS).parts[0] for path in FILES})
 
-TEAMS = SPEC_TEAMS | PAIR_TEAMS
-REASONS = frozenset(
-    {
-        "not-asked",
-        "unknown-player",
-        "target-dead",
-        "target-alive",
-        "target-self",
-        "target-jailed",
-        "target-fool",
-        "pack-member",
-        "repeat",
-        "taken",
-        "wrong-count",
-        "duplicate-target",
-        "potion-used",
-        "target-enchanted",
-        "target-fluitspeler",
-        "keyword-required",
-        "no-special-vote",
-        "not-wounded",
-        "wounded",
-    }
-)
 SETTINGS_KEYS = frozenset(
-    {"ruleset", "seed", "mayor", "strictness", "players", "steps", "until_end"}
+    {"ruleset", "seed", "strictness", "players", "steps", "until_end"}
     | {"close_early", "reveal_roles", "speed"}
 )
 STEP_KEYS = frozenset({"step", "votes", "expect_events", "expect_no_events"})
 STEP_KEYS |= {"expect_only", "expect_asked"}
 EXPECT_KEYS = frozenset(
-    {"end", "winners", "teams", "alive", "roles", "mayor", "steps", "events", "no_events"}
+    {"end", "winners", "teams", "alive", "roles", "steps", "events", "no_events"}
 )
-SPECIAL_VOTES = frozenset({"witte", "burgemeester"})
-NAME = re.compile(r"^[A-Za-z]+$")
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -90,14 +63,17 @@ def player_role(value: str) -> tuple[str, str | None]:
 # --------------------------------------------------------------------------- format
 
 
-def format_errors(data: Mapping[str, Any]) -> list[str]:
-    """Return every way the scenario breaks the format of interfaces.md section 3."""
+def format_errors(data: Mapping[str, Any], folder: str) -> list[str]:
+    """Return every way the scenario breaks the format of interfaces.md section 3 (and its
+    ruleset's additions), for a file in ``tests/scenarios/<folder>/``."""
     errors: list[str] = []
-    unknown = {key for key in data if key not in SETTINGS_KEYS and not key.startswith("expect")}
+    if data.get("ruleset") != folder:
+        return [f"ruleset is {data.get('ruleset')!r}, but the file is in {folder}/"]
+    ids = spec_ids(folder)
+    allowed = SETTINGS_KEYS | ids.options
+    unknown = {key for key in data if key not in allowed and not key.startswith("expect")}
     if unknown:
         errors.append(f"unknown top-level keys {sorted(unknown)}")
-    if data.get("ruleset") != "wakkerdam":
-        errors.append(f"ruleset is {data.get('ruleset')!r}, not 'wakkerdam'")
     if not isinstance(data.get("seed"), int):
         errors.append("seed must be an integer")
     if not isinstance(data.get("mayor", False), bool):
@@ -110,19 +86,19 @@ def format_errors(data: Mapping[str, Any]) -> list[str]:
         return [*errors, "players must be a table of 3 to 1000 players"]
     names = set(players)
     for name, value in players.items():
-        if not NAME.match(name):
+        if not name.isalpha():
             errors.append(f"player name {name!r} is not letters only")
         role, gender = player_role(str(value))
-        if role not in ROLE_IDS:
+        if not ids.is_role(role):
             errors.append(f"player {name}: unknown role {role!r}")
-        if gender not in (None, "man", "vrouw"):
-            errors.append(f"player {name}: gender {gender!r} is not man|vrouw")
+        if gender is not None and gender not in SCENARIO_GENDERS:
+            errors.append(f"player {name}: gender {gender!r} is not {'|'.join(SCENARIO_GENDERS)}")
     steps = data.get("steps", [])
     if not isinstance(steps, list) or not steps:
         return [*errors, "steps must be a non-empty array of tables"]
     for index, step in enumerate(steps):
-        errors.extend(f"step {index}: {error}" for error in step_errors(step, names))
-    errors.extend(expect_errors(data.get("expect", {}), names))
+        errors.extend(f"step {index}: {error}" for error in step_errors(step, names, ids))
+    errors.extend(expect_errors(data.get("expect", {}), names, ids))
     if "expect" in data and not isinstance(data["expect"], dict):
         errors.append("expect must be a table")
     script = [step.get("step") for step in steps]
@@ -132,10 +108,10 @@ def format_errors(data: Mapping[str, Any]) -> list[str]:
     return errors
 
 
-def step_errors(step: Mapping[str, Any], names: set[str]) -> list[str]:
+def step_errors(step: Mapping[str, Any], names: set[str], ids: SpecIds) -> list[str]:
     """Return the format errors of one `[[steps]]` table."""
     errors = [f"unknown key {key!r}" for key in step if key not in STEP_KEYS]
-    if step.get("step") not in STEP_IDS:
+    if step.get("step") not in ids.steps:
         errors.append(f"unknown step {step.get('step')!r}")
     unknown_name_allowed = {
         pattern.get("player")
@@ -146,17 +122,17 @@ def step_errors(step: Mapping[str, Any], names: set[str]) -> list[str]:
         voter, _, keyword = key.partition(":")
         if voter not in names:
             errors.append(f"vote key {key!r} is not a player")
-        if keyword and keyword not in SPECIAL_VOTES:
+        if keyword and keyword not in ids.keywords:
             errors.append(f"vote key {key!r}: unknown keyword {keyword!r}")
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             errors.append(f"vote of {key!r} must be a list of names")
             continue
-        strangers = [t for t in targets if t not in names]
+        strangers = [t for t in targets if t not in names and not ids.is_value(t)]
         if strangers and voter not in unknown_name_allowed:
             errors.append(f"vote of {key!r} names unknown players {strangers}")
     for key in ("expect_events", "expect_no_events"):
         for pattern in step.get(key, []):
-            errors.extend(f"{key}: {error}" for error in pattern_errors(pattern, names))
+            errors.extend(f"{key}: {error}" for error in pattern_errors(pattern, names, ids))
     if not isinstance(step.get("expect_only", False), bool):
         errors.append("expect_only must be a boolean")
     errors.extend(
@@ -167,15 +143,15 @@ def step_errors(step: Mapping[str, Any], names: set[str]) -> list[str]:
     return errors
 
 
-def pattern_errors(pattern: Mapping[str, Any], names: set[str]) -> list[str]:
+def pattern_errors(pattern: Mapping[str, Any], names: set[str], ids: SpecIds) -> list[str]:
     """Return the errors of one event pattern (known type, known fields, known values)."""
     kind = pattern.get("type")
-    if kind not in EVENT_FIELDS:
+    if kind not in ids.events:
         return [f"unknown event type {kind!r}"]
     errors = [
         f"{kind}: unknown field {field!r}"
         for field in pattern
-        if field != "type" and field not in EVENT_FIELDS[kind]
+        if field != "type" and field not in ids.events[kind]
     ]
     for field in ("player", "target", "guards"):
         if field in pattern and pattern[field] not in names:
@@ -186,51 +162,57 @@ def pattern_errors(pattern: Mapping[str, Any], names: set[str]) -> list[str]:
             for name in pattern.get(field, [])
             if name not in names
         )
-    if "role" in pattern and pattern["role"] not in ROLE_IDS:
+    if "role" in pattern and not ids.is_role(pattern["role"]):
         errors.append(f"{kind}: unknown role {pattern['role']!r}")
-    if kind == "death" and "cause" in pattern and pattern["cause"] not in CAUSES:
+    if kind == "death" and "cause" in pattern and pattern["cause"] not in ids.causes:
         errors.append(f"death: unknown cause {pattern['cause']!r}")
-    if kind == "rejected" and "reason" in pattern and pattern["reason"] not in REASONS:
+    if kind == "rejected" and "reason" in pattern and pattern["reason"] not in ids.reasons:
         errors.append(f"rejected: unknown reason {pattern['reason']!r}")
-    if kind == "win" and not set(pattern.get("teams", [])) <= TEAMS:
+    if kind == "win" and not set(pattern.get("teams", [])) <= ids.teams:
         errors.append(f"win: unknown teams {pattern['teams']}")
     return errors
 
 
-def expect_errors(expect: Mapping[str, Any], names: set[str]) -> list[str]:
+def expect_errors(expect: Mapping[str, Any], names: set[str], ids: SpecIds) -> list[str]:
     """Return the errors of the top-level `[expect]` table."""
-    errors = [f"expect: unknown key {key!r}" for key in expect if key not in EXPECT_KEYS]
+    known = EXPECT_KEYS | ids.expect_keys
+    errors = [f"expect: unknown key {key!r}" for key in expect if key not in known]
     for key in ("winners", "alive"):
         errors.extend(
             f"expect.{key}: unknown player {n!r}" for n in expect.get(key, []) if n not in names
         )
-    if not set(expect.get("teams", [])) <= TEAMS:
+    if not set(expect.get("teams", [])) <= ids.teams:
         errors.append(f"expect.teams: unknown teams {expect['teams']}")
     for name, role in expect.get("roles", {}).items():
-        if name not in names or role not in ROLE_IDS:
+        if name not in names or not ids.is_role(role):
             errors.append(f"expect.roles: bad entry {name} = {role!r}")
     if expect.get("mayor", "") not in names | {""}:
         errors.append(f"expect.mayor: {expect['mayor']!r} is not a player")
     errors.extend(
-        f"expect.steps: unknown step {s!r}" for s in expect.get("steps", []) if s not in STEP_IDS
+        f"expect.steps: unknown step {s!r}" for s in expect.get("steps", []) if s not in ids.steps
     )
     for key in ("events", "no_events"):
         for pattern in expect.get(key, []):
-            errors.extend(f"expect.{key}: {error}" for error in pattern_errors(pattern, names))
+            errors.extend(f"expect.{key}: {error}" for error in pattern_errors(pattern, names, ids))
     return errors
 
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_scenario_file_is_valid(path: Path) -> None:
-    errors = format_errors(load(path))
+    folder = path.relative_to(SCENARIOS).parts[0]
+    errors = format_errors(load(path), folder)
     assert not errors, f"{path.relative_to(SCENARIOS)}:\n  " + "\n  ".join(errors)
 
 
-def test_suite_covers_every_role() -> None:
-    used = {
-        player_role(str(value))[0] for path in FILES for value in load(path)["players"].values()
-    }
-    assert used >= ROLE_IDS, f"roles without a scenario: {sorted(ROLE_IDS - used)}"
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_suite_covers_every_role(ruleset: str) -> None:
+    ids = spec_ids(ruleset)
+    used: set[str] = set()
+    for path in FILES:
+        if path.relative_to(SCENARIOS).parts[0] == ruleset:
+            for value in load(path)["players"].values():
+                used |= ids.role_parts(player_role(str(value))[0])
+    assert used >= ids.roles, f"{ruleset}: roles without a scenario: {sorted(ids.roles - used)}"
 
 
 # --------------------------------------------------------------------------- running
