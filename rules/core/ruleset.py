@@ -136,7 +136,7 @@ class Ruleset(Protocol[S]):
         ...
 
     def transcript_start(self, state: S) -> dict[str, Any] | None:
-        """Return the first line of a transcript (Lupus, Mafia: ``{"start": true, ...}``) or None."""
+        """Return the first transcript line (Lupus, Mafia: ``{"start": true, ...}``), or None."""
         ...
 
     def transcript_end(self, state: S) -> dict[str, Any]:

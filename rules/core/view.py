@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-JsonValue: TypeAlias = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
 """A value that JSON (and so the database, the game log and a scenario file) can hold."""
 
 
@@ -32,8 +32,8 @@ class GameView:
     ``step`` is None once the game is over; ``phase`` is the step's phase from the ruleset's
     step table (e.g. ``start``, ``night``, ``day``; None when over).  ``night``/``day`` number
     the moment as the transcripts do.  ``votes`` are the votes in force (admin view: key
-    ``Name`` or ``Name:keyword`` -> names, ``()`` = blank), in arrival order.  ``facts`` are the ruleset's public facts that stories
-    may show (Wakkerdam: ``{"mayor": "Anna", "has_mayor": True}``).
+    ``Name`` or ``Name:keyword`` -> names, ``()`` = blank), in arrival order.  ``facts`` are
+    the ruleset's public facts that stories may show (Wakkerdam: ``{"mayor": "Anna", "has_mayor": True}``).
     """
 
     step: str | None
