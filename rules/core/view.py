@@ -33,7 +33,8 @@ class GameView:
     step table (e.g. ``start``, ``night``, ``day``; None when over).  ``night``/``day`` number
     the moment as the transcripts do.  ``votes`` are the votes in force (admin view: key
     ``Name`` or ``Name:keyword`` -> names, ``()`` = blank), in arrival order.  ``facts`` are
-    the ruleset's public facts that stories may show (Wakkerdam: ``{"mayor": "Anna", "has_mayor": True}``).
+    the ruleset's public facts that stories may show
+    (Wakkerdam: ``{"mayor": "Anna", "has_mayor": True}``).
     """
 
     step: str | None
