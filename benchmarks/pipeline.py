@@ -50,6 +50,7 @@ from narrator.db import make_engine, session_factory, transaction, upgrade  # no
 from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, game_players  # noqa: E402
 from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
+from narrator.service.work import unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
 
 NARRATOR = "verteller@example.org"
@@ -136,7 +137,7 @@ def player_names(count: int) -> list[str]:
 
 
 def everybody_asked(game: Game) -> bool:
-    state = service.load_state(game)
+    state = service.state_of(game)
     living = [p.name for p in state.players if p.alive]
     return sorted(service.ruleset_of(game).asked(state)) == sorted(living)
 
@@ -153,7 +154,8 @@ def set_up_games(
     votes: list[tuple[str, bytes]] = []
     for g in range(games):
         name = f"{prefix}{g + 1}"
-        with transaction(factory) as session:
+        with unit_of_work(factory) as work:
+            session = work.session
             game = Game(
                 name=name,
                 name_key=name.lower(),
@@ -168,7 +170,7 @@ def set_up_games(
             session.flush()
             for n, player in enumerate(player_names(players)):
                 service.signup(
-                    session,
+                    work,
                     mailer,
                     game,
                     email=f"{player.lower()}@{name.lower()}.example.org",
@@ -176,15 +178,15 @@ def set_up_games(
                     gender="vrouw" if n % 2 else "man",
                     now=now,
                 )
-            service.start_game(session, mailer, game, now=now, seed=g)
+            service.start_game(work, mailer, game, now=now, seed=g)
             for _ in range(20):
                 if everybody_asked(game):
                     break
-                service.close_step(session, mailer, game, now=now)
+                service.close_step(work, mailer, game, now=now)
             if not everybody_asked(game):
                 raise RuntimeError(f"{name}: no step where everybody is asked")
             rs = service.ruleset_of(game)
-            state = service.load_state(game)
+            state = service.load_state(work, game)
             emails = {p.name: p.email for p in game_players(session, game)}
             for player in rs.asked(state):
                 action = rs.choices(state, player).actions[0]

@@ -40,6 +40,7 @@ from narrator.db import make_engine, session_factory, transaction, upgrade  # no
 from narrator.models import Game, GameStatus, OutboxMessage, Player, fold_name  # noqa: E402
 from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
+from narrator.service.work import unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
 
 
@@ -90,20 +91,22 @@ def measure(
                 )
             game_id = game.id
         started = time.perf_counter()
-        with transaction(factory) as session:
+        with unit_of_work(factory) as work:
+            session = work.session
             game = session.get(Game, game_id)
-            service.start_game(session, mailer, game, now=now, seed=1)
+            service.start_game(work, mailer, game, now=now, seed=1)
             figures["start mails"] = queued(session)
         figures["start"] = time.perf_counter() - started
         for _ in range(20):
-            with transaction(factory) as session:
+            with unit_of_work(factory) as work:
+                session = work.session
                 before = queued(session)
                 game = session.get(Game, game_id)
                 profiler = cProfile.Profile() if profile else None
                 started = time.perf_counter()
                 if profiler is not None:
                     profiler.enable()
-                service.close_step(session, mailer, game, now=now)
+                service.close_step(work, mailer, game, now=now)
                 session.flush()
                 if profiler is not None:
                     profiler.disable()

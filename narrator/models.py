@@ -22,10 +22,9 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
-    event,
     select,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, object_session
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 # Stable constraint names, so that migrations can name what they create and drop.
@@ -166,6 +165,9 @@ class Game(Base):
     strictness: Mapped[int] = mapped_column(Integer)
     close_early: Mapped[bool] = mapped_column(Boolean, default=False)
     reveal_roles: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The ruleset's own settings chosen for this game (``game create --option``), validated by
+    # the ruleset; a distribution's options and the ruleset's defaults fill in the rest.
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.SIGNUP.value, index=True)
     seed: Mapped[int | None] = mapped_column(BigInteger)
     distribution_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
@@ -361,7 +363,7 @@ class RoleDistribution(Base):
     key: Mapped[str] = mapped_column(String(NAME_LENGTH))  # the distribution id shown to admins
     players: Mapped[int] = mapped_column(Integer, index=True)
     roles: Mapped[list[Any]] = mapped_column(JSON)  # role ids, one per player, sorted
-    mayor: Mapped[bool] = mapped_column(Boolean)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # ruleset settings (mayor)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
@@ -388,49 +390,11 @@ def find_player(session: Session, game: Game, name: str) -> Player | None:
     return session.scalars(query).one_or_none()
 
 
-# Per-transaction memos kept in ``Session.info`` (see ``_forget_memos``).
-PLAYERS_MEMO = "narrator.game_players"
-STATES_MEMO = "narrator.rules_states"
-CASTS_MEMO = "narrator.story_casts"
-PENDING_STATES = "narrator.pending_states"  # rules states stored, not yet written (services)
-#: Every memo forgotten when a transaction (or a savepoint) ends; the services add theirs.
-TRANSACTION_MEMOS: list[str] = [PLAYERS_MEMO, STATES_MEMO, CASTS_MEMO, PENDING_STATES]
-
-
 def game_players(session: Session, game: Game) -> list[Player]:
-    """Return the players of `game` in seat order.
-
-    The list is remembered until the transaction ends or a player is written (inserted,
-    changed, deleted), since processing a batch of mail asks for it once per mail.
-    """
-    memo: dict[int, list[Player]] = session.info.setdefault(PLAYERS_MEMO, {})
-    known = memo.get(game.id)
-    if known is not None and not any(isinstance(o, Player) for o in session.new):
-        return list(known)
+    """Return the players of `game` in seat order (read each time: a unit of work keeps them,
+    see :class:`narrator.service.work.Work`)."""
     query = select(Player).where(Player.game_id == game.id).order_by(Player.seat, Player.id)
-    players = list(session.scalars(query))
-    memo[game.id] = players
-    return list(players)
-
-
-@event.listens_for(Player, "after_insert")
-@event.listens_for(Player, "after_update")
-@event.listens_for(Player, "after_delete")
-def _players_written(_mapper: Any, _connection: Any, target: Player) -> None:
-    session = object_session(target)
-    if session is not None:
-        session.info.pop(PLAYERS_MEMO, None)
-
-
-@event.listens_for(Session, "after_transaction_end")
-def _forget_memos(session: Session, transaction: Any) -> None:
-    """What a transaction read may be stale in the next one (another process may write), and
-    what a rolled-back savepoint wrote never happened.  (A flush's own subtransaction ends
-    too; it changes nothing of the kind.)"""
-    if transaction.parent is not None and not transaction.nested:
-        return
-    for memo in TRANSACTION_MEMOS:
-        session.info.pop(memo, None)
+    return list(session.scalars(query))
 
 
 def admin_emails(session: Session, configured: tuple[str, ...] = ()) -> list[str]:

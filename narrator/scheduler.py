@@ -34,6 +34,7 @@ from narrator.models import Game, GameStatus
 from narrator.outages import log_failure
 from narrator.service import games as service
 from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 
 log = logging.getLogger("narrator.scheduler")
 
@@ -54,11 +55,6 @@ ReminderLead = Callable[[timedelta], timedelta]
 # --- the jobs: one transaction each --------------------------------------------------------
 
 
-def _locked_game(session: Session, game_id: int) -> Game | None:
-    """The game row, locked until the end of the transaction (FOR UPDATE; a no-op on SQLite)."""
-    return session.scalar(select(Game).where(Game.id == game_id).with_for_update())
-
-
 def close_if_due(
     factory: sessionmaker[Session], mailer: Mailer, game_id: int, now: datetime
 ) -> bool:
@@ -67,14 +63,14 @@ def close_if_due(
     The game row is locked and the deadline re-checked inside the transaction, so a deadline
     that another process (or an earlier run) has already handled is left alone.
     """
-    with transaction(factory) as session:
-        game = _locked_game(session, game_id)
+    with unit_of_work(factory) as work:
+        game = work.locked_game(game_id)
         if game is None or game.status != GameStatus.RUNNING.value:
             return False
         if game.deadline is None or game.deadline > now:
             return False
         step, number = game.step, game.step_number
-        service.close_step(session, mailer, game, now=now)
+        service.close_step(work, mailer, game, now=now)
         log.info(
             "game %s: step %d (%s) closed at its deadline; now %s",
             game.name,
@@ -106,14 +102,14 @@ def remind_if_due(
     Returns the players reminded, or None when nothing was due (already reminded, deadline
     passed, paused, or another process did it).
     """
-    with transaction(factory) as session:
-        game = _locked_game(session, game_id)
+    with unit_of_work(factory) as work:
+        game = work.locked_game(game_id)
         if game is None or game.status != GameStatus.RUNNING.value or game.reminded_at is not None:
             return None
         due = reminder_time(game, lead)
         if due is None or game.deadline is None or not due <= now < game.deadline:
             return None
-        reminded = service.send_reminders(session, mailer, game, now=now)
+        reminded = service.send_reminders(work, mailer, game, now=now)
         log.info(
             "game %s: step %d reminder sent to %s",
             game.name,

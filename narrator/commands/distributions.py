@@ -17,11 +17,12 @@ from sqlalchemy.orm import Session
 from narrator.cli import CommandError
 from narrator.commands.db import config_from_args, database_session
 from narrator.models import NAME_LENGTH, RoleDistribution
+from rules.core.model import Settings
 
 DEFAULT_RULESET = "wakkerdam"
 MIN_PLAYERS = 3
 MAX_PLAYERS = 1000
-_FILE_KEYS = ("id", "ruleset", "players", "roles", "mayor")
+_FILE_KEYS = ("id", "ruleset", "players", "roles")  # and the ruleset's options (mayor, …)
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -43,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     listing.set_defaults(func=_list)
 
     add = commands.add_parser(
-        "add", parents=[common], help="add a distribution from a TOML file (players, roles, mayor)"
+        "add",
+        parents=[common],
+        help="add a distribution from a TOML file (players, roles, ruleset options: mayor)",
     )
     add.add_argument("file", metavar="FILE", type=Path)
     add.set_defaults(func=_add)
@@ -70,14 +73,21 @@ def stored_distributions(
 
 
 def _row(
-    ruleset_id: str, key: str, players: int, roles: list[str], mayor: bool, source: str
+    ruleset_id: str,
+    key: str,
+    players: int,
+    roles: list[str],
+    options: Mapping[str, Any],
+    source: str,
 ) -> dict[str, Any]:
+    """One distribution as `list --json` prints it: its options stand beside the roles, as in
+    its file."""
     return {
         "id": key,
         "ruleset": ruleset_id,
         "players": players,
         "roles": dict(sorted(Counter(roles).items())),
-        "mayor": mayor,
+        **dict(sorted(options.items())),
         "source": source,
     }
 
@@ -88,13 +98,13 @@ def _list(args: argparse.Namespace) -> None:
     config = config_from_args(args)
     ruleset = ruleset_or_error(args.ruleset)
     rows = [
-        _row(args.ruleset, d.id, d.players, list(d.roles), d.mayor, "builtin")
+        _row(args.ruleset, d.id, d.players, list(d.roles), d.options, "builtin")
         for d in ruleset.distributions
         if args.players is None or d.players == args.players
     ]
     with database_session(config) as session:
         rows += [
-            _row(args.ruleset, d.key, d.players, list(d.roles), d.mayor, "custom")
+            _row(args.ruleset, d.key, d.players, list(d.roles), d.options, "custom")
             for d in stored_distributions(session, args.ruleset, args.players)
         ]
     rows.sort(key=lambda row: (row["players"], row["source"], row["id"]))
@@ -103,8 +113,12 @@ def _list(args: argparse.Namespace) -> None:
             print(json.dumps(row))
         else:
             roles = ", ".join(f"{count} {role}" for role, count in row["roles"].items())
-            mayor = "mayor" if row["mayor"] else "no mayor"
-            print(f"{row['id']}  {row['players']} players, {mayor}, {row['source']}: {roles}")
+            options = "".join(
+                f", {key}={json.dumps(value)}"
+                for key, value in row.items()
+                if key not in ("id", "ruleset", "players", "roles", "source")
+            )
+            print(f"{row['id']}  {row['players']} players{options}, {row['source']}: {roles}")
     if not rows and not args.json:
         wanted = f" for {args.players} players" if args.players is not None else ""
         print(f"no distributions{wanted}")
@@ -113,8 +127,11 @@ def _list(args: argparse.Namespace) -> None:
 def _add(args: argparse.Namespace) -> None:
     data = _read(args.file)
     config = config_from_args(args)
-    ruleset_id, key, players, roles, mayor = _validate(data, args.file)
+    ruleset_id = data.get("ruleset", DEFAULT_RULESET)
+    if not isinstance(ruleset_id, str):
+        raise CommandError(f"{args.file}: 'ruleset' must be a string")
     ruleset = ruleset_or_error(ruleset_id)
+    key, players, roles, options = _validate(data, args.file, ruleset.options)
     unknown = sorted(set(roles) - set(ruleset.roles))
     if unknown:
         known = ", ".join(sorted(ruleset.roles))
@@ -134,7 +151,11 @@ def _add(args: argparse.Namespace) -> None:
             raise CommandError(f"{args.file}: a distribution with id {key!r} already exists")
         session.add(
             RoleDistribution(
-                ruleset=ruleset_id, key=key, players=players, roles=sorted(roles), mayor=mayor
+                ruleset=ruleset_id,
+                key=key,
+                players=players,
+                roles=sorted(roles),
+                options=options,
             )
         )
     print(f"added distribution {key} ({players} players) to {ruleset_id}")
@@ -152,18 +173,24 @@ def _read(path: Path) -> dict[str, Any]:
         raise CommandError(f"{path}: not valid TOML: {error}") from None
 
 
-def _validate(data: Mapping[str, Any], path: Path) -> tuple[str, str | None, int, list[str], bool]:
-    unknown = sorted(set(data) - set(_FILE_KEYS))
+def _validate(
+    data: Mapping[str, Any], path: Path, known_options: Mapping[str, Any]
+) -> tuple[str | None, int, list[str], dict[str, Any]]:
+    """Check a distribution file; return its id, players, roles and ruleset options."""
+    allowed = (*_FILE_KEYS, *known_options)
+    unknown = sorted(set(data) - set(allowed))
     if unknown:
         raise CommandError(
-            f"{path}: unknown key(s) {', '.join(unknown)} (expected: {', '.join(_FILE_KEYS)})"
+            f"{path}: unknown key(s) {', '.join(unknown)} (expected: {', '.join(allowed)})"
         )
-    for required in ("players", "roles", "mayor"):
+    for required in ("players", "roles"):
         if required not in data:
-            raise CommandError(f"{path}: missing key {required!r} (players, roles, mayor)")
-    ruleset_id = data.get("ruleset", DEFAULT_RULESET)
-    if not isinstance(ruleset_id, str):
-        raise CommandError(f"{path}: 'ruleset' must be a string")
+            raise CommandError(f"{path}: missing key {required!r} (players, roles)")
+    options = {name: data[name] for name in known_options if name in data}
+    try:
+        Settings(options=options).check_options(known_options)
+    except ValueError as error:
+        raise CommandError(f"{path}: {error}") from None
     key = data.get("id")
     if key is not None and (
         not isinstance(key, str) or not _ID.fullmatch(key) or len(key) > NAME_LENGTH
@@ -178,13 +205,10 @@ def _validate(data: Mapping[str, Any], path: Path) -> tuple[str, str | None, int
         raise CommandError(
             f"{path}: 'players' must be between {MIN_PLAYERS} and {MAX_PLAYERS}, not {players}"
         )
-    mayor = data["mayor"]
-    if not isinstance(mayor, bool):
-        raise CommandError(f"{path}: 'mayor' must be true or false")
     roles = _roles(data["roles"], path)
     if len(roles) != players:
         raise CommandError(f"{path}: {len(roles)} roles for {players} players (must be equal)")
-    return ruleset_id, key, players, roles, mayor
+    return key, players, roles, options
 
 
 def _roles(value: Any, path: Path) -> list[str]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Callable, Sequence
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,6 +38,8 @@ from narrator.service import games as service
 from narrator.service.authenticity import reply_addresses_from_config
 from narrator.service.games import GameError
 from narrator.service.mailer import Mailer
+from narrator.service.work import Work, work_in
+from rules.core.model import Settings
 from stories import FileStore
 
 GAME_NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -86,28 +89,30 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
-def game_view(session: Session, game: Game) -> dict[str, Any]:
+def game_view(work: Work, game: Game) -> dict[str, Any]:
     """Return the admin view of `game`: the exact ``game show --json`` object (interfaces §2).
 
     Before the start every role is null and every player alive; afterwards roles, life,
-    who is asked, winners and teams come from the rules engine's state of the game.
+    who is asked, winners and teams come from the ruleset's view of the game's state, as this
+    unit of work left it.
     """
-    players = game_players(session, game)
+    players = work.players(game)
     roles: dict[str, str | None] = {player.name: None for player in players}
     alive: dict[str, bool] = {player.name: True for player in players}
     asked: list[str] = []
     winners: list[str] = []
     teams: list[str] = []
-    if game.state is not None:
+    if work.has_state(game):
         ruleset = ruleset_or_error(game.ruleset)
-        state = service.load_state(game)  # as this transaction left it (maybe not yet written)
-        for seat in state.players:
+        state = work.state(game)
+        view = ruleset.view(state)
+        for seat in view.players:
             roles[seat.name] = seat.role
             alive[seat.name] = seat.alive
-        if game.status == GameStatus.RUNNING and not state.is_over:
+        if game.status == GameStatus.RUNNING and not view.over:
             asked = list(ruleset.asked(state))
-        winners = list(state.winners)
-        teams = list(state.teams)
+        winners = list(view.winners)
+        teams = list(view.teams)
     return {
         "name": game.name,
         "ruleset": game.ruleset,
@@ -161,8 +166,36 @@ def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
         action="store_false",
         help="do not announce the role of each dead player",
     )
+    create.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help='a ruleset option, e.g. mayor=false (VALUE as in TOML: true, 3, "text")',
+    )
     create.add_argument("--json", action="store_true", help="print the new game as JSON")
     create.set_defaults(func=_create)
+
+
+def parse_options(written: Sequence[str], known: Mapping[str, Any]) -> dict[str, Any]:
+    """Read ``KEY=VALUE`` options (VALUE a TOML value; a bare word is a string) and check them
+    against the ruleset's options; raises CommandError naming the bad one."""
+    options: dict[str, Any] = {}
+    for item in written:
+        key, equals, text = item.partition("=")
+        key = key.strip()
+        if not equals or not key:
+            raise CommandError(f"--option {item!r}: write KEY=VALUE, e.g. mayor=false")
+        try:
+            value = tomllib.loads(f"value = {text.strip()}")["value"]
+        except tomllib.TOMLDecodeError:
+            value = text.strip()
+        options[key] = value
+    try:
+        Settings(options=options).check_options(known)
+    except ValueError as error:
+        raise CommandError(f"--option: {error}") from None
+    return options
 
 
 def _create(args: argparse.Namespace) -> None:
@@ -174,7 +207,8 @@ def _create(args: argparse.Namespace) -> None:
         raise CommandError(f"--speed: {error}") from None
     if args.strictness < 1:
         raise CommandError(f"--strictness must be 1 or more, not {args.strictness}")
-    ruleset_or_error(args.ruleset)
+    ruleset = ruleset_or_error(args.ruleset)
+    options = parse_options(args.option, ruleset.options)
     language = args.lang or config.narrator.language
     if not _LANGUAGE.fullmatch(language):
         raise CommandError(f"--lang: not a language code: {language!r} (like nl or en)")
@@ -196,11 +230,12 @@ def _create(args: argparse.Namespace) -> None:
                 strictness=args.strictness,
                 close_early=args.close_early,
                 reveal_roles=args.reveal_roles,
+                options=options,
                 status=GameStatus.SIGNUP.value,
             )
             session.add(game)
             session.flush()
-            view = game_view(session, game)
+            view = game_view(Work(session), game)
     except IntegrityError:  # created by someone else between our check and our insert
         raise CommandError(f"a game called {name!r} already exists") from None
     if args.json:
@@ -267,7 +302,7 @@ def _show(args: argparse.Namespace) -> None:
     config = config_from_args(args)
     with database_session(config) as session:
         game = open_game(session, args.name)
-        view = game_view(session, game)
+        view = game_view(Work(session), game)
         unsubscribed = {p.name for p in game_players(session, game) if p.unsubscribed}
         settings = (
             f"{game.language}, theme {game.theme}, speed {format_duration(game.speed)}, "
@@ -337,18 +372,16 @@ def _mailer(config: Config, session: Session) -> Mailer:
     return mailer
 
 
-def _drive(
-    args: argparse.Namespace, action: Callable[[Session, Mailer, Game, datetime], str]
-) -> None:
+def _drive(args: argparse.Namespace, action: Callable[[Work, Mailer, Game, datetime], str]) -> None:
     """Run one game-service action on the named game in one transaction; print the result."""
     config = config_from_args(args)
-    with database_session(config) as session:
+    with database_session(config) as session, work_in(session) as work:
         game = open_game(session, args.name)
         try:
-            message = action(session, _mailer(config, session), game, datetime.now(UTC))
+            message = action(work, _mailer(config, session), game, datetime.now(UTC))
         except GameError as error:
             raise CommandError(str(error)) from None
-        view = game_view(session, game)
+        view = game_view(work, game)
     if getattr(args, "json", False):
         print(json.dumps(view))
     else:
@@ -367,9 +400,9 @@ def _add_start(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _start(args: argparse.Namespace) -> None:
-    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
         service.start_game(
-            session, mailer, game, now=now, seed=args.seed, distribution_id=args.distribution
+            work, mailer, game, now=now, seed=args.seed, distribution_id=args.distribution
         )
         return (
             f"started {game.name} with distribution {game.distribution_id} (seed {game.seed}); "
@@ -389,9 +422,9 @@ def _add_close_step(commands: Subparsers, common: argparse.ArgumentParser) -> No
 
 
 def _close_step(args: argparse.Namespace) -> None:
-    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
         step = game.step
-        events = service.close_step(session, mailer, game, now=now)
+        events = service.close_step(work, mailer, game, now=now)
         after = "the game is over" if game.status == GameStatus.ENDED.value else f"now {game.step}"
         return f"closed step {step} of {game.name} ({len(events)} events); {after}"
 
@@ -410,16 +443,16 @@ def _add_pause(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _pause(args: argparse.Namespace) -> None:
-    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
-        service.pause_game(session, game, now=now)
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.pause_game(work, game, now=now)
         return f"paused {game.name}"
 
     _drive(args, action)
 
 
 def _resume(args: argparse.Namespace) -> None:
-    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
-        service.resume_game(session, game, now=now)
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.resume_game(work, game, now=now)
         return f"resumed {game.name}; deadline {iso(game.deadline)}"
 
     _drive(args, action)
@@ -439,8 +472,8 @@ def _extend(args: argparse.Namespace) -> None:
     except ValueError as error:
         raise CommandError(f"DURATION: {error}") from None
 
-    def action(session: Session, mailer: Mailer, game: Game, now: datetime) -> str:
-        service.extend_deadline(session, game, timedelta(seconds=seconds), now=now)
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        service.extend_deadline(work, game, timedelta(seconds=seconds), now=now)
         return f"extended {game.name} by {format_duration(seconds)}; deadline {iso(game.deadline)}"
 
     _drive(args, action)

@@ -1,31 +1,25 @@
-"""The game service: signups, the start, votes and deadlines, applied to stored games.
+"""The game lifecycle: signups, the start, votes, deadlines, pauses, applied to stored games.
 
-Every public function works inside the caller's session (one transaction): it loads the rules
-state of the game, asks the pure rules engine, stores the new state and the game log, and
-queues the mails that follow from it through the :class:`~narrator.service.mailer.Mailer`.
-The clock (`now`) is always passed in.
+Every public function works inside the caller's unit of work (:class:`~narrator.service.work.
+Work`, one transaction): it reads the game's rules state from it, asks the pure rules engine,
+stores the new state and the game log, and queues the mails that follow from it through the
+:class:`~narrator.service.mailer.Mailer`.  What the mails say comes from
+:mod:`narrator.service.story_context`.  The clock (`now`) is always passed in.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.event import listens_for
-from sqlalchemy.orm import Session, object_session
-from sqlalchemy.orm.attributes import flag_dirty
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from narrator.durations import format_duration
 from narrator.models import (
-    CASTS_MEMO,
-    PENDING_STATES,
-    STATES_MEMO,
     Game,
     GameLogEntry,
     GameStatus,
@@ -35,17 +29,23 @@ from narrator.models import (
     Vote,
     fold_email,
     fold_name,
-    game_players,
 )
 from narrator.service.mailer import Mailer, ReplyTo
-from rules import get_ruleset
-from rules.core import Audience, AudienceKind, Distribution, Event, Rejected, Seat, Settings
+from narrator.service.story_context import (
+    actions_of,
+    audience_dicts,
+    mail_context,
+    mail_player,
+    story_cast,
+)
+from narrator.service.work import NotStarted, Work, ruleset_of, state_of
+from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
-from rules.core.ruleset import Ruleset
-from stories import Cast
 from stories import Event as StoryEvent
 
 log = logging.getLogger("narrator.games")
+
+__all__ = ["GameError", "ruleset_of", "state_of"]  # and the lifecycle functions below
 
 
 class GameError(Exception):
@@ -65,94 +65,20 @@ class GameError(Exception):
 MIN_PLAYERS = 3
 
 
-# --- state ----------------------------------------------------------------------------------
-
-
-def ruleset_of(game: Game) -> Ruleset:
-    """The rules engine of `game`."""
-    return get_ruleset(game.ruleset)
-
-
-def load_state(game: Game) -> Any:
-    """The rules state of a started game.
-
-    Loading a big game's state is not free and one transaction may need it many times (every
-    mail of an inbox batch for the game), so the state is remembered in the game's session
-    for exactly the stored document it came from: states are immutable, and a new document
-    (a vote stored, a rollback re-reading the row) is loaded afresh.
-    """
-    document = game.state
-    if document is None:
-        raise GameError("not-started", f"game {game.name} has not started")
-    session = object_session(game)
-    memo = session.info.setdefault(STATES_MEMO, {}) if session is not None else {}
-    # memo: game id -> (the stored document, the state loaded from it)
-    known = memo.get(game.id)
-    # (The ORM may hand back an equal copy of the document after a flush: compare, in C.)
-    if known is not None and (known[0] is document or known[0] == document):
-        return known[1]
-    state = ruleset_of(game).load_state(document)
-    memo[game.id] = (document, state)
-    return state
-
-
-def _store_state(game: Game, state: Any) -> None:
-    """Make `state` the game's rules state.
-
-    Writing the state (a document as large as the game) is left to the next flush of the
-    session (see :func:`_write_pending_states`): a batch of votes for one game writes it once,
-    not once per vote.  Until then :func:`load_state` hands out `state` itself.
-    """
-    game.step = state.step
-    game.night = state.night
-    game.day = state.day
-    session = object_session(game)
-    if session is None or game.id is None or game.state is None:
-        game.state = ruleset_of(game).dump_state(state)
-        if session is not None and game.id is not None:
-            session.info.setdefault(STATES_MEMO, {})[game.id] = (game.state, state)
-        return
-    session.info.setdefault(STATES_MEMO, {})[game.id] = (game.state, state)
-    session.info.setdefault(PENDING_STATES, {})[game.id] = (game, state)
-    flag_dirty(game)  # so that a flush (and its before_flush) comes
-
-
-@listens_for(Session, "before_flush")
-def _write_pending_states_on_flush(session: Session, _context: Any, _instances: Any) -> None:
-    _write_pending_states(session)
-
-
-@listens_for(Session, "before_commit")
-def _write_pending_states(session: Session) -> None:
-    """Dump every rules state stored since the last flush into its game's row (once)."""
-    pending: dict[int, tuple[Game, Any]] | None = session.info.pop(PENDING_STATES, None)
-    if not pending:
-        return
-    memo = session.info.setdefault(STATES_MEMO, {})
-    for game_id, (game, state) in pending.items():
-        game.state = ruleset_of(game).dump_state(state)
-        memo[game_id] = (game.state, state)
-
-
-def _log(
-    session: Session, game: Game, kind: str, payload: Mapping[str, Any], now: datetime
-) -> None:
-    session.add(
+def _log(work: Work, game: Game, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
+    work.session.add(
         GameLogEntry(
-            game_id=game.id, seq=_next_seq(game.id), kind=kind, payload=dict(payload), at=now
+            game_id=game.id, seq=work.next_log_seq(game), kind=kind, payload=dict(payload), at=now
         )
     )
 
 
-@functools.lru_cache(maxsize=1024)
-def _next_seq(game_id: int) -> Any:
-    """The next seq of the game's log, computed by the INSERT itself (no query, no flush of its
-    own); the expression is immutable, so it is built once per game and reused."""
-    return (
-        select(func.coalesce(func.max(GameLogEntry.seq), 0) + 1)
-        .where(GameLogEntry.game_id == game_id)
-        .scalar_subquery()
-    )
+def load_state(work: Work, game: Game) -> Any:
+    """The rules state of a started game in this unit of work; GameError before the start."""
+    try:
+        return work.state(game)
+    except NotStarted as error:
+        raise GameError("not-started", str(error)) from None
 
 
 def replay(game: Game, entries: Iterable[GameLogEntry]) -> Any:
@@ -163,7 +89,7 @@ def replay(game: Game, entries: Iterable[GameLogEntry]) -> Any:
         payload = entry.payload
         if entry.kind == "start":
             seats = [Seat(s["name"], s["role"], s.get("gender")) for s in payload["seats"]]
-            state = rs.new_game(seats, Settings(**payload["settings"]))
+            state = rs.new_game(seats, Settings.from_dict(payload["settings"]))
         elif entry.kind == "vote" and state is not None:
             result = rs.apply(state, _rules_vote(payload))
             if isinstance(result, Rejected):
@@ -183,205 +109,6 @@ def _rules_vote(payload: Mapping[str, Any]) -> RulesVote:
     )
 
 
-# --- story context --------------------------------------------------------------------------
-
-
-def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[str, Any]:
-    """The `game` variable of a story render (public facts only)."""
-    return {
-        "name": game.name,
-        "ruleset": game.ruleset,
-        "language": game.language,
-        "theme": game.theme,
-        "step": step if step is not None else game.step,
-        "night": state.night if state is not None else game.night,
-        "day": state.day if state is not None else game.day,
-        "speed": format_duration(game.speed),
-        "strictness": game.strictness,
-        "has_mayor": bool(state is not None and state.settings.mayor),
-        "mayor": state.mayor if state is not None else None,
-        "deadline": game.deadline,
-    }
-
-
-# Roles a player is told he has instead of his own (the rules' start_events say the same).
-TOLD_AS = {"dwaas": "ziener"}
-
-
-def story_players(
-    players: Sequence[Player],
-    state: Any | None,
-    *,
-    reveal_to: str | None = None,
-    reveal_dead: bool,
-    reveal_living: bool = False,
-) -> list[dict[str, Any]]:
-    """The `players` variable: names, genders, life; a role only where it is no secret.
-
-    A role is shown for the recipient himself (`reveal_to`) and for the dead when the game
-    reveals roles; everybody else's role is None, so no template can leak it.
-    """
-    out = []
-    for player in players:
-        alive, role = True, None
-        if state is not None:
-            rules_player = state.find(player.name)
-            if rules_player is not None:
-                alive = rules_player.alive
-                if reveal_living or (not alive and reveal_dead):
-                    role = rules_player.role
-                elif player.name == reveal_to:  # his own role, as he was told it
-                    role = TOLD_AS.get(rules_player.role, rules_player.role)
-        out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
-    return out
-
-
-def story_cast(
-    game: Game, players: Sequence[Player], state: Any | None, *, reveal_all: bool = False
-) -> Cast:
-    """The `players` of a batch of mails, shared by every recipient: nobody's own role.
-
-    Roles are shown only for the dead when the game reveals roles, and for everybody when
-    `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
-    his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
-    """
-    reveal_dead = reveal_all or game.reveal_roles
-    session = object_session(game)
-    rules_players = getattr(state, "players", None)
-    if session is None or rules_players is None:
-        return Cast(
-            story_players(players, state, reveal_dead=reveal_dead, reveal_living=reveal_all)
-        )
-    # A batch of receipts for one game asks for the same cast again and again.  Once a game
-    # runs its players' names and genders never change, and a vote leaves the rules' players
-    # as they were (the very same object): the cast is found again without looking at each
-    # player (a vote in a game of 1,000 players would cost O(players) here otherwise).
-    memo: dict[Any, tuple[Any, list[Player], Cast]] = session.info.setdefault(CASTS_MEMO, {})
-    key = (game.id, reveal_dead, reveal_all)
-    known = memo.get(key)
-    if known is not None and known[0] is rules_players and known[1] == list(players):
-        return known[2]
-    cast = Cast(story_players(players, state, reveal_dead=reveal_dead, reveal_living=reveal_all))
-    memo[key] = (rules_players, list(players), cast)
-    return cast
-
-
-def recipient_cast(cast: Cast, state: Any | None, recipient: str | None) -> Cast:
-    """The shared `cast` as `recipient` sees it: with his own role, as he was told it.
-
-    Only his own entry differs; the shared cast is not changed, so it can serve the next
-    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``.)
-    """
-    if recipient is None or state is None:
-        return cast
-    own = cast.find(recipient)
-    if own is None or own.name != recipient or own.role is not None:
-        return cast  # not a player, or his role is shown to everybody anyway
-    rules_player = state.find(recipient)
-    if rules_player is None:
-        return cast
-    told = TOLD_AS.get(rules_player.role, rules_player.role)
-    return cast.with_player(replace(own, role=told))
-
-
-def _context(
-    game: Game,
-    cast: Cast,
-    state: Any | None,
-    recipient: str | None,
-    *,
-    step: str | None = None,
-) -> dict[str, Any]:
-    """The common story context of `recipient`'s mail, from the batch's shared `cast`."""
-    return {
-        "game": story_game(game, state, step),
-        "players": recipient_cast(cast, state, recipient),
-        "recipient": recipient,
-    }
-
-
-def event_recipients(state: Any, audience: Audience, rs: Ruleset) -> frozenset[str] | None:
-    """The players who may learn an event (None: everybody)."""
-    if audience.kind is AudienceKind.PUBLIC:
-        return None
-    if audience.kind is AudienceKind.PLAYERS:
-        return frozenset(audience.names)
-    teams = set(audience.names)
-    return frozenset(p.name for p in state.players if p.alive and rs.roles[p.role].team in teams)
-
-
-def audience_dicts(state: Any, events: Sequence[Event], rs: Ruleset) -> list[dict[str, Any]]:
-    """Events in transcript form with an `audience` key the story renderer understands."""
-    out = []
-    for event in events:
-        data = event.to_dict()
-        names = event_recipients(state, event.audience, rs)
-        data["audience"] = "public" if names is None else sorted(names)
-        out.append(data)
-    return out
-
-
-def as_told(event: dict[str, Any]) -> dict[str, Any]:
-    """The event as its audience is told it: a thief or grave robber who takes the dwaas's role
-    learns that he is now ziener (as the dealt dwaas is told); the log keeps the truth."""
-    if event.get("type") == "role_change" and event.get("role") in TOLD_AS:
-        return {**event, "role": TOLD_AS[event["role"]]}
-    return event
-
-
-def actions_of(rs: Ruleset, state: Any, player: str) -> list[dict[str, Any]]:
-    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action)."""
-    result = []
-    for choice in rs.choices(state, player).actions:
-        previous = choice.previous
-        result.append(
-            {
-                "kind": choice.action,
-                "choices": list(choice.targets),
-                "min": choice.min_names,
-                "max": choice.max_names,
-                "blanco": choice.blanco,
-                "keyword": choice.keyword,
-                "previous": ["blanco"] if previous == () else list(previous or ()),
-                "wounded": list(choice.wounded),
-                "elixir": choice.elixir,
-                "poison": choice.poison,
-            }
-        )
-    return result
-
-
-def mail_player(
-    session: Session,
-    mailer: Mailer,
-    game: Game,
-    player: Player,
-    mail: str,
-    context: Mapping[str, Any],
-    *,
-    identity: str,
-    now: datetime,
-    reply: ReplyTo | None = None,
-) -> str:
-    """Render the non-event mail `mail` for `player` and queue it; return its Message-ID.
-
-    `identity` names the mail once and for all: it seeds the variant drawn and fixes the
-    Message-ID, so a mail rebuilt after a crash is the same mail.
-    """
-    rendered = mailer.render(mailer.key(game, mail), context, identity)
-    return mailer.queue(
-        session,
-        rendered=rendered,
-        to=player.email,
-        to_name=player.name,
-        now=now,
-        kind=mail,
-        identity=identity,
-        game=game,
-        reply=reply,
-    )
-
-
 # --- creating and signing up ----------------------------------------------------------------
 
 
@@ -394,7 +121,7 @@ class SignupResult:
 
 
 def signup(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     game: Game,
     *,
@@ -412,7 +139,7 @@ def signup(
     if game.status != GameStatus.SIGNUP.value:
         raise GameError("game-started", f"game {game.name} has already started")
     email = fold_email(email)
-    players = game_players(session, game)
+    players = work.players(game)
     key = fold_name(name)
     for other in players:
         if other.name_key == key and other.email != email:
@@ -424,13 +151,14 @@ def signup(
         mine = Player(
             game_id=game.id, seat=seat, email=email, name=name, name_key=key, gender=gender
         )
-        session.add(mine)
+        work.session.add(mine)
         players.append(mine)
     else:
         mine.name, mine.name_key, mine.gender = name, key, gender
-    session.flush()
-    _log(session, game, "signup", {"email": email, "name": name, "gender": gender}, now)
-    context = _context(game, story_cast(game, players, None), None, mine.name)
+    work.session.flush()
+    work.player_added(game, mine)
+    _log(work, game, "signup", {"email": email, "name": name, "gender": gender}, now)
+    context = mail_context(game, story_cast(work, game, players, None), None, mine.name)
     context.update(
         {"player": mine.name, "signups": [p.name for p in players], "replaced": replaced}
     )
@@ -440,7 +168,7 @@ def signup(
         else f"signup/{game.id}/{mine.id}/{now.isoformat()}"
     )
     mail_player(
-        session,
+        work.session,
         mailer,
         game,
         mine,
@@ -460,12 +188,13 @@ def distributions_for(session: Session, game: Game) -> list[Distribution]:
     """The admin-added distributions of the game's ruleset (the built-in ones are the engine's)."""
     rows = session.scalars(select(RoleDistribution).where(RoleDistribution.ruleset == game.ruleset))
     return [
-        Distribution(id=r.key, players=r.players, roles=tuple(r.roles), mayor=r.mayor) for r in rows
+        Distribution(id=r.key, players=r.players, roles=tuple(r.roles), options=r.options)
+        for r in rows
     ]
 
 
 def start_game(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     game: Game,
     *,
@@ -479,7 +208,7 @@ def start_game(
     """
     if game.status != GameStatus.SIGNUP.value:
         raise GameError("game-started", f"game {game.name} has already started")
-    players = game_players(session, game)
+    players = work.players(game)
     if len(players) < MIN_PLAYERS:
         raise GameError(
             "too-few-players",
@@ -487,7 +216,7 @@ def start_game(
         )
     rs = ruleset_of(game)
     seed = secrets.randbits(48) if seed is None else seed
-    extra = distributions_for(session, game)
+    extra = distributions_for(work.session, game)
     if distribution_id is None:
         distribution = rs.pick_distribution(len(players), seed, extra)
     else:
@@ -506,40 +235,36 @@ def start_game(
     seats = rs.deal([(p.name, p.gender) for p in players], distribution, seed)
     settings = Settings(
         seed=seed,
-        mayor=distribution.mayor,
         strictness=game.strictness,
         close_early=game.close_early,
         reveal_roles=game.reveal_roles,
+        # The ruleset's defaults, then what the distribution brings, then the admin's choice.
+        options={**rs.options, **distribution.options, **(game.options or {})},
     )
     state = rs.new_game(seats, settings)
     game.seed = seed
     game.distribution_id = distribution.id
     game.status = GameStatus.RUNNING.value
     game.started_at = now
+    work.games_changed()
     _log(
-        session,
+        work,
         game,
         "start",
         {
             "distribution": distribution.id,
             "seats": [{"name": s.name, "role": s.role, "gender": s.gender} for s in seats],
-            "settings": {
-                "seed": seed,
-                "mayor": settings.mayor,
-                "strictness": settings.strictness,
-                "close_early": settings.close_early,
-                "reveal_roles": settings.reveal_roles,
-            },
+            "settings": settings.to_dict(),
         },
         now,
     )
-    _store_state(game, state)
+    work.store(game, state)
     by_name = {p.name: p for p in players}
-    cast = story_cast(game, players, state)
+    cast = story_cast(work, game, players, state)
     for info in rs.start_events(state):
         data = info.to_dict()
         player = by_name[data["player"]]
-        context = _context(game, cast, state, player.name)
+        context = mail_context(game, cast, state, player.name)
         context.update(
             {
                 "player": player.name,
@@ -549,7 +274,7 @@ def start_game(
             }
         )
         mail_player(
-            session,
+            work.session,
             mailer,
             game,
             player,
@@ -558,11 +283,11 @@ def start_game(
             identity=f"role/{game.id}/{player.id}",
             now=now,
         )
-    _open_step(session, mailer, game, state, players, now)
+    _open_step(work, mailer, game, state, players, now)
 
 
 def _open_step(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     game: Game,
     state: Any,
@@ -570,32 +295,33 @@ def _open_step(
     now: datetime,
 ) -> None:
     """Record the step the state is at, set its deadline, and mail every player who is asked."""
-    if state.is_over:
-        _finish(session, mailer, game, state, players, now)
-        return
     rs = ruleset_of(game)
+    view = rs.view(state)
+    if view.over:
+        _finish(work, mailer, game, state, players, now)
+        return
     game.step_number += 1
     game.deadline = now + timedelta(seconds=game.speed)
     game.reminded_at = None
-    session.add(
+    work.session.add(
         Step(
             game_id=game.id,
             number=game.step_number,
-            step=state.step,
-            night=state.night,
-            day=state.day,
+            step=view.step,
+            night=view.night,
+            day=view.day,
             started_at=now,
             deadline=game.deadline,
         )
     )
     by_name = {p.name: p for p in players}
-    cast = story_cast(game, players, state)
+    cast = story_cast(work, game, players, state)
     for name in rs.asked(state):
         player = by_name[name]
-        context = _context(game, cast, state, name)
+        context = mail_context(game, cast, state, name)
         context.update({"player": name, "actions": actions_of(rs, state, name)})
         mail_player(
-            session,
+            work.session,
             mailer,
             game,
             player,
@@ -607,7 +333,7 @@ def _open_step(
 
 
 def _finish(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     game: Game,
     state: Any,
@@ -616,26 +342,28 @@ def _finish(
 ) -> None:
     game.status = GameStatus.ENDED.value
     game.ended_at = now
+    work.games_changed()
     game.deadline = None
     game.step = None
-    roles = {p.name: p.role for p in state.players}
-    alive = [p.name for p in state.players if p.alive]
-    cast = story_cast(game, players, state, reveal_all=True)
+    view = ruleset_of(game).view(state)
+    roles = {seat.name: seat.role for seat in view.players}
+    alive = list(view.alive)
+    cast = story_cast(work, game, players, state, reveal_all=True)
     for player in players:
         if player.unsubscribed:
             continue
-        context = _context(game, cast, state, player.name)
+        context = mail_context(game, cast, state, player.name)
         context.update(
             {
-                "winners": list(state.winners),
-                "teams": list(state.teams),
+                "winners": list(view.winners),
+                "teams": list(view.teams),
                 "roles": roles,
                 "alive": alive,
-                "mayor": state.mayor,
+                "mayor": view.facts.get("mayor"),
             }
         )
         mail_player(
-            session,
+            work.session,
             mailer,
             game,
             player,
@@ -660,7 +388,7 @@ class VoteOutcome:
 
 
 def cast_vote(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     game: Game,
     player: Player,
@@ -687,21 +415,21 @@ def cast_vote(
         raise GameError("not-running", f"game {game.name} is not running")
     rs = ruleset_of(game)
     if state is None:
-        state = load_state(game)
+        state = load_state(work, game)
     keywords = sorted(set(keywords))
     vote = RulesVote(
         player=player.name, targets=tuple(targets), blanco=blanco, keywords=frozenset(keywords)
     )
     result = rs.apply(state, vote)
     if players is None:
-        players = game_players(session, game)
+        players = work.players(game)
     identity = (
         f"vote/{inbox_id}"
         if inbox_id is not None
         else f"vote/{game.id}/{player.id}/{now.isoformat()}"
     )
     if isinstance(result, Rejected):
-        context = _context(game, story_cast(game, players, state), state, player.name)
+        context = mail_context(game, story_cast(work, game, players, state), state, player.name)
         actions = actions_of(rs, state, player.name)
         action = _matching_action(actions, keywords)
         context.update(
@@ -714,7 +442,7 @@ def cast_vote(
             }
         )
         mail_player(
-            session,
+            work.session,
             mailer,
             game,
             player,
@@ -726,15 +454,15 @@ def cast_vote(
         )
         return VoteOutcome(False, result.code, result.detail)
     state = result.state
-    _store_state(game, state)
+    work.store(game, state, vote_only=True)
     payload = {
         "player": player.name,
         "targets": list(targets),
         "blanco": blanco,
         "keywords": keywords,
     }
-    _log(session, game, "vote", payload, now)
-    session.add(
+    _log(work, game, "vote", payload, now)
+    work.session.add(
         Vote(
             game_id=game.id,
             step_number=game.step_number,
@@ -747,18 +475,18 @@ def cast_vote(
         )
     )
     actions = actions_of(rs, state, player.name)
-    context = _context(game, story_cast(game, players, state), state, player.name)
+    context = mail_context(game, story_cast(work, game, players, state), state, player.name)
     context.update(
         {
             "player": player.name,
-            "action": _matching_action(actions, keywords) or {"kind": state.step},
+            "action": _matching_action(actions, keywords) or {"kind": rs.view(state).step},
             "targets": list(targets),
             "blanco": blanco or not targets,
             "corrected": [list(c) for c in corrections],
         }
     )
     mail_player(
-        session,
+        work.session,
         mailer,
         game,
         player,
@@ -768,8 +496,8 @@ def cast_vote(
         now=now,
         reply=reply,
     )
-    if game.close_early and _all_voted(rs, state):
-        close_step(session, mailer, game, now=now)
+    if game.close_early and rs.all_voted(state):
+        close_step(work, mailer, game, now=now)
         return VoteOutcome(True, closed_early=True)
     return VoteOutcome(True)
 
@@ -786,17 +514,10 @@ def _matching_action(
     return dict(actions[0]) if actions else None
 
 
-def _all_voted(rs: Ruleset, state: Any) -> bool:
-    all_voted = getattr(rs, "all_voted", None)
-    return bool(all_voted(state)) if all_voted is not None else False
-
-
 # --- deadlines ------------------------------------------------------------------------------
 
 
-def close_step(
-    session: Session, mailer: Mailer, game: Game, *, now: datetime
-) -> list[dict[str, Any]]:
+def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list[dict[str, Any]]:
     """Resolve the current step (its deadline passed), mail the story, open the next step.
 
     Returns the step's events in transcript form (with audiences).
@@ -804,32 +525,31 @@ def close_step(
     if game.status != GameStatus.RUNNING.value:
         raise GameError("not-running", f"game {game.name} is not running")
     rs = ruleset_of(game)
-    state = load_state(game)
-    step = state.step
+    state = load_state(work, game)
+    step = rs.view(state).step
     resolution = rs.resolve(state)
     new_state = resolution.state
     events = audience_dicts(new_state, resolution.events, rs)
-    _log(session, game, "resolve", {"step": step, "events": events}, now)
-    current = session.scalar(
+    told_events = audience_dicts(new_state, resolution.events, rs, told=True)
+    _log(work, game, "resolve", {"step": step, "events": events}, now)
+    current = work.session.scalar(
         select(Step).where(Step.game_id == game.id, Step.number == game.step_number)
     )
     if current is not None:
         current.resolved_at = now
-    _store_state(game, new_state)
-    players = game_players(session, game)
-    seen_dead = {p.name for p in new_state.players if not p.alive}
-    cast = story_cast(game, players, new_state)
+    work.store(game, new_state)
+    players = work.players(game)
+    seats = rs.view(new_state).by_name()
+    seen_dead = {name for name, seat in seats.items() if not seat.alive}
+    cast = story_cast(work, game, players, new_state)
     # Parsed once for every recipient (render_story takes them as they are).
-    story_events = [StoryEvent.from_dict(as_told(e)) for e in events]
+    story_events = [StoryEvent.from_dict(e) for e in told_events]
     for player in players:
         if player.unsubscribed and player.name in seen_dead:
             continue
-        groups = frozenset(
-            t
-            for t in {rs.roles[new_state.find(player.name).role].team}
-            if new_state.find(player.name).alive
-        )
-        context = _context(game, cast, new_state, player.name, step=step)
+        seat = seats.get(player.name)
+        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        context = mail_context(game, cast, new_state, player.name, step=step)
         rendered = mailer.renderer.render_story(
             mailer.key(game, "night_result"),
             context,
@@ -840,7 +560,7 @@ def close_step(
         if rendered is None:
             continue
         mailer.queue(
-            session,
+            work.session,
             rendered=rendered,
             to=player.email,
             to_name=player.name,
@@ -849,42 +569,43 @@ def close_step(
             identity=f"story/{game.id}/{game.step_number}/{player.id}",
             game=game,
         )
-    _open_step(session, mailer, game, new_state, players, now)
+    _open_step(work, mailer, game, new_state, players, now)
     return events
 
 
-def send_reminders(session: Session, mailer: Mailer, game: Game, *, now: datetime) -> list[str]:
+def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list[str]:
     """Mail a ``reminder`` to every player asked in the current step who has not voted yet.
 
     Marks the step as reminded (``reminded_at``). Returns the names of the players reminded.
     """
     rs = ruleset_of(game)
-    state = load_state(game)
-    players = game_players(session, game)
+    state = load_state(work, game)
+    players = work.players(game)
     voted = set(
-        session.scalars(
+        work.session.scalars(
             select(Vote.player_id).where(
                 Vote.game_id == game.id, Vote.step_number == game.step_number
             )
         )
     )
     by_name = {p.name: p for p in players}
-    cast = story_cast(game, players, state)
+    seats = rs.view(state).by_name()
+    cast = story_cast(work, game, players, state)
     reminded = []
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
             continue
-        context = _context(game, cast, state, name)
+        context = mail_context(game, cast, state, name)
         context.update(
             {
                 "player": name,
                 "actions": actions_of(rs, state, name),
-                "missed": state.find(name).missed,
+                "missed": seats[name].missed,
             }
         )
         mail_player(
-            session,
+            work.session,
             mailer,
             game,
             player,
@@ -906,16 +627,17 @@ def due_games(session: Session, now: datetime) -> list[Game]:
     return list(session.scalars(query.order_by(Game.deadline)))
 
 
-def pause_game(session: Session, game: Game, *, now: datetime) -> None:
+def pause_game(work: Work, game: Game, *, now: datetime) -> None:
     """Stop the clock of a running game; votes are refused until it resumes."""
     if game.status != GameStatus.RUNNING.value:
         raise GameError("not-running", f"game {game.name} is not running")
     game.status = GameStatus.PAUSED.value
     game.paused_at = now
-    _log(session, game, "pause", {}, now)
+    work.games_changed()
+    _log(work, game, "pause", {}, now)
 
 
-def resume_game(session: Session, game: Game, *, now: datetime) -> None:
+def resume_game(work: Work, game: Game, *, now: datetime) -> None:
     """Restart the clock of a paused game with the time that was left of its step."""
     if game.status != GameStatus.PAUSED.value:
         raise GameError("not-paused", f"game {game.name} is not paused")
@@ -923,10 +645,11 @@ def resume_game(session: Session, game: Game, *, now: datetime) -> None:
         game.deadline = now + max(game.deadline - game.paused_at, timedelta(0))
     game.status = GameStatus.RUNNING.value
     game.paused_at = None
-    _log(session, game, "resume", {}, now)
+    work.games_changed()
+    _log(work, game, "resume", {}, now)
 
 
-def extend_deadline(session: Session, game: Game, by: timedelta, *, now: datetime) -> None:
+def extend_deadline(work: Work, game: Game, by: timedelta, *, now: datetime) -> None:
     """Move the current step's deadline later by `by`."""
     if (
         game.status not in (GameStatus.RUNNING.value, GameStatus.PAUSED.value)
@@ -935,9 +658,9 @@ def extend_deadline(session: Session, game: Game, by: timedelta, *, now: datetim
         raise GameError("not-running", f"game {game.name} has no open step")
     game.deadline = game.deadline + by
     game.reminded_at = None
-    current = session.scalar(
+    current = work.session.scalar(
         select(Step).where(Step.game_id == game.id, Step.number == game.step_number)
     )
     if current is not None:
         current.deadline = game.deadline
-    _log(session, game, "extend", {"seconds": int(by.total_seconds())}, now)
+    _log(work, game, "extend", {"seconds": int(by.total_seconds())}, now)

@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, object_session, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import is_sqlite, transaction
 from narrator.models import (
     EMAIL_LENGTH,
-    TRANSACTION_MEMOS,
     Game,
     GameStatus,
     InboxMessage,
@@ -30,7 +29,6 @@ from narrator.models import (
     Player,
     admin_emails,
     fold_email,
-    game_players,
 )
 from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
@@ -45,6 +43,8 @@ from narrator.service.limits import (
     refusal_text,
 )
 from narrator.service.mailer import Mailer, ReplyTo
+from narrator.service.story_context import story_cast, story_game, story_players
+from narrator.service.work import Work, ruleset_of, unit_of_work
 from parsing import (
     GameInfo,
     Help,
@@ -67,63 +67,6 @@ log = logging.getLogger("narrator.inbox")
 MAX_ATTEMPTS = 5
 MAX_ADDRESS_LENGTH = min(EMAIL_LENGTH, 254)  # RFC 5321's limit on a usable path
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
-OPEN_GAMES_MEMO = "narrator.open_games"
-LOCKED_GAMES_MEMO = "narrator.locked_games"
-GAME_INFOS_MEMO = "narrator.game_infos"
-TRANSACTION_MEMOS.extend((OPEN_GAMES_MEMO, LOCKED_GAMES_MEMO, GAME_INFOS_MEMO))
-
-
-def open_games(session: Session) -> list[Any]:
-    """Id, name, status and language of every open game (the names a subject may match).
-
-    Remembered for the transaction (a batch of mail asks for it once per mail) until a game
-    is created, deleted, renamed, or changes status or language.
-    """
-    memo = session.info.get(OPEN_GAMES_MEMO)
-    if memo is None:
-        memo = session.info[OPEN_GAMES_MEMO] = session.execute(
-            select(Game.id, Game.name, Game.status, Game.language).where(
-                Game.status.in_(OPEN_STATUSES)
-            )
-        ).all()
-    return list(memo)
-
-
-@event.listens_for(Game, "after_insert")
-@event.listens_for(Game, "after_delete")
-def _games_written(_mapper: Any, _connection: Any, target: Game) -> None:
-    _forget_open_games(target)
-
-
-@event.listens_for(Game.status, "set")
-@event.listens_for(Game.name, "set")
-@event.listens_for(Game.language, "set")
-def _game_renamed_or_moved(target: Game, *_: Any) -> None:
-    _forget_open_games(target)
-
-
-def _forget_open_games(game: Game) -> None:
-    session = object_session(game)
-    if session is not None:
-        session.info.pop(OPEN_GAMES_MEMO, None)
-
-
-def locked_game(session: Session, game_id: int) -> Game | None:
-    """The game `game_id`, locked for the rest of the transaction (``FOR UPDATE``): one mail at
-    a time per game, also across daemons (PostgreSQL).  Read and locked once per transaction;
-    the next mail of the batch for the same game finds it in the session."""
-    locked: set[int] = session.info.setdefault(LOCKED_GAMES_MEMO, set())
-    if game_id in locked:
-        return session.get(Game, game_id)
-    game = session.scalars(
-        select(Game)
-        .where(Game.id == game_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one_or_none()
-    if game is not None:
-        locked.add(game_id)
-    return game
 
 
 @dataclass(frozen=True)
@@ -160,15 +103,16 @@ class Outcome:
 
 
 def process_message(
-    session: Session, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
+    work: Work, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
 ) -> Outcome:
-    """Process one inbox row inside `session`; set its state; return what was done.
+    """Process one inbox row inside the unit of work `work`; set its state; return what was done.
 
     Mail that must never be answered (auto-replies, bounces, lists, our own, mail built to
     hurt the parser, mail from an unusable or unauthenticated non-player address) is marked
     ``ignored`` with the rule; everything else is ``done`` with exactly one answer (a receipt,
     a confirmation, an error, a Help forward), unless its sender is over his reply limit.
     """
+    session = work.session
     limits = settings.limits
     too_large = 0 < limits.max_message_bytes < len(row.raw)
     items = header_items(row.raw)
@@ -189,23 +133,23 @@ def process_message(
     # Only the names of the open games are needed to match the subject; the one game the mail
     # is about is loaded whole (its rules state can be large), locked: one mail at a time per
     # game, also across daemons (PostgreSQL).
-    games = open_games(session)
+    games = work.open_games()
     game_name = find_game(parsed.subject, [g.name for g in games])
     game_id = next((g.id for g in games if g.name == game_name), None)
-    game = locked_game(session, game_id) if game_id is not None else None
+    game = work.locked_game(game_id) if game_id is not None else None
     unauthenticated = settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
         return _refuse_unauthenticated(
-            session, mailer, settings, row, parsed, game, now, unauthenticated
+            work, mailer, settings, row, parsed, game, now, unauthenticated
         )
     admission = admit_reply(session, parsed.sender, now, limits)
     silent = admission is not Admission.SEND
     reply = ReplyTo(parsed.message_id or row.message_id or "", parsed.references, row.id, silent)
     if admission is Admission.NOTICE:
-        _notice(session, mailer, settings, parsed, game, reply, now)
+        _notice(work, mailer, settings, parsed, game, reply, now)
     if too_large:
         _refusal(
-            session,
+            work,
             mailer,
             settings,
             game,
@@ -218,22 +162,22 @@ def process_message(
         )
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
     if is_help_subject(parsed.subject):
-        return _forward_help(session, mailer, settings, row, parsed, game, reply, now, admission)
+        return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
     infos = []
     sender_player: Player | None = None
     name_counts: dict[str, tuple[int, int]] = {}
     players: list[Player] = []
     for candidate in games:
         if game is not None and candidate.id == game.id:
-            players = game_players(session, candidate)
-            info, by_email = _game_info(session, candidate, players)
+            players = work.players(game)
+            info, by_email = _game_info(work, game, players)
             sender_player = by_email.get(parsed.sender)
             infos.append(info)
         else:
             infos.append(GameInfo(name=candidate.name, language=candidate.language))
     state: Any = None
-    if game is not None and game.state is not None and sender_player is not None:
-        state = service.load_state(game)
+    if game is not None and work.has_state(game) and sender_player is not None:
+        state = service.load_state(work, game)
         name_counts = _name_counts(game, state, sender_player.name)
     context = MailContext(
         own_addresses=settings.addresses,
@@ -246,10 +190,10 @@ def process_message(
     if isinstance(command, Ignore):
         return _done(row, now, InboxState.IGNORED, f"ignored: {command.reason.value}")
     if isinstance(command, Help):
-        return _forward_help(session, mailer, settings, row, parsed, game, reply, now, admission)
+        return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
     if isinstance(command, ParseError):
         _error_reply(
-            session,
+            work,
             mailer,
             game,
             parsed,
@@ -266,7 +210,7 @@ def process_message(
         if isinstance(command, Signup):
             _check_signup_limits(session, game, players, parsed.sender, limits)
             result = service.signup(
-                session,
+                work,
                 mailer,
                 game,
                 email=parsed.sender,
@@ -288,7 +232,7 @@ def process_message(
                 text = refusal_text("reply-address", game.language)
                 raise service.GameError("reply-address", text, reply_text=text)
             outcome = service.cast_vote(
-                session,
+                work,
                 mailer,
                 game,
                 sender_player,
@@ -306,25 +250,21 @@ def process_message(
             return _done(row, now, InboxState.DONE, _suffix(what, admission))
     except service.GameError as error:
         _error_reply(
-            session, mailer, game, parsed, reply, now, error.code, error.reply_text, [], settings
+            work, mailer, game, parsed, reply, now, error.code, error.reply_text, [], settings
         )
         return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
     raise TypeError(f"unexpected command {command!r}")
 
 
-def _game_info(
-    session: Session, game: Any, players: list[Player]
-) -> tuple[GameInfo, dict[str, Player]]:
+def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo, dict[str, Player]]:
     """The parser's view of `game` (its name index included) and its players by address.
 
     Once a game has started its players' names and addresses never change, so the mails of a
-    batch for it share one (a game of 1,000 players would cost O(players) per mail otherwise).
+    batch for it share one, kept in the unit of work (a game of 1,000 players would cost
+    O(players) per mail otherwise).
     """
     fixed = game.status in (GameStatus.RUNNING.value, GameStatus.PAUSED.value)
-    memo: dict[int, tuple[list[Player], GameInfo, dict[str, Player]]] = session.info.setdefault(
-        GAME_INFOS_MEMO, {}
-    )
-    known = memo.get(game.id)
+    known = work.parser_views.get(game.id)
     if fixed and known is not None and known[0] == players:
         return known[1], known[2]
     info = GameInfo(
@@ -335,7 +275,7 @@ def _game_info(
     )
     by_email = {p.email: p for p in players}
     if fixed:
-        memo[game.id] = (players, info, by_email)
+        work.parser_views[game.id] = (players, info, by_email)
     return info, by_email
 
 
@@ -386,7 +326,7 @@ def _check_signup_limits(
 
 
 def _refuse_unauthenticated(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     settings: InboxSettings,
     row: InboxMessage,
@@ -400,6 +340,7 @@ def _refuse_unauthenticated(
     Answering any other address would send mail to whoever the forger named (backscatter);
     a player's address already receives the narrator's mail, and learns of the forgery.
     """
+    session = work.session
     log.warning("inbox %s: %s not authenticated (%s); refused", row.id, parsed.sender, reason)
     playing = list(
         session.scalars(
@@ -421,17 +362,15 @@ def _refuse_unauthenticated(
         admission is not Admission.SEND,
     )
     if admission is Admission.NOTICE:
-        _notice(session, mailer, settings, parsed, game, reply, now)
-    _refusal(
-        session, mailer, settings, game, parsed, reply, now, "not-authenticated", reason=reason
-    )
+        _notice(work, mailer, settings, parsed, game, reply, now)
+    _refusal(work, mailer, settings, game, parsed, reply, now, "not-authenticated", reason=reason)
     return _done(
         row, now, InboxState.DONE, _suffix(f"refused: unauthenticated ({reason})", admission)
     )
 
 
 def _refusal(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     settings: InboxSettings,
     game: Game | None,
@@ -443,11 +382,11 @@ def _refusal(
 ) -> None:
     language = game.language if game is not None else settings.language
     message = refusal_text(code, language, **params)
-    _error_reply(session, mailer, game, parsed, reply, now, code, message, [], settings)
+    _error_reply(work, mailer, game, parsed, reply, now, code, message, [], settings)
 
 
 def _notice(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     settings: InboxSettings,
     parsed: ParsedMail,
@@ -465,7 +404,7 @@ def _notice(
     )
     notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id)
     _error_reply(
-        session,
+        work,
         mailer,
         game,
         parsed,
@@ -496,7 +435,7 @@ def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Out
 
 
 def _error_reply(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     game: Game | None,
     parsed: ParsedMail,
@@ -515,14 +454,15 @@ def _error_reply(
 
     Its template is the game's, else the one of `language` (default: the configured one).
     """
+    session = work.session
     identity = identity or f"error/{reply.inbox_id}"
-    players = game_players(session, game) if game is not None else []
-    state = service.load_state(game) if game is not None and game.state is not None else None
+    players = work.players(game) if game is not None else []
+    state = service.load_state(work, game) if game is not None and work.has_state(game) else None
     context: dict[str, Any] = {
-        "game": service.story_game(game, state) if game is not None else None,
-        "players": service.story_players(
-            players, state, reveal_dead=bool(game and game.reveal_roles)
-        ),
+        "game": story_game(game, state) if game is not None else None,
+        "players": story_players(ruleset_of(game), players, state, reveal_dead=game.reveal_roles)
+        if game is not None
+        else [],
         "recipient": None,
         "player": None,
         "code": code,
@@ -548,7 +488,7 @@ def _error_reply(
 
 
 def _forward_help(
-    session: Session,
+    work: Work,
     mailer: Mailer,
     settings: InboxSettings,
     row: InboxMessage,
@@ -560,6 +500,7 @@ def _forward_help(
 ) -> Outcome:
     """Forward a Help mail to every admin; with none, tell the player (in the game's language,
     else the default) that nobody receives Help mails and whom to ask instead."""
+    session = work.session
     if admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
         return _done(row, now, InboxState.DONE, _suffix("help not forwarded", admission))
@@ -573,7 +514,7 @@ def _forward_help(
         language = game.language if game is not None else settings.language
         message = no_admin_text(language)
         _error_reply(
-            session, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
+            work, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
         )
         return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
     context: dict[str, Any] = {
@@ -586,11 +527,11 @@ def _forward_help(
         "body": parsed.full_text or parsed.body,
     }
     if game is not None:  # the admins see which game it is about, and who he is in it
-        players = game_players(session, game)
-        state = service.load_state(game) if game.state is not None else None
-        context["game"] = service.story_game(game, state)
-        context["players"] = service.story_cast(game, players, state)
-        playing = _game_info(session, game, players)[1].get(parsed.sender)
+        players = work.players(game)
+        state = service.load_state(work, game) if work.has_state(game) else None
+        context["game"] = story_game(game, state)
+        context["players"] = story_cast(work, game, players, state)
+        playing = _game_info(work, game, players)[1].get(parsed.sender)
         if playing is not None:
             context["player"] = playing.name
     rendered = mailer.render(
@@ -662,8 +603,8 @@ def process_pending(
         size = 1 if singles else max(1, min(batch_size, limit - len(outcomes)))
         claimed: list[int] = []
         try:
-            with transaction(factory) as session:
-                rows = _claim(session, sqlite, failed, size)
+            with unit_of_work(factory) as work:
+                rows = _claim(work.session, sqlite, failed, size)
                 if not rows:
                     break
                 claimed = [row.id for row in rows]
@@ -671,7 +612,7 @@ def process_pending(
                     (
                         row.id,
                         row.message_id,
-                        process_message(session, mailer, settings, row, clock()),
+                        process_message(work, mailer, settings, row, clock()),
                     )
                     for row in rows
                 ]

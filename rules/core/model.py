@@ -53,9 +53,9 @@ class Settings:
                 raise ValueError(f"unknown option {key!r} (this ruleset has: {known})")
             expected = type(allowed[key])
             if allowed[key] is not None and not isinstance(value, expected):
-                raise ValueError(f"option {key} must be a {expected.__name__}, not {value!r}")
+                raise ValueError(f"option {key!r} must be a {expected.__name__}, not {value!r}")
             if isinstance(value, bool) and expected is not bool:
-                raise ValueError(f"option {key} must be a {expected.__name__}, not {value!r}")
+                raise ValueError(f"option {key!r} must be a {expected.__name__}, not {value!r}")
 
     def to_dict(self) -> dict[str, JsonValue]:
         """Return the JSON form: the core keys, then every option as a key of its own."""

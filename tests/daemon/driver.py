@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.db import transaction
 from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, game_players
 from narrator.service import games as service
+from narrator.service.work import unit_of_work
 from tests.support.aio import wait_until
 
 NARRATOR = "verteller@example.org"
@@ -63,7 +64,8 @@ class Transcript:
 
 
 def _read(factory: sessionmaker[Session], name: str) -> dict[str, object]:
-    with transaction(factory) as session:
+    with unit_of_work(factory) as work:
+        session = work.session
         game = session.scalars(select(Game).where(Game.name == name)).one()
         view: dict[str, object] = {
             "status": game.status,
@@ -73,7 +75,7 @@ def _read(factory: sessionmaker[Session], name: str) -> dict[str, object]:
         if game.status != GameStatus.RUNNING.value:
             return view
         rs = service.ruleset_of(game)
-        state = service.load_state(game)
+        state = service.load_state(work, game)
         players = {p.name: p for p in game_players(session, game)}
         ballots = []
         for player in rs.asked(state):
@@ -139,13 +141,14 @@ async def delivered(factory: sessionmaker[Session], maildir: Path, *, timeout: f
 def check_mailboxes(factory: sessionmaker[Session], maildir: Path, transcript: Transcript) -> None:
     """Every player got exactly what he should: signup, role, step mails, receipts, the
     skipped step's reminder, stories and the game's end; nothing doubled, nothing failed."""
-    with transaction(factory) as session:
+    with unit_of_work(factory) as work:
+        session = work.session
         rows = session.scalars(select(OutboxMessage)).all()
         kinds = {row.message_id.strip("<>"): row.kind for row in rows}
         assert {row.state for row in rows} == {OutboxState.SENT.value}
         game = session.scalars(select(Game)).one()
         assert game.status == GameStatus.ENDED.value
-        winners = service.load_state(game).winners
+        winners = service.load_state(work, game).winners
         steps_closed = game.step_number
     box = mailbox.Maildir(maildir, create=False)
     seen: Counter[str] = Counter()

@@ -21,6 +21,7 @@ from narrator.scheduler import (
 )
 from narrator.service import games as service
 from narrator.service.mailer import Mailer
+from narrator.service.work import Work, unit_of_work
 from stories import FileStore
 from tests.support.aio import run_async, wait_until
 
@@ -47,7 +48,8 @@ def new_game(
     strictness: int = 50,
 ) -> int:
     """A running 8-player game whose first step opened at `started`; returns its id."""
-    with transaction(sessions) as session:
+    with unit_of_work(sessions) as work:
+        session = work.session
         game = Game(
             name=name,
             name_key=name.lower(),
@@ -62,7 +64,7 @@ def new_game(
         session.flush()
         for n, player in enumerate(NAMES):
             service.signup(
-                session,
+                work,
                 mailer,
                 game,
                 email=f"{player.lower()}@{name.lower()}.example.org",
@@ -70,7 +72,7 @@ def new_game(
                 gender="vrouw" if n % 2 else "man",
                 now=started,
             )
-        service.start_game(session, mailer, game, now=started, seed=11)
+        service.start_game(work, mailer, game, now=started, seed=11)
         return game.id
 
 
@@ -131,17 +133,18 @@ def test_remind_if_due_mails_only_asked_players_who_have_not_voted_once(
 ) -> None:
     start = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
     game_id = new_game(sessions, mailer, speed=3600, started=start)
-    with transaction(sessions) as session:
+    with unit_of_work(sessions) as work:
+        session = work.session
         game = session.get(Game, game_id)
         assert game is not None
         rs = service.ruleset_of(game)
-        state = service.load_state(game)
+        state = service.load_state(work, game)
         asked = list(rs.asked(state))
         players = {p.name: p for p in game_players(session, game)}
         voter = asked[0]
         action = rs.choices(state, voter).actions[0]
         service.cast_vote(
-            session,
+            work,
             mailer,
             game,
             players[voter],
@@ -310,7 +313,7 @@ def test_reminders_are_sent_by_the_scheduler_before_the_deadline(
     run_async(scenario())
     game = game_row(sessions, game_id)
     assert game.step_number == 1
-    asked = service.ruleset_of(game).asked(service.load_state(game))
+    asked = service.ruleset_of(game).asked(service.state_of(game))
     assert len(outbox_kinds(sessions, "reminder")) == len(asked)
 
 
@@ -326,10 +329,11 @@ def test_an_extended_deadline_fires_at_its_new_time(
         await scheduler.start()
         try:
             # Another process (the CLI) extends the deadline; the poll picks it up.
-            with transaction(sessions) as session:
+            with unit_of_work(sessions) as work:
+                session = work.session
                 game = session.get(Game, game_id)
                 assert game is not None
-                service.extend_deadline(session, game, timedelta(seconds=1.5), now=now())
+                service.extend_deadline(work, game, timedelta(seconds=1.5), now=now())
             await wait_until(
                 lambda: game_row(sessions, game_id).step_number == 2,
                 timeout=10,
@@ -352,17 +356,17 @@ def test_a_paused_game_waits_and_resumes_with_the_time_it_had_left(
     original = game_row(sessions, game_id).deadline
     assert original is not None
 
-    def drive(action: Callable[[Session, Game], None]) -> None:
-        with transaction(sessions) as session:
-            game = session.get(Game, game_id)
+    def drive(action: Callable[[Work, Game], None]) -> None:
+        with unit_of_work(sessions) as work:
+            game = work.session.get(Game, game_id)
             assert game is not None
-            action(session, game)
+            action(work, game)
 
     async def scenario() -> datetime:
         scheduler = DeadlineScheduler(sessions, mailer, now, poll_interval=0.1)
         await scheduler.start()
         try:
-            drive(lambda session, game: service.pause_game(session, game, now=now()))
+            drive(lambda work, game: service.pause_game(work, game, now=now()))
             await wait_until(
                 lambda: f"deadline:{game_id}" not in scheduler.planned,
                 timeout=5,
@@ -376,7 +380,7 @@ def test_a_paused_game_waits_and_resumes_with_the_time_it_had_left(
             assert game_row(sessions, game_id).status == GameStatus.PAUSED.value
             assert game_row(sessions, game_id).step_number == 1
             resumed = now()
-            drive(lambda session, game: service.resume_game(session, game, now=resumed))
+            drive(lambda work, game: service.resume_game(work, game, now=resumed))
             await wait_until(
                 lambda: game_row(sessions, game_id).step_number == 2,
                 timeout=10,

@@ -8,7 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.db import transaction
+from narrator.models import Game, Player, fold_name
 from rules import get_ruleset
 from tests.narrator.fixtures import CliResult
 
@@ -35,7 +39,7 @@ def test_list_shows_the_rulesets_built_in_distributions(run_cli: Callable[..., C
         "ruleset": "wakkerdam",
         "players": first.players,
         "roles": dict(sorted(Counter(first.roles).items())),
-        "mayor": first.mayor,
+        "mayor": first.options["mayor"],
         "source": "builtin",
     }
     players = [row["players"] for row in rows]
@@ -95,7 +99,7 @@ def test_add_without_id_gets_a_free_one_and_accepts_a_list(
         ("players = 3\nmayor = true\nroles = ['weerwolf', 'burger', 'tovenaar']\n", "tovenaar"),
         ("players = 4\nmayor = true\nroles = ['weerwolf', 'burger']\n", "2 roles for 4 players"),
         ("players = 2\nmayor = true\nroles = ['weerwolf', 'burger']\n", "between 3 and 1000"),
-        ("players = 3\nroles = ['weerwolf', 'burger', 'burger']\n", "missing key 'mayor'"),
+        ("players = 3\nmayor = true\n", "missing key 'roles'"),
         ("players = 3\nmayor = 'ja'\nroles = ['weerwolf', 'burger', 'burger']\n", "'mayor'"),
         ("players = '3'\nmayor = true\nroles = []\n", "'players' must be a whole number"),
         ("players = 3\nmayor = true\nroles = 'weerwolf'\n", "'roles' must be a table"),
@@ -120,3 +124,35 @@ def test_add_of_a_missing_file_is_an_error(
     run_cli: Callable[..., CliResult], tmp_path: Path
 ) -> None:
     _error(run_cli("distributions", "add", str(tmp_path / "none.toml")), "no such file")
+
+
+def test_a_distribution_without_the_mayor_option_gets_the_rulesets_default(
+    run_cli: Callable[..., CliResult], tmp_path: Path, sessions: sessionmaker[Session]
+) -> None:
+    path = tmp_path / "five.toml"
+    path.write_text(
+        'id = "vijf"\nplayers = 5\nroles = { weerwolf = 1, burger = 4 }\n', encoding="utf-8"
+    )
+    assert run_cli("distributions", "add", str(path)).status == 0
+    rows = _rows(run_cli("distributions", "list", "--players", "5", "--json"))
+    assert next(row for row in rows if row["id"] == "vijf").get("mayor") is None
+    run_cli("game", "create", "WW9")
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game)).one()
+        for seat, name in enumerate(("Anna", "Bram", "Carla", "Dirk", "Eva"), start=1):
+            key = fold_name(name)
+            session.add(
+                Player(
+                    game_id=game.id,
+                    seat=seat,
+                    email=f"{key}@example.org",
+                    name=name,
+                    name_key=key,
+                    gender="vrouw",
+                )
+            )
+    assert run_cli("game", "start", "WW9", "--distribution", "vijf", "--seed", "1").status == 0
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game)).one()
+        # Wakkerdam's default: the game has a Burgemeester, so the first day elects one.
+        assert game.state is not None and game.state["settings"]["mayor"] is True

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from narrator.db import (
     alembic_config,
@@ -84,3 +85,34 @@ def test_upgrade_is_idempotent(fresh_database: Callable[[str], str]) -> None:
     upgrade(url)
     upgrade(url)
     assert current_revision(url) == head_revision()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_0002_moves_the_mayor_into_the_options(
+    backend: str, fresh_database: Callable[[str], str]
+) -> None:
+    url = fresh_database(backend)
+    upgrade(url, "0001")
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            for key, mayor in (("with", True), ("without", False)):
+                connection.execute(
+                    text(
+                        "INSERT INTO distributions"
+                        " (ruleset, key, players, roles, mayor, created_at)"
+                        " VALUES ('wakkerdam', :key, 3, :roles, :mayor, CURRENT_TIMESTAMP)"
+                    ),
+                    {"key": key, "roles": '["burger", "burger", "weerwolf"]', "mayor": mayor},
+                )
+        upgrade(url)
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT key, options FROM distributions ORDER BY key"))
+            found = {key: json.loads(o) if isinstance(o, str) else o for key, o in rows}
+        assert found == {"with": {"mayor": True}, "without": {"mayor": False}}
+        downgrade(url, "0001")
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT key, mayor FROM distributions ORDER BY key"))
+            assert {key: bool(mayor) for key, mayor in rows} == {"with": True, "without": False}
+    finally:
+        engine.dispose()

@@ -18,6 +18,7 @@ from narrator.models import Game, InboxMessage, OutboxMessage, OutboxState
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, Outcome, process_pending
 from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 from tests.support.games import game_taking_signups
 
 NARRATOR = "verteller@example.org"
@@ -182,10 +183,11 @@ class Narrator:
 
     def start(self, game: str = "WW5", *, seed: int = 7, distribution: str | None = None) -> None:
         """Start `game` (deal roles, first step)."""
-        with transaction(self.factory) as session:
+        with unit_of_work(self.factory) as work:
+            session = work.session
             row = session.scalars(select(Game).where(Game.name == game)).one()
             service.start_game(
-                session,
+                work,
                 self.mailer,
                 row,
                 now=self.clock(),

@@ -21,6 +21,7 @@ from narrator.service.authenticity import (
 )
 from narrator.service.mailer import Mailer
 from narrator.service.wiring import make_mailer
+from narrator.service.work import unit_of_work
 from stories import FileStore
 from tests.security.security_support import NARRATOR, Narrator, mail, players
 
@@ -128,10 +129,11 @@ def _running_game(narrator: Narrator) -> dict[str, str]:
 
 def _a_vote(narrator: Narrator) -> tuple[str, str]:
     """(player name, vote body) of someone asked in the current step."""
-    with transaction(narrator.factory) as session:
+    with unit_of_work(narrator.factory) as work:
+        session = work.session
         game = session.scalars(select(Game)).one()
         rs = service.ruleset_of(game)
-        state = service.load_state(game)
+        state = service.load_state(work, game)
         name = next(iter(rs.asked(state)))
         action = rs.choices(state, name).actions[0]
         body = " ".join(action.targets[: max(action.min_names, 1)]) or "blanco"

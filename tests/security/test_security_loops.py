@@ -16,6 +16,7 @@ from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import NOTICE_KIND, Limits
 from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 from stories import FileStore
 from tests.security.security_support import NARRATOR, Narrator, Sent, mail, players
 
@@ -155,10 +156,11 @@ def test_over_the_limit_votes_still_count_and_game_mails_still_go(
     narrator.sign_up("WW5", cast)
     narrator.clock.now += timedelta(hours=1)
     narrator.start("WW5")
-    with transaction(narrator.factory) as session:
+    with unit_of_work(narrator.factory) as work:
+        session = work.session
         game = session.scalars(select(Game)).one()
         rs = service.ruleset_of(game)
-        state = service.load_state(game)
+        state = service.load_state(work, game)
         asked = list(rs.asked(state))
         name = asked[0]
         action = rs.choices(state, name).actions[0]
@@ -175,9 +177,10 @@ def test_over_the_limit_votes_still_count_and_game_mails_still_go(
     # The step's deadline: the story and the next step reach the silenced player too.
     narrator.clock.now += timedelta(hours=2)
     before = narrator.last_outbox_id()
-    with transaction(narrator.factory) as session:
+    with unit_of_work(narrator.factory) as work:
+        session = work.session
         for game in service.due_games(session, narrator.clock()):
-            service.close_step(session, narrator.mailer, game, now=narrator.clock())
+            service.close_step(work, narrator.mailer, game, now=narrator.clock())
     to_player = [m.kind for m in narrator.outbox(after=before) if m.recipient == address]
     assert to_player and set(to_player) <= {"story", "step", "game_over"}
 

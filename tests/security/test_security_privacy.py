@@ -31,6 +31,7 @@ from narrator.models import (
 from narrator.service import games as service
 from narrator.service.limits import Limits
 from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 from narrator.storystore import LayeredStore
 from rules import get_ruleset
 from rules.core import Distribution
@@ -62,7 +63,7 @@ def add_distributions(narrator: Narrator) -> None:
                     key=d.id,
                     players=d.players,
                     roles=list(d.roles),
-                    mayor=d.mayor,
+                    options=dict(d.options),
                 )
             )
 
@@ -123,11 +124,12 @@ def play(narrator: Narrator, game_name: str, distribution: str, size: int, seed:
     emails = dict(cast)
     for _ in range(400):
         ballots = []
-        with transaction(narrator.factory) as session:
+        with unit_of_work(narrator.factory) as work:
+            session = work.session
             game = session.scalars(select(Game).where(Game.name == game_name)).one()
             if game.status == GameStatus.ENDED.value:
                 return
-            state = service.load_state(game)
+            state = service.load_state(work, game)
             for name in RULES.asked(state):
                 actions = RULES.choices(state, name).actions
                 if not actions or rng.random() < 0.1:
@@ -143,9 +145,10 @@ def play(narrator: Narrator, game_name: str, distribution: str, size: int, seed:
             narrator.deliver(raw)
         narrator.process()
         narrator.clock.now += timedelta(hours=1)
-        with transaction(narrator.factory) as session:
+        with unit_of_work(narrator.factory) as work:
+            session = work.session
             for due in service.due_games(session, narrator.clock()):
-                service.close_step(session, narrator.mailer, due, now=narrator.clock())
+                service.close_step(work, narrator.mailer, due, now=narrator.clock())
     pytest.fail(f"{game_name} did not end")
 
 
@@ -313,16 +316,21 @@ def test_a_thief_who_takes_the_dwaas_role_is_told_he_is_ziener(
     with transaction(narrator.factory) as session:
         session.add(
             RoleDistribution(
-                ruleset="wakkerdam", key="dief-dwaas", players=6, roles=list(roles), mayor=False
+                ruleset="wakkerdam",
+                key="dief-dwaas",
+                players=6,
+                roles=list(roles),
+                options={"mayor": False},
             )
         )
     narrator.add_game("T1")
     cast = [(name, f"{name.lower()}@t1.example") for name in PLAYER_NAMES[:6]]
     narrator.sign_up("T1", cast)
     narrator.start("T1", seed=3, distribution="dief-dwaas")
-    with transaction(narrator.factory) as session:
+    with unit_of_work(narrator.factory) as work:
+        session = work.session
         game = session.scalars(select(Game).where(Game.name == "T1")).one()
-        state = service.load_state(game)
+        state = service.load_state(work, game)
         dealt = {p.name: p.role for p in state.players}
         thief = next(name for name, role in dealt.items() if role == "dief")
         fool = next(name for name, role in dealt.items() if role == "dwaas")
@@ -330,10 +338,11 @@ def test_a_thief_who_takes_the_dwaas_role_is_told_he_is_ziener(
     seen = narrator.last_outbox_id()
     outcome = narrator.receive(mail(dict(cast)[thief], "T1", fool))
     assert outcome.what == "vote accepted", outcome
-    with transaction(narrator.factory) as session:
+    with unit_of_work(narrator.factory) as work:
+        session = work.session
         game = session.scalars(select(Game).where(Game.name == "T1")).one()
-        events = service.close_step(session, narrator.mailer, game, now=narrator.clock())
-        assert service.load_state(game).find(thief).role == "dwaas"
+        events = service.close_step(work, narrator.mailer, game, now=narrator.clock())
+        assert service.load_state(work, game).find(thief).role == "dwaas"
     # The log (and transcript) keep the truth ...
     assert {"type": "role_change", "player": thief, "role": "dwaas"}.items() <= next(
         e for e in events if e["type"] == "role_change" and e["player"] == thief

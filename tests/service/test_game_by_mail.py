@@ -17,6 +17,7 @@ from narrator.models import Game, GameLogEntry, GameStatus, OutboxMessage, game_
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
 from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 from stories import FileStore, default_pack_root
 
 NARRATOR = "verteller@example.org"
@@ -92,22 +93,24 @@ def test_a_game_from_signup_to_the_end(factory: sessionmaker[Session], mailer: M
     assert first["Auto-Submitted"] == "auto-replied"
     assert first["In-Reply-To"] == "<m0.anna@example.org>"
 
-    with transaction(factory) as session:
+    with unit_of_work(factory) as work:
+        session = work.session
         game = session.scalars(select(Game)).one()
-        service.start_game(session, mailer, game, now=clock(), seed=7)
+        service.start_game(work, mailer, game, now=clock(), seed=7)
         assert game.status == GameStatus.RUNNING.value
-        roles = {p.name: p.role for p in service.load_state(game).players}
+        roles = {p.name: p.role for p in service.load_state(work, game).players}
     kinds = [kind for _, kind, _ in outbox(factory)]
     assert kinds.count("role") == 6
 
     # Play: everybody asked votes for the first valid choice each step; deadlines pass.
     for _ in range(200):
-        with transaction(factory) as session:
+        with unit_of_work(factory) as work:
+            session = work.session
             game = session.scalars(select(Game)).one()
             if game.status == GameStatus.ENDED.value:
                 break
             rs = service.ruleset_of(game)
-            state = service.load_state(game)
+            state = service.load_state(work, game)
             players = {p.name: p for p in game_players(session, game)}
             ballots = []
             for name in rs.asked(state):
@@ -124,13 +127,15 @@ def test_a_game_from_signup_to_the_end(factory: sessionmaker[Session], mailer: M
             sink.store_sync(raw, source="inject")
         process_pending(factory, mailer, settings, clock)
         clock.now += timedelta(hours=1)
-        with transaction(factory) as session:
+        with unit_of_work(factory) as work:
+            session = work.session
             for game in service.due_games(session, clock()):
-                service.close_step(session, mailer, game, now=clock())
-    with transaction(factory) as session:
+                service.close_step(work, mailer, game, now=clock())
+    with unit_of_work(factory) as work:
+        session = work.session
         game = session.scalars(select(Game)).one()
         assert game.status == GameStatus.ENDED.value
-        state = service.load_state(game)
+        state = service.load_state(work, game)
         entries = session.scalars(
             select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
         ).all()

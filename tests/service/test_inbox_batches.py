@@ -15,14 +15,9 @@ from narrator.db import session_factory, transaction
 from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, InboxMessage, OutboxMessage, Player, Vote, game_players
 from narrator.service import games as service
-from narrator.service.inbox import (
-    MAX_ATTEMPTS,
-    InboxSettings,
-    locked_game,
-    open_games,
-    process_pending,
-)
+from narrator.service.inbox import MAX_ATTEMPTS, InboxSettings, process_pending
 from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 from stories import FileStore, default_pack_root
 from tests.service.test_game_by_mail import NARRATOR, Clock, mail
 from tests.support.games import game_taking_signups
@@ -93,11 +88,12 @@ def test_a_vote_changed_within_one_batch_counts_once_as_the_last(
     store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
     clock = Clock()
     process_pending(factory, mailer, SETTINGS, clock)
-    with transaction(factory) as session:
+    with unit_of_work(factory) as work:
+        session = work.session
         game = session.scalars(select(Game)).one()
-        service.start_game(session, mailer, game, now=clock(), seed=7)
+        service.start_game(work, mailer, game, now=clock(), seed=7)
         for _ in range(10):  # to a step where two players with two choices or more are asked
-            state = service.load_state(game)
+            state = service.load_state(work, game)
             rs = service.ruleset_of(game)
             asked = [
                 p
@@ -107,7 +103,7 @@ def test_a_vote_changed_within_one_batch_counts_once_as_the_last(
             ]
             if len(asked) >= 2:
                 break
-            service.close_step(session, mailer, game, now=clock())
+            service.close_step(work, mailer, game, now=clock())
         voter, other = asked[:2]
         first, second = rs.choices(state, voter).actions[0].targets[:2]
         others_choice = rs.choices(state, other).actions[0].targets[0]
@@ -121,13 +117,14 @@ def test_a_vote_changed_within_one_batch_counts_once_as_the_last(
     outcomes = process_pending(factory, mailer, SETTINGS, clock, batch_size=10)
     assert [o.what for o in outcomes] == ["vote accepted"] * 3
     assert "batch" not in caplog.text  # done as one batch, not undone and redone one by one
-    with transaction(factory) as session:
+    with unit_of_work(factory) as work:
+        session = work.session
         game = session.scalars(select(Game)).one()
         votes = session.scalars(select(Vote).where(Vote.step_number == step)).all()
         assert [v.targets for v in votes] == [[first], [others_choice], [second]]
         # Each mail saw the state the earlier ones left: both players' votes are in it, the
         # changed one as changed.
-        ballots = service.load_state(game).votes
+        ballots = service.load_state(work, game).votes
         assert (ballots[voter], ballots[other]) == ((second,), (others_choice,))
 
 
@@ -193,21 +190,25 @@ def test_mails_are_logged_once_committed(
     assert caplog.text.count("signup: Anna") == 1
 
 
-def test_a_batch_sees_games_opened_closed_and_renamed_within_it(
-    factory: sessionmaker[Session],
+def test_a_unit_of_work_sees_the_games_its_own_changes_open_and_close(
+    factory: sessionmaker[Session], mailer: Mailer
 ) -> None:
-    """The open games are read once per transaction, and read again as soon as one changes."""
+    """The open games are read once per unit of work, and again after a change of its own."""
     new_game(factory)
-    with transaction(factory) as session:
-        assert [g.name for g in open_games(session)] == ["WW5"]
-        game = locked_game(session, open_games(session)[0].id)
-        assert game is not None and locked_game(session, game.id) is game
-        game.name = "WW6"
-        assert [g.name for g in open_games(session)] == ["WW6"]
+    with unit_of_work(factory) as work:
+        assert [g.name for g in work.open_games()] == ["WW5"]
+        game = work.locked_game(work.open_games()[0].id)
+        assert game is not None and work.locked_game(game.id) is game
+        work.session.add(game_taking_signups("WW7", language="en"))
+        work.session.flush()
+        assert [g.name for g in work.open_games()] == ["WW5"]  # read once: not seen yet
+        work.games_changed()
+        assert sorted((g.name, g.language) for g in work.open_games()) == [
+            ("WW5", "nl"),
+            ("WW7", "en"),
+        ]
         game.status = "ended"
-        assert open_games(session) == []
-        session.add(game_taking_signups("WW7", language="en"))
-        session.flush()
-        assert [(g.name, g.language) for g in open_games(session)] == [("WW7", "en")]
-    with transaction(factory) as session:  # and nothing of it is remembered after the commit
-        assert [g.name for g in open_games(session)] == ["WW7"]
+        work.games_changed()
+        assert [g.name for g in work.open_games()] == ["WW7"]
+    with unit_of_work(factory) as work:  # and nothing of it is remembered after the commit
+        assert [g.name for g in work.open_games()] == ["WW7"]

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from narrator.models import Game, Player
-from narrator.service import games as service
+from narrator.service import story_context
 from rules import get_ruleset
 from rules.core import Seat, Settings
 from stories import MemoryStore, Renderer, StoryKey, StorySource
@@ -56,18 +56,20 @@ def _shown(context: dict) -> dict[str, str]:  # type: ignore[type-arg]
 def test_each_recipient_sees_his_own_role_and_no_other_living_role(reveal_roles: bool) -> None:
     game, players = _game(reveal_roles=reveal_roles), _players()
     state = _state(dead=("Dirk",))
-    cast = service.story_cast(game, players, state)
+    cast = story_context.story_cast(None, game, players, state)
     dead_roles = {"Dirk": "heks"} if reveal_roles else {}
     for _ in range(2):  # the shared cast is reused, twice over, in both orders
         for name in NAMES + NAMES[::-1]:
-            context = service._context(game, cast, state, name)
+            context = story_context.mail_context(game, cast, state, name)
             told = {"dwaas": "ziener"}.get(ROLES[NAMES.index(name)], ROLES[NAMES.index(name)])
             expected = {**dead_roles, name: told} if name not in dead_roles else dead_roles
             if name == "Dirk" and not reveal_roles:
                 expected = {"Dirk": "heks"}  # the dead still know their own role
             assert _shown(context) == expected
             # The same roles as the per-recipient construction it replaces.
-            old = service.story_players(players, state, reveal_to=name, reveal_dead=reveal_roles)
+            old = story_context.story_players(
+                RULES, players, state, reveal_to=name, reveal_dead=reveal_roles
+            )
             assert {p["name"]: p["role"] for p in old if p["role"]} == expected
     # The shared cast itself never gained anybody's role.
     assert {p.name: p.role for p in cast if p.role} == dead_roles
@@ -76,7 +78,7 @@ def test_each_recipient_sees_his_own_role_and_no_other_living_role(reveal_roles:
 def test_a_render_sees_only_the_recipients_role_through_players_and_helpers() -> None:
     game, players = _game(reveal_roles=False), _players()
     state = _state()
-    cast = service.story_cast(game, players, state)
+    cast = story_context.story_cast(None, game, players, state)
     source = (
         "{% block subject %}x{% endblock %}{% block body %}"
         + ROLES_SHOWN
@@ -86,7 +88,7 @@ def test_a_render_sees_only_the_recipients_role_through_players_and_helpers() ->
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
     renderer = Renderer(MemoryStore([StorySource(key, 1, source.replace("names_", "players"))]))
     for name in NAMES:
-        context = service._context(game, cast, state, name)
+        context = story_context.mail_context(game, cast, state, name)
         text = renderer.render_mail(key, context, random.random()).text
         told = {"dwaas": "ziener"}.get(ROLES[NAMES.index(name)], ROLES[NAMES.index(name)])
         listed, looked_up = text.strip().split("|")
@@ -97,6 +99,6 @@ def test_a_render_sees_only_the_recipients_role_through_players_and_helpers() ->
 def test_the_game_over_cast_shows_every_true_role() -> None:
     game, players = _game(reveal_roles=False), _players()
     state = _state()
-    cast = service.story_cast(game, players, state, reveal_all=True)
-    context = service._context(game, cast, state, "Bram")
+    cast = story_context.story_cast(None, game, players, state, reveal_all=True)
+    context = story_context.mail_context(game, cast, state, "Bram")
     assert _shown(context) == dict(zip(NAMES, ROLES, strict=True))  # the dwaas is told now

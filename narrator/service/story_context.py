@@ -1,0 +1,202 @@
+"""The story context of a game's mails: the public game, the cast, the actions, the events.
+
+Everything a template may read of a game comes from here, through the ruleset's typed view
+(:meth:`rules.core.ruleset.Ruleset.view`) and its methods: no caller reads a ruleset's state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from narrator.durations import format_duration
+from narrator.models import Game, Player
+from narrator.service.mailer import Mailer, ReplyTo
+from narrator.service.work import Work, ruleset_of
+from rules.core import Event
+from rules.core.ruleset import Ruleset
+from stories import Cast
+
+
+def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[str, Any]:
+    """The `game` variable of a story render (public facts only: the view's ``facts``)."""
+    view = ruleset_of(game).view(state) if state is not None else None
+    return {
+        "name": game.name,
+        "ruleset": game.ruleset,
+        "language": game.language,
+        "theme": game.theme,
+        "step": step if step is not None else game.step,
+        "night": view.night if view is not None else game.night,
+        "day": view.day if view is not None else game.day,
+        "speed": format_duration(game.speed),
+        "strictness": game.strictness,
+        "has_mayor": False,
+        "mayor": None,
+        **(view.facts if view is not None else {}),
+        "deadline": game.deadline,
+    }
+
+
+def story_players(
+    rs: Ruleset[Any],
+    players: Sequence[Player],
+    state: Any | None,
+    *,
+    reveal_to: str | None = None,
+    reveal_dead: bool,
+    reveal_living: bool = False,
+) -> list[dict[str, Any]]:
+    """The `players` variable: names, genders, life; a role only where it is no secret.
+
+    A role is shown for the recipient himself (`reveal_to`) and for the dead when the game
+    reveals roles; everybody else's role is None, so no template can leak it.
+    """
+    out = []
+    seats = rs.view(state).by_name() if state is not None else {}
+    for player in players:
+        alive, role = True, None
+        seat = seats.get(player.name)
+        if seat is not None:
+            alive = seat.alive
+            if reveal_living or (not alive and reveal_dead):
+                role = seat.role
+            elif player.name == reveal_to:  # his own role, as he was told it
+                role = rs.told_role(state, player.name)
+        out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
+    return out
+
+
+def story_cast(
+    work: Work | None,
+    game: Game,
+    players: Sequence[Player],
+    state: Any | None,
+    *,
+    reveal_all: bool = False,
+) -> Cast:
+    """The `players` of a batch of mails, shared by every recipient: nobody's own role.
+
+    Roles are shown only for the dead when the game reveals roles, and for everybody when
+    `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
+    his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
+    The unit of work keeps it for the receipts of the batch (a vote changes no seat).
+    """
+    reveal_dead = reveal_all or game.reveal_roles
+    known = work.cast(game, reveal_dead, reveal_all) if work is not None else None
+    if known is not None:
+        cast: Cast = known
+        return cast
+    cast = Cast(
+        story_players(
+            ruleset_of(game), players, state, reveal_dead=reveal_dead, reveal_living=reveal_all
+        )
+    )
+    if work is not None and state is not None:
+        work.keep_cast(game, reveal_dead, reveal_all, cast)
+    return cast
+
+
+def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
+    """The shared `cast` as `recipient` sees it: with his own role, as he was told it.
+
+    Only his own entry differs; the shared cast is not changed, so it can serve the next
+    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``.)
+    """
+    if recipient is None or state is None:
+        return cast
+    own = cast.find(recipient)
+    if own is None or own.name != recipient or own.role is not None:
+        return cast  # not a player, or his role is shown to everybody anyway
+    told = rs.told_role(state, recipient)
+    if told is None:
+        return cast
+    return cast.with_player(replace(own, role=told))
+
+
+def mail_context(
+    game: Game,
+    cast: Cast,
+    state: Any | None,
+    recipient: str | None,
+    *,
+    step: str | None = None,
+) -> dict[str, Any]:
+    """The common story context of `recipient`'s mail, from the batch's shared `cast`."""
+    return {
+        "game": story_game(game, state, step),
+        "players": recipient_cast(ruleset_of(game), cast, state, recipient),
+        "recipient": recipient,
+    }
+
+
+def audience_dicts(
+    state: Any, events: Sequence[Event], rs: Ruleset[Any], *, told: bool = False
+) -> list[dict[str, Any]]:
+    """Events in transcript form with an `audience` key the story renderer understands.
+
+    With `told`, each event is as its audience is told it (the ruleset's ``as_told``: a role
+    change to a hidden role); without, the truth, as the game log keeps it.
+    """
+    out = []
+    for event in events:
+        data = (rs.as_told(event) if told else event).to_dict()
+        names = rs.recipients(state, event.audience)
+        data["audience"] = "public" if names is None else sorted(names)
+        out.append(data)
+    return out
+
+
+def actions_of(rs: Ruleset[Any], state: Any, player: str) -> list[dict[str, Any]]:
+    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action)."""
+    result = []
+    for choice in rs.choices(state, player).actions:
+        previous = choice.previous
+        result.append(
+            {
+                "kind": choice.action,
+                "choices": list(choice.targets),
+                "min": choice.min_names,
+                "max": choice.max_names,
+                "blanco": choice.blanco,
+                "keyword": choice.keyword,
+                "previous": ["blanco"] if previous == () else list(previous or ()),
+                **choice.extra,
+            }
+        )
+    return result
+
+
+def mail_player(
+    session: Session,
+    mailer: Mailer,
+    game: Game,
+    player: Player,
+    mail: str,
+    context: Mapping[str, Any],
+    *,
+    identity: str,
+    now: datetime,
+    reply: ReplyTo | None = None,
+) -> str:
+    """Render the non-event mail `mail` for `player` and queue it; return its Message-ID.
+
+    `identity` names the mail once and for all: it seeds the variant drawn and fixes the
+    Message-ID, so a mail rebuilt after a crash is the same mail.
+    """
+    rendered = mailer.render(mailer.key(game, mail), context, identity)
+    return mailer.queue(
+        session,
+        rendered=rendered,
+        to=player.email,
+        to_name=player.name,
+        now=now,
+        kind=mail,
+        identity=identity,
+        game=game,
+        reply=reply,
+    )

@@ -1,0 +1,202 @@
+"""The unit of work of one transaction: the games it loaded and changed, written back at its end.
+
+Processing a batch of mail asks for the same game's players, rules state and story cast once
+per mail, and a vote in a big game must not re-read or re-write a document as large as the
+game.  So one :class:`Work` per transaction holds what was read, and writes the rules states
+that changed once, in :meth:`Work.flush` (called by :func:`unit_of_work` before the commit).
+Nothing is kept between transactions (another process may write meanwhile), and nothing is
+hidden in the session: whoever needs a game's state is handed the ``Work``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Row, func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import transaction
+from narrator.models import Game, GameLogEntry, GameStatus, Player, game_players
+from rules import get_ruleset
+from rules.core.ruleset import Ruleset
+
+OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
+
+
+class NotStarted(LookupError):
+    """The game has no rules state yet (it is still taking signups)."""
+
+
+def ruleset_of(game: Game) -> Ruleset[Any]:
+    """The rules engine of `game`."""
+    return get_ruleset(game.ruleset)
+
+
+def state_of(game: Game) -> Any:
+    """The rules state stored in `game`'s row, loaded afresh (no unit of work: for readers)."""
+    if game.state is None:
+        raise NotStarted(f"game {game.name} has not started")
+    return ruleset_of(game).load_state(game.state)
+
+
+@dataclass
+class _Loaded:
+    """A game's rules state as this unit of work knows it; `dirty` until it is written."""
+
+    state: Any
+    dirty: bool
+
+
+class Work:
+    """What one transaction has read and changed of the games; see the module docstring.
+
+    The rules state a caller stores (:meth:`store`) is the game's state from then on; it is
+    dumped into the game's row once, at :meth:`flush`.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._open_games: list[Row[tuple[int, str, str, str]]] | None = None
+        self._locked: set[int] = set()
+        self._players: dict[int, list[Player]] = {}
+        self._states: dict[int, _Loaded] = {}
+        self._casts: dict[tuple[int, bool, bool], Any] = {}
+        self._next_seq: dict[int, int] = {}
+        # The inbox's parser views of running games (a GameInfo with its name index and the
+        # players by address), shared by the mails of a batch; see narrator.service.inbox.
+        self.parser_views: dict[int, Any] = {}
+
+    # --- games ---------------------------------------------------------------------------
+
+    def open_games(self) -> list[Row[tuple[int, str, str, str]]]:
+        """Id, name, status and language of every open game (the names a subject may match),
+        read once per unit of work until :meth:`games_changed`."""
+        if self._open_games is None:
+            self._open_games = list(
+                self.session.execute(
+                    select(Game.id, Game.name, Game.status, Game.language).where(
+                        Game.status.in_(OPEN_STATUSES)
+                    )
+                ).all()
+            )
+        return list(self._open_games)
+
+    def games_changed(self) -> None:
+        """A game was created, renamed, or changed status or language: read them again."""
+        self._open_games = None
+
+    def locked_game(self, game_id: int) -> Game | None:
+        """The game `game_id`, locked for the rest of the transaction (``FOR UPDATE``): one
+        mail at a time per game, also across daemons (PostgreSQL).  Read and locked once."""
+        if game_id in self._locked:
+            return self.session.get(Game, game_id)
+        game = self.session.scalars(
+            select(Game)
+            .where(Game.id == game_id)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        ).one_or_none()
+        if game is not None:
+            self._locked.add(game_id)
+        return game
+
+    # --- players -------------------------------------------------------------------------
+
+    def players(self, game: Game) -> list[Player]:
+        """The players of `game` in seat order (a copy of the list: callers may extend it)."""
+        known = self._players.get(game.id)
+        if known is None:
+            known = self._players[game.id] = game_players(self.session, game)
+        return list(known)
+
+    def player_added(self, game: Game, player: Player) -> None:
+        """`player` joined `game` (a signup): the players are read again when next asked."""
+        self._players.pop(game.id, None)
+        self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
+
+    # --- rules states --------------------------------------------------------------------
+
+    def has_state(self, game: Game) -> bool:
+        """Whether `game` has a rules state (it has started), here or in its row."""
+        return game.id in self._states or game.state is not None
+
+    def state(self, game: Game) -> Any:
+        """The rules state of a started game: the one stored last in this unit of work, else
+        the one in its row.  Raises NotStarted before the start."""
+        known = self._states.get(game.id)
+        if known is None:
+            known = self._states[game.id] = _Loaded(state_of(game), dirty=False)
+        return known.state
+
+    def store(self, game: Game, state: Any, *, vote_only: bool = False) -> None:
+        """Make `state` the game's rules state (written at :meth:`flush`).
+
+        The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
+        state differs from the last only by a vote, which changes no seat (life, roles): the
+        story casts of the game stay valid.
+        """
+        view = ruleset_of(game).view(state)
+        game.step = view.step
+        game.night = view.night
+        game.day = view.day
+        self._states[game.id] = _Loaded(state, dirty=True)
+        if not vote_only:
+            self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
+
+    def cast(self, game: Game, reveal_dead: bool, reveal_all: bool) -> Any | None:
+        """The story cast built for `game` in this unit of work with these reveals, if any."""
+        return self._casts.get((game.id, reveal_dead, reveal_all))
+
+    def keep_cast(self, game: Game, reveal_dead: bool, reveal_all: bool, cast: Any) -> None:
+        """Remember `game`'s story cast until a stored state or a signup changes its seats."""
+        self._casts[(game.id, reveal_dead, reveal_all)] = cast
+
+    # --- the game log --------------------------------------------------------------------
+
+    def next_log_seq(self, game: Game) -> int:
+        """The seq of the next entry of `game`'s log (read once, then counted here)."""
+        seq = self._next_seq.get(game.id)
+        if seq is None:
+            last = self.session.scalar(
+                select(func.coalesce(func.max(GameLogEntry.seq), 0)).where(
+                    GameLogEntry.game_id == game.id
+                )
+            )
+            seq = int(last or 0) + 1
+        self._next_seq[game.id] = seq + 1
+        return seq
+
+    # --- the end -------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write every rules state stored since the last flush into its game's row."""
+        for game_id, loaded in self._states.items():
+            if not loaded.dirty:
+                continue
+            game = self.session.get(Game, game_id)
+            if game is None:
+                continue
+            game.state = ruleset_of(game).dump_state(loaded.state)
+            loaded.dirty = False
+
+
+@contextmanager
+def unit_of_work(factory: sessionmaker[Session]) -> Iterator[Work]:
+    """Yield a :class:`Work` inside one transaction; its states are written before the commit
+    (nothing is written when the block raises: the transaction is rolled back)."""
+    with transaction(factory) as session:
+        work = Work(session)
+        yield work
+        work.flush()
+
+
+@contextmanager
+def work_in(session: Session) -> Iterator[Work]:
+    """Yield a :class:`Work` over a transaction the caller holds; written back at the end of
+    the block (the caller commits)."""
+    work = Work(session)
+    yield work
+    work.flush()
