@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -219,26 +218,8 @@ class SmtpReceiver:
         await self.stop()
 
 
-class _NoLimit:
-    local_part_limit = 0
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed_address(arg: str) -> tuple[str | None, str | None]:
-    """aiosmtpd's own reading of a ``MAIL FROM``/``RCPT TO`` argument, remembered (the same
-    few addresses come again and again; the parse is pure and costs ~70 µs)."""
-    return SMTP._getaddr(_NoLimit(), arg)  # type: ignore[arg-type]
-
-
 class _TrackedSMTP(SMTP):
     """An SMTP session that registers itself so the receiver can close it on stop."""
-
-    def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
-        address, rest = _parsed_address(arg)
-        limit = self.local_part_limit
-        if address and limit and len(address.rpartition("@")[0]) > limit:
-            return None, None
-        return address, rest
 
     def __init__(self, registry: set[SMTP], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
 from itertools import chain
+from types import MappingProxyType
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
 from rules.core.view import JsonValue
@@ -294,23 +295,35 @@ def _voter_targets(state: GameState, voter: Player, action: ActionSpec) -> tuple
     return tuple(chain.from_iterable(pieces))
 
 
-def _shared_targets(state: GameState, action: ActionSpec, voter: Player) -> SharedTargets:
-    """The names valid in ``action`` whoever votes (seat order) and their positions.
+def _target_key(action: ActionSpec, voter: Player) -> Hashable:
+    """The Heks's list also depends on which potions she has left."""
+    return (action, (voter.elixir, voter.poison) if action.potions else None)
 
-    Computed once per state object and action; the Heks's list also depends on which potions
-    she has left, so it is kept per pair of potions.
-    """
-    potions = (voter.elixir, voter.poison) if action.potions else None
-    key = ("targets", action, potions)
-    found: SharedTargets | None = state.memo.get(key)
-    if found is None:
-        names = tuple(
-            other.name
-            for other in state.players
-            if not _life_error(action, other)
-            and not _status_error(state, action, other)
-            and (not action.potions or _potion_usable(state, voter, other.name))
-        )
-        found = (names, {name: seat for seat, name in enumerate(names)})
-        state.memo[key] = found
-    return found
+
+def _compute_shared(state: GameState, action: ActionSpec, voter: Player) -> SharedTargets:
+    names = tuple(
+        other.name
+        for other in state.players
+        if not _life_error(action, other)
+        and not _status_error(state, action, other)
+        and (not action.potions or _potion_usable(state, voter, other.name))
+    )
+    return names, MappingProxyType({name: seat for seat, name in enumerate(names)})
+
+
+def shared_targets_table(state: GameState) -> Mapping[Hashable, SharedTargets]:
+    """The names valid whoever votes, for every vote asked in the current step (computed once
+    per distinct action: the choices of all asked players cost O(players) together)."""
+    table: dict[Hashable, SharedTargets] = {}
+    for player in state.players:
+        for action in actions_for(state, player):
+            key = _target_key(action, player)
+            if key not in table:
+                table[key] = _compute_shared(state, action, player)
+    return MappingProxyType(table)
+
+
+def _shared_targets(state: GameState, action: ActionSpec, voter: Player) -> SharedTargets:
+    """The names valid in ``action`` whoever votes (seat order) and their positions."""
+    found = state.shared_targets.get(_target_key(action, voter))
+    return found if found is not None else _compute_shared(state, action, voter)

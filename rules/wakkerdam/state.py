@@ -147,14 +147,16 @@ class GameState:
         return frozenset(name for name, _cause in self.wounded)
 
     @cached_property
-    def memo(self) -> dict[Hashable, Any]:
-        """Views other modules derive from this state, each computed once.
+    def shared_targets(self) -> Mapping[Hashable, tuple[tuple[str, ...], Mapping[str, int]]]:
+        """For each vote asked in the current step, the names valid whoever votes (seat order)
+        and their positions; see :func:`rules.wakkerdam.actions.shared_targets_table`.
 
-        Only for pure functions of the state's fields other than ``votes`` (which never change),
-        so a memo can never be stale, and a state that differs only in its votes shares it (see
-        :meth:`with_votes`); it is no field: equality, ``replace`` and dumps ignore it.
+        A derived view like :attr:`index`: computed once, for every action of the step at
+        once, then read only; it depends on no vote (so :meth:`with_votes` shares it).
         """
-        return {}
+        from rules.wakkerdam.actions import shared_targets_table  # it reads GameState
+
+        return shared_targets_table(self)
 
     def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
         """This state with other votes.
@@ -182,7 +184,7 @@ _VOTE_FREE_VIEWS = (
     "any_dead",
     "enchantable",
     "wounded_names",
-    "memo",
+    "shared_targets",
 )
 
 

@@ -1,6 +1,6 @@
 """``choices`` shares its per-step work between the players of a state without changing a result.
 
-The names valid for everybody are computed once per state object (``GameState.memo``); these
+The names valid for everybody are computed once per state (``GameState.shared_targets``); these
 tests compare every player's choices, asked in any order, with a plain per-player computation
 (the engine's code before the sharing) over random games.
 """
@@ -76,8 +76,8 @@ def check_same_choices(state: GameState, rng: random.Random) -> None:
     assert forward == expected
     shuffled = list(names)
     rng.shuffle(shuffled)
-    fresh = replace(state)  # a new state object: its memo starts empty
-    assert not fresh.memo
+    fresh = replace(state)  # a new state object: its shared view is computed afresh
+    assert "shared_targets" not in fresh.__dict__
     spelt = {name: name.casefold() if name != STRANGER else name for name in shuffled}
     assert {name: RS.choices(fresh, spelt[name]) for name in shuffled} == expected
     asked = set(RS.asked(state))
