@@ -21,6 +21,7 @@ from narrator.durations import format_duration, parse_duration
 DEFAULT_CONFIG_NAME = "narrator.toml"
 
 _NOT_A_KEY = {"toml": False}  # field metadata: derived at load time, not read from the file
+_WORD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
 
 
@@ -30,11 +31,19 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class NarratorSection:
-    """``[narrator]``: the narrator's address, database and default language."""
+    """``[narrator]``: the narrator's address, database, and the defaults of new games
+    (language, ruleset, theme; an empty theme is the ruleset's own)."""
 
     address: str = "verteller@example.org"
     database: str = "sqlite:///narrator.db"
     language: str = "nl"
+    ruleset: str = "wakkerdam"
+    theme: str = ""
+
+    @property
+    def default_theme(self) -> str:
+        """The theme of new games: ``theme``, else the ruleset's own (named like it)."""
+        return self.theme or self.ruleset
 
 
 @dataclass(frozen=True)
@@ -297,6 +306,10 @@ def _resolve(
         raise ConfigError(f"{label}: 'narrator.language' must be a language code like \"nl\"")
     if "@" not in narrator.address:
         raise ConfigError(f"{label}: 'narrator.address' must be an e-mail address")
+    if not _WORD.fullmatch(narrator.ruleset):
+        raise ConfigError(f"{label}: 'narrator.ruleset' must be a ruleset id like \"wakkerdam\"")
+    if narrator.theme and not _WORD.fullmatch(narrator.theme):
+        raise ConfigError(f"{label}: 'narrator.theme' may hold only letters, digits, '-' and '_'")
     database = _absolute_database(narrator.database, base_dir, label)
     for name, port in (
         ("inbound.smtp.port", config.inbound.smtp.port),
