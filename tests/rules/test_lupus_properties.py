@@ -241,7 +241,6 @@ def replay(setup: Setup, steps: list[tuple[GameState, list[Vote]]]) -> list[dict
     return result
 
 
-@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,
