@@ -297,3 +297,88 @@ def test_new_game_refuses_a_game_without_three_factions() -> None:
     seats = [Seat("Ada", "lupo"), Seat("Bea", "negromante"), Seat("Ciro", "rinnegato")]
     with pytest.raises(ValueError):
         RULESET.new_game(seats, Settings())
+
+
+def test_default_distribution_examples() -> None:
+    """§11's worked examples, written out from the document."""
+    assert sorted(default_roles(6)) == sorted(
+        ["lupo", "negromante", "contadino", "veggente", "guardia", "investigatore"]
+    )
+    assert sorted(default_roles(10)) == sorted(
+        ["lupo", "sequestratore", "negromante", "contadino", "veggente", "guardia"]
+        + ["investigatore", "mago", "stalker", "voyeur"]
+    )
+    forty = ["lupo"] * 6 + ["sequestratore", "diavolo", "fattucchiera", "avvocato", "assassino"]
+    forty += ["negromante"] * 3 + ["medium", "ipnotista", "fantasma", "scrutatore"]
+    forty += ["contadino"] * 5 + ["veggente", "guardia", "investigatore", "mago", "stalker"]
+    forty += ["voyeur", "massone", "massone", "esorcista", "messia", "custode", "espansivo"]
+    forty += ["divinatore", "sciamano", "trasformista", "veggente", "guardia"]
+    assert sorted(default_roles(40)) == sorted(forty)
+
+
+def _small_game(mayor: bool = True) -> GameState:
+    seats = [
+        Seat("Ada", "lupo"),
+        Seat("Bea", "negromante"),
+        Seat("Ciro", "veggente"),
+        Seat("Dino", "contadino"),
+    ]
+    return RULESET.new_game(seats, Settings(seed=1, options={"mayor": mayor, "sindaco": "Dino"}))
+
+
+def test_close_early_waits_only_for_main_actions() -> None:
+    """§3: the Sindaco's `successore` never holds a step open; a power vote (or nessuno) does."""
+    state = _small_game()
+    assert RULESET.asked(state) == ("Ciro", "Dino")
+    assert not RULESET.all_voted(state)
+    verdict = RULESET.apply(state, Vote("Dino", ("Ciro",), keywords=frozenset({"successore"})))
+    assert isinstance(verdict, Accepted)
+    assert not RULESET.all_voted(verdict.state)
+    verdict = RULESET.apply(verdict.state, Vote("Ciro", (), blanco=True))
+    assert isinstance(verdict, Accepted)
+    assert RULESET.all_voted(verdict.state)
+
+
+def test_choices_describe_every_vote() -> None:
+    """§13.3: the step mail's facts: the power's names per slot, the Sindaco's designation, and
+    by day the rogo and election ballots."""
+    state = _small_game()
+    ciro = RULESET.choices(state, "Ciro")
+    assert ciro.targets == ("Ada", "Bea", "Dino")
+    assert ciro.actions[0].extra["power"] == "veggente"
+    dino = RULESET.choices(state, "Dino")
+    assert dino.keywords == ("successore",)
+    assert RULESET.choices(state, "Ada").actions == ()
+    day = RULESET.resolve(state).state
+    assert day.step == "giorno"
+    ada = RULESET.choices(day, "Ada")
+    assert [a.action for a in ada.actions] == ["rogo", "sindaco"]
+    assert ada.targets == ("Ada", "Bea", "Ciro", "Dino")
+
+
+def test_negromante_choices_list_the_powers_left() -> None:
+    """§4, §13.3: a Negromante's step mail lists the powers not yet given."""
+    seats = [
+        Seat("Ada", "lupo"),
+        Seat("Bea", "negromante"),
+        Seat("Ciro", "veggente"),
+        Seat("Dino", "contadino"),
+        Seat("Eva", "contadino"),
+    ]
+    state = RULESET.new_game(seats, Settings(seed=2))
+    state = RULESET.resolve(state).state
+    for voter in ("Ada", "Bea", "Ciro"):
+        verdict = RULESET.apply(state, Vote(voter, ("Dino",)))
+        assert isinstance(verdict, Accepted)
+        state = verdict.state
+    state = RULESET.resolve(state).state
+    assert state.step == "notte"
+    powers = RULESET.choices(state, "Bea").actions[0].extra["powers"]
+    assert powers == sorted(POWERS)
+    vote = Vote("Bea", ("Dino",), keywords=frozenset({"visione"}))
+    verdict = RULESET.apply(state, vote)
+    assert isinstance(verdict, Accepted)
+    state = RULESET.resolve(verdict.state).state
+    state = RULESET.resolve(state).state
+    powers = RULESET.choices(state, "Bea").actions[0].extra["powers"]
+    assert powers == sorted(POWERS - {"visione"})
