@@ -304,10 +304,9 @@ def test_default_distribution_examples() -> None:
     assert sorted(default_roles(6)) == sorted(
         ["lupo", "negromante", "contadino", "veggente", "guardia", "investigatore"]
     )
-    assert sorted(default_roles(10)) == sorted(
-        ["lupo", "sequestratore", "negromante", "contadino", "veggente", "guardia"]
-        + ["investigatore", "mago", "stalker", "voyeur"]
-    )
+    ten = ["lupo", "sequestratore", "negromante", "contadino", "veggente", "guardia"]
+    ten += ["investigatore", "mago", "stalker", "voyeur"]
+    assert sorted(default_roles(10)) == sorted(ten)
     forty = ["lupo"] * 6 + ["sequestratore", "diavolo", "fattucchiera", "avvocato", "assassino"]
     forty += ["negromante"] * 3 + ["medium", "ipnotista", "fantasma", "scrutatore"]
     forty += ["contadino"] * 5 + ["veggente", "guardia", "investigatore", "mago", "stalker"]
