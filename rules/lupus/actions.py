@@ -99,7 +99,7 @@ def choices(state: GameState, name: str) -> Choices:
             ActionChoice(
                 action="rogo",
                 keyword=None,
-                targets=_with_self(state, player),
+                targets=_living(state),
                 min_names=1,
                 max_names=1,
                 blanco=True,
@@ -110,7 +110,7 @@ def choices(state: GameState, name: str) -> Choices:
                 ActionChoice(
                     action=SINDACO,
                     keyword=SINDACO,
-                    targets=_with_self(state, player),
+                    targets=_living(state),
                     min_names=1,
                     max_names=1,
                     blanco=True,
@@ -131,14 +131,15 @@ def choices(state: GameState, name: str) -> Choices:
     return Choices(player=name, step=state.step, actions=tuple(actions))
 
 
-def _with_self(state: GameState, player: Player) -> tuple[str, ...]:
-    """Every living player in play, himself included (the rogo and election ballots)."""
+def _living(state: GameState) -> tuple[str, ...]:
+    """Every living player in play, the voter included (the rogo and election ballots)."""
     return tuple(p.name for p in state.players if p.alive)
 
 
 def _power_choice(state: GameState, player: Player, spec: PowerSpec) -> ActionChoice:
     slots = [valid_names(state, player, kind) for kind in spec.names]
-    targets = tuple(p.name for p in state.players if any(p.name in slot for slot in slots))
+    allowed = {name for slot in slots for name in slot}
+    targets = tuple(p.name for p in state.players if p.name in allowed)
     extra: dict[str, JsonValue] = {
         "power": spec.id,
         "slots": [list(slot) for slot in slots],

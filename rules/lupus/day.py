@@ -57,7 +57,8 @@ def _election(sunset: Sunset) -> list[str]:
     totals = count(named)
     top = [name for name, votes in totals.items() if 2 * votes > len(living)]
     elected = top[0] if top else None
-    sunset.events.append(Election(player=elected, totals=dict(sorted(totals.items()))))
+    in_seat_order = {p.name: totals[p.name] for p in state.players if p.name in totals}
+    sunset.events.append(Election(player=elected, totals=in_seat_order))
     if elected is None:
         return [f"no absolute majority: {totals}"]
     if elected != state.mayor:
