@@ -1,0 +1,260 @@
+"""Who is asked, what each player may send, and vote validation (§4, §5)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.view import JsonValue
+from rules.lupus.ids import GHOST_POWERS, GIORNO, NOTTE, SINDACO, SUCCESSORE
+from rules.lupus.roles import LUPUS_ROLES
+from rules.lupus.spec import Names, PowerSpec
+from rules.lupus.spettri import GHOST_POWERS as GHOST_SPECS
+from rules.lupus.state import GameState, Player
+
+NEGROMANTE = "negromante"
+
+
+def night_power(state: GameState, player: Player) -> PowerSpec | None:
+    """Return the power ``player`` may use tonight, or None (§1.1, §4).
+
+    A living player uses his role's power, a Spettro his supernatural power; the power must be
+    usable tonight, have at least one valid name for each slot, and a Negromante needs an
+    unassigned power left.
+    """
+    if player.alive:
+        spec = LUPUS_ROLES[player.role].power
+        uses = player.role_uses
+    elif player.is_spettro and player.ghost_power is not None:
+        spec = GHOST_SPECS[player.ghost_power]
+        uses = player.ghost_uses
+    else:
+        return None
+    if spec is None or not spec.is_usable(state.night, uses):
+        return None
+    if spec.id == NEGROMANTE and len(state.assigned) == len(GHOST_POWERS):
+        return None
+    slots = [valid_names(state, player, kind) for kind in spec.names]
+    if any(not names for names in slots):
+        return None
+    if len(slots) == 2 and len(set(slots[0]) | set(slots[1])) < 2:
+        return None
+    return spec
+
+
+def valid_names(state: GameState, player: Player, kind: Names) -> tuple[str, ...]:
+    """The names one slot of ``player``'s power may take: never himself or an exile."""
+    return tuple(
+        p.name
+        for p in state.players
+        if p.name != player.name
+        and not p.exiled
+        and (kind is Names.ANY or p.alive == (kind is Names.LIVING))
+    )
+
+
+def is_mayor(state: GameState, name: str) -> bool:
+    """Whether ``name`` is the living Sindaco (who may always send ``successore``)."""
+    if not state.has_mayor or state.mayor != name:
+        return False
+    player = state.find(name)
+    return player is not None and player.alive
+
+
+def asked(state: GameState) -> tuple[str, ...]:
+    """Return who may vote in the current step, in seat order (§4)."""
+    if state.step == GIORNO:
+        return tuple(p.name for p in state.players if p.alive)
+    if state.step == NOTTE:
+        return tuple(
+            p.name
+            for p in state.players
+            if night_power(state, p) is not None or is_mayor(state, p.name)
+        )
+    return ()
+
+
+def main_voters(state: GameState) -> tuple[str, ...]:
+    """Those asked for a main action (a power, or the rogo ballot): close_early waits for them."""
+    if state.step == GIORNO:
+        return tuple(p.name for p in state.players if p.alive)
+    if state.step == NOTTE:
+        return tuple(p.name for p in state.players if night_power(state, p) is not None)
+    return ()
+
+
+def choices(state: GameState, name: str) -> Choices:
+    """Return what ``name`` may send now; the Negromante's powers left are in ``extra``."""
+    player = state.find(name)
+    actions: list[ActionChoice] = []
+    if player is None or state.step is None:
+        return Choices(player=name, step=state.step)
+    living = valid_names(state, player, Names.LIVING)
+    if state.step == NOTTE:
+        spec = night_power(state, player)
+        if spec is not None:
+            actions.append(_power_choice(state, player, spec))
+    elif player.alive:
+        actions.append(
+            ActionChoice(
+                action="rogo",
+                keyword=None,
+                targets=_living(state),
+                min_names=1,
+                max_names=1,
+                blanco=True,
+            )
+        )
+        if state.has_mayor:
+            actions.append(
+                ActionChoice(
+                    action=SINDACO,
+                    keyword=SINDACO,
+                    targets=_living(state),
+                    min_names=1,
+                    max_names=1,
+                    blanco=True,
+                )
+            )
+    if is_mayor(state, name):
+        actions.append(
+            ActionChoice(
+                action=SUCCESSORE,
+                keyword=SUCCESSORE,
+                targets=living,
+                min_names=1,
+                max_names=1,
+                blanco=True,
+                extra={"designated": state.successor},
+            )
+        )
+    return Choices(player=name, step=state.step, actions=tuple(actions))
+
+
+def _living(state: GameState) -> tuple[str, ...]:
+    """Every living player in play, the voter included (the rogo and election ballots)."""
+    return tuple(p.name for p in state.players if p.alive)
+
+
+def _power_choice(state: GameState, player: Player, spec: PowerSpec) -> ActionChoice:
+    slots = [valid_names(state, player, kind) for kind in spec.names]
+    allowed = {name for slot in slots for name in slot}
+    targets = tuple(p.name for p in state.players if p.name in allowed)
+    extra: dict[str, JsonValue] = {
+        "power": spec.id,
+        "slots": [list(slot) for slot in slots],
+        "frequency": spec.frequency.value,
+    }
+    if spec.id == NEGROMANTE:
+        extra["powers"] = [p for p in GHOST_POWERS if p not in state.assigned]
+    return ActionChoice(
+        action=spec.id,
+        keyword=None,
+        targets=targets,
+        min_names=len(spec.names),
+        max_names=len(spec.names),
+        blanco=True,
+        extra=extra,
+    )
+
+
+def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+    """Validate ``vote`` and store it in place of the player's earlier vote for that action.
+
+    Only what the voter can know is checked (§1.1); the rest shows at dawn as a failure.
+    """
+    player = state.find(vote.player)
+    if player is None or state.step is None:
+        return Rejected("not-asked", "no such player, or the game is over")
+    specials = vote.keywords & {SINDACO, SUCCESSORE}
+    words = vote.keywords & set(GHOST_POWERS)
+    if len(specials) > 1:
+        return Rejected("not-asked", "one mail is one vote: sindaco or successore, not both")
+    if specials:
+        keyword = next(iter(specials))
+        return _keyword_vote(state, player, vote, keyword)
+    if state.step == GIORNO:
+        if not player.alive:
+            return Rejected("not-asked", "only living players send a rogo ballot")
+        checked = _check_names(state, player, vote, (Names.LIVING,), allow_self=True)
+        return checked if isinstance(checked, Rejected) else _store(state, player.name, "", vote)
+    spec = night_power(state, player)
+    if spec is None:
+        return Rejected("not-asked", "no power usable tonight")
+    if spec.id != NEGROMANTE:
+        # A power word from anybody but a Negromante is an ordinary word of his mail (§12).
+        checked = _check_names(state, player, vote, spec.names, allow_self=False)
+        return checked if isinstance(checked, Rejected) else _store(state, player.name, "", vote)
+    if vote.is_blanco:
+        checked = _check_names(state, player, vote, spec.names, allow_self=False)
+        return checked if isinstance(checked, Rejected) else _store(state, player.name, "", vote)
+    if len(words) != 1:
+        return Rejected("power-missing", "name exactly one power word")
+    word = next(iter(words))
+    if word in state.assigned:
+        return Rejected("power-taken", f"{word} is already assigned")
+    checked = _check_names(state, player, vote, spec.names, allow_self=False)
+    return checked if isinstance(checked, Rejected) else _store(state, player.name, word, vote)
+
+
+def _keyword_vote(
+    state: GameState, player: Player, vote: Vote, keyword: str
+) -> Accepted[GameState] | Rejected:
+    if keyword == SINDACO:
+        if state.step != GIORNO or not state.has_mayor or not player.alive:
+            return Rejected("not-asked", "election ballots are sent by day by living players")
+        allow_self = True
+    else:
+        if not is_mayor(state, player.name):
+            return Rejected("not-asked", "only the Sindaco designates a successor")
+        allow_self = False
+    checked = _check_names(state, player, vote, (Names.LIVING,), allow_self=allow_self)
+    return checked if isinstance(checked, Rejected) else _store(state, player.name, keyword, vote)
+
+
+def _check_names(
+    state: GameState,
+    player: Player,
+    vote: Vote,
+    kinds: tuple[Names, ...],
+    *,
+    allow_self: bool,
+) -> Rejected | None:
+    """Return the rejection of the vote's names for slots ``kinds``, or None when valid."""
+    if vote.blanco and vote.targets:
+        return Rejected("wrong-count", "nessuno and a name")
+    if vote.is_blanco:
+        return None
+    if len(vote.targets) != len(kinds):
+        return Rejected("wrong-count", f"{len(kinds)} name(s) needed")
+    for name, kind in zip(vote.targets, kinds, strict=True):
+        target = state.find(name)
+        if target is None:
+            return Rejected("unknown-player", name)
+        if target.exiled:
+            return Rejected("target-exiled", name)
+        if name == player.name and not allow_self:
+            return Rejected("target-self", name)
+        if kind is Names.LIVING and not target.alive:
+            return Rejected("target-dead", name)
+        if kind is Names.DEAD and target.alive:
+            return Rejected("target-alive", name)
+    if len(set(vote.targets)) != len(vote.targets):
+        return Rejected("duplicate-target", "the same name twice")
+    return None
+
+
+def _store(state: GameState, name: str, keyword: str, vote: Vote) -> Accepted[GameState]:
+    """Replace the player's earlier vote for the same action (a power word is no new action)."""
+    main = keyword not in (SINDACO, SUCCESSORE)
+
+    def same_action(key: str) -> bool:
+        voter, _, word = key.partition(":")
+        if voter != name:
+            return False
+        return word not in (SINDACO, SUCCESSORE) if main else word == keyword
+
+    key = f"{name}:{keyword}" if keyword else name
+    kept = tuple(item for item in state.votes if not same_action(item[0]))
+    names = () if vote.is_blanco else vote.targets
+    return Accepted(replace(state, votes=(*kept, (key, names))))

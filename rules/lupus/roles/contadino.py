@@ -1,0 +1,14 @@
+"""Role `contadino` (Contadino): its declarative spec (docs/rules/lupus.md §1)."""
+
+from __future__ import annotations
+
+from rules.lupus.ids import BIANCA, POPOLANI
+from rules.lupus.spec import LupusRole
+
+SPEC = LupusRole(
+    id="contadino",
+    faction=POPOLANI,
+    aura=BIANCA,
+    mystic=False,
+    description="No power.",
+)
