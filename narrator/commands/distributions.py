@@ -19,7 +19,6 @@ from narrator.commands.db import config_from_args, database_session
 from narrator.models import NAME_LENGTH, RoleDistribution
 from rules.core.model import Settings
 
-DEFAULT_RULESET = "wakkerdam"
 MIN_PLAYERS = 3
 MAX_PLAYERS = 1000
 _FILE_KEYS = ("id", "ruleset", "players", "roles")  # and the ruleset's options (mayor, …)
@@ -39,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         "list", parents=[common], help="list the built-in and added distributions"
     )
     listing.add_argument("--players", type=int, metavar="N", help="only those for N players")
-    listing.add_argument("--ruleset", default=DEFAULT_RULESET, help="ruleset (default: wakkerdam)")
+    listing.add_argument("--ruleset", help="ruleset (default: [narrator] ruleset, wakkerdam)")
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
     listing.set_defaults(func=_list)
 
@@ -96,6 +95,7 @@ def _list(args: argparse.Namespace) -> None:
     if args.players is not None and args.players < 1:
         raise CommandError("--players must be a positive number")
     config = config_from_args(args)
+    args.ruleset = args.ruleset or config.narrator.ruleset
     ruleset = ruleset_or_error(args.ruleset)
     rows = [
         _row(args.ruleset, d.id, d.players, list(d.roles), d.options, "builtin")
@@ -127,7 +127,7 @@ def _list(args: argparse.Namespace) -> None:
 def _add(args: argparse.Namespace) -> None:
     data = _read(args.file)
     config = config_from_args(args)
-    ruleset_id = data.get("ruleset", DEFAULT_RULESET)
+    ruleset_id = data.get("ruleset", config.narrator.ruleset)
     if not isinstance(ruleset_id, str):
         raise CommandError(f"{args.file}: 'ruleset' must be a string")
     ruleset = ruleset_or_error(ruleset_id)

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from narrator.cli import CommandError
 from narrator.commands.db import config_from_args, database_session
-from narrator.commands.distributions import DEFAULT_RULESET, ruleset_or_error
+from narrator.commands.distributions import ruleset_or_error
 from narrator.config import Config
 from narrator.durations import format_duration, parse_duration
 from narrator.models import (
@@ -143,7 +143,7 @@ def game_view(work: Work, game: Game) -> dict[str, Any]:
 def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     create = commands.add_parser("create", parents=[common], help="open a new game for signups")
     create.add_argument("name", metavar="NAME", help="letters, digits, '-', '_' (the mail subject)")
-    create.add_argument("--ruleset", default=DEFAULT_RULESET, help="default: wakkerdam")
+    create.add_argument("--ruleset", help="default: [narrator] ruleset (wakkerdam)")
     create.add_argument(
         "--speed", default=DEFAULT_SPEED, help="length of every step: 90s, 10m, 2h, 2d (default 2d)"
     )
@@ -207,12 +207,14 @@ def _create(args: argparse.Namespace) -> None:
         raise CommandError(f"--speed: {error}") from None
     if args.strictness < 1:
         raise CommandError(f"--strictness must be 1 or more, not {args.strictness}")
-    ruleset = ruleset_or_error(args.ruleset)
+    ruleset_id = args.ruleset or config.narrator.ruleset
+    ruleset = ruleset_or_error(ruleset_id)
     options = parse_options(args.option, ruleset.options)
     language = args.lang or config.narrator.language
     if not _LANGUAGE.fullmatch(language):
         raise CommandError(f"--lang: not a language code: {language!r} (like nl or en)")
-    theme = args.theme or args.ruleset
+    theme = args.theme or (config.narrator.theme if ruleset_id == config.narrator.ruleset else "")
+    theme = theme or ruleset_id
     if not _THEME.fullmatch(theme) or len(theme) > NAME_LENGTH:
         raise CommandError(f"--theme: {theme!r} may contain only letters, digits, '-' and '_'")
     try:
@@ -223,7 +225,7 @@ def _create(args: argparse.Namespace) -> None:
             game = Game(
                 name=name,
                 name_key=fold_name(name),
-                ruleset=args.ruleset,
+                ruleset=ruleset_id,
                 language=language,
                 theme=theme,
                 speed=speed,
@@ -242,7 +244,7 @@ def _create(args: argparse.Namespace) -> None:
         print(json.dumps(view))
         return
     print(
-        f"created game {name} ({args.ruleset}, {language}, theme {theme}, "
+        f"created game {name} ({ruleset_id}, {language}, theme {theme}, "
         f"speed {format_duration(speed)}, strictness {args.strictness}); signups are open: "
         f"players mail {config.narrator.address} with subject {name}"
     )
@@ -366,7 +368,12 @@ def _unsubscribe(args: argparse.Namespace) -> None:
 
 def _mailer(config: Config, session: Session) -> Mailer:
     mailer = Mailer(
-        FileStore(), config.narrator.address, reply_addresses=reply_addresses_from_config(config)
+        FileStore(),
+        config.narrator.address,
+        reply_addresses=reply_addresses_from_config(config),
+        default_ruleset=config.narrator.ruleset,
+        default_theme=config.narrator.theme,
+        default_language=config.narrator.language,
     )
     mailer.reload(session)
     return mailer

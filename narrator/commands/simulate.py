@@ -44,13 +44,16 @@ def _simulate(args: argparse.Namespace) -> int:
     except ScenarioError as error:
         raise CommandError(f"{args.scenario}: {error}") from None
     out = sys.stdout
-    for index, line in enumerate(run.lines):
+    steps = 0  # the traces are the steps' (a ruleset's start line has none)
+    for line in run.lines:
         if args.json:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
         else:
             out.write(describe(line) + "\n")
-        if args.trace and index < len(run.traces):
-            out.writelines(f"    | {entry}\n" for entry in run.traces[index])
+        if "step" in line:
+            if args.trace and steps < len(run.traces):
+                out.writelines(f"    | {entry}\n" for entry in run.traces[steps])
+            steps += 1
     return 0
 
 
@@ -87,19 +90,28 @@ def describe_event(event: Mapping[str, Any]) -> str:
         "win": f"game over: {_names(event.get('teams'))} win;"
         f" winners {_names(event.get('winners'))}",
     }
-    return sentences.get(str(kind), json.dumps(dict(event), ensure_ascii=False))
+    if kind in sentences:
+        return sentences[str(kind)]
+    fields = ", ".join(f"{key} {value}" for key, value in event.items() if key != "type")
+    return f"{kind}: {fields}" if fields else str(kind)
 
 
 def describe(line: Mapping[str, Any]) -> str:
     """Return one transcript line as readable English."""
+    if "start" in line:
+        parts = ["[start]"]
+        parts.extend(f"  * {describe_event(event)}" for event in line.get("events", []))
+        return "\n".join(parts)
     if "end" in line:
         head = "The game is over." if line["end"] else "The script ends; the game goes on."
-        mayor = line.get("mayor") or "none"
-        return (
+        text = (
             f"{head}\n  winners: {_names(line.get('winners'))}"
             f" (teams: {_names(line.get('teams'))})\n"
-            f"  alive: {_names(line.get('alive'))}\n  mayor: {mayor}"
+            f"  alive: {_names(line.get('alive'))}"
         )
+        if "mayor" in line:
+            text += f"\n  mayor: {line.get('mayor') or 'none'}"
+        return text
     when = f"night {line['night']}" if line["night"] != line["day"] else f"day {line['day']}"
     if line["night"] == 0:
         when = "start"

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from narrator.config import NarratorSection
 from narrator.models import Game
 from narrator.outbound.compose import Address, MailKind, OutgoingMail, make_message_id
 from narrator.outbound.outbox import queue_mail
@@ -55,6 +56,10 @@ class Mailer:
     store: TemplateStore
     address: str
     display_name: str = "Verteller"
+    # The story key of mails that belong to no game (config [narrator] ruleset/theme/language).
+    default_ruleset: str = NarratorSection.ruleset
+    default_theme: str = ""
+    default_language: str = NarratorSection.language
     reply_addresses: ReplyAddresses | None = None
     renderer: Renderer = field(init=False)
     _shipped: Renderer | None = field(init=False, default=None, repr=False)
@@ -77,10 +82,12 @@ class Mailer:
         """The domain of the narrator's address (for Message-IDs)."""
         return self.address.rpartition("@")[2] or "localhost"
 
-    def key(self, game: Game | None, event: str, language: str = "nl") -> StoryKey:
-        """The story key of `event` for `game` (or the ruleset's defaults without a game)."""
+    def key(self, game: Game | None, event: str, language: str | None = None) -> StoryKey:
+        """The story key of `event` for `game`; without a game, of the configured default
+        ruleset and theme in `language` (default: the configured language)."""
         if game is None:
-            return StoryKey("wakkerdam", language, "wakkerdam", event)
+            theme = self.default_theme or self.default_ruleset
+            return StoryKey(self.default_ruleset, language or self.default_language, theme, event)
         return StoryKey(game.ruleset, game.language, game.theme, event)
 
     def render(self, key: StoryKey, context: Mapping[str, Any], seed: str) -> RenderedMail:

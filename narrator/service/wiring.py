@@ -39,7 +39,12 @@ def inbox_settings(config: Config) -> InboxSettings:
 def make_mailer(config: Config, factory: sessionmaker[Session]) -> Mailer:
     """A mailer rendering from the stories table (loaded now) over the shipped packs."""
     mailer = Mailer(
-        FileStore(), config.narrator.address, reply_addresses=reply_addresses_from_config(config)
+        FileStore(),
+        config.narrator.address,
+        reply_addresses=reply_addresses_from_config(config),
+        default_ruleset=config.narrator.ruleset,
+        default_theme=config.narrator.theme,
+        default_language=config.narrator.language,
     )
     with transaction(factory) as session:
         mailer.reload(session)

@@ -185,7 +185,8 @@ class Choices:
         return bool(self.actions)
 
     def _main(self) -> ActionChoice | None:
-        return self.actions[0] if self.actions else None
+        """The plain vote (no keyword), if the player has one: a keyword vote is never main."""
+        return next((a for a in self.actions if a.keyword is None), None)
 
     @property
     def targets(self) -> tuple[str, ...]:
