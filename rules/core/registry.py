@@ -10,6 +10,7 @@ from rules.core.ruleset import Ruleset
 # Ruleset id -> module that defines RULESET.  Add a line here for a new ruleset.
 _RULESETS: dict[str, str] = {
     "wakkerdam": "rules.wakkerdam",
+    "vampiri": "rules.vampiri",
 }
 
 
