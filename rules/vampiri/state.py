@@ -58,6 +58,11 @@ class GameState:
     over: bool = False
     ruleset: str = RULESET_ID
 
+    @property
+    def mayor(self) -> None:
+        """There is no mayor in this game; callers written for Wakkerdam read None."""
+        return None
+
     def flag(self, option: str) -> bool:
         """Whether the boolean ruleset option ``option`` is on (absent: off)."""
         return bool(self.settings.option(option, False))

@@ -46,6 +46,16 @@ HUNTER_ROLES = frozenset({"cacciatore", "monaco", "leader", "esploratore", "bell
 PUBLIC = frozenset({"execution", "tie", "verdict", "death", "win"})
 MAX_STEPS = 400
 
+# docs/rules/vampiri.md, "Order of events within a step": event type -> rank.
+NIGHT_ORDER = {
+    "rejected": 0, "execution": 1, "tie": 1, "verdict": 1, "inactive": 2, "death": 3,
+    "win": 4, "hunters": 5,
+}  # fmt: skip
+DAY_ORDER = {
+    "rejected": 0, "blocked": 1, "hunt": 2, "investigation": 3, "silenced": 4, "death": 5,
+    "win": 6,
+}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Game:
@@ -134,7 +144,20 @@ def check_step(before: GameState, line: dict[str, Any], after: GameState) -> Non
         assert sum(t in ("execution", "tie", "verdict") for t in types) == 1
         causes = {e["cause"] for e in line["events"] if e["type"] == "death"}
         assert causes <= {"giustiziato", "inattivita"}
+    order = DAY_ORDER if before.step == "giorno" else NIGHT_ORDER
+    ranks = [order[kind] for kind in types]
+    assert ranks == sorted(ranks), f"events out of order: {types}"
     deaths = [e["player"] for e in line["events"] if e["type"] == "death"]
+    causes_in_order = [e["cause"] for e in line["events"] if e["type"] == "death"]
+    executed_first = sorted(causes_in_order, key=lambda cause: cause != "giustiziato")
+    assert causes_in_order == executed_first, "the executed die before the inactive"
+    for cause in CAUSES:
+        seats = [
+            before.index[e["player"]]
+            for e in line["events"]
+            if e["type"] == "death" and e["cause"] == cause
+        ]
+        assert seats == sorted(seats), "deaths of one cause come in seat order"
     assert len(deaths) == len(set(deaths)), "a player dies once"
     assert {p.name for p in after.players if not p.alive} == (
         {p.name for p in before.players if not p.alive} | set(deaths)
