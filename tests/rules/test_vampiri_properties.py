@@ -87,23 +87,44 @@ def games(draw: st.DrawFn) -> Game:
     return Game(seats, Settings(seed=seed, strictness=strictness, options=options))
 
 
-def random_vote(rng: random.Random, state: GameState, name: str) -> Vote:
-    """A vote of ``name``: mostly built from his choices, sometimes deliberately wrong."""
-    choices = RS.choices(state, name)
+def invalid_vote(rng: random.Random, state: GameState, name: str) -> Vote:
+    """A vote that is often wrong: random keywords, strangers, the dead, himself."""
     everybody = [p.name for p in state.players]
-    if not choices.actions or rng.random() < 0.2:
-        keywords = frozenset(rng.sample(sorted(KEYWORDS), rng.randint(0, 2)))
-        targets = tuple(rng.sample([*everybody, STRANGER, name], rng.randint(0, 3)))
-        return Vote(player=name, targets=targets, blanco=not targets, keywords=keywords)
-    action = rng.choice(choices.actions)
-    keywords = frozenset({action.keyword}) if action.keyword else frozenset()
-    if action.targets and rng.random() < 0.8:
-        # Favour the first few names so that majorities form.
-        pool = list(action.targets[:3]) if rng.random() < 0.6 else list(action.targets)
-        targets = tuple(rng.sample(pool, rng.randint(1, min(action.max_names, len(pool)))))
-    else:
-        targets = ()
+    keywords = frozenset(rng.sample(sorted(KEYWORDS), rng.randint(0, 2)))
+    targets = tuple(rng.sample([*everybody, STRANGER, name], rng.randint(0, 3)))
     return Vote(player=name, targets=targets, blanco=not targets, keywords=keywords)
+
+
+def valid_votes(rng: random.Random, state: GameState, name: str) -> list[Vote]:
+    """One vote per slot the player is asked for, built from his choices (a random option of
+    the slot; names favouring the first few so that majorities form)."""
+    by_slot: dict[object, list[Any]] = {}
+    for action in RS.choices(state, name).actions:
+        by_slot.setdefault(action.extra["slot"], []).append(action)
+    votes = []
+    for options in by_slot.values():
+        action = rng.choice(options)
+        keywords = frozenset({action.keyword}) if action.keyword else frozenset()
+        targets: tuple[str, ...] = ()
+        if action.targets and (not action.blanco or rng.random() < 0.8):
+            pool = list(action.targets[:3]) if rng.random() < 0.7 else list(action.targets)
+            targets = tuple(rng.sample(pool, rng.randint(1, min(action.max_names, len(pool)))))
+        votes.append(Vote(player=name, targets=targets, blanco=not targets, keywords=keywords))
+    return votes
+
+
+def random_votes(rng: random.Random, state: GameState) -> list[Vote]:
+    """This step's mail: most asked players vote, some miss, some send invalid votes, and a
+    few who are not asked (the dead, the silenced, plain vampires by day) write anyway."""
+    votes: list[Vote] = []
+    asked = set(RS.asked(state))
+    for player in state.players:
+        if player.name in asked and rng.random() < 0.85:
+            votes.extend(valid_votes(rng, state, player.name))
+        if rng.random() < (0.15 if player.name in asked else 0.05):
+            votes.append(invalid_vote(rng, state, player.name))
+    rng.shuffle(votes)
+    return votes
 
 
 def check_step(before: GameState, line: dict[str, Any], after: GameState) -> None:
@@ -177,11 +198,7 @@ def play(game: Game, rng: random.Random, random_steps: int) -> tuple[list[Any], 
     for step_number in range(MAX_STEPS):
         if state.over:
             break
-        votes: list[Vote] = []
-        if step_number < random_steps:
-            for player in state.players:
-                for _ in range(rng.randint(0, 2)):
-                    votes.append(random_vote(rng, state, player.name))
+        votes = random_votes(rng, state) if step_number < random_steps else []
         rejected = []
         for vote in votes:
             verdict = RS.apply(state, vote)
@@ -238,7 +255,7 @@ def replay(game: Game, sent: list[list[Vote]]) -> list[Any]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(game=games(), rng=st.randoms(use_true_random=False), random_steps=st.integers(0, 25))
+@given(game=games(), rng=st.randoms(use_true_random=False), random_steps=st.integers(0, 40))
 def test_random_games_end_legally_and_replay(
     game: Game, rng: random.Random, random_steps: int
 ) -> None:
