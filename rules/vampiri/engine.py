@@ -218,7 +218,7 @@ def _open(turn: _Turn) -> None:
     """Enter the step set on ``turn``; a step with nobody asked is skipped as if it ended
     without a result (it takes no time and sends no mail)."""
     state = turn.state()
-    if asked(replace(state, votes={})):
+    if asked(state):
         return
     turn.trace.append(f"{state.step}: nobody asked, skipped")
     turn.skipped += 1

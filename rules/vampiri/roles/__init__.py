@@ -1,4 +1,10 @@
-"""The explicit registry of vampiri roles: one module per role, listed here."""
+"""The explicit registry of vampiri roles: one module per role, listed here.
+
+Each role module declares ``SPEC`` (id, team, flags: ``ability``, ``kill``, ``lord``,
+``werewolf``, ``hunter``), ``CATEGORY`` (what an investigation shows), ``STAGE`` (where its
+ability acts in the day's pipeline), ``SLOTS`` (its own day votes) and ``HUNT`` (the form of its
+hunters' vote when it belongs to the hunters' group).
+"""
 
 from __future__ import annotations
 

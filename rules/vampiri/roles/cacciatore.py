@@ -8,7 +8,7 @@ from rules.vampiri.spec import HUNT_PLAIN, Category, Slot, Team
 SPEC = RoleSpec(
     id="cacciatore",
     team=Team.CACCIATORI,
-    step=None,
+    step="giorno",
     flags=frozenset({"hunter"}),
     description="Votes with the hunters at noon.",
 )

@@ -9,7 +9,7 @@ SPEC = RoleSpec(
     id="vampiro",
     team=Team.VAMPIRI,
     step=None,
-    flags=frozenset({}),
+    flags=frozenset(),
     description="Votes at night; no day ability.",
 )
 
