@@ -97,9 +97,10 @@ def all_voted(state: GameState) -> bool:
 def select(
     slots: tuple[Slot, ...], keywords: Iterable[str]
 ) -> tuple[Slot, Option | None] | Rejected:
-    """Return the slot and option a vote's keywords select (None: a slot with no plain vote).
+    """Return the slot and option a vote's keywords select (option None: no keyword was given
+    and the player's first slot has no plain vote, as the Lamia's).
 
-    Raises nothing: ``no-special-vote`` for a keyword that selects none of the player's options,
+    Returns ``no-special-vote`` for a keyword that selects none of the player's options and
     ``keyword-conflict`` for keywords that select different options.
     """
     chosen: dict[Option, Slot] = {}
@@ -119,7 +120,7 @@ def select(
     return slots[0], None
 
 
-def _count_code(slot: Slot, option: Option | None, vote: Vote) -> str:
+def _count_code(option: Option | None, vote: Vote) -> str:
     """The checks on keywords and the number of names, before any name is looked at."""
     names = vote.targets
     if option is None:
@@ -175,8 +176,8 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     if isinstance(picked, Rejected):
         return picked
     slot, option = picked
-    code = _count_code(slot, option, vote)
-    if code or option is None:
+    code = _count_code(option, vote)
+    if code or option is None:  # option None always has a code; the test narrows its type
         return Rejected(code, f"{player.name}: {code}")
     code, names = _names_code(state, player, option, vote.targets)
     if not code and not names and slot.must and option.keyword is None:
@@ -186,29 +187,7 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     replaced = slot_keys(player.name, slot)
     votes = {key: names for key, names in state.votes.items() if key not in replaced}
     votes[vote_key(player.name, option)] = names
-    return Accepted(_with_votes(state, votes))
-
-
-def _with_votes(state: GameState, votes: dict[str, tuple[str, ...]]) -> GameState:
-    """The state with other votes, keeping its cached seat index (votes never change it)."""
-    new = GameState(
-        settings=state.settings,
-        players=state.players,
-        step=state.step,
-        night=state.night,
-        day=state.day,
-        votes=votes,
-        candidates=state.candidates,
-        silenced=state.silenced,
-        winners=state.winners,
-        teams=state.teams,
-        over=state.over,
-        ruleset=state.ruleset,
-    )
-    for view in ("index", "folded_names", "undercover", "group"):
-        if view in state.__dict__:
-            new.__dict__[view] = state.__dict__[view]
-    return new
+    return Accepted(state.with_votes(votes))
 
 
 def valid_targets(state: GameState, voter: Player, option: Option) -> tuple[str, ...]:

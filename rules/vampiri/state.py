@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -77,6 +77,15 @@ class GameState:
         """Case-folded name -> canonical name."""
         return {player.name.casefold(): player.name for player in self.players}
 
+    def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
+        """This state with other votes, sharing its cached views (no vote changes them: a
+        vote in a game of 1,000 players does not rebuild the seat index)."""
+        new = replace(self, votes=votes)
+        for view in _VOTE_FREE_VIEWS:
+            if view in self.__dict__:
+                new.__dict__[view] = self.__dict__[view]
+        return new
+
     def player(self, name: str) -> Player:
         """Return the player with exactly this name; raises KeyError for an unknown name."""
         return self.players[self.index[name]]
@@ -116,6 +125,10 @@ class GameState:
     def is_hunter(self, name: str) -> bool:
         """Whether the named player is on the hunters' team (undercover included)."""
         return self.player(name).team == Team.CACCIATORI
+
+
+_VOTE_FREE_VIEWS = ("index", "folded_names", "undercover", "group")
+"""GameState's cached views, none of which depends on the votes."""
 
 
 def dump_state(state: GameState) -> dict[str, Any]:
