@@ -18,6 +18,7 @@ from rules.core.model import (
     Settings,
     Vote,
 )
+from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.vampiri import actions, distributions, engine, state
 from rules.vampiri.events import EVENT_TYPES, Composition, RoleInfo
@@ -194,4 +195,5 @@ def _composition(game: GameState) -> Composition:
     )
 
 
-RULESET = VampiriRuleset()
+RULESET: Ruleset[GameState] = VampiriRuleset()
+"""The ruleset object (typed as the Protocol, so mypy checks that it implements all of it)."""
