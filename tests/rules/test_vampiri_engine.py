@@ -8,8 +8,9 @@ from collections import Counter
 import pytest
 
 from rules import Accepted, Rejected, Seat, Settings, Vote, get_ruleset
-from rules.core.events import AudienceKind
+from rules.core.events import AudienceKind, event_fields
 from rules.vampiri.state import GameState
+from tests import spec_ids_vampiri as doc
 
 RS = get_ruleset("vampiri")
 
@@ -349,3 +350,21 @@ def test_dump_and_load_round_trip_and_refuse_other_rulesets() -> None:
         RS.load_state({**data, "ruleset": "wakkerdam"})
     assert RS.view(state).votes == {"Ilaria:agguato": ()}
     assert RS.told_role(state, "ilaria") == "licantropo" and RS.told_role(state, "X") is None
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def test_ids_are_those_of_the_rules_document() -> None:
+    assert set(RS.roles) == doc.ROLE_IDS
+    assert RS.steps == ("votazione", "spareggio", "decisione", "giorno")
+    assert set(RS.steps) == doc.STEP_IDS
+    assert set(RS.causes) == doc.CAUSES
+    assert set(RS.teams) == doc.TEAMS
+    assert set(RS.keywords) == doc.KEYWORDS
+    assert set(RS.options) >= doc.OPTIONS
+    assert all(RS.options[key] is False for key in RS.options)
+    assert {kind: set(event_fields(cls)) for kind, cls in RS.event_types.items()} == {
+        kind: set(fields) for kind, fields in doc.EVENT_FIELDS.items()
+    }
+    assert all(cls.type == kind for kind, cls in RS.event_types.items())
