@@ -11,6 +11,7 @@ from rules.core.ruleset import Ruleset
 _RULESETS: dict[str, str] = {
     "wakkerdam": "rules.wakkerdam",
     "lupus": "rules.lupus",
+    "vampiri": "rules.vampiri",
 }
 
 

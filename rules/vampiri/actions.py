@@ -1,0 +1,246 @@
+"""Who may vote what in the current step: the vote slots, choices, and vote validation.
+
+The rejection codes and their order are docs/rules/vampiri.md, "Rejection codes": the first
+check that fails names the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.view import JsonValue
+from rules.vampiri.roles import HUNT_SLOTS, WEREWOLVES, day_slots
+from rules.vampiri.spec import Effect, Option, Slot
+from rules.vampiri.state import GameState, Player
+
+NIGHT_STEPS = ("votazione", "spareggio", "decisione")
+DAY_STEP = "giorno"
+
+KEYWORD_ORDER = ("caccia", "visita", "ospita", "agguato", "condanna", "risparmia")
+"""The special votes' keyword ids, in the order a vote reports them."""
+
+MAX_PLAYERS = 1000
+"""The most players a game has: no approval vote can name more."""
+
+APPROVAL = Slot(
+    id="voto",
+    options=(Option(action="voto", effect=Effect.APPROVE, max_names=MAX_PLAYERS),),
+)
+"""The approval vote of ``votazione`` and ``spareggio``: any number of suspects, or blank."""
+
+DECISION = Slot(
+    id="decisione",
+    options=(
+        Option(action="astengo", effect=Effect.ABSTAIN, max_names=0, names_need_keyword=True),
+        Option(action="condanna", effect=Effect.CONDEMN, keyword="condanna", max_names=0),
+        Option(action="risparmia", effect=Effect.SPARE, keyword="risparmia", max_names=0),
+    ),
+)
+"""The ``decisione``: condemn all the tied, spare them all, or abstain (a blank)."""
+
+
+def slots_for(state: GameState, player: Player) -> tuple[Slot, ...]:
+    """Return the votes ``player`` is asked for in the current step (empty: not asked)."""
+    step = state.step
+    if step is None or not player.alive:
+        return ()
+    if step in NIGHT_STEPS:
+        if player.name == state.silenced:
+            return ()
+        return (DECISION,) if step == "decisione" else (APPROVAL,)
+    slots = day_slots(player.role, wolf_den=state.flag("wolf_den"))
+    hunt = HUNT_SLOTS[player.role]
+    if hunt is not None and player.name in state.group:
+        slots = (*slots, hunt)
+    return slots
+
+
+def asked(state: GameState) -> tuple[str, ...]:
+    """Return the players asked to act in the current step, in seat order."""
+    return tuple(p.name for p in state.players if slots_for(state, p))
+
+
+def vote_key(player: str, option: Option) -> str:
+    """Return the key a vote for ``option`` is stored under (``Name`` or ``Name:keyword``)."""
+    return player if option.keyword is None else f"{player}:{option.keyword}"
+
+
+def slot_keys(player: str, slot: Slot) -> frozenset[str]:
+    """Return every key an option of ``slot`` may be stored under."""
+    return frozenset(vote_key(player, option) for option in slot.options)
+
+
+def in_force(state: GameState, player: str, slot: Slot) -> tuple[Option, tuple[str, ...]] | None:
+    """Return the option of ``slot`` the player's vote in force chose, with its names."""
+    for option in slot.options:
+        names = state.votes.get(vote_key(player, option))
+        if names is not None:
+            return option, names
+    return None
+
+
+def has_voted(state: GameState, player: Player) -> bool:
+    """Whether a vote of ``player`` is in force in the current step (blank included)."""
+    return any(in_force(state, player.name, slot) for slot in slots_for(state, player))
+
+
+def all_voted(state: GameState) -> bool:
+    """Whether every asked player has a vote in force for every slot he is asked for."""
+    return all(
+        in_force(state, player.name, slot) is not None
+        for player in state.players
+        for slot in slots_for(state, player)
+    )
+
+
+def select(
+    slots: tuple[Slot, ...], keywords: Iterable[str]
+) -> tuple[Slot, Option | None] | Rejected:
+    """Return the slot and option a vote's keywords select (option None: no keyword was given
+    and the player's first slot has no plain vote, as the Lamia's).
+
+    Returns ``no-special-vote`` for a keyword that selects none of the player's options and
+    ``keyword-conflict`` for keywords that select different options.
+    """
+    chosen: dict[Option, Slot] = {}
+    for word in sorted({word.casefold() for word in keywords}):
+        found = [(s, o) for s in slots for o in s.options if word in (o.keyword, *o.also)]
+        if not found:
+            return Rejected("no-special-vote", f"{word!r} is no vote of yours now")
+        chosen.update((option, slot) for slot, option in found)
+    if len(chosen) > 1:
+        return Rejected("keyword-conflict", "these keywords exclude each other")
+    if chosen:
+        option, slot = next(iter(chosen.items()))
+        return slot, option
+    for slot in slots:
+        if slot.plain is not None:
+            return slot, slot.plain
+    return slots[0], None
+
+
+def _count_code(option: Option | None, vote: Vote) -> str:
+    """The checks on keywords and the number of names, before any name is looked at."""
+    names = vote.targets
+    if option is None:
+        return "keyword-required" if names else "required"
+    if option.names_need_keyword and names:
+        return "keyword-required"
+    if vote.blanco and names:
+        return "wrong-count"
+    if len(names) > option.max_names or (not names and option.min_names > 0):
+        return "wrong-count"
+    return ""
+
+
+def _names_code(
+    state: GameState, voter: Player, option: Option, names: tuple[str, ...]
+) -> tuple[str, tuple[str, ...]]:
+    """The checks on the names, each over every name before the next check; canonical names."""
+    if len({name.casefold() for name in names}) != len(names):
+        return "duplicate-target", ()
+    found = [state.find(name) for name in names]
+    targets = [player for player in found if player is not None]
+    if len(targets) != len(names):
+        return "unknown-player", ()
+    if any(not target.alive for target in targets):
+        return "target-dead", ()
+    if any(target.name == voter.name for target in targets):
+        return "target-self", ()
+    if state.step == "spareggio" and any(t.name not in state.candidates for t in targets):
+        return "not-candidate", ()
+    if any(is_ally(state, voter, option, target) for target in targets):
+        return "target-ally", ()
+    return "", tuple(target.name for target in targets)
+
+
+def is_ally(state: GameState, voter: Player, option: Option, target: Player) -> bool:
+    """Whether ``target`` is a known ally ``voter`` may not name with ``option`` (the
+    hunters' group in the hunters' vote; the other werewolf in a werewolf's kill)."""
+    if option.effect is Effect.HUNT:
+        return target.name in state.group
+    if option.effect is Effect.KILL and voter.role in WEREWOLVES:
+        return target.role in WEREWOLVES
+    return False
+
+
+def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+    """Validate ``vote`` and return the state holding it (replacing the alternatives of the
+    same slot), or the rejection with its code."""
+    player = state.find(vote.player)
+    slots = () if player is None else slots_for(state, player)
+    if player is None or not slots:
+        return Rejected("not-asked", f"{vote.player!r} is not asked to vote now")
+    picked = select(slots, vote.keywords)
+    if isinstance(picked, Rejected):
+        return picked
+    slot, option = picked
+    code = _count_code(option, vote)
+    if code or option is None:  # option None always has a code; the test narrows its type
+        return Rejected(code, f"{player.name}: {code}")
+    code, names = _names_code(state, player, option, vote.targets)
+    if not code and not names and slot.must and option.keyword is None:
+        code = "required"
+    if code:
+        return Rejected(code, f"{player.name}: {code} ({', '.join(vote.targets) or 'nessuno'})")
+    replaced = slot_keys(player.name, slot)
+    votes = {key: names for key, names in state.votes.items() if key not in replaced}
+    votes[vote_key(player.name, option)] = names
+    return Accepted(state.with_votes(votes))
+
+
+def valid_targets(state: GameState, voter: Player, option: Option) -> tuple[str, ...]:
+    """The names ``voter`` may give with ``option``, in seat order."""
+    if option.max_names == 0:
+        return ()
+    return tuple(
+        p.name
+        for p in state.players
+        if p.alive
+        and p.name != voter.name
+        and (state.step != "spareggio" or p.name in state.candidates)
+        and not is_ally(state, voter, option, p)
+    )
+
+
+def choices(state: GameState, name: str) -> Choices:
+    """Return every vote ``name`` may send now, with the valid names (seat order).
+
+    ``extra`` says what the step mail needs beyond names: ``slot`` (options with the same slot
+    replace each other), ``must`` (a blank is refused), ``also`` (keywords accepted as this
+    plain vote), ``approval`` (name everyone you suspect), ``candidates`` (the tied),
+    ``group`` (the hunters' group, for the hunters' vote).
+    """
+    player = state.find(name)
+    if player is None:
+        return Choices(player=name, step=state.step)
+    result: list[ActionChoice] = []
+    for slot in slots_for(state, player):
+        for option in slot.options:
+            targets = valid_targets(state, player, option)
+            also: list[JsonValue] = [*sorted(option.also)]
+            extra: dict[str, JsonValue] = {
+                "slot": slot.id,
+                "effect": str(option.effect),
+                "must": slot.must,
+                "also": also,
+            }
+            if option.effect is Effect.APPROVE:
+                extra["approval"] = True
+            if state.candidates:
+                extra["candidates"] = list(state.candidates)
+            if option.effect is Effect.HUNT:
+                extra["group"] = list(state.group)
+            result.append(
+                ActionChoice(
+                    action=option.action,
+                    keyword=option.keyword,
+                    targets=targets,
+                    min_names=1 if option.max_names else 0,
+                    max_names=min(option.max_names, len(targets)),
+                    blanco=option.min_names == 0 and not (slot.must and option.keyword is None),
+                    extra=extra,
+                )
+            )
+    return Choices(player=player.name, step=state.step, actions=tuple(result))

@@ -1,0 +1,188 @@
+"""The vampiri game state: players, the current step, its votes, the tie and the silenced."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from rules.core.model import Settings
+from rules.vampiri.roles import HUNTERS, team_of
+from rules.vampiri.spec import Team
+
+RULESET_ID = "vampiri"
+
+UNDERCOVER_ORDER = ("esploratore", "bella")
+"""Who is the undercover hunter (``undercover``): the Esploratore, else the Bella."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """One player: name, true role, gender, life, and consecutive missed night votes."""
+
+    name: str
+    role: str
+    gender: str | None = None
+    alive: bool = True
+    cause: str | None = None
+    missed: int = 0
+
+    @property
+    def team(self) -> str:
+        """The player's team id."""
+        return team_of(self.role)
+
+
+@dataclass(frozen=True)
+class GameState:
+    """A whole game at one moment; immutable.  ``step`` is None once the game is over.
+
+    ``votes`` maps a vote key (``Name`` or ``Name:keyword``) to the names voted (``()`` =
+    blank), in the order the votes in force arrived.  ``candidates`` are the tied players of
+    ``spareggio``/``decisione``; ``silenced`` the player without a vote in the current (or
+    coming) night.  The game draws nothing at random after the deal, so the state holds no draw
+    counter: seed and votes replay it exactly.
+    """
+
+    settings: Settings
+    players: tuple[Player, ...]
+    step: str | None = "votazione"
+    night: int = 1
+    day: int = 0
+    votes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    candidates: tuple[str, ...] = ()
+    silenced: str | None = None
+    winners: tuple[str, ...] = ()
+    teams: tuple[str, ...] = ()
+    over: bool = False
+    ruleset: str = RULESET_ID
+
+    @property
+    def mayor(self) -> None:
+        """There is no mayor in this game; callers written for Wakkerdam read None."""
+        return None
+
+    def flag(self, option: str) -> bool:
+        """Whether the boolean ruleset option ``option`` is on (absent: off)."""
+        return bool(self.settings.option(option, False))
+
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Player name -> seat number."""
+        return {player.name: seat for seat, player in enumerate(self.players)}
+
+    @cached_property
+    def folded_names(self) -> Mapping[str, str]:
+        """Case-folded name -> canonical name."""
+        return {player.name.casefold(): player.name for player in self.players}
+
+    def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
+        """This state with other votes, sharing its cached views (no vote changes them: a
+        vote in a game of 1,000 players does not rebuild the seat index)."""
+        new = replace(self, votes=votes)
+        for view in _VOTE_FREE_VIEWS:
+            if view in self.__dict__:
+                new.__dict__[view] = self.__dict__[view]
+        return new
+
+    def player(self, name: str) -> Player:
+        """Return the player with exactly this name; raises KeyError for an unknown name."""
+        return self.players[self.index[name]]
+
+    def find(self, name: str) -> Player | None:
+        """Return the player with this name (case-insensitive), or None."""
+        canonical = self.folded_names.get(name.casefold())
+        return None if canonical is None else self.player(canonical)
+
+    def living(self) -> Iterator[Player]:
+        """Yield the living players in seat order."""
+        return (player for player in self.players if player.alive)
+
+    @cached_property
+    def undercover(self) -> str | None:
+        """The undercover hunter's name (``undercover``), or None."""
+        if not self.flag("undercover"):
+            return None
+        for role in UNDERCOVER_ORDER:
+            for player in self.players:
+                if player.role == role:
+                    return player.name
+        return None
+
+    @cached_property
+    def group(self) -> tuple[str, ...]:
+        """The hunters' group as dealt (seat order): every hunter but the undercover one."""
+        return tuple(
+            p.name for p in self.players if p.role in HUNTERS and p.name != self.undercover
+        )
+
+    @property
+    def is_guardie(self) -> bool:
+        """Whether this is *Guardie al Cancello* (3 players: only night 1 is played)."""
+        return len(self.players) == 3
+
+    def is_hunter(self, name: str) -> bool:
+        """Whether the named player is on the hunters' team (undercover included)."""
+        return self.player(name).team == Team.CACCIATORI
+
+
+_VOTE_FREE_VIEWS = ("index", "folded_names", "undercover", "group")
+"""GameState's cached views, none of which depends on the votes."""
+
+
+def dump_state(state: GameState) -> dict[str, Any]:
+    """Return the state as a JSON-safe dict (see :func:`load_state`)."""
+    return {
+        "ruleset": state.ruleset,
+        "settings": state.settings.to_dict(),
+        "players": [
+            {
+                "name": p.name,
+                "role": p.role,
+                "gender": p.gender,
+                "alive": p.alive,
+                "cause": p.cause,
+                "missed": p.missed,
+            }
+            for p in state.players
+        ],
+        "step": state.step,
+        "night": state.night,
+        "day": state.day,
+        "votes": [[key, list(targets)] for key, targets in state.votes.items()],
+        "candidates": list(state.candidates),
+        "silenced": state.silenced,
+        "winners": list(state.winners),
+        "teams": list(state.teams),
+        "over": state.over,
+    }
+
+
+def load_state(data: Mapping[str, Any]) -> GameState:
+    """Return the state dumped by :func:`dump_state`; raises KeyError/ValueError when malformed."""
+    if data.get("ruleset") != RULESET_ID:
+        raise ValueError(f"not a {RULESET_ID} state: {data.get('ruleset')!r}")
+    return GameState(
+        settings=Settings.from_dict(data["settings"]),
+        players=tuple(
+            Player(
+                name=str(item["name"]),
+                role=str(item["role"]),
+                gender=item.get("gender"),
+                alive=bool(item["alive"]),
+                cause=item.get("cause"),
+                missed=int(item["missed"]),
+            )
+            for item in data["players"]
+        ),
+        step=data.get("step"),
+        night=int(data["night"]),
+        day=int(data["day"]),
+        votes={str(key): tuple(str(t) for t in targets) for key, targets in data["votes"]},
+        candidates=tuple(str(name) for name in data["candidates"]),
+        silenced=data.get("silenced"),
+        winners=tuple(str(name) for name in data["winners"]),
+        teams=tuple(str(team) for team in data["teams"]),
+        over=bool(data["over"]),
+    )
