@@ -12,6 +12,7 @@ _RULESETS: dict[str, str] = {
     "wakkerdam": "rules.wakkerdam",
     "lupus": "rules.lupus",
     "vampiri": "rules.vampiri",
+    "example": "rules.example",
 }
 
 

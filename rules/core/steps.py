@@ -46,6 +46,23 @@ class StepTable(Generic[S]):
         index = ids.index(step_id)
         return self.steps[index + 1] if index + 1 < len(ids) else None
 
+    def following(self, step_id: str | None) -> StepSpec[S]:
+        """Return the step played after ``step_id`` (None: the game's first step).
+
+        The table is the order of play: after its last step play goes on with its first step
+        that is not ``once`` (once-steps, such as a start phase, are played only at the start).
+        Raises KeyError for an unknown step and ValueError for a table of once-steps only.
+        """
+        if step_id is None:
+            return self.steps[0]
+        following = self.after(step_id)
+        if following is not None:
+            return following
+        for spec in self.steps:
+            if not spec.once:
+                return spec
+        raise ValueError("every step of the table is played once: the game cannot go on")
+
     def first_of(self, phase: str) -> StepSpec[S]:
         """Return the first step of ``phase``; raises KeyError when the phase has none."""
         for spec in self.steps:

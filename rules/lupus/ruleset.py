@@ -18,6 +18,7 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.rng import shuffled
+from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.lupus import actions, distributions, engine, state
 from rules.lupus.events import EVENT_TYPES
@@ -165,4 +166,4 @@ def _is_main(key: str) -> bool:
     return key.partition(":")[2] not in ("sindaco", "successore")
 
 
-RULESET = LupusRuleset()
+RULESET: Ruleset[GameState] = LupusRuleset()  # typed: mypy checks the whole Protocol

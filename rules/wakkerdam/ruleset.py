@@ -18,6 +18,7 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.rng import shuffled
+from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.wakkerdam import actions, distributions, engine, state
 from rules.wakkerdam.events import EVENT_TYPES, RoleChange, RoleInfo
@@ -200,4 +201,4 @@ class WakkerdamRuleset:
         return state.load_state(data)
 
 
-RULESET = WakkerdamRuleset()
+RULESET: Ruleset[GameState] = WakkerdamRuleset()  # typed: mypy checks the whole Protocol
