@@ -280,3 +280,8 @@ class _Reader:
             missing = [name for name in need if name not in have]
             if missing:
                 raise self.fail(f"[{table}]", f"no words for {', '.join(missing)}")
+
+
+def shipped_languages() -> tuple[str, ...]:
+    """Every language some registered ruleset has a words.toml for, sorted."""
+    return tuple(sorted({lang for rid in ruleset_ids() for lang in languages_of(rid)}))
