@@ -186,14 +186,21 @@ def _rules_vote(payload: Mapping[str, Any]) -> RulesVote:
 # --- story context --------------------------------------------------------------------------
 
 
-def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[str, Any]:
-    """The `game` variable of a story render (public facts only)."""
+def story_game(
+    game: Game, state: Any | None, step: str | None = None, phase: str | None = None
+) -> dict[str, Any]:
+    """The `game` variable of a story render (public facts only).
+
+    `phase` is the phase of `step` (the rules' view's; None: the stories tell it from the
+    counters, which is right for the current step).
+    """
     return {
         "name": game.name,
         "ruleset": game.ruleset,
         "language": game.language,
         "theme": game.theme,
         "step": step if step is not None else game.step,
+        "phase": phase,
         "night": state.night if state is not None else game.night,
         "day": state.day if state is not None else game.day,
         "speed": format_duration(game.speed),
@@ -291,10 +298,11 @@ def _context(
     recipient: str | None,
     *,
     step: str | None = None,
+    phase: str | None = None,
 ) -> dict[str, Any]:
     """The common story context of `recipient`'s mail, from the batch's shared `cast`."""
     return {
-        "game": story_game(game, state, step),
+        "game": story_game(game, state, step, phase),
         "players": recipient_cast(cast, state, recipient),
         "recipient": recipient,
     }
@@ -332,20 +340,23 @@ def as_told(event: dict[str, Any]) -> dict[str, Any]:
 def actions_of(rs: Ruleset, state: Any, player: str) -> list[dict[str, Any]]:
     """The `actions` of a step/reminder mail: what `player` may send now (stories' Action)."""
     result = []
-    for choice in rs.choices(state, player).actions:
+    choices = rs.choices(state, player).actions
+    # A player asked as his role is asked as the role he was told (the Dwaas as Ziener).
+    own = state.find(player).role if choices else None
+    told = rs.told_role(state, player) if choices else None
+    for choice in choices:
         previous = choice.previous
+        kind = told if told and choice.action == own else choice.action
         result.append(
             {
-                "kind": choice.action,
+                "kind": kind,
                 "choices": list(choice.targets),
                 "min": choice.min_names,
                 "max": choice.max_names,
                 "blanco": choice.blanco,
                 "keyword": choice.keyword,
                 "previous": ["blanco"] if previous == () else list(previous or ()),
-                "wounded": list(choice.wounded),
-                "elixir": choice.elixir,
-                "poison": choice.poison,
+                "extra": dict(choice.extra),
             }
         )
     return result
@@ -806,6 +817,7 @@ def close_step(
     rs = ruleset_of(game)
     state = load_state(game)
     step = state.step
+    phase = rs.view(state).phase  # the resolved step's, told with the new state's counters
     resolution = rs.resolve(state)
     new_state = resolution.state
     events = audience_dicts(new_state, resolution.events, rs)
@@ -829,7 +841,7 @@ def close_step(
             for t in {rs.roles[new_state.find(player.name).role].team}
             if new_state.find(player.name).alive
         )
-        context = _context(game, cast, new_state, player.name, step=step)
+        context = _context(game, cast, new_state, player.name, step=step, phase=phase)
         rendered = mailer.renderer.render_story(
             mailer.key(game, "night_result"),
             context,
