@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from jinja2 import TemplateNotFound
 
@@ -119,13 +120,13 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
                 yield _with_sample(str(error), {**context, "event": event})
 
 
-def _with_sample(message: str, context: dict) -> str:
+def _with_sample(message: str, context: dict[str, Any]) -> str:
     shown = {k: v for k, v in context.items() if k not in ("players", "game")}
     return f"{message} (sample: {shown})"
 
 
 def _mail_content_problems(
-    source: StorySource, context: dict, subject: str, text: str
+    source: StorySource, context: dict[str, Any], subject: str, text: str
 ) -> Iterable[str]:
     """Checks beyond 'it renders': a subject, the game's name in it, valid choices listed,
     and the role named in a role mail."""

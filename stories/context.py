@@ -178,11 +178,13 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     for name, event_type in get_ruleset(ruleset).event_types.items():
         fields: dict[str, Any] = {}
         for spec in dataclasses.fields(event_type):
-            missing = spec.default is dataclasses.MISSING
-            if missing and spec.default_factory is dataclasses.MISSING:
-                fields[spec.name] = _REQUIRED
+            factory = spec.default_factory
+            if spec.default is not dataclasses.MISSING:
+                fields[spec.name] = spec.default
+            elif callable(factory):
+                fields[spec.name] = factory()
             else:
-                fields[spec.name] = spec.default if not missing else spec.default_factory()
+                fields[spec.name] = _REQUIRED
         for extra in added.get(name, ()):
             fields.setdefault(extra, None)
         schema[name] = MappingProxyType(fields)
@@ -203,7 +205,7 @@ EVENT_FIELDS: Final = _all_event_fields()
 assert set(EVENT_FIELDS) == set(EVENT_TYPES)
 
 #: mail -> {field: default}: the fields a mail template sees besides the common ones.
-MAIL_FIELDS: Final = MappingProxyType(
+MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
     {
         "signup_confirmed": {"player": _REQUIRED, "signups": (), "replaced": False},
         "role": {"player": _REQUIRED, "role": _REQUIRED, "team": None, "mates": ()},
@@ -271,7 +273,7 @@ class Event:
         """
         schema = EVENT_FIELDS if ruleset is None else event_schema(ruleset)
         kind = data.get("type")
-        if kind not in schema:
+        if not isinstance(kind, str) or kind not in schema:
             raise ContextError(f"unknown event type {kind!r}")
         audience = data.get("audience", "public")
         audiences = (audience,) if isinstance(audience, str) else tuple(audience)

@@ -265,30 +265,30 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
         no_game_codes = set(mails.get("no_game_codes", ()))
         kinds = action_kinds(key.ruleset)
         error_kind = str(_table(pack, "actions").get("error_action", kinds[0] if kinds else ""))
-        step = _step_of_action(pack, error_kind) if error_kind else None
+        error_step = _step_of_action(pack, error_kind) if error_kind else None
         for code in codes:
             for variant in range(2):
                 no_game = code in no_game_codes
-                action = sample_action(key.ruleset, error_kind, 1) if variant and kinds else None
+                asked = sample_action(key.ruleset, error_kind, 1) if variant and kinds else None
                 yield {
-                    "game": None if no_game and variant == 0 else sample_game(key, step),
+                    "game": None if no_game and variant == 0 else sample_game(key, error_step),
                     "players": () if no_game else players,
                     "recipient": None if no_game else "Anna",
                     "player": None if no_game and variant == 0 else "Anna",
                     "code": code,
                     "message": "" if variant else str(mails.get("error_message", "")),
-                    "action": action,
-                    "choices": action.choices if action else (),
+                    "action": asked,
+                    "choices": asked.choices if asked else (),
                 }
     elif key.event in ("night_result", "day_result"):
         event = dict(mails.get("story_event", {}))
-        for step in mails.get(key.event, ()):
+        for told_step in mails.get(key.event, ()):
             for stories in ((), ("Het verhaal.",), ("Eerst dit.", "Toen dat.\n\nEn zo.")):
-                for who in (None, "Anna", "Bram"):
+                for reader in (None, "Anna", "Bram"):
                     yield {
-                        "game": sample_game(key, step),
+                        "game": sample_game(key, told_step),
                         "players": players,
-                        "recipient": who,
+                        "recipient": reader,
                         "stories": stories,
                         "events": [event] if stories and event else [],
                     }
@@ -296,16 +296,16 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
         roles = dict(_table(pack, "roles").get("at_the_end", {}))
         last = mails.get("game_over_step")
         for win in _event_samples(key.ruleset, "win") or ({"winners": [], "teams": []},):
-            for who in (None, "Anna", "Bram"):
+            for reader in (None, "Anna", "Bram"):
                 yield {
                     "game": sample_game(key, last),
                     "players": players,
-                    "recipient": who,
+                    "recipient": reader,
                     "winners": win["winners"],
                     "teams": win["teams"],
                     "roles": roles,
                     "alive": list(win["winners"])[:1],
-                    "mayor": "Bram" if who else None,
+                    "mayor": "Bram" if reader else None,
                 }
     elif key.event == "help_forward":
         for game in (None, sample_game(key, mails.get("help_step"))):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
 from jinja2.environment import Template
@@ -116,7 +117,7 @@ def _links(tree: nodes.Template, name: str, origin: str) -> tuple[list[str], str
     includes: list[str] = []
     parent = None
     for node in tree.find_all(_LINK_NODES):
-        target = node.template
+        target = cast(nodes.Include, node).template  # every link node has `template`
         if not isinstance(target, nodes.Const) or not isinstance(target.value, str):
             raise StoryError(
                 f"{origin}:{node.lineno}: include, import and extends take a written-out "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from functools import cache
+from typing import Literal
 
 from babel import Locale
 from babel.dates import format_datetime
@@ -73,7 +74,7 @@ def number(n: int | float, locale: str) -> str:
     return str(format_decimal(plain_number(n), locale=locale, group_separator=False))
 
 
-def join(items: Sequence[str], locale: str, style: str = "standard") -> str:
+def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "standard") -> str:
     """Items joined as the locale does: "Anna, Bram en Cas"; `style="or"`: "Anna of Bram"."""
     return str(format_list(list(items), style=style, locale=locale)) if items else ""
 
