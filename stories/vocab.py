@@ -8,15 +8,19 @@ pack's words.toml, `locale = "nl"`).  The words of a ruleset live in
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
 from typing import Literal
 
 from babel import Locale
 from babel.dates import format_datetime
-from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.units import format_unit
+
+# Babel works out each of these from the CLDR data on every call (tens of microseconds); a
+# story mail asks for the same few numbers, lists and deadline again and again, so the pure
+# functions below remember their answers (bounded caches, keyed by plain values).
+_CACHED = 4096
 
 #: CLDR plural categories in the order a template gives the forms (`other` may be left out).
 PLURAL_ORDER = ("zero", "one", "two", "few", "many", "other")
@@ -41,11 +45,13 @@ def plain_number(n: int | float) -> int | float:
     return int(n) if isinstance(n, float) and n.is_integer() else n
 
 
+@lru_cache(maxsize=_CACHED)
 def plural_category(n: int | float, locale: str) -> str:
     """The CLDR plural category of `n`: "one", "few", "many", "other", …"""
     return str(locale_of(locale).plural_form(plain_number(n)))
 
 
+@cache
 def plural_categories(locale: str) -> tuple[str, ...]:
     """The categories the locale distinguishes, in the order of a template's forms.
 
@@ -69,16 +75,34 @@ def plural(n: int | float, locale: str, forms: Sequence[str]) -> str:
     return forms[min(index, len(forms) - 1)]
 
 
+@lru_cache(maxsize=_CACHED)
 def number(n: int | float, locale: str) -> str:
     """`n` in digits with the locale's decimal mark, without grouping: "1,5", "1.5", "1000"."""
     return str(format_decimal(plain_number(n), locale=locale, group_separator=False))
 
 
+@cache
+def _list_patterns(locale: str, style: str) -> Mapping[str, str]:
+    return {key: str(value) for key, value in locale_of(locale).list_patterns[style].items()}
+
+
 def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "standard") -> str:
-    """Items joined as the locale does: "Anna, Bram en Cas"; `style="or"`: "Anna of Bram"."""
-    return str(format_list(list(items), style=style, locale=locale)) if items else ""
+    """Items joined as the locale does: "Anna, Bram en Cas"; `style="or"`: "Anna of Bram".
+
+    (CLDR's list patterns, applied as Babel's format_list does.)
+    """
+    if len(items) <= 1:
+        return items[0] if items else ""
+    patterns = _list_patterns(locale, style)
+    if len(items) == 2:
+        return patterns["2"].format(items[0], items[1])
+    joined = patterns["end"].format(items[-2], items[-1])
+    for item in reversed(items[1:-2]):
+        joined = patterns["middle"].format(item, joined)
+    return patterns["start"].format(items[0], joined)
 
 
+@lru_cache(maxsize=_CACHED)
 def when(moment: dt.datetime, pattern: str, locale: str) -> str:
     """A moment in UTC with a CLDR date pattern: "EEEE d MMMM 'om' HH:mm" -> "woensdag 18
     november om 09:00" (the locale's weekday and month names).  A naive moment is UTC."""
@@ -87,6 +111,7 @@ def when(moment: dt.datetime, pattern: str, locale: str) -> str:
     return str(format_datetime(moment, pattern, tzinfo=dt.UTC, locale=locale))
 
 
+@lru_cache(maxsize=_CACHED)
 def duration_unit(amount: int, unit: str, locale: str, written: str | None = None) -> str:
     """`amount` of a CLDR duration unit: "2 dagen", "5 минут"; `written` replaces the digits
     (the number in words: "twee dagen")."""
