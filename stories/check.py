@@ -181,15 +181,16 @@ def check_store(store: TemplateStore, languages: Sequence[str] | None = None) ->
         for language, theme in themes:
             if theme in (ruleset, BASE_THEME):
                 continue
-            missing = [
-                event
-                for event in events
-                if not store.variants(StoryKey(ruleset, language, theme, event))
-            ]
-            if missing:
+            fallbacks: dict[str, list[str]] = {}
+            for event in events:
+                key = StoryKey(ruleset, language, theme, event)
+                if not store.variants(key):
+                    main = main_theme(key)
+                    used = main if store.variants(key.with_theme(main)) else BASE_THEME
+                    fallbacks.setdefault(used, []).append(event)
+            for used, missing in fallbacks.items():
                 report.notes.append(
-                    f"{ruleset}/{language}/{theme}: falls back to theme "
-                    f"{main_theme(StoryKey(ruleset, language, theme, missing[0]))!r} for "
+                    f"{ruleset}/{language}/{theme}: falls back to theme {used!r} for "
                     f"{', '.join(missing)}"
                 )
     return report
