@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import PurePath
 from typing import Final
 
@@ -41,6 +42,7 @@ _PARTIAL = re.compile(r"^_[a-z][a-z0-9_]*$")
 _FILE = re.compile(r"^(?P<event>_?[a-z][a-z0-9_]*)(?:\.(?P<variant>[1-9][0-9]*))?\.j2$")
 
 
+@cache
 def events_of(ruleset: str) -> tuple[str, ...]:
     """The event types of `ruleset` (its ``event_types``), or of every ruleset when unknown."""
     if ruleset in ruleset_ids():
@@ -48,6 +50,7 @@ def events_of(ruleset: str) -> tuple[str, ...]:
     return EVENT_TYPES
 
 
+@cache
 def keys_of(ruleset: str) -> tuple[str, ...]:
     """Every event and mail a pack of `ruleset` tells."""
     return events_of(ruleset) + MAIL_TYPES
