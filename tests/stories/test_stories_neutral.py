@@ -38,3 +38,13 @@ def test_no_language_test_in_stories() -> None:
             if "language ==" in line or "language in (" in line:
                 found.append(f"{path.name}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_the_wakkerdam_samples_follow_the_rules_step_table() -> None:
+    """samples.toml repeats each step's phase (the Ruleset protocol does not expose it)."""
+    from rules.wakkerdam.engine import STEP_TABLE
+    from stories.pack import load_pack
+
+    phases = load_pack("wakkerdam").data["phases"]
+    told = {step: phase for phase, spec in phases.items() for step in spec["steps"]}
+    assert told == {step: STEP_TABLE.get(step).phase for step in STEP_TABLE.ids()}
