@@ -5,23 +5,26 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from stories import vocab
+from jinja2 import TemplateNotFound
+
 from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
-from stories.helpers import HELPER_NAMES, Helpers, StoryError
-from stories.keys import ALL_KEYS, StoryKey
+from stories.helpers import Helpers, StoryError, helper_names
+from stories.keys import BASE_THEME, StoryKey, keys_of
 from stories.render import Renderer, main_theme
-from stories.samples import SAMPLE_PLAYERS, event_samples, mail_samples
-from stories.store import MemoryStore, StorySource, TemplateStore
+from stories.samples import event_samples, mail_samples, sample_players
+from stories.store import MemoryStore, StorySource, TemplateStore, over_shipped
+from stories.words import Words, languages_of
 
 #: Jinja2 globals a template may use besides the context (ImmutableSandboxedEnvironment's).
 _JINJA_GLOBALS = frozenset({"range", "dict", "namespace"})
 _MAX_PROBLEMS_PER_TEMPLATE = 3
 
 
-def allowed_names(key: StoryKey) -> frozenset[str]:
-    """Every top-level name a template of `key` may use."""
-    names = COMMON_NAMES | HELPER_NAMES | _JINJA_GLOBALS
+def allowed_names(key: StoryKey, words: Words) -> frozenset[str]:
+    """Every top-level name a template of `key` may use (with the helpers of `words`)."""
+    names = COMMON_NAMES | helper_names(words) | _JINJA_GLOBALS
     if key.is_mail:
         return names | frozenset(MAIL_FIELDS[key.event])
     return names | EVENT_NAMES
@@ -49,21 +52,36 @@ def _origin(source: StorySource) -> str:
 def validate_source(
     source: StorySource, renderer: Renderer | None = None, report: CheckReport | None = None
 ) -> CheckReport:
-    """Check one template: syntax and shape, sandbox, known variables, and a render with every
-    sample context of its event (both genders, singular and plural, every role and action).
+    """Check one template: syntax and shape, sandbox, includes, known variables, and a render
+    with every sample context of its event (both genders, singular and plural, every role and
+    action).  Without a `renderer`, what it includes is looked up in the shipped packs.
 
     Returns the report (problems empty when the template is fine).
     """
-    renderer = renderer or Renderer(MemoryStore([source]))
+    renderer = renderer or Renderer(over_shipped(source))
     report = report or CheckReport()
     report.templates += 1
     origin = _origin(source)
     try:
         compiled = renderer.compile(source)
+        words = renderer.words(source.key)
     except StoryError as error:
         report.problems.append(str(error))
         return report
-    unknown = sorted(compiled.variables - allowed_names(source.key))
+    missing = []
+    for name in (*compiled.includes, *((compiled.parent,) if compiled.parent else ())):
+        try:
+            renderer.compile_named(name)
+        except TemplateNotFound:
+            missing.append(name)
+        except StoryError as error:
+            report.problems.append(f"{origin}: in {name}: {error}")
+    if missing:
+        report.problems.append(f"{origin}: includes missing template(s): {', '.join(missing)}")
+        return report
+    if source.key.is_partial:
+        return report  # checked where it is included: it sees its includer's names
+    unknown = sorted(compiled.variables - allowed_names(source.key, words))
     if unknown:
         report.problems.append(f"{origin}: unknown variable(s): {', '.join(unknown)}")
         return report
@@ -95,18 +113,20 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
             report.renders += 1
             rng = random.Random(number)
             try:
-                renderer.render_source_event(source, context, Event.from_dict(event), rng)
+                renderer.render_source_event(
+                    source, context, Event.from_dict(event, key.ruleset), rng
+                )
             except (StoryError, ContextError) as error:
                 yield _with_sample(str(error), {**context, "event": event})
 
 
-def _with_sample(message: str, context: dict) -> str:
+def _with_sample(message: str, context: dict[str, Any]) -> str:
     shown = {k: v for k, v in context.items() if k not in ("players", "game")}
     return f"{message} (sample: {shown})"
 
 
 def _mail_content_problems(
-    source: StorySource, context: dict, subject: str, text: str
+    source: StorySource, context: dict[str, Any], subject: str, text: str
 ) -> Iterable[str]:
     """Checks beyond 'it renders': a subject, the game's name in it, valid choices listed,
     and the role named in a role mail."""
@@ -119,8 +139,9 @@ def _mail_content_problems(
     if game is not None and game.name not in subject:
         yield f"{origin}: the subject should name the game ({subject!r})"
     if source.key.event == "role":
-        helpers = Helpers(source.key.language, SAMPLE_PLAYERS, random.Random(0))
-        role = {"dwaas": "ziener"}.get(context["role"], context["role"])
+        words = Renderer(MemoryStore()).words(source.key)
+        helpers = Helpers(words, sample_players(source.key.ruleset), random.Random(0))
+        role = context["role"]
         if helpers.role_name(role) not in text:
             yield f"{origin}: the role mail for {role} does not name the role"
     if source.key.event == "step":
@@ -133,9 +154,10 @@ def _mail_content_problems(
                 )
 
 
-def check_store(store: TemplateStore, languages: Sequence[str] = vocab.LANGUAGES) -> CheckReport:
-    """Check every template of `store`, and that every event and mail has a template in every
-    language of `languages` in each ruleset's main theme (other themes fall back to it).
+def check_store(store: TemplateStore, languages: Sequence[str] | None = None) -> CheckReport:
+    """Check every template of `store`, and that every event and mail of each ruleset has a
+    template in its main theme or its `_base`, in every language of `languages` (default:
+    the languages the ruleset has a words.toml for); other themes fall back to them.
 
     Returns the report; `report.ok` is False on any problem.
     """
@@ -144,28 +166,31 @@ def check_store(store: TemplateStore, languages: Sequence[str] = vocab.LANGUAGES
     sources = list(store.all())
     for source in sources:
         validate_source(source, renderer, report)
-    rulesets = sorted({s.key.ruleset for s in sources}) or ["wakkerdam"]
+    rulesets = sorted({s.key.ruleset for s in sources})
     for ruleset in rulesets:
         themes = sorted(
             {(s.key.language, s.key.theme) for s in sources if s.key.ruleset == ruleset}
         )
-        for language in languages:
-            for event in ALL_KEYS:
+        wanted = languages_of(ruleset) if languages is None else tuple(languages)
+        events = keys_of(ruleset)
+        for language in wanted:
+            for event in events:
                 key = StoryKey(ruleset, language, ruleset, event)
-                if not store.variants(key):
+                if not store.variants(key) and not store.variants(key.with_theme(BASE_THEME)):
                     report.problems.append(f"{key}: no template (every event needs one)")
         for language, theme in themes:
-            if theme == ruleset:
+            if theme in (ruleset, BASE_THEME):
                 continue
-            missing = [
-                event
-                for event in ALL_KEYS
-                if not store.variants(StoryKey(ruleset, language, theme, event))
-            ]
-            if missing:
+            fallbacks: dict[str, list[str]] = {}
+            for event in events:
+                key = StoryKey(ruleset, language, theme, event)
+                if not store.variants(key):
+                    main = main_theme(key)
+                    used = main if store.variants(key.with_theme(main)) else BASE_THEME
+                    fallbacks.setdefault(used, []).append(event)
+            for used, missing in fallbacks.items():
                 report.notes.append(
-                    f"{ruleset}/{language}/{theme}: falls back to theme "
-                    f"{main_theme(StoryKey(ruleset, language, theme, missing[0]))!r} for "
+                    f"{ruleset}/{language}/{theme}: falls back to theme {used!r} for "
                     f"{', '.join(missing)}"
                 )
     return report

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any, Final
 
+from rules.core.registry import get_ruleset, ruleset_ids
 from stories.keys import EVENT_TYPES, MAIL_TYPES
+from stories.pack import load_pack
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
@@ -91,6 +94,7 @@ class Game:
     language: str = "nl"
     theme: str = "wakkerdam"
     step: str | None = None
+    phase: str | None = None
     night: int = 0
     day: int = 0
     speed: str = "2d"
@@ -123,7 +127,8 @@ class Action:
     `brandstapel`.  `choices` are the valid names; `min`/`max` how many names one vote holds;
     `blanco` whether blanco is allowed; `keyword` a word the mail must contain (`witte`,
     `burgemeester`); `previous` the names of the last choice a no-repeat role may not repeat
-    (`["blanco"]` when that was blanco); `wounded`, `elixir`, `poison` for the heks; `mates`
+    (`["blanco"]` when that was blanco); `extra` what the ruleset adds for this action (the
+    rules' ``ActionChoice.extra``, e.g. the heks's `wounded`, `elixir`, `poison`); `mates`
     the other pack members who vote too.
     """
 
@@ -134,9 +139,7 @@ class Action:
     blanco: bool = True
     keyword: str | None = None
     previous: tuple[str, ...] = ()
-    wounded: tuple[str, ...] = ()
-    elixir: bool = False
-    poison: bool = False
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     mates: tuple[str, ...] = ()
 
     @classmethod
@@ -148,44 +151,61 @@ class Action:
         if unknown:
             raise ContextError(f"unknown action fields {sorted(unknown)}")
         fields = dict(value)
-        for name in ("choices", "previous", "wounded", "mates"):
+        for name in ("choices", "previous", "mates"):
             if name in fields:
                 fields[name] = _clean_names(tuple(map(str, fields[name])))
+        if "extra" in fields:
+            fields["extra"] = MappingProxyType(_clean(dict(fields["extra"] or {})))
         return cls(**fields)
 
 
 _REQUIRED: Final = object()
 
-#: event type -> {field: default}; `_REQUIRED` fields must be present (transcript form, §3).
-EVENT_FIELDS: Final = MappingProxyType(
-    {
-        "death": {"player": _REQUIRED, "cause": _REQUIRED, "role": None},
-        "saved": {"player": _REQUIRED},
-        "role_change": {"player": _REQUIRED, "role": _REQUIRED, "previous": None},
-        "lovers": {"players": _REQUIRED},
-        "bodyguard": {"player": _REQUIRED, "guards": _REQUIRED},
-        "asleep": {"player": _REQUIRED},
-        "seen": {"player": _REQUIRED, "target": _REQUIRED, "role": _REQUIRED},
-        "burns": {"player": _REQUIRED, "target": _REQUIRED, "value": _REQUIRED},
-        "tally": {"player": _REQUIRED, "pack": _REQUIRED, "counts": _REQUIRED},
-        "enchanted": {"player": _REQUIRED},
-        "warned": {"player": _REQUIRED},
-        "marked": {"player": _REQUIRED},
-        "jailed": {"player": _REQUIRED},
-        "guilty": {"players": _REQUIRED},
-        "mayor": {"player": _REQUIRED, "via": _REQUIRED},
-        "no_mayor": {},
-        "fool_revealed": {"player": _REQUIRED},
-        "lynch": {"player": _REQUIRED, "totals": _REQUIRED, "votes": None},
-        "inactive": {"player": _REQUIRED, "missed": _REQUIRED},
-        "rejected": {"player": _REQUIRED, "reason": _REQUIRED},
-        "win": {"teams": _REQUIRED, "winners": _REQUIRED},
-    }
-)
+
+@cache
+def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
+    """event type -> {field: default} for `ruleset` (transcript form, interfaces §3).
+
+    The fields are those of the ruleset's event dataclasses (``event_types``; a field without a
+    default is required), plus the optional fields the narrator adds to them (None when absent),
+    which the pack's samples.toml lists under ``[added_fields]``.  An unknown ruleset gets the
+    events of every registered one.
+    """
+    if ruleset not in ruleset_ids():
+        return EVENT_FIELDS
+    added = load_pack(ruleset).added_fields
+    schema: dict[str, Mapping[str, Any]] = {}
+    for name, event_type in get_ruleset(ruleset).event_types.items():
+        fields: dict[str, Any] = {}
+        for spec in dataclasses.fields(event_type):
+            factory = spec.default_factory
+            if spec.default is not dataclasses.MISSING:
+                fields[spec.name] = spec.default
+            elif callable(factory):
+                fields[spec.name] = factory()
+            else:
+                fields[spec.name] = _REQUIRED
+        for extra in added.get(name, ()):
+            fields.setdefault(extra, None)
+        schema[name] = MappingProxyType(fields)
+    return MappingProxyType(schema)
+
+
+def _all_event_fields() -> Mapping[str, Mapping[str, Any]]:
+    merged: dict[str, Mapping[str, Any]] = {}
+    for ruleset in ruleset_ids():
+        for name, fields in event_schema(ruleset).items():
+            merged.setdefault(name, fields)
+    return MappingProxyType(merged)
+
+
+#: event type -> {field: default} over every registered ruleset (the first ruleset's fields
+#: where two define one type); `_REQUIRED` fields must be present.  Per ruleset: event_schema.
+EVENT_FIELDS: Final = _all_event_fields()
 assert set(EVENT_FIELDS) == set(EVENT_TYPES)
 
 #: mail -> {field: default}: the fields a mail template sees besides the common ones.
-MAIL_FIELDS: Final = MappingProxyType(
+MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
     {
         "signup_confirmed": {"player": _REQUIRED, "signups": (), "replaced": False},
         "role": {"player": _REQUIRED, "role": _REQUIRED, "team": None, "mates": ()},
@@ -244,26 +264,28 @@ class Event:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+    def from_dict(cls, data: Mapping[str, Any], ruleset: str | None = None) -> Event:
         """An Event from the daemon's dict: `{"type": …, "audience": …, <fields>}`.
 
         `audience` is "public", a player name, a team id, or a list of these (default public).
+        The fields are those of `ruleset`'s event (of any ruleset's when None).
         Raises ContextError for an unknown type or a missing field.
         """
+        schema = EVENT_FIELDS if ruleset is None else event_schema(ruleset)
         kind = data.get("type")
-        if kind not in EVENT_FIELDS:
+        if not isinstance(kind, str) or kind not in schema:
             raise ContextError(f"unknown event type {kind!r}")
         audience = data.get("audience", "public")
         audiences = (audience,) if isinstance(audience, str) else tuple(audience)
         fields: dict[str, Any] = {}
-        for name, default in EVENT_FIELDS[kind].items():
+        for name, default in schema[kind].items():
             if name in data:
                 fields[name] = _clean(data[name])
             elif default is _REQUIRED:
                 raise ContextError(f"event {kind!r} lacks field {name!r}")
             else:
                 fields[name] = default
-        extra = set(data) - set(EVENT_FIELDS[kind]) - {"type", "audience"}
+        extra = set(data) - set(schema[kind]) - {"type", "audience"}
         for name in sorted(extra):
             fields[name] = _clean(data[name])
         return cls(kind, tuple(clean_text(a) for a in audiences), fields)
@@ -278,9 +300,10 @@ class Event:
     def as_context(self) -> dict[str, Any]:
         """The `event` variable of a template: the fields plus `type`.
 
-        A `lynch` with `votes` (voter -> targets) also gets `voters` (target -> voters, in
-        vote order) and `blanco` (who voted blanco).  Worked out once per event (a story goes
-        to every player: a lynch of 1,000 votes is not tallied again for each of them); each
+        An event with `votes` (voter -> targets, or None) also gets `voters` (target ->
+        voters, in vote order) and `blanco` (who voted blanco).  Worked out once per event (a
+        story goes to every player: a lynch of 1,000 votes is not tallied again for each of
+        them); each
         call returns a fresh top-level dict, and templates cannot change what is inside.
         """
         return dict(self._context)
@@ -288,7 +311,7 @@ class Event:
     @cached_property
     def _context(self) -> dict[str, Any]:
         context = {"type": self.type, **self.fields}
-        if self.type == "lynch":
+        if "votes" in self.fields:  # a vote's outcome (Wakkerdam's lynch): who voted whom
             votes = self.fields.get("votes") or {}
             voters: dict[str, list[str]] = {}
             for voter, targets in votes.items():
@@ -307,7 +330,7 @@ class Event:
         return tuple(names)
 
 
-def mail_fields(mail: str, given: Mapping[str, Any]) -> dict[str, Any]:
+def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None) -> dict[str, Any]:
     """The mail-specific fields of `mail` filled from `given` (defaults for optional ones).
 
     Players become Player objects where a player is expected; actions become Actions.
@@ -336,7 +359,7 @@ def mail_fields(mail: str, given: Mapping[str, Any]) -> dict[str, Any]:
         elif name == "corrected":
             value = tuple((clean_text(a), clean_text(b)) for a, b in value)
         elif name == "events":
-            value = tuple(e if isinstance(e, Event) else Event.from_dict(e) for e in value)
+            value = tuple(e if isinstance(e, Event) else Event.from_dict(e, ruleset) for e in value)
         elif name == "stories":
             value = tuple(str(s) for s in value)
         else:

@@ -8,8 +8,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from rules.core.registry import UnknownRuleset, get_ruleset
 from stories import vocab
 from stories.context import Cast, Player
+from stories.words import RoleWords, Words
 
 
 class StoryError(Exception):
@@ -17,6 +19,7 @@ class StoryError(Exception):
 
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([dhms])\s*$")
+_SECONDS = {suffix: size for suffix, size, _ in vocab.DURATION_UNITS}
 
 
 def ucfirst(text: str) -> str:
@@ -26,12 +29,12 @@ def ucfirst(text: str) -> str:
 
 
 class Helpers:
-    """The helper functions of one render: bound to the game's language, players and RNG."""
+    """The helper functions of one render: bound to the pack's words, the players and the RNG."""
 
-    def __init__(self, language: str, players: Sequence[Player], rng: random.Random) -> None:
-        if language not in vocab.LANGUAGES:
-            raise StoryError(f"no words for language {language!r} (have {vocab.LANGUAGES})")
-        self.language = language
+    def __init__(self, words: Words, players: Sequence[Player], rng: random.Random) -> None:
+        self.words = words
+        self.language = words.language
+        self.locale = words.locale
         cast = players if isinstance(players, Cast) else Cast(players)
         self._players = cast._by_folded  # shared with the cast: it is never changed
         self._rng = rng
@@ -54,8 +57,8 @@ class Helpers:
         return self._by_gender(who, man, vrouw)
 
     def pronoun(self, word: str) -> Callable[[str | Player], str]:
-        """The helper for one pronoun of vocab.PRONOUNS (hij, hem, zijn, he, him, his…)."""
-        man, vrouw = vocab.PRONOUNS[word]
+        """The helper for one pronoun of the words' [pronouns] (hij, hem, zijn, he, him, his…)."""
+        man, vrouw = self.words.pronouns[word]
 
         def helper(who: str | Player) -> str:
             return self._by_gender(who, man, vrouw)
@@ -63,9 +66,9 @@ class Helpers:
         helper.__name__ = word
         return helper
 
-    # -- roles, teams, steps ----------------------------------------------------------------
-    def _role(self, role: str) -> vocab.RoleWords:
-        words = vocab.ROLE_WORDS[self.language].get(str(role))
+    # -- roles, teams, causes, steps --------------------------------------------------------
+    def _role(self, role: str) -> RoleWords:
+        words = self.words.roles.get(str(role))
         if words is None:
             raise StoryError(f"unknown role {role!r}")
         return words
@@ -73,12 +76,12 @@ class Helpers:
     def role_name(self, role: str, count: int | None = None) -> str:
         """The role's name, plural unless `count` is 1 when given: "Ziener", "Weerwolven"."""
         words = self._role(role)
-        return words.name if count is None or count == 1 else words.plural
+        return words.name if count is None or self._is_one(count) else words.plural
 
     def the_role(self, role: str, count: int | None = None) -> str:
         """With the definite article: "de Ziener", "het Onschuldige Meisje", "the Seer"."""
         words = self._role(role)
-        return words.definite if count is None or count == 1 else words.definite_plural
+        return words.definite if count is None or self._is_one(count) else words.definite_plural
 
     def a_role(self, role: str) -> str:
         """With the indefinite article: "een Ziener", "een Onschuldig Meisje", "a Seer"."""
@@ -90,7 +93,7 @@ class Helpers:
 
     def team_name(self, team: str) -> str:
         """A team with its article: "de Burgers", "the Werewolves", "de Geliefden"."""
-        words = vocab.TEAM_WORDS[self.language].get(str(team))
+        words = self.words.teams.get(str(team))
         if words is None:
             raise StoryError(f"unknown team {team!r}")
         return words
@@ -100,44 +103,65 @@ class Helpers:
         return self.names([self.team_name(team) for team in teams])
 
     def role_team(self, role: str) -> str:
-        """The team id of a role (`burgers`, `weerwolven`, …)."""
-        team = vocab.ROLE_TEAMS.get(str(role))
-        if team is None:
+        """The team id of a role, from the ruleset (`burgers`, `weerwolven`, …)."""
+        try:
+            spec = get_ruleset(self.words.ruleset).roles.get(str(role))
+        except UnknownRuleset:
+            spec = None
+        if spec is None:
             raise StoryError(f"unknown role {role!r}")
-        return team
+        return spec.team
+
+    def cause_name(self, cause: str) -> str:
+        """How a death came: "door de Weerwolven", "by the Witch's poison"."""
+        words = self.words.causes.get(str(cause))
+        if words is None:
+            raise StoryError(f"unknown death cause {cause!r}")
+        return words
+
+    def step_name(self, step: str) -> str:
+        """A step's name: "de nacht", "the Stake"."""
+        words = self.words.steps.get(str(step))
+        if words is None:
+            raise StoryError(f"unknown step {step!r}")
+        return words.name
+
+    def error_text(self, code: str, params: Mapping[str, Any] | None = None) -> str:
+        """The wording of an error code ([errors] of words.toml), `{param}`s from `params`."""
+        return self.words.error_text(str(code), params)
 
     # -- lists, numbers, plurals ----------------------------------------------------------
     def names(self, items: Iterable[Any], conjunction: str = "and") -> str:
         """Names joined naturally: "Anna, Bram en Cas"; `conjunction="or"` for "of"/"or"."""
         words = [str(i) for i in items]
         if not words:
-            return vocab.NOBODY_WORDS[self.language]
-        table = vocab.OR_WORDS if conjunction == "or" else vocab.AND_WORDS
-        if len(words) == 1:
-            return words[0]
-        return f"{', '.join(words[:-1])} {table[self.language]} {words[-1]}"
+            return self.words.nobody
+        return vocab.join(words, self.locale, "or" if conjunction == "or" else "standard")
 
     def number(self, n: int | float) -> str:
-        """A number in words up to twelve ("drie", "three"), else in digits."""
-        if isinstance(n, int) and 0 <= n < len(vocab.NUMBER_WORDS[self.language]):
-            return vocab.NUMBER_WORDS[self.language][n]
+        """A number in words up to the pack's list ("drie", "three"), else in digits."""
+        if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(self.words.numbers):
+            return self.words.numbers[n]
         return self.num(n)
 
     def num(self, n: int | float) -> str:
         """A number in digits, with the language's decimal mark: "1,5" / "1.5"."""
-        if isinstance(n, float) and n.is_integer():
-            n = int(n)
-        text = str(n)
-        return text.replace(".", ",") if self.language == "nl" else text
+        return vocab.number(n, self.locale)
 
-    @staticmethod
-    def plural(n: int | float, singular: str, plural: str) -> str:
-        """`singular` when n is exactly 1, else `plural` (0, 1,5 and 2 take the plural)."""
-        return singular if n == 1 else plural
+    def _is_one(self, n: int | float) -> bool:
+        return vocab.plural_category(n, self.locale) == "one"
 
-    def count(self, n: int | float, singular: str, plural: str) -> str:
+    def plural(self, n: int | float, *forms: str) -> str:
+        """The form for `n` by the language's plural rules: plural(n, "stem", "stemmen");
+        Russian gives three forms (one, few, many)."""
+        try:
+            return vocab.plural(n, self.locale, forms)
+        except ValueError as error:
+            raise StoryError(str(error)) from None
+
+    def count(self, n: int | float, *forms: str) -> str:
         """A counted noun: count(2, "stem", "stemmen") -> "twee stemmen"; 1,5 -> "1,5 stemmen"."""
-        return f"{self.number(n)} {self.plural(n, singular, plural)}"
+        return f"{self.number(n)} {self.plural(n, *forms)}"
 
     # -- time ------------------------------------------------------------------------------
     def when(self, moment: dt.datetime | str | None) -> str:
@@ -146,10 +170,7 @@ class Helpers:
             return ""
         if isinstance(moment, str):
             moment = dt.datetime.fromisoformat(moment)
-        weekday = vocab.WEEKDAYS[self.language][moment.weekday()]
-        month = vocab.MONTHS[self.language][moment.month - 1]
-        at = vocab.AT_WORDS[self.language]
-        return f"{weekday} {moment.day} {month} {at} {moment:%H:%M}"
+        return vocab.when(moment, self.words.when, self.locale)
 
     def duration(self, value: str | int | dt.timedelta) -> str:
         """A duration as words: "2d" -> "twee dagen" / "two days"; "90s" -> "90 seconden"."""
@@ -161,14 +182,10 @@ class Helpers:
             match = _DURATION.match(value)
             if match is None:
                 return str(value)
-            factor = {u[0]: u[1] for u in vocab.DURATION_UNITS}[match.group(2)]
-            seconds = int(match.group(1)) * factor
-        offset = 2 if self.language == "nl" else 4
-        for unit in vocab.DURATION_UNITS:
-            if seconds % unit[1] == 0 and seconds >= unit[1]:
-                amount = seconds // unit[1]
-                return self.count(amount, unit[offset], unit[offset + 1])
-        return self.count(seconds, *vocab.DURATION_UNITS[-1][offset : offset + 2])
+            seconds = int(match.group(1)) * _SECONDS[match.group(2)]
+        amount, unit = vocab.split_duration(seconds)
+        written = self.number(amount)
+        return vocab.duration_unit(amount, unit, self.locale, written)
 
     # -- randomness -------------------------------------------------------------------------
     def pick(self, *options: Any) -> Any:
@@ -198,6 +215,9 @@ class Helpers:
             "team_name": self.team_name,
             "team_names": self.team_names,
             "role_team": self.role_team,
+            "cause_name": self.cause_name,
+            "step_name": self.step_name,
+            "error_text": self.error_text,
             "names": self.names,
             "number": self.number,
             "num": self.num,
@@ -209,7 +229,7 @@ class Helpers:
             "ranked": self.ranked,
             "ucfirst": ucfirst,
         }
-        for word in vocab.PRONOUNS:
+        for word in self.words.pronouns:
             helper = self.pronoun(word)
             helpers[word] = helper
             helpers[ucfirst(word)] = _capitalised(helper)
@@ -223,5 +243,6 @@ def _capitalised(helper: Callable[[str | Player], str]) -> Callable[[str | Playe
     return capitalised
 
 
-#: Names of every helper (for the known-variables check).
-HELPER_NAMES = frozenset(Helpers("nl", (), random.Random(0)).as_dict())
+def helper_names(words: Words) -> frozenset[str]:
+    """Names of every helper a template of these words sees (for the known-variables check)."""
+    return frozenset(Helpers(words, (), random.Random(0)).as_dict())

@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import PurePath
 from typing import Final
 
-#: Transcript event types (interfaces §3): rendered as fragments of a story mail.
-EVENT_TYPES: Final = (
-    "death",
-    "saved",
-    "role_change",
-    "lovers",
-    "bodyguard",
-    "asleep",
-    "seen",
-    "burns",
-    "tally",
-    "enchanted",
-    "warned",
-    "marked",
-    "jailed",
-    "guilty",
-    "mayor",
-    "no_mayor",
-    "fool_revealed",
-    "lynch",
-    "inactive",
-    "rejected",
-    "win",
+from rules.core.registry import get_ruleset, ruleset_ids
+
+#: Transcript event types of every registered ruleset (interfaces §3), from their
+#: ``event_types``: rendered as fragments of a story mail.  Per ruleset: :func:`events_of`.
+EVENT_TYPES: Final = tuple(
+    dict.fromkeys(event for rid in ruleset_ids() for event in get_ruleset(rid).event_types)
 )
 
 #: Mails that are not events (interfaces §4): each has a subject and a body block.
@@ -48,8 +32,33 @@ MAIL_TYPES: Final = (
 
 ALL_KEYS: Final = EVENT_TYPES + MAIL_TYPES
 
+#: The theme that holds a language's shared templates (`stories/<ruleset>/<lang>/_base/`):
+#: mails that read the same in every theme, and partials for `include`/`import`/`extends`.
+BASE_THEME: Final = "_base"
+
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_FILE = re.compile(r"^(?P<event>[a-z][a-z0-9_]*)(?:\.(?P<variant>[1-9][0-9]*))?\.j2$")
+#: A partial (`_name.j2`): a piece for include/import only, never rendered on its own.
+_PARTIAL = re.compile(r"^_[a-z][a-z0-9_]*$")
+_FILE = re.compile(r"^(?P<event>_?[a-z][a-z0-9_]*)(?:\.(?P<variant>[1-9][0-9]*))?\.j2$")
+
+
+@cache
+def events_of(ruleset: str) -> tuple[str, ...]:
+    """The event types of `ruleset` (its ``event_types``), or of every ruleset when unknown."""
+    if ruleset in ruleset_ids():
+        return tuple(get_ruleset(ruleset).event_types)
+    return EVENT_TYPES
+
+
+@cache
+def keys_of(ruleset: str) -> tuple[str, ...]:
+    """Every event and mail a pack of `ruleset` tells."""
+    return events_of(ruleset) + MAIL_TYPES
+
+
+def is_partial(event: str) -> bool:
+    """True for a partial's name (`_macros`): included or imported, never rendered alone."""
+    return bool(_PARTIAL.match(event))
 
 
 class StoryKeyError(ValueError):
@@ -68,15 +77,28 @@ class StoryKey:
     def __post_init__(self) -> None:
         for field in ("ruleset", "language", "theme", "event"):
             value = getattr(self, field)
-            if not _NAME.match(value):
+            if not _NAME.match(value) and not (
+                (field == "theme" and value == BASE_THEME)
+                or (field == "event" and is_partial(value))
+            ):
                 raise StoryKeyError(f"bad {field} {value!r}: use lower-case letters, digits, _")
-        if self.event not in ALL_KEYS:
+        if not is_partial(self.event) and self.event not in keys_of(self.ruleset):
             raise StoryKeyError(f"unknown event or mail {self.event!r}")
 
     @property
     def is_mail(self) -> bool:
         """True for the non-event mails, whose templates have subject and body blocks."""
         return self.event in MAIL_TYPES
+
+    @property
+    def is_partial(self) -> bool:
+        """True for a partial (`_name`), which is only included or imported."""
+        return is_partial(self.event)
+
+    @property
+    def template_name(self) -> str:
+        """The name the sandbox knows the template by: `ruleset/lang/theme/event`."""
+        return str(self)
 
     def with_event(self, event: str) -> StoryKey:
         """The key of another event in the same ruleset, language and theme."""

@@ -8,13 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import TemplateError
+from jinja2 import BaseLoader, TemplateError, TemplateNotFound
+from jinja2.environment import Environment, Template
 from jinja2.exceptions import SecurityError, UndefinedError
 from markupsafe import escape
 
-from stories import vocab
+from rules.core.registry import UnknownRuleset, get_ruleset
 from stories.context import (
-    Action,
     ContextError,
     Event,
     Game,
@@ -23,14 +23,13 @@ from stories.context import (
     players_from,
 )
 from stories.helpers import Helpers, StoryError
-from stories.keys import StoryKey
+from stories.keys import BASE_THEME, StoryKey, StoryKeyError
 from stories.sandbox import Compiled, compile_story, make_environment
 from stories.store import StorySource, TemplateStore
+from stories.words import Words, WordsError, load_words
 
 _BULLET = re.compile(r"^[-*]\s+")
 _MAX_OUTPUT = 200_000
-#: What a player is told he is, where the role must not say what it is (interfaces, spec 10).
-PRESENTED_ROLES = {"dwaas": "ziener"}
 
 
 class StoryNotFound(StoryError):
@@ -53,24 +52,54 @@ def main_theme(key: StoryKey) -> str:
     return key.ruleset
 
 
-def moment_of(game: Game | None, language: str) -> str:
-    """The moment of the game in words: "Nacht 3", "Dag 2", "Het begin" ("" without a game)."""
+def phase_of(game: Game) -> str:
+    """The game's phase: `game.phase` (the narrator's, from the rules' view), or without one
+    the phase its counters say (`start` before the first night, `day` once the day counter
+    has caught up with the night's, else `night`)."""
+    if game.phase is not None:
+        return game.phase
+    if game.night == 0 and game.day == 0:
+        return "start"
+    return "day" if game.day >= game.night else "night"
+
+
+def moment_of(game: Game | None, words: Words) -> str:
+    """The moment of the game in words: "Nacht 3", "Dag 2", "Het begin" ("" without a game).
+
+    The words' `[phases]` (or the step's own `moment`) give the pattern, with the game's
+    `{night}` and `{day}` counters.
+    """
     if game is None:
         return ""
-    words = vocab.MOMENT_WORDS.get(language, vocab.MOMENT_WORDS["en"])
-    step = game.step
-    if step in vocab.START_STEPS or (step is None and game.night == 0):
-        return words["start"]
-    if step == "burgemeesterverkiezing":
-        return f"{words['day']} {max(game.day, game.night)}"
-    if step in vocab.DAY_STEPS or (step is None and game.day >= game.night):
-        return f"{words['day']} {game.day}"
-    return f"{words['night']} {game.night}"
+    pattern = words.moment_pattern(phase_of(game), game.step)
+    return pattern.replace("{night}", str(game.night)).replace("{day}", str(game.day))
 
 
-def story_mail_for(step: str | None) -> str:
-    """Which mail tells the story of `step`: `day_result` for day steps, else `night_result`."""
-    return "day_result" if step in vocab.DAY_STEPS else "night_result"
+def story_mail_for(game: Game | None, words: Words) -> str:
+    """Which mail tells the story of the game's step: the step's own `mail` in the words, else
+    `day_result` in the day phase and `night_result` otherwise."""
+    if game is None:
+        return "night_result"
+    own = words.steps.get(game.step) if game.step is not None else None
+    if own is not None and own.mail is not None:
+        return own.mail
+    return "day_result" if phase_of(game) == "day" else "night_result"
+
+
+class _StoreLoader(BaseLoader):
+    """Loads the templates a story includes, imports or extends from the renderer's store."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+
+    def load(
+        self,
+        environment: Environment,
+        name: str,
+        globals: Mapping[str, Any] | None = None,
+    ) -> Template:
+        """The compiled template of the full name `ruleset/lang/theme/event`."""
+        return self.renderer.compile_named(name).template
 
 
 def _rng(seed: int | str, *parts: object) -> random.Random:
@@ -127,20 +156,21 @@ class Renderer:
     def __init__(self, store: TemplateStore) -> None:
         self.store = store
         self.env = make_environment()
+        self.env.loader = _StoreLoader(self)
         self._compiled: dict[tuple[str, str], Compiled] = {}
 
     # -- templates --------------------------------------------------------------------------
     def variants(self, key: StoryKey) -> Sequence[StorySource]:
-        """The variants for `key`, falling back to the ruleset's main theme when it has none.
+        """The variants for `key`: the theme's, else the ruleset's main theme's, else the
+        language's shared `_base` templates.
 
-        Raises StoryNotFound when neither exists.
+        Raises StoryNotFound when none exists.
         """
-        found = self.store.variants(key)
-        if not found and key.theme != main_theme(key):
-            found = self.store.variants(key.with_theme(main_theme(key)))
-        if not found:
-            raise StoryNotFound(f"no story template for {key}")
-        return found
+        for theme in dict.fromkeys((key.theme, main_theme(key), BASE_THEME)):
+            found = self.store.variants(key.with_theme(theme))
+            if found:
+                return found
+        raise StoryNotFound(f"no story template for {key}")
 
     def compile(self, source: StorySource) -> Compiled:
         """Compile (once per instance and source text) a template variant."""
@@ -148,9 +178,39 @@ class Renderer:
         cache_key = (origin, source.source)
         compiled = self._compiled.get(cache_key)
         if compiled is None:
-            compiled = compile_story(self.env, source.source, origin, is_mail=source.key.is_mail)
+            compiled = compile_story(
+                self.env,
+                source.source,
+                origin,
+                is_mail=source.key.is_mail,
+                name=source.key.template_name,
+                is_partial=source.key.is_partial,
+            )
             self._compiled[cache_key] = compiled
         return compiled
+
+    def source_named(self, name: str) -> StorySource:
+        """The template an include, import or extends names (`ruleset/lang/theme/event`, its
+        first variant), from the store; raises TemplateNotFound."""
+        try:
+            key = StoryKey(*name.split("/"))
+        except (TypeError, StoryKeyError):
+            raise TemplateNotFound(name) from None
+        found = self.store.variants(key)
+        if not found:
+            raise TemplateNotFound(name)
+        return found[0]
+
+    def compile_named(self, name: str) -> Compiled:
+        """The compiled template of a full name (see :meth:`source_named`)."""
+        return self.compile(self.source_named(name))
+
+    def words(self, key: StoryKey) -> Words:
+        """The words of the key's ruleset and language; raises StoryError when it has none."""
+        try:
+            return load_words(key.ruleset, key.language)
+        except WordsError as error:
+            raise StoryError(str(error)) from None
 
     def draw(self, key: StoryKey, rng: random.Random) -> StorySource:
         """One variant of `key`, drawn with `rng`."""
@@ -164,7 +224,8 @@ class Renderer:
         game_value = context.get("game")
         game = None if game_value is None else Game.from_any(game_value)
         players = players_from(context.get("players", ()))
-        helpers = Helpers(key.language, players, rng)
+        words = self.words(key)
+        helpers = Helpers(words, players, rng)
         recipient = context.get("recipient")
         return {
             **helpers.as_dict(),
@@ -172,7 +233,7 @@ class Renderer:
             "players": players,
             "recipient": None if recipient is None else str(recipient),
             "lang": key.language,
-            "moment": moment_of(game, key.language),
+            "moment": moment_of(game, words),
             "you": False,
         }
 
@@ -180,20 +241,12 @@ class Renderer:
         self, key: StoryKey, context: Mapping[str, Any], rng: random.Random
     ) -> dict[str, Any]:
         ctx = self.base_context(key, context, rng)
-        fields = mail_fields(key.event, context)
+        fields = mail_fields(key.event, context, key.ruleset)
         player = fields.get("player")
         if isinstance(player, str):
             fields["player"] = ctx["players"].find(player) or Player(player)
-        if key.event == "role":
-            fields["role"] = PRESENTED_ROLES.get(fields["role"], fields["role"])
-            if fields["team"] is None:
-                fields["team"] = vocab.ROLE_TEAMS.get(fields["role"], "burgers")
-        for name in ("action",):
-            action = fields.get(name)
-            if action is not None and action.kind in PRESENTED_ROLES:
-                fields[name] = _present(action)
-        if "actions" in fields:
-            fields["actions"] = tuple(_present(a) for a in fields["actions"])
+        if key.event == "role" and fields["team"] is None:
+            fields["team"] = _team_of(key.ruleset, fields["role"])
         if "events" in fields:
             fields["events"] = tuple(e.as_context() for e in fields["events"])
         ctx.update(fields)
@@ -210,7 +263,7 @@ class Renderer:
             if block is None:
                 out = template.render(ctx)
             else:
-                out = "".join(template.blocks[block](template.new_context(ctx)))
+                out = self._render_block(compiled, block, ctx)
         except SecurityError as error:
             raise StoryError(f"{origin}: not allowed in a story: {error}") from None
         except UndefinedError as error:
@@ -222,6 +275,23 @@ class Renderer:
         if len(out) > _MAX_OUTPUT:
             raise StoryError(f"{origin}: output longer than {_MAX_OUTPUT} characters")
         return out
+
+    def _render_block(self, compiled: Compiled, block: str, ctx: dict[str, Any]) -> str:
+        """One block of a template, with the blocks of the templates it extends (as Jinja's
+        own inheritance does: the child's block first, `super()` reaching the parent's)."""
+        context = compiled.template.new_context(ctx)
+        seen = {compiled.template.name}
+        while compiled.parent is not None:
+            if compiled.parent in seen:
+                raise StoryError(f"{compiled.parent} extends itself")
+            seen.add(compiled.parent)
+            compiled = self.compile_named(compiled.parent)
+            for name, function in compiled.template.blocks.items():
+                context.blocks.setdefault(name, []).append(function)
+        functions = context.blocks.get(block)
+        if not functions:
+            raise StoryError(f"no {{% block {block} %}}")
+        return "".join(functions[0](context))
 
     def render_source_mail(
         self, source: StorySource, context: Mapping[str, Any], rng: random.Random
@@ -268,7 +338,7 @@ class Renderer:
         `key.event` is ignored: the event's type picks the template.
         """
         if not isinstance(event, Event):
-            event = Event.from_dict(event)
+            event = Event.from_dict(event, key.ruleset)
         key = key.with_event(event.type)
         rng = _rng(rng_seed, key)
         return self.render_source_event(self.draw(key, rng), context, event, rng)
@@ -291,7 +361,7 @@ class Renderer:
         Returns None when no event is visible to the recipient, unless `send_empty`.
         """
         recipient = context.get("recipient")
-        parsed = [e if isinstance(e, Event) else Event.from_dict(e) for e in events]
+        parsed = [e if isinstance(e, Event) else Event.from_dict(e, key.ruleset) for e in events]
         fragments: list[str] = []
         shown: list[Event] = []
         for index, event in enumerate(parsed):
@@ -304,17 +374,20 @@ class Renderer:
         if not shown and not send_empty:
             return None
         game = context.get("game")
-        step = None if game is None else Game.from_any(game).step
-        mail_key = key.with_event(story_mail_for(step))
+        told_in = story_mail_for(None if game is None else Game.from_any(game), self.words(key))
+        mail_key = key.with_event(told_in)
         return self.render_mail(
             mail_key, {**context, "stories": fragments, "events": shown}, rng_seed
         )
 
 
-def _present(action: Action) -> Action:
-    if action.kind in PRESENTED_ROLES:
-        return Action(**{**action.__dict__, "kind": PRESENTED_ROLES[action.kind]})
-    return action
+def _team_of(ruleset: str, role: str) -> str | None:
+    """The team of `role` in `ruleset` (None when either is unknown)."""
+    try:
+        spec = get_ruleset(ruleset).roles.get(role)
+    except UnknownRuleset:
+        return None
+    return None if spec is None else spec.team
 
 
 def render_mail(

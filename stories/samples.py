@@ -1,293 +1,248 @@
-"""Sample contexts for every event and mail: every gender, plural and role case a story meets."""
+"""Sample contexts for every event and mail, from the ruleset's `stories/<ruleset>/samples.toml`.
+
+The data (players, actions, events, steps) belongs to the ruleset's pack; this module only
+expands it into contexts: every gender, plural and role case a story meets.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
 from typing import Any, Final
 
-from stories import vocab
+from rules.core.registry import get_ruleset, ruleset_ids
 from stories.context import Action, Game, Player
 from stories.keys import StoryKey
+from stories.pack import Pack, PackError, load_pack
+from stories.words import languages_of, load_words
 
+#: Sample players when a ruleset has none (and for checks that need a cast of their own).
 SAMPLE_PLAYERS: Final = (
     Player("Anna", "vrouw"),
     Player("Bram", "man"),
     Player("Carla", "vrouw"),
-    Player("Dirk", "man", "burger", alive=False),
-    Player("Eva", "vrouw", "jager", alive=False),
+    Player("Dirk", "man", alive=False),
+    Player("Eva", "vrouw", alive=False),
     Player("Frank", "man"),
 )
-_DEADLINE: Final = dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC)
 _SUBJECTS: Final = ("Anna", "Bram")  # one woman, one man
-_LISTS: Final = (("Anna",), ("Bram",), ("Anna", "Bram"), ("Anna", "Bram", "Carla"))
-
-#: Action kinds a step mail meets, and the step each happens in.
-ACTION_STEPS: Final = {
-    "dief": "dief",
-    "cupido": "cupido",
-    "opdrachtgever": "opdrachtgever",
-    "grafrover": "grafrover",
-    "klaas_vaak": "klaas_vaak",
-    "genezer": "nacht",
-    "ziener": "nacht",
-    "dwaas": "nacht",
-    "priester": "nacht",
-    "slet": "nacht",
-    "verleidster": "nacht",
-    "goochelaar": "nacht",
-    "psychopaat": "nacht",
-    "vampier": "nacht",
-    "weerwolf": "nacht",
-    "witte_weerwolf": "nacht",
-    "heks": "heks",
-    "fluitspeler": "heks",
-    "waarschuwer": "ochtend",
-    "raaf": "ochtend",
-    "schout": "ochtend",
-    "jager": "doden",
-    "testament": "doden",
-    "zondebok": "na_brandstapel",
-    "burgemeesterverkiezing": "burgemeesterverkiezing",
-    "brandstapel": "brandstapel",
-}
-ACTION_KINDS: Final = tuple(ACTION_STEPS)
-
-#: Rejection and parse error codes a story may meet (the rules' and the parser's).
-ERROR_CODES: Final = (
-    "no-game",
-    "no-name",
-    "too-many-names",
-    "blanco-and-name",
-    "ambiguous-name",
-    "bad-signup",
-    "bad-gender",
-    "bad-name",
-    "not-asked",
-    "target-dead",
-    "target-invalid",
-    "repeat",
-    "taken",
-    "wrong-count",
-    "blanco-not-allowed",
-    "game-started",
-    "name-taken",
-    "not-a-player",
-    "not-running",
-    "game-paused",
-    "rate-limited",
-    "too-large",
-    "game-full",
-    "too-many-games",
-    "not-authenticated",
-    "reply-address",
-    "unknown-player",
-    "target-alive",
-    "target-self",
-    "pack-member",
-    "potion-used",
-    "no-special-vote",
-    "something-new",
-)
+_DEADLINE: Final = dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC)
 
 
-def sample_game(language: str, theme: str, step: str | None, **changes: Any) -> Game:
-    """A mid-game sample: WW5, night 3 / day 2, a mayor, a deadline."""
-    night, day = (0, 0) if step in vocab.START_STEPS or step is None else (3, 2)
-    if step in vocab.DAY_STEPS and step != "burgemeesterverkiezing":
-        day = 3
+def _fail(pack: Pack, key: str, problem: str) -> PackError:
+    return PackError(f"{pack.origin or pack.ruleset}: {key}: {problem}")
+
+
+def _table(pack: Pack, *path: str) -> Mapping[str, Any]:
+    value: Any = pack.data
+    for part in path:
+        value = value.get(part, {}) if isinstance(value, Mapping) else None
+    if not isinstance(value, Mapping):
+        raise _fail(pack, ".".join(path), "must be a table")
+    return value
+
+
+@cache
+def _id_sets(ruleset: str) -> Mapping[str, tuple[str, ...]]:
+    """The named id sets a `for_each` may use."""
+    if ruleset not in ruleset_ids():
+        return {}
+    rules = get_ruleset(ruleset)
+    never = set(_table(load_pack(ruleset), "roles").get("never_told", ()))
+    return {
+        "roles": tuple(rules.roles),
+        "told_roles": tuple(r for r in rules.roles if r not in never),
+        "causes": rules.causes,
+        "teams": rules.teams,
+        "steps": rules.steps,
+    }
+
+
+def expand(pack: Pack, sample: Mapping[str, Any], where: str) -> Iterator[dict[str, Any]]:
+    """The samples one entry stands for: its `for_each` fields in every combination.
+
+    A string instead of a list of values names an id set (roles, told_roles, causes, …).
+    The empty string stands for None (TOML has no null).
+    """
+    fixed = {k: (None if v == "" else v) for k, v in sample.items() if k != "for_each"}
+    each = sample.get("for_each", {})
+    if not isinstance(each, Mapping):
+        raise _fail(pack, f"{where}.for_each", "must be a table")
+    names = list(each)
+    choices = []
+    for name in names:
+        values = each[name]
+        if isinstance(values, str):
+            sets = _id_sets(pack.ruleset)
+            if values not in sets:
+                raise _fail(pack, f"{where}.for_each.{name}", f"no id set {values!r}")
+            values = sets[values]
+        choices.append(list(values))
+    for combination in itertools.product(*choices):
+        yield {**fixed, **dict(zip(names, combination, strict=True))}
+
+
+@cache
+def sample_players(ruleset: str) -> tuple[Player, ...]:
+    """The pack's sample players (Anna, Bram, …), or the generic ones."""
+    rows = load_pack(ruleset).data.get("players")
+    if not rows:
+        return SAMPLE_PLAYERS
+    return tuple(Player.from_any(row) for row in rows)
+
+
+def _phase_of(pack: Pack, step: str | None) -> tuple[str | None, int, int]:
+    phases = _table(pack, "phases")
+    for phase, spec in phases.items():
+        if step is not None and step in spec.get("steps", ()):
+            return phase, int(spec.get("night", 0)), int(spec.get("day", 0))
+    return None, 0, 0
+
+
+def sample_game(key: StoryKey, step: str | None, **changes: Any) -> Game:
+    """A mid-game sample of the key's ruleset at `step` (its phase and counters), a deadline."""
+    pack = load_pack(key.ruleset)
+    game = dict(_table(pack, "game"))
+    deadline = game.pop("deadline", _DEADLINE)
+    phase, night, day = _phase_of(pack, step)
     fields: dict[str, Any] = {
         "name": "WW5",
-        "language": language,
-        "theme": theme,
+        "ruleset": key.ruleset,
+        "language": key.language,
+        "theme": key.theme,
         "step": step,
+        "phase": phase,
         "night": night,
         "day": day,
-        "has_mayor": True,
-        "mayor": "Bram",
-        "deadline": _DEADLINE,
+        "deadline": deadline,
+        **game,
     }
     fields.update(changes)
     return Game(**fields)
 
 
-def sample_action(kind: str, variant: int = 0) -> Action:
-    """A sample action of `kind`; `variant` varies previous choices, potions and counts."""
-    choices = ("Anna", "Bram", "Carla", "Frank")
-    previous = ((), ("Bram",), ("blanco",))[variant % 3]
-    if kind in ("cupido", "goochelaar"):
-        return Action(kind, choices, 2, 2, previous=("Anna", "Bram") if variant % 2 else ())
-    if kind == "fluitspeler":
-        return Action(kind, choices, 1, 2, mates=((), ("Frank",))[variant % 2])
-    if kind == "heks":
-        potions = ((True, True), (True, False), (False, True))[variant % 3]
-        wounded = (("Bram",), ("Anna", "Bram"), ())[variant % 3]
-        return Action(kind, choices, 0, 2, wounded=wounded, elixir=potions[0], poison=potions[1])
-    if kind == "zondebok":
-        return Action(kind, choices, 0, len(choices))
-    if kind in ("weerwolf", "vampier"):
-        return Action(kind, choices, mates=((), ("Frank",), ("Frank", "Carla"))[variant % 3])
-    if kind == "witte_weerwolf":
-        return Action(kind, choices, keyword="witte")
-    if kind == "testament":
-        return Action(kind, choices, keyword="burgemeester" if variant % 2 else None)
-    if kind == "grafrover":
-        return Action(kind, ("Dirk", "Eva"))
-    if kind in ("genezer", "klaas_vaak", "schout", "slet", "verleidster"):
-        return Action(kind, choices, previous=previous)
-    return Action(kind, choices)
+def action_kinds(ruleset: str) -> tuple[str, ...]:
+    """The action kinds a step mail of `ruleset` meets."""
+    actions = _table(load_pack(ruleset), "actions")
+    return tuple(kind for kind, spec in actions.items() if isinstance(spec, Mapping))
+
+
+def _variants(pack: Pack, kind: str) -> Sequence[Mapping[str, Any]]:
+    spec = _table(pack, "actions", kind)
+    variants = spec.get("variants") or [{}]
+    if not isinstance(variants, list):
+        raise _fail(pack, f"actions.{kind}.variants", "must be a list of tables")
+    return variants
+
+
+def sample_action(ruleset: str, kind: str, variant: int = 0) -> Action:
+    """A sample action of `kind` (its `variant`, cycling): choices, counts, previous, extra."""
+    pack = load_pack(ruleset)
+    spec = dict(_variants(pack, kind)[variant % len(_variants(pack, kind))])
+    spec.pop("before", None)
+    choices = _table(pack, "actions").get("choices", [p.name for p in SAMPLE_PLAYERS])
+    return Action.from_any({"kind": kind, "choices": choices, **spec})
+
+
+def sample_actions(ruleset: str, kind: str, variant: int) -> list[Action]:
+    """The actions one step mail asks: the sample action, after any `before` action (of the
+    same variant number)."""
+    pack = load_pack(ruleset)
+    variants = _variants(pack, kind)
+    spec = variants[variant % len(variants)]
+    actions = [sample_action(ruleset, kind, variant)]
+    if "before" in spec:
+        actions.insert(0, sample_action(ruleset, spec["before"], variant))
+    return actions
+
+
+def _step_of_action(pack: Pack, kind: str) -> str | None:
+    step = _table(pack, "actions", kind).get("step")
+    return None if step is None else str(step)
 
 
 def _recipients(subjects: tuple[str, ...]) -> tuple[str | None, ...]:
     return (None, subjects[0] if subjects else None, "Frank")
 
 
-def _event_samples() -> dict[str, list[dict[str, Any]]]:
-    """event type -> sample event dicts (without audience)."""
-    samples: dict[str, list[dict[str, Any]]] = {
-        "death": [{"player": p, "cause": c} for p in _SUBJECTS for c in vocab.CAUSES]
-        + [{"player": "Bram", "cause": "weerwolven", "role": r} for r in vocab.ROLES]
-        + [{"player": "Anna", "cause": c, "role": "heks"} for c in vocab.CAUSES],
-        "saved": [{"player": p} for p in _SUBJECTS],
-        "role_change": [{"player": "Anna", "role": r} for r in vocab.ROLES]
-        + [{"player": "Bram", "role": "burger", "previous": "ziener"}],
-        "lovers": [
-            {"players": ["Anna", "Bram"]},
-            {"players": ["Bram", "Frank"]},
-            {"players": ["Anna", "Carla"]},
-        ],
-        "bodyguard": [{"player": "Anna", "guards": "Bram"}, {"player": "Bram", "guards": "Carla"}],
-        "asleep": [{"player": p} for p in _SUBJECTS],
-        "seen": [{"player": "Bram", "target": "Anna", "role": r} for r in vocab.ROLES]
-        + [{"player": "Anna", "target": "Bram", "role": "weerwolf"}],
-        "burns": [
-            {"player": p, "target": t, "value": v}
-            for p, t in (("Anna", "Bram"), ("Bram", "Anna"))
-            for v in (True, False)
-        ],
-        "tally": [
-            {"player": p, "pack": pack, "counts": counts}
-            for p in _SUBJECTS
-            for pack in ("weerwolven", "vampiers")
-            for counts in ({}, {"Dirk": 1}, {"Dirk": 2, "Eva": 1}, {"Dirk": 1, "Eva": 1})
-        ],
-        "enchanted": [{"player": p} for p in _SUBJECTS],
-        "warned": [{"player": p} for p in _SUBJECTS],
-        "marked": [{"player": p} for p in _SUBJECTS],
-        "jailed": [{"player": p} for p in _SUBJECTS],
-        "guilty": [{"players": list(names)} for names in _LISTS],
-        "mayor": [
-            {"player": p, "via": via} for p in _SUBJECTS for via in ("election", "testament")
-        ],
-        "no_mayor": [{}],
-        "fool_revealed": [{"player": p} for p in _SUBJECTS],
-        "lynch": [
-            {"player": None, "totals": {}},
-            {"player": None, "totals": {"Anna": 2, "Bram": 2}},
-            {"player": "Anna", "totals": {"Anna": 1}},
-            {"player": "Bram", "totals": {"Bram": 2.5, "Anna": 1}},
-            {
-                "player": "Anna",
-                "totals": {"Anna": 3, "Bram": 1},
-                "votes": {"Bram": ["Anna"], "Carla": ["Anna"], "Frank": ["Bram"], "Anna": []},
-            },
-        ],
-        "inactive": [{"player": p, "missed": m} for p in _SUBJECTS for m in (1, 2)],
-        "rejected": [{"player": p, "reason": r} for p in _SUBJECTS for r in ERROR_CODES[8:]],
-        "win": [
-            {"teams": ["burgers"], "winners": ["Bram", "Carla", "Dirk"]},
-            {"teams": ["weerwolven"], "winners": ["Anna"]},
-            {"teams": ["lovers"], "winners": ["Anna", "Bram"]},
-            {"teams": ["eigen"], "winners": ["Frank"]},
-            {"teams": ["fluitspelers", "bodyguard"], "winners": ["Anna", "Bram", "Carla"]},
-            {"teams": [], "winners": []},
-        ],
-    }
-    return samples
-
-
-_STEP_OF_EVENT: Final = {
-    "lovers": "cupido",
-    "bodyguard": "opdrachtgever",
-    "asleep": "klaas_vaak",
-    "enchanted": "heks",
-    "warned": "ochtend",
-    "marked": "ochtend",
-    "jailed": "ochtend",
-    "guilty": "na_brandstapel",
-    "mayor": "burgemeesterverkiezing",
-    "no_mayor": "burgemeesterverkiezing",
-    "fool_revealed": "brandstapel",
-    "lynch": "brandstapel",
-    "win": "brandstapel",
-}
+@cache
+def _event_samples(ruleset: str, event: str) -> tuple[Mapping[str, Any], ...]:
+    pack = load_pack(ruleset)
+    entries = _table(pack, "events").get(event, [])
+    return tuple(
+        sample
+        for number, entry in enumerate(entries)
+        for sample in expand(pack, entry, f"events.{event}[{number}]")
+    )
 
 
 def event_samples(key: StoryKey) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(context, event dict) pairs for the event `key.event`: both genders, every recipient
     (none, the subject, someone else), lists of one to three, every role and cause."""
-    for index, fields in enumerate(_event_samples()[key.event]):
+    pack = load_pack(key.ruleset)
+    steps = _table(pack, "event_steps")
+    step = steps.get(key.event, steps.get("default"))
+    players = sample_players(key.ruleset)
+    for index, fields in enumerate(_event_samples(key.ruleset, key.event)):
         event = {"type": key.event, "audience": "public", **fields}
         subjects = tuple(fields.get("players") or ()) or (
             (fields["player"],) if isinstance(fields.get("player"), str) else ()
         )
-        step = _STEP_OF_EVENT.get(key.event, "nacht")
-        game = sample_game(key.language, key.theme, step, has_mayor=bool(index % 2))
+        game = sample_game(key, step, has_mayor=bool(index % 2))
         for recipient in _recipients(subjects):
-            context = {"game": game, "players": SAMPLE_PLAYERS, "recipient": recipient}
-            yield context, event
+            yield {"game": game, "players": players, "recipient": recipient}, event
 
 
 def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
-    lang, theme = key.language, key.theme
-    players = SAMPLE_PLAYERS
+    pack = load_pack(key.ruleset)
+    mails = _table(pack, "mails")
+    players = sample_players(key.ruleset)
     if key.event == "signup_confirmed":
+        genders = {p.name: p.gender for p in players}
         for who in _SUBJECTS:
             for signups in ((), ("Anna",), ("Anna", "Bram", "Carla")):
                 for replaced in (False, True):
                     yield {
-                        "game": sample_game(lang, theme, None, deadline=None),
+                        "game": sample_game(key, None, deadline=None),
                         "players": (),
                         "recipient": who,
-                        "player": {"name": who, "gender": "vrouw" if who == "Anna" else "man"},
+                        "player": {"name": who, "gender": genders.get(who, "man")},
                         "signups": signups,
                         "replaced": replaced,
                     }
     elif key.event == "role":
-        for role in vocab.ROLES:
+        rules = get_ruleset(key.ruleset)
+        for role in _id_sets(key.ruleset)["told_roles"]:
             for who, mates in (("Anna", ()), ("Bram", ("Frank",)), ("Anna", ("Frank", "Carla"))):
                 for has_mayor in (True, False):
                     yield {
-                        "game": sample_game(lang, theme, None, has_mayor=has_mayor, mayor=None),
+                        "game": sample_game(key, None, has_mayor=has_mayor, mayor=None),
                         "players": players,
                         "recipient": who,
                         "player": who,
                         "role": role,
-                        "team": vocab.ROLE_TEAMS[role],
+                        "team": rules.roles[role].team,
                         "mates": mates,
                     }
     elif key.event in ("step", "reminder"):
-        for kind in ACTION_KINDS:
-            for variant in range(3):
+        for kind in action_kinds(key.ruleset):
+            for variant in range(max(3, len(_variants(pack, kind)))):
                 for who in _SUBJECTS:
-                    actions = [sample_action(kind, variant)]
-                    if kind == "witte_weerwolf":
-                        actions.insert(0, sample_action("weerwolf", variant))
-                    if kind == "testament" and variant % 2:
-                        actions.insert(0, sample_action("jager", variant))
                     context = {
-                        "game": sample_game(lang, theme, ACTION_STEPS[kind]),
+                        "game": sample_game(key, _step_of_action(pack, kind)),
                         "players": players,
                         "recipient": who,
                         "player": who,
-                        "actions": actions,
+                        "actions": sample_actions(key.ruleset, kind, variant),
                     }
                     if key.event == "reminder":
                         context["missed"] = variant % 2
                     yield context
     elif key.event == "receipt":
-        for kind in ACTION_KINDS:
-            action = sample_action(kind)
+        for kind in action_kinds(key.ruleset):
+            action = sample_action(key.ruleset, kind)
             for targets, blanco, corrected in (
                 ((), True, ()),
                 (("Bram",), False, ()),
@@ -295,7 +250,7 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
             ):
                 for who in _SUBJECTS:
                     yield {
-                        "game": sample_game(lang, theme, ACTION_STEPS[kind]),
+                        "game": sample_game(key, _step_of_action(pack, kind)),
                         "players": players,
                         "recipient": who,
                         "player": who,
@@ -305,52 +260,55 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         "corrected": corrected,
                     }
     elif key.event == "error":
-        for code in ERROR_CODES:
+        codes = list(load_words(key.ruleset, key.language).errors) if _has_words(key) else []
+        codes += [c for c in mails.get("error_codes", ()) if c not in codes]
+        no_game_codes = set(mails.get("no_game_codes", ()))
+        kinds = action_kinds(key.ruleset)
+        error_kind = str(_table(pack, "actions").get("error_action", kinds[0] if kinds else ""))
+        error_step = _step_of_action(pack, error_kind) if error_kind else None
+        for code in codes:
             for variant in range(2):
-                no_game = code in ("no-game", "bad-signup", "bad-gender", "bad-name")
-                action = sample_action("ziener", 1) if variant else None
+                no_game = code in no_game_codes
+                asked = sample_action(key.ruleset, error_kind, 1) if variant and kinds else None
                 yield {
-                    "game": None if no_game and variant == 0 else sample_game(lang, theme, "nacht"),
+                    "game": None if no_game and variant == 0 else sample_game(key, error_step),
                     "players": () if no_game else players,
                     "recipient": None if no_game else "Anna",
                     "player": None if no_game and variant == 0 else "Anna",
                     "code": code,
-                    "message": "" if variant else "Die naam ken ik niet.",
-                    "action": action,
-                    "choices": action.choices if action else (),
+                    "message": "" if variant else str(mails.get("error_message", "")),
+                    "action": asked,
+                    "choices": asked.choices if asked else (),
                 }
     elif key.event in ("night_result", "day_result"):
-        steps = ("brandstapel", "burgemeesterverkiezing", "na_brandstapel")
-        if key.event == "night_result":
-            steps = ("cupido", "nacht", "heks", "doden", "ochtend")
-        for step in steps:
+        event = dict(mails.get("story_event", {}))
+        for told_step in mails.get(key.event, ()):
             for stories in ((), ("Het verhaal.",), ("Eerst dit.", "Toen dat.\n\nEn zo.")):
-                for who in (None, "Anna", "Bram"):
-                    events = [{"type": "death", "player": "Dirk", "cause": "weerwolven"}]
+                for reader in (None, "Anna", "Bram"):
                     yield {
-                        "game": sample_game(lang, theme, step),
+                        "game": sample_game(key, told_step),
                         "players": players,
-                        "recipient": who,
+                        "recipient": reader,
                         "stories": stories,
-                        "events": events if stories else [],
+                        "events": [event] if stories and event else [],
                     }
     elif key.event == "game_over":
-        roles = {"Anna": "weerwolf", "Bram": "ziener", "Carla": "heks", "Dirk": "burger"}
-        roles |= {"Eva": "jager", "Frank": "cupido"}
-        for win in _event_samples()["win"]:
-            for who in (None, "Anna", "Bram"):
+        roles = dict(_table(pack, "roles").get("at_the_end", {}))
+        last = mails.get("game_over_step")
+        for win in _event_samples(key.ruleset, "win") or ({"winners": [], "teams": []},):
+            for reader in (None, "Anna", "Bram"):
                 yield {
-                    "game": sample_game(lang, theme, "brandstapel"),
+                    "game": sample_game(key, last),
                     "players": players,
-                    "recipient": who,
+                    "recipient": reader,
                     "winners": win["winners"],
                     "teams": win["teams"],
                     "roles": roles,
-                    "alive": win["winners"][:1],
-                    "mayor": "Bram" if who else None,
+                    "alive": list(win["winners"])[:1],
+                    "mayor": "Bram" if reader else None,
                 }
     elif key.event == "help_forward":
-        for game in (None, sample_game(lang, theme, "nacht")):
+        for game in (None, sample_game(key, mails.get("help_step"))):
             for player in (None, "Anna", "Bram"):
                 yield {
                     "game": game,
@@ -359,8 +317,12 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     "sender": "anna@example.org",
                     "player": player,
                     "subject": "Help",
-                    "body": "Ik snap de Heks niet.\n\nGroet, Anna",
+                    "body": str(mails.get("help_body", "Help!")),
                 }
+
+
+def _has_words(key: StoryKey) -> bool:
+    return key.language in languages_of(key.ruleset)
 
 
 def mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:

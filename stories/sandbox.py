@@ -4,25 +4,63 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
 from jinja2.environment import Template
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from stories.helpers import StoryError, ucfirst
+from stories.keys import BASE_THEME, StoryKey, StoryKeyError
 
 #: Jinja2 globals removed from the sandbox: not needed by stories, and each one more handle.
 _REMOVED_GLOBALS = ("cycler", "joiner", "lipsum")
 #: Filters removed: `random` draws from the global RNG (renders must be reproducible).
 _REMOVED_FILTERS = ("random", "xmlattr", "tojson", "pprint")
-_FORBIDDEN_NODES = (nodes.Include, nodes.Extends, nodes.Import, nodes.FromImport)
+_LINK_NODES = (nodes.Include, nodes.Extends, nodes.Import, nodes.FromImport)
 BLOCK_NAMES = ("subject", "body")
 
 
-def make_environment() -> ImmutableSandboxedEnvironment:
-    """A fresh sandbox: immutable, StrictUndefined, no loader, no autoescape (plain text)."""
-    env = ImmutableSandboxedEnvironment(
+def resolve_name(written: str, parent: str | None) -> str:
+    """The template `written` in an include/import/extends of template `parent`, as a full
+    name `ruleset/lang/theme/event`: `"x.j2"` is in the parent's own pack (theme),
+    `"_base/x.j2"` in the language's shared base.  Nothing else can be reached.
+
+    Raises StoryError for any other name.
+    """
+    parts = (parent or "").split("/")
+    if len(parts) != 4:
+        raise StoryError(f"cannot include {written!r} here")
+    ruleset, language, theme, _ = parts
+    name = written
+    if name.startswith(BASE_THEME + "/"):
+        theme, name = BASE_THEME, name[len(BASE_THEME) + 1 :]
+    if "/" in name or not name.endswith(".j2"):
+        raise StoryError(
+            f"cannot include {written!r}: write 'name.j2' (this pack) or "
+            f"'{BASE_THEME}/name.j2' (the language's shared templates)"
+        )
+    try:
+        key = StoryKey(ruleset, language, theme, name[:-3])
+    except StoryKeyError as error:
+        raise StoryError(f"cannot include {written!r}: {error}") from None
+    return key.template_name
+
+
+class StoryEnvironment(ImmutableSandboxedEnvironment):
+    """The sandbox, whose include/import/extends reach only the same pack and `_base`."""
+
+    def join_path(self, template: str, parent: str) -> str:
+        """The full name of `template` written in `parent` (see :func:`resolve_name`)."""
+        return resolve_name(template, parent)
+
+
+def make_environment() -> StoryEnvironment:
+    """A fresh sandbox: immutable, StrictUndefined, no autoescape (plain text); templates it
+    includes come from the loader the renderer sets (its store), never from files."""
+    env = StoryEnvironment(
         undefined=StrictUndefined,
+        cache_size=0,  # the renderer keeps compiled templates, per source text
         autoescape=False,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -39,11 +77,14 @@ def make_environment() -> ImmutableSandboxedEnvironment:
 
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled story: the template, its block names and the free variables it uses."""
+    """A compiled story: the template, its block names, the free variables it uses, the
+    templates it includes or imports and the one it extends (full names)."""
 
     template: Template
     blocks: frozenset[str]
     variables: frozenset[str]
+    includes: tuple[str, ...] = ()
+    parent: str | None = None
 
 
 _TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
@@ -71,32 +112,65 @@ def keep_line_breaks(source: str) -> str:
     return "\n".join(lines)
 
 
+def _links(tree: nodes.Template, name: str, origin: str) -> tuple[list[str], str | None]:
+    """The full names a template includes/imports, and the one it extends (or None)."""
+    includes: list[str] = []
+    parent = None
+    for node in tree.find_all(_LINK_NODES):
+        target = cast(nodes.Include, node).template  # every link node has `template`
+        if not isinstance(target, nodes.Const) or not isinstance(target.value, str):
+            raise StoryError(
+                f"{origin}:{node.lineno}: include, import and extends take a written-out "
+                "name ('name.j2' or '_base/name.j2')"
+            )
+        try:
+            resolved = resolve_name(target.value, name)
+        except StoryError as error:
+            raise StoryError(f"{origin}:{node.lineno}: {error}") from None
+        if isinstance(node, nodes.Extends):
+            if parent is not None:
+                raise StoryError(f"{origin}:{node.lineno}: a template extends one template")
+            parent = resolved
+        elif resolved not in includes:
+            includes.append(resolved)
+    return includes, parent
+
+
 def compile_story(
-    env: ImmutableSandboxedEnvironment, source: str, origin: str, *, is_mail: bool
+    env: ImmutableSandboxedEnvironment,
+    source: str,
+    origin: str,
+    *,
+    is_mail: bool,
+    name: str | None = None,
+    is_partial: bool = False,
 ) -> Compiled:
     """Parse and compile one template, enforcing the pack's shape.
 
     Mail templates must define `{% block subject %}` and `{% block body %}` and nothing else
-    outside them; event templates are fragments without blocks. No template may include,
-    extend or import another. Raises StoryError with the origin and line on any problem.
+    outside them (or extend a mail template and override its blocks); event templates are
+    fragments without blocks (unless they extend).  `name` is the template's full name
+    (`ruleset/lang/theme/event`): include, import and extend names are resolved from it, and
+    must be written out; a partial (`_name`) may have any shape.  Raises StoryError with the
+    origin and line on any problem.
     """
     try:
-        tree = env.parse(keep_line_breaks(source), name=origin)
+        tree = env.parse(keep_line_breaks(source), name=name or origin)
     except TemplateSyntaxError as error:
         raise StoryError(f"{origin}:{error.lineno}: syntax error: {error.message}") from None
-    for node in tree.find_all(_FORBIDDEN_NODES):
-        raise StoryError(
-            f"{origin}:{node.lineno}: stories cannot include, extend or import other templates"
-        )
+    includes, parent = _links(tree, name or "", origin)
     blocks = {block.name: block for block in tree.find_all(nodes.Block)}
-    if is_mail:
+    if is_partial or parent is not None:
+        pass  # a piece of another template, or a variation of one: the parent has the shape
+    elif is_mail:
         missing = [name for name in BLOCK_NAMES if name not in blocks]
         if missing:
             raise StoryError(
                 f"{origin}: a mail template needs {{% block subject %}} and {{% block body %}}"
                 f" (missing: {', '.join(missing)})"
             )
-        extra = sorted(set(blocks) - set(BLOCK_NAMES))
+        top = {node.name for node in tree.body if isinstance(node, nodes.Block)}
+        extra = sorted(top - set(BLOCK_NAMES))  # blocks inside them are for extending
         if extra:
             raise StoryError(f"{origin}: unknown block(s) {', '.join(extra)}")
         for node in tree.body:
@@ -119,7 +193,8 @@ def compile_story(
     assigned |= {node.name for node in tree.find_all(nodes.Macro)}
     try:
         variables = frozenset(meta.find_undeclared_variables(tree)) - assigned
-        template = env.from_string(tree)
+        code = env.compile(tree, name=name, filename=origin)
+        template = env.template_class.from_code(env, code, env.make_globals(None), None)
     except TemplateSyntaxError as error:  # e.g. an unknown filter
         raise StoryError(f"{origin}:{error.lineno}: {error.message}") from None
-    return Compiled(template, frozenset(blocks), variables)
+    return Compiled(template, frozenset(blocks), variables, tuple(includes), parent)

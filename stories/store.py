@@ -84,3 +84,12 @@ def load_pack_files(root: Path) -> list[StorySource]:
             raise StoryKeyError(f"{path}: {error}") from None
         sources.append(StorySource(key, variant, path.read_text(encoding="utf-8"), str(path)))
     return sources
+
+
+def over_shipped(*sources: StorySource) -> MemoryStore:
+    """The shipped packs with `sources` added (replacing the same key and variant): a store in
+    which a template not stored yet finds what it includes, imports or extends."""
+    store = MemoryStore(FileStore().all())
+    for source in sources:
+        store.put(source)
+    return store

@@ -1,335 +1,133 @@
-"""Words the story helpers need per language: role, team and step names, numbers, dates."""
+"""Language-generic wording built on Babel (CLDR): plurals, numbers, lists, dates, durations.
+
+Nothing here knows a language or a ruleset: each function takes a Babel locale id (from the
+pack's words.toml, `locale = "nl"`).  The words of a ruleset live in
+`stories/<ruleset>/<lang>/words.toml` (:mod:`stories.words`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Final
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
+from typing import Literal
 
-LANGUAGES: Final = ("nl", "en")
+from babel import Locale
+from babel.dates import format_datetime
+from babel.numbers import format_decimal
+from babel.units import format_unit
 
+# Babel works out each of these from the CLDR data on every call (tens of microseconds); a
+# story mail asks for the same few numbers, lists and deadline again and again, so the pure
+# functions below remember their answers (bounded caches, keyed by plain values).
+_CACHED = 4096
 
-@dataclass(frozen=True)
-class RoleWords:
-    """How one role is named in one language: bare, with articles, and in the plural."""
+#: CLDR plural categories in the order a template gives the forms (`other` may be left out).
+PLURAL_ORDER = ("zero", "one", "two", "few", "many", "other")
 
-    name: str
-    definite: str
-    indefinite: str
-    plural: str
-    definite_plural: str
-
-
-def _nl(name: str, plural: str, article: str = "de", indefinite: str | None = None) -> RoleWords:
-    return RoleWords(
-        name=name,
-        definite=f"{article} {name}",
-        indefinite=f"een {indefinite or name}",
-        plural=plural,
-        definite_plural=f"de {plural}",
-    )
-
-
-def _en(name: str, plural: str, article: str = "a") -> RoleWords:
-    return RoleWords(
-        name=name,
-        definite=f"the {name}",
-        indefinite=f"{article} {name}",
-        plural=plural,
-        definite_plural=f"the {plural}",
-    )
-
-
-ROLE_WORDS: Final = MappingProxyType(
-    {
-        "nl": MappingProxyType(
-            {
-                "burger": _nl("Burger", "Burgers"),
-                "cupido": _nl("Cupido", "Cupido's"),
-                "dief": _nl("Dief", "Dieven"),
-                "dorpsgek": _nl("Dorpsgek", "Dorpsgekken"),
-                "dorpsoudste": _nl("Dorpsoudste", "Dorpsoudsten"),
-                "dwaas": _nl("Dwaas", "Dwazen"),
-                "fluitspeler": _nl("Fluitspeler", "Fluitspelers"),
-                "genezer": _nl("Genezer", "Genezers"),
-                "goochelaar": _nl("Goochelaar", "Goochelaars"),
-                "grafrover": _nl("Grafrover", "Grafrovers"),
-                "heks": _nl("Heks", "Heksen"),
-                "jager": _nl("Jager", "Jagers"),
-                "klaas_vaak": _nl("Klaas Vaak", "Klaas Vaaks"),
-                "onschuldige_meisje": _nl(
-                    "Onschuldige Meisje", "Onschuldige Meisjes", "het", "Onschuldig Meisje"
-                ),
-                "opdrachtgever": _nl("Opdrachtgever", "Opdrachtgevers"),
-                "priester": _nl("Priester", "Priesters"),
-                "psychopaat": _nl("Psychopaat", "Psychopaten"),
-                "raaf": _nl("Raaf", "Raven"),
-                "schout": _nl("Schout", "Schouten"),
-                "slet": _nl("Slet", "Sletten"),
-                "vampier": _nl("Vampier", "Vampiers"),
-                "verleidster": _nl("Verleidster", "Verleidsters"),
-                "waarschuwer": _nl("Waarschuwer", "Waarschuwers"),
-                "weerwolf": _nl("Weerwolf", "Weerwolven"),
-                "welp": _nl("Welp", "Welpen"),
-                "witte_weerwolf": _nl("Witte Weerwolf", "Witte Weerwolven"),
-                "ziener": _nl("Ziener", "Zieners"),
-                "zondebok": _nl("Zondebok", "Zondebokken"),
-                "burgemeester": _nl("Burgemeester", "Burgemeesters"),
-                "geliefde": _nl("Geliefde", "Geliefden"),
-                "lijfwacht": _nl("Lijfwacht", "Lijfwachten"),
-            }
-        ),
-        "en": MappingProxyType(
-            {
-                "burger": _en("Villager", "Villagers"),
-                "cupido": _en("Cupid", "Cupids"),
-                "dief": _en("Thief", "Thieves"),
-                "dorpsgek": _en("Village Idiot", "Village Idiots"),
-                "dorpsoudste": _en("Village Elder", "Village Elders"),
-                "dwaas": _en("Fool", "Fools"),
-                "fluitspeler": _en("Piper", "Pipers"),
-                "genezer": _en("Healer", "Healers"),
-                "goochelaar": _en("Magician", "Magicians"),
-                "grafrover": _en("Grave Robber", "Grave Robbers"),
-                "heks": _en("Witch", "Witches"),
-                "jager": _en("Hunter", "Hunters"),
-                "klaas_vaak": _en("Sandman", "Sandmen"),
-                "onschuldige_meisje": _en("Little Girl", "Little Girls"),
-                "opdrachtgever": _en("Patron", "Patrons"),
-                "priester": _en("Priest", "Priests"),
-                "psychopaat": _en("Psychopath", "Psychopaths"),
-                "raaf": _en("Raven", "Ravens"),
-                "schout": _en("Sheriff", "Sheriffs"),
-                "slet": _en("Harlot", "Harlots"),
-                "vampier": _en("Vampire", "Vampires"),
-                "verleidster": _en("Seductress", "Seductresses"),
-                "waarschuwer": _en("Herald", "Heralds"),
-                "weerwolf": _en("Werewolf", "Werewolves"),
-                "welp": _en("Wolf Cub", "Wolf Cubs"),
-                "witte_weerwolf": _en("White Werewolf", "White Werewolves"),
-                "ziener": _en("Seer", "Seers"),
-                "zondebok": _en("Scapegoat", "Scapegoats"),
-                "burgemeester": _en("Mayor", "Mayors"),
-                "geliefde": _en("Lover", "Lovers"),
-                "lijfwacht": _en("Bodyguard", "Bodyguards"),
-            }
-        ),
-    }
+#: Duration units: the suffix of a duration ("2d") -> (seconds, CLDR unit), largest first.
+DURATION_UNITS = (
+    ("d", 86400, "duration-day"),
+    ("h", 3600, "duration-hour"),
+    ("m", 60, "duration-minute"),
+    ("s", 1, "duration-second"),
 )
 
-#: The 28 playable roles of the wakkerdam ruleset (statuses such as burgemeester excluded).
-ROLES: Final = (
-    "burger",
-    "cupido",
-    "dief",
-    "dorpsgek",
-    "dorpsoudste",
-    "dwaas",
-    "fluitspeler",
-    "genezer",
-    "goochelaar",
-    "grafrover",
-    "heks",
-    "jager",
-    "klaas_vaak",
-    "onschuldige_meisje",
-    "opdrachtgever",
-    "priester",
-    "psychopaat",
-    "raaf",
-    "schout",
-    "slet",
-    "vampier",
-    "verleidster",
-    "waarschuwer",
-    "weerwolf",
-    "welp",
-    "witte_weerwolf",
-    "ziener",
-    "zondebok",
-)
 
-#: role -> team, as in the ruleset's spec (section 1).
-ROLE_TEAMS: Final = MappingProxyType(
-    {
-        role: (
-            "weerwolven"
-            if role in ("weerwolf", "welp")
-            else "vampiers"
-            if role == "vampier"
-            else "fluitspelers"
-            if role == "fluitspeler"
-            else "eigen"
-            if role in ("psychopaat", "witte_weerwolf")
-            else "burgers"
-        )
-        for role in ROLES
-    }
-)
+@cache
+def locale_of(locale: str) -> Locale:
+    """The Babel locale for an id such as `nl`, `en_GB`, `ru` (ValueError when unknown)."""
+    return Locale.parse(locale)
 
-TEAM_WORDS: Final = MappingProxyType(
-    {
-        "nl": MappingProxyType(
-            {
-                "burgers": "de Burgers",
-                "weerwolven": "de Weerwolven",
-                "vampiers": "de Vampiers",
-                "fluitspelers": "de Fluitspelers",
-                "eigen": "een team van één",
-                "lovers": "de Geliefden",
-                "bodyguard": "de Lijfwacht en de Opdrachtgever",
-            }
-        ),
-        "en": MappingProxyType(
-            {
-                "burgers": "the Villagers",
-                "weerwolven": "the Werewolves",
-                "vampiers": "the Vampires",
-                "fluitspelers": "the Pipers",
-                "eigen": "a team of one",
-                "lovers": "the Lovers",
-                "bodyguard": "the Bodyguard and the Patron",
-            }
-        ),
-    }
-)
 
-STEPS: Final = (
-    "dief",
-    "cupido",
-    "opdrachtgever",
-    "grafrover",
-    "klaas_vaak",
-    "nacht",
-    "heks",
-    "ochtend",
-    "doden",
-    "burgemeesterverkiezing",
-    "brandstapel",
-    "na_brandstapel",
-)
-START_STEPS: Final = frozenset({"dief", "cupido", "opdrachtgever"})
-#: Steps whose story is a day mail (`day_result`); every other step's story is a night mail.
-DAY_STEPS: Final = frozenset({"burgemeesterverkiezing", "brandstapel", "na_brandstapel"})
+def plain_number(n: int | float) -> int | float:
+    """An integral float as an int (1.0 is "1", and counts as one)."""
+    return int(n) if isinstance(n, float) and n.is_integer() else n
 
-CAUSES: Final = (
-    "weerwolven",
-    "vampiers",
-    "psychopaat",
-    "witte_weerwolf",
-    "gif",
-    "jager",
-    "brandstapel",
-    "liefdesverdriet",
-    "lijfwacht",
-    "inactiviteit",
-)
 
-GENDERS: Final = ("man", "vrouw")
+@lru_cache(maxsize=_CACHED)
+def plural_category(n: int | float, locale: str) -> str:
+    """The CLDR plural category of `n`: "one", "few", "many", "other", …"""
+    return str(locale_of(locale).plural_form(plain_number(n)))
 
-PRONOUNS: Final = MappingProxyType(
-    {
-        # helper name -> (man, vrouw)
-        "hij": ("hij", "zij"),
-        "hem": ("hem", "haar"),
-        "zijn": ("zijn", "haar"),
-        "he": ("he", "she"),
-        "him": ("him", "her"),
-        "his": ("his", "her"),
-        "himself": ("himself", "herself"),
-    }
-)
 
-NUMBER_WORDS: Final = MappingProxyType(
-    {
-        "nl": (
-            "nul",
-            "één",
-            "twee",
-            "drie",
-            "vier",
-            "vijf",
-            "zes",
-            "zeven",
-            "acht",
-            "negen",
-            "tien",
-            "elf",
-            "twaalf",
-        ),
-        "en": (
-            "no",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ),
-    }
-)
+@cache
+def plural_categories(locale: str) -> tuple[str, ...]:
+    """The categories the locale distinguishes, in the order of a template's forms.
 
-AND_WORDS: Final = MappingProxyType({"nl": "en", "en": "and"})
-OR_WORDS: Final = MappingProxyType({"nl": "of", "en": "or"})
-NOBODY_WORDS: Final = MappingProxyType({"nl": "niemand", "en": "nobody"})
+    `nl`, `en`: ("one", "other"); `ru`: ("one", "few", "many", "other").
+    """
+    tags = locale_of(locale).plural_form.tags
+    return tuple(c for c in PLURAL_ORDER if c in tags or c == "other")
 
-WEEKDAYS: Final = MappingProxyType(
-    {
-        "nl": ("maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag"),
-        "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
-    }
-)
-MONTHS: Final = MappingProxyType(
-    {
-        "nl": (
-            "januari",
-            "februari",
-            "maart",
-            "april",
-            "mei",
-            "juni",
-            "juli",
-            "augustus",
-            "september",
-            "oktober",
-            "november",
-            "december",
-        ),
-        "en": (
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ),
-    }
-)
-AT_WORDS: Final = MappingProxyType({"nl": "om", "en": "at"})
 
-#: unit -> (seconds, nl singular, nl plural, en singular, en plural)
-DURATION_UNITS: Final = (
-    ("d", 86400, "dag", "dagen", "day", "days"),
-    ("h", 3600, "uur", "uur", "hour", "hours"),
-    ("m", 60, "minuut", "minuten", "minute", "minutes"),
-    ("s", 1, "seconde", "seconden", "second", "seconds"),
-)
+def plural(n: int | float, locale: str, forms: Sequence[str]) -> str:
+    """The form of `forms` that goes with `n`, one form per category of the locale.
 
-MOMENT_WORDS: Final = MappingProxyType(
-    {
-        "nl": MappingProxyType({"start": "Het begin", "night": "Nacht", "day": "Dag"}),
-        "en": MappingProxyType({"start": "The beginning", "night": "Night", "day": "Day"}),
-    }
-)
+    `plural(2, "nl", ["stem", "stemmen"])` -> "stemmen"; Russian takes one, few, many:
+    `plural(5, "ru", ["голос", "голоса", "голосов"])` -> "голосов".  A category without a form
+    of its own (Russian fractions, `other`) takes the last form given.
+    """
+    if not forms:
+        raise ValueError("plural() needs at least one form")
+    categories = plural_categories(locale)
+    index = categories.index(plural_category(n, locale))
+    return forms[min(index, len(forms) - 1)]
+
+
+@lru_cache(maxsize=_CACHED)
+def number(n: int | float, locale: str) -> str:
+    """`n` in digits with the locale's decimal mark, without grouping: "1,5", "1.5", "1000"."""
+    return str(format_decimal(plain_number(n), locale=locale, group_separator=False))
+
+
+@cache
+def _list_patterns(locale: str, style: str) -> Mapping[str, str]:
+    return {key: str(value) for key, value in locale_of(locale).list_patterns[style].items()}
+
+
+def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "standard") -> str:
+    """Items joined as the locale does: "Anna, Bram en Cas"; `style="or"`: "Anna of Bram".
+
+    (CLDR's list patterns, applied as Babel's format_list does.)
+    """
+    if len(items) <= 1:
+        return items[0] if items else ""
+    patterns = _list_patterns(locale, style)
+    if len(items) == 2:
+        return patterns["2"].format(items[0], items[1])
+    joined = patterns["end"].format(items[-2], items[-1])
+    for item in reversed(items[1:-2]):
+        joined = patterns["middle"].format(item, joined)
+    return patterns["start"].format(items[0], joined)
+
+
+@lru_cache(maxsize=_CACHED)
+def when(moment: dt.datetime, pattern: str, locale: str) -> str:
+    """A moment in UTC with a CLDR date pattern: "EEEE d MMMM 'om' HH:mm" -> "woensdag 18
+    november om 09:00" (the locale's weekday and month names).  A naive moment is UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return str(format_datetime(moment, pattern, tzinfo=dt.UTC, locale=locale))
+
+
+@lru_cache(maxsize=_CACHED)
+def duration_unit(amount: int, unit: str, locale: str, written: str | None = None) -> str:
+    """`amount` of a CLDR duration unit: "2 dagen", "5 минут"; `written` replaces the digits
+    (the number in words: "twee dagen")."""
+    text = ""
+    for length in ("long", "short"):  # some locales (nl days) have only the short pattern
+        text = str(format_unit(amount, unit, length=length, locale=locale))
+        if unit not in text:
+            break
+    if written is not None:
+        text = text.replace(number(amount, locale), written, 1)
+    return text
+
+
+def split_duration(seconds: int) -> tuple[int, str]:
+    """The largest whole unit of a duration: 172800 s -> (2, "duration-day")."""
+    for _, size, unit in DURATION_UNITS:
+        if seconds >= size and seconds % size == 0:
+            return seconds // size, unit
+    return seconds, DURATION_UNITS[-1][2]

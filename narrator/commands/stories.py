@@ -31,8 +31,7 @@ from stories import (
     validate_source,
 )
 from stories.samples import event_samples, mail_samples
-from stories.store import MemoryStore
-from stories.vocab import LANGUAGES
+from stories.store import over_shipped
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -209,13 +208,12 @@ def _list(args: argparse.Namespace) -> None:
 
 def _check(args: argparse.Namespace) -> int | None:
     shipped = FileStore()
-    languages = sorted({s.key.language for s in shipped.all()} | set(LANGUAGES))
     if args.files:
-        report = check_store(shipped, languages)
+        report = check_store(shipped)
         label = "shipped packs"
     else:
         with database_session(config_from_args(args)) as session:
-            report = check_store(LayeredStore(DatabaseStore(session), shipped), languages)
+            report = check_store(LayeredStore(DatabaseStore(session), shipped))
         label = "database (over the shipped packs)"
     if args.json:
         print(json.dumps({"ok": report.ok, "problems": report.problems, "notes": report.notes}))
@@ -237,7 +235,7 @@ def _preview(args: argparse.Namespace) -> None:
     if args.event.endswith(".j2"):
         options = argparse.Namespace(**{**vars(args), "event": None, "variant": None})
         source = source_from_file(Path(args.event), options)
-        store: TemplateStore = MemoryStore([source])
+        store: TemplateStore = over_shipped(source)
         _print_preview(Renderer(store), [source], args)
         return
     if args.event not in ALL_KEYS:
@@ -272,7 +270,8 @@ def _print_preview(
                 pairs = list(event_samples(key))
                 context, event = pairs[args.sample % len(pairs)]
                 print(f"[event: {event}; recipient: {context['recipient']}]")
-                print(renderer.render_source_event(source, context, Event.from_dict(event), rng))
+                event_value = Event.from_dict(event, key.ruleset)
+                print(renderer.render_source_event(source, context, event_value, rng))
         except StoryError as error:
             raise CommandError(str(error)) from None
 

@@ -315,11 +315,13 @@ def _open_step(
         )
     )
     by_name = {p.name: p for p in players}
+    seats = view.by_name()
     cast = story_cast(work, game, players, state)
     for name in rs.asked(state):
         player = by_name[name]
         context = mail_context(game, cast, state, name)
-        context.update({"player": name, "actions": actions_of(rs, state, name)})
+        actions = actions_of(rs, state, name, seats[name].role)
+        context.update({"player": name, "actions": actions})
         mail_player(
             work.session,
             mailer,
@@ -526,7 +528,8 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
         raise GameError("not-running", f"game {game.name} is not running")
     rs = ruleset_of(game)
     state = load_state(work, game)
-    step = rs.view(state).step
+    before = rs.view(state)
+    step, phase = before.step, before.phase  # the resolved step's, told with the new counters
     resolution = rs.resolve(state)
     new_state = resolution.state
     events = audience_dicts(new_state, resolution.events, rs)
@@ -549,7 +552,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
             continue
         seat = seats.get(player.name)
         groups = frozenset({seat.team} if seat is not None and seat.alive else ())
-        context = mail_context(game, cast, new_state, player.name, step=step)
+        context = mail_context(game, cast, new_state, player.name, step=step, phase=phase)
         rendered = mailer.renderer.render_story(
             mailer.key(game, "night_result"),
             context,
@@ -600,7 +603,7 @@ def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> 
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name),
+                "actions": actions_of(rs, state, name, seats[name].role),
                 "missed": seats[name].missed,
             }
         )

@@ -22,8 +22,14 @@ from rules.core.ruleset import Ruleset
 from stories import Cast
 
 
-def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[str, Any]:
-    """The `game` variable of a story render (public facts only: the view's ``facts``)."""
+def story_game(
+    game: Game, state: Any | None, step: str | None = None, phase: str | None = None
+) -> dict[str, Any]:
+    """The `game` variable of a story render (public facts only: the view's ``facts``).
+
+    `phase` is the phase of `step` (default: the view's, right for the current step; a story
+    of a resolved step passes the phase that step had).
+    """
     view = ruleset_of(game).view(state) if state is not None else None
     return {
         "name": game.name,
@@ -31,6 +37,7 @@ def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[s
         "language": game.language,
         "theme": game.theme,
         "step": step if step is not None else game.step,
+        "phase": phase if phase is not None else (view.phase if view is not None else None),
         "night": view.night if view is not None else game.night,
         "day": view.day if view is not None else game.day,
         "speed": format_duration(game.speed),
@@ -125,10 +132,11 @@ def mail_context(
     recipient: str | None,
     *,
     step: str | None = None,
+    phase: str | None = None,
 ) -> dict[str, Any]:
     """The common story context of `recipient`'s mail, from the batch's shared `cast`."""
     return {
-        "game": story_game(game, state, step),
+        "game": story_game(game, state, step, phase),
         "players": recipient_cast(ruleset_of(game), cast, state, recipient),
         "recipient": recipient,
     }
@@ -151,21 +159,33 @@ def audience_dicts(
     return out
 
 
-def actions_of(rs: Ruleset[Any], state: Any, player: str) -> list[dict[str, Any]]:
-    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action)."""
+def actions_of(
+    rs: Ruleset[Any], state: Any, player: str, own_role: str | None = None
+) -> list[dict[str, Any]]:
+    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action).
+
+    A player asked as his role is asked as the role he was told (the Dwaas as Ziener):
+    `own_role` is his true role (from the view the caller holds; None: look it up).
+    """
     result = []
-    for choice in rs.choices(state, player).actions:
+    choices = rs.choices(state, player).actions
+    if choices and own_role is None:
+        seat = rs.view(state).find(player)
+        own_role = seat.role if seat is not None else None
+    told = rs.told_role(state, player) if choices else None
+    for choice in choices:
         previous = choice.previous
+        kind = told if told and choice.action == own_role else choice.action
         result.append(
             {
-                "kind": choice.action,
+                "kind": kind,
                 "choices": list(choice.targets),
                 "min": choice.min_names,
                 "max": choice.max_names,
                 "blanco": choice.blanco,
                 "keyword": choice.keyword,
                 "previous": ["blanco"] if previous == () else list(previous or ()),
-                **choice.extra,
+                "extra": dict(choice.extra),
             }
         )
     return result

@@ -18,12 +18,13 @@ from stories import (
     StorySource,
 )
 from stories.helpers import Helpers
+from stories.words import load_words
 
 PLAYERS = (Player("Anna", "vrouw"), Player("Bram", "man"), Player("Cas", "man"))
 
 
 def helpers(language: str) -> Helpers:
-    return Helpers(language, PLAYERS, random.Random(1))
+    return Helpers(load_words("wakkerdam", language), PLAYERS, random.Random(1))
 
 
 @pytest.fixture(scope="module")
@@ -184,15 +185,35 @@ def test_private_events_reach_only_their_audience(renderer: Renderer) -> None:
 def test_day_steps_get_the_day_mail(renderer: Renderer) -> None:
     key = StoryKey("wakkerdam", "en", "wakkerdam", "night_result")
     events = [{"type": "lynch", "player": None, "totals": {}}]
-    mail = renderer.render_story(key, {"game": game("en", step="brandstapel", day=2)}, events, 1)
+    day = game("en", step="brandstapel", phase="day", day=2)
+    mail = renderer.render_story(key, {"game": day}, events, 1)
     assert mail is not None and mail.key.event == "day_result"
     assert mail.subject.startswith("WW5 — Day 2")
+    # The mayor's election counts to the night in the rules, but is told at dawn (words.toml).
+    election = game("en", step="burgemeesterverkiezing", phase="night", night=3, day=2)
+    mail = renderer.render_story(key, {"game": election}, [{"type": "no_mayor"}], 1)
+    assert mail is not None and mail.key.event == "day_result"
+    assert mail.subject.startswith("WW5 — Day 3")
+    night = game("nl", step="heks", phase="night")
+    mail = renderer.render_story(key.with_event("death"), {"game": night}, events, 1)
+    assert mail is not None and mail.key.event == "night_result"
+
+
+def test_the_moment_without_a_phase_follows_the_counters() -> None:
+    from stories.render import moment_of
+
+    words = load_words("wakkerdam", "nl")
+    assert moment_of(game(step=None, night=0, day=0), words) == "Het begin"
+    assert moment_of(game(step=None, night=3, day=3), words) == "Dag 3"
+    assert moment_of(game(step=None, night=3, day=2), words) == "Nacht 3"
+    assert moment_of(game(step="dief", phase="start", night=0, day=0), words) == "Het begin"
 
 
 @pytest.mark.parametrize("language", ["nl", "en"])
 def test_the_fool_is_told_he_is_a_seer(renderer: Renderer, language: str) -> None:
+    """The narrator passes the role as told (the ruleset's told_role): the stories tell it."""
     key = StoryKey("wakkerdam", language, "wakkerdam", "role")
-    context = {"game": game(language), "players": PLAYERS, "player": "Bram", "role": "dwaas"}
+    context = {"game": game(language), "players": PLAYERS, "player": "Bram", "role": "ziener"}
     mail = renderer.render_mail(key, context, 1)
     assert ("Ziener" if language == "nl" else "Seer") in mail.subject
     assert "Dwaas" not in mail.text and "Fool" not in mail.text
