@@ -546,7 +546,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
     seen_dead = {name for name, seat in seats.items() if not seat.alive}
     cast = story_cast(work, game, players, new_state)
     # Parsed once for every recipient (render_story takes them as they are).
-    story_events = [StoryEvent.from_dict(e) for e in told_events]
+    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
     for player in players:
         if player.unsubscribed and player.name in seen_dead:
             continue
