@@ -2,7 +2,7 @@
 
 Each module in `narrator/commands/` defines::
 
-    def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None
+    def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None
 
 and adds its commands with ``subparsers.add_parser(NAME, parents=[common], ...)`` and
 ``set_defaults(func=handler)``.  A handler takes the parsed ``argparse.Namespace`` and returns an
@@ -17,8 +17,15 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import narrator.commands
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:  # not subscriptable at run time before Python 3.12's typeshed-only generics
+    Subparsers = argparse._SubParsersAction
+"""What a command module's ``register`` adds its commands to."""
 
 
 class CommandError(Exception):

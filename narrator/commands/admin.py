@@ -8,14 +8,14 @@ import re
 
 from sqlalchemy import select
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, database_session
 from narrator.models import EMAIL_LENGTH, Admin, fold_email
 
 _ADDRESS = re.compile(r"[^@\s<>\"(),;:]+@[^@\s<>\"(),;:]+\.[^@\s<>\"(),;:.]+")
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator admin add EMAIL`, `admin list`, `admin remove EMAIL`."""
     parser = subparsers.add_parser(
         "admin", parents=[common], help="administrators (they receive Help mails)"

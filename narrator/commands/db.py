@@ -13,13 +13,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.config import Config, ConfigError, load_config
 from narrator.db import current_revision, downgrade, head_revision, make_engine, session_factory
 from narrator.db import upgrade as upgrade_database
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator db upgrade|downgrade|current`."""
     parser = subparsers.add_parser("db", parents=[common], help="database migrations")
     commands = parser.add_subparsers(title="db commands", metavar="COMMAND", required=True)

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, database_session
 from narrator.models import NAME_LENGTH, RoleDistribution
 from rules.core.model import Settings
@@ -25,7 +25,7 @@ _FILE_KEYS = ("id", "ruleset", "players", "roles")  # and the ruleset's options 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator distributions list [--players N]` and `distributions add FILE`."""
     parser = subparsers.add_parser(
         "distributions", parents=[common], help="role distributions (Rolverdelingen)"

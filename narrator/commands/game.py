@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, database_session
 from narrator.commands.distributions import ruleset_or_error
 from narrator.config import Config
@@ -48,10 +48,8 @@ _THEME = re.compile(r"[A-Za-z0-9_-]+")
 DEFAULT_SPEED = "2d"
 DEFAULT_STRICTNESS = 2
 
-Subparsers = Any  # argparse._SubParsersAction[argparse.ArgumentParser]
 
-
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator game …` with every subcommand of `SUBCOMMANDS`."""
     parser = subparsers.add_parser("game", parents=[common], help="create and inspect games")
     commands = parser.add_subparsers(title="game commands", metavar="COMMAND", required=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.config import Config, ConfigError, load_config
 from narrator.db import current_revision, head_revision, make_engine, session_factory
 from narrator.inbound.dbsink import DbSink
@@ -31,7 +31,7 @@ EX_TEMPFAIL = 75
 log = logging.getLogger("narrator.inbound.inject")
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator inject`."""
     parser = subparsers.add_parser(
         "inject",

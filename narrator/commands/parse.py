@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.config import Config, ConfigError, load_config
 from parsing import GameInfo, MailContext, command_to_dict, interpret, parse_mail
 from parsing.model import ParsedMail
@@ -26,7 +26,7 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 DEFAULT_ADDRESS = "verteller@example.org"
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator parse`."""
     parser = subparsers.add_parser(
         "parse",

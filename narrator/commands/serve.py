@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import logging
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, shown_url
 from narrator.config import ConfigError
 from narrator.daemon import DaemonFailed, serve
@@ -14,7 +14,7 @@ from narrator.daemon import DaemonFailed, serve
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator serve`."""
     parser = subparsers.add_parser(
         "serve",

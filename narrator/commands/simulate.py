@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator simulate SCENARIO.toml [--json] [--until-end]`."""
     parser = subparsers.add_parser(
         "simulate",

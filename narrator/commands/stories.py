@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from narrator.cli import CommandError
+from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, database_session
 from narrator.storystore import DatabaseStore, LayeredStore, load_defaults, runtime_store
 from stories import (
@@ -34,7 +34,7 @@ from stories.samples import event_samples, mail_samples
 from stories.store import over_shipped
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     """Add `narrator stories add|list|check|preview|remove`."""
     parser = subparsers.add_parser(
         "stories", parents=[common], help="story templates (add, list, check, preview, remove)"

@@ -50,11 +50,16 @@ class StorageFailed(Exception):
 class ImapSection(Protocol):
     """The config keys the poller reads (`narrator.config.ImapSection` has them)."""
 
-    host: str
-    port: int
-    ssl: bool
-    username: str
-    mailbox: str
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def ssl(self) -> bool: ...
+    @property
+    def username(self) -> str: ...
+    @property
+    def mailbox(self) -> str: ...
 
     def require_password(self) -> str: ...
 

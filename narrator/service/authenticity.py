@@ -103,7 +103,9 @@ def _strip_comments(value: str) -> str:
 
 
 def _split_outside_quotes(value: str, separator: str) -> list[str]:
-    parts, current, quoted = [], [], False
+    parts: list[str] = []
+    current: list[str] = []
+    quoted = False
     for char in value:
         if char == '"':
             quoted = not quoted

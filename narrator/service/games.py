@@ -221,11 +221,11 @@ def start_game(
         distribution = rs.pick_distribution(len(players), seed, extra)
     else:
         known = {d.id: d for d in (*rs.distributions, *extra)}
-        distribution = known.get(distribution_id)
-        if distribution is None:
+        if distribution_id not in known:
             raise GameError(
                 "unknown-distribution", f"no role distribution called {distribution_id!r}"
             )
+        distribution = known[distribution_id]
         if distribution.players != len(players):
             raise GameError(
                 "unknown-distribution",

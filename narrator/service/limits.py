@@ -14,8 +14,9 @@ import enum
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import Table, bindparam, delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -95,7 +96,7 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
 
 
 # The counters' statements, built once (Core: every answered mail runs them).
-_TABLE = ReplyCounter.__table__
+_TABLE = cast(Table, ReplyCounter.__table__)  # declared as a FromClause; it is the Table
 _COUNTERS_OF = select(_TABLE.c.window_start, _TABLE.c.count).where(
     _TABLE.c.sender == bindparam("sender")
 )

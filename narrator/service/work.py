@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
@@ -59,7 +59,7 @@ class Work:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self._open_games: list[Row[tuple[int, str, str, str]]] | None = None
+        self._open_games: list[Any] | None = None  # rows: id, name, status, language
         self._locked: set[int] = set()
         self._players: dict[int, list[Player]] = {}
         self._states: dict[int, _Loaded] = {}
@@ -71,17 +71,14 @@ class Work:
 
     # --- games ---------------------------------------------------------------------------
 
-    def open_games(self) -> list[Row[tuple[int, str, str, str]]]:
+    def open_games(self) -> list[Any]:
         """Id, name, status and language of every open game (the names a subject may match),
         read once per unit of work until :meth:`games_changed`."""
         if self._open_games is None:
-            self._open_games = list(
-                self.session.execute(
-                    select(Game.id, Game.name, Game.status, Game.language).where(
-                        Game.status.in_(OPEN_STATUSES)
-                    )
-                ).all()
+            query = select(Game.id, Game.name, Game.status, Game.language).where(
+                Game.status.in_(OPEN_STATUSES)
             )
+            self._open_games = list(self.session.execute(query).all())
         return list(self._open_games)
 
     def games_changed(self) -> None:
