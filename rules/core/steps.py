@@ -14,13 +14,16 @@ class StepSpec(Generic[S]):
     """One step of a ruleset's sequence.
 
     ``phase`` groups steps (e.g. ``start``, ``night``, ``day``); ``asked`` returns the players
-    asked to act in this step, in seat order, for a state that is at this step.
+    asked to act in this step, in seat order, for a state that is at this step.  A ``once`` step
+    is played only at the start of the game; a ``repeats`` step is played again while somebody
+    is still asked after it (e.g. the dead acting one after another).
     """
 
     id: str
     phase: str
     asked: Callable[[S], tuple[str, ...]]
     once: bool = False
+    repeats: bool = False
 
 
 @dataclass(frozen=True)

@@ -48,19 +48,20 @@ STEP_TABLE: StepTable[GameState] = StepTable(
         StepSpec("nacht", "night", asked),
         StepSpec("heks", "night", asked),
         StepSpec("ochtend", "night", asked),
-        StepSpec("doden", "night", asked),
+        StepSpec("doden", "night", asked, repeats=True),
         StepSpec("burgemeesterverkiezing", "night", asked),
         StepSpec("brandstapel", "day", asked),
-        StepSpec("na_brandstapel", "day", asked),
+        StepSpec("na_brandstapel", "day", asked, repeats=True),
     )
 )
-"""The order of play (spec §3).  ``asked`` (actions.asked) holds each step's "who is asked"
-rule, one branch per step in :func:`rules.wakkerdam.actions.actions_for`."""
+"""The order of play (spec §3), which drives the game: after the last step play goes on with
+the first that is not ``once`` (a new night).  ``asked`` (actions.asked) holds each step's "who
+is asked" rule, one branch per step in :func:`rules.wakkerdam.actions.actions_for`; what entering
+a step changes is in :func:`_enter`."""
 
 OPTIONS: Mapping[str, JsonValue] = {"mayor": True}
 """The ruleset's own settings and a new game's defaults (a state without ``mayor`` has none)."""
 
-REPEATING_STEPS = frozenset({"doden", "na_brandstapel"})
 NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend", "doden"})
 
 
@@ -475,28 +476,30 @@ def _heks_runs(board: Board) -> bool:
 
 
 def _advance(state: GameState, done: str | None) -> GameState:
-    """Move from step ``done`` (None: the start) to the next step with someone asked."""
+    """Move from step ``done`` (None: the start) to the next step, in table order, that has
+    somebody asked; a ``repeats`` step stays while somebody is still asked in it."""
     step = done
     for _ in range(64):
-        if step in REPEATING_STEPS and asked(state):
+        if step is not None and STEP_TABLE.get(step).repeats and asked(state):
             return state
-        step, state = _following(step, state)
-        state = replace(state, step=step)
-        if asked(state):
+        spec = STEP_TABLE.following(step)
+        step = spec.id
+        state = _enter(spec, state)
+        if spec.asked(state):
             return state
-        if step == "brandstapel":
+        if step == "brandstapel":  # a day without a lynch: its statuses lapse all the same
             state = replace(
                 state, guilty=frozenset(), jailed=frozenset(), marked=(), warned=frozenset()
             )
     return replace(state, step=None, over=True)
 
 
-def _following(step: str | None, state: GameState) -> tuple[str, GameState]:
-    if step is None:
-        return "dief", state
-    if step in ("opdrachtgever", "na_brandstapel"):
+def _enter(spec: StepSpec[GameState], state: GameState) -> GameState:
+    """The state at the start of step ``spec``: a night begins with the first night step, the
+    sleepers wake for the election, and the day's number is the night's from the lynch on."""
+    if spec.id == STEP_TABLE.first_of("night").id:
         night = state.night + 1
-        return "grafrover", replace(
+        state = replace(
             state,
             night=night,
             day=night - 1,
@@ -507,13 +510,11 @@ def _following(step: str | None, state: GameState) -> tuple[str, GameState]:
             marked=(),
             jailed=frozenset(),
         )
-    following = STEP_TABLE.after(step)
-    assert following is not None
-    if following.id == "burgemeesterverkiezing":
-        return following.id, replace(state, asleep=frozenset())
-    if following.id == "brandstapel":
-        return following.id, replace(state, day=state.night)
-    return following.id, state
+    elif spec.id == "burgemeesterverkiezing":
+        state = replace(state, asleep=frozenset())
+    elif spec.id == "brandstapel":
+        state = replace(state, day=state.night)
+    return replace(state, step=spec.id)
 
 
 __all__ = ["STEP_TABLE", "actions", "new_game", "resolve"]
