@@ -41,6 +41,7 @@ from narrator.service.mailer import Mailer
 from narrator.service.work import Work, work_in
 from rules.core.model import Settings
 from stories import FileStore
+from stories.words import languages_of
 
 GAME_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
@@ -211,6 +212,12 @@ def _create(args: argparse.Namespace) -> None:
     language = args.lang or config.narrator.language
     if not _LANGUAGE.fullmatch(language):
         raise CommandError(f"--lang: not a language code: {language!r} (like nl or en)")
+    told_in = languages_of(ruleset_id)
+    if language not in told_in:
+        raise CommandError(
+            f"the {ruleset_id} ruleset has no story pack in {language!r} yet, so its mails "
+            f"could not be written (packs: {', '.join(told_in) or 'none'}); choose --lang"
+        )
     theme = args.theme or (config.narrator.theme if ruleset_id == config.narrator.ruleset else "")
     theme = theme or ruleset_id
     if not _THEME.fullmatch(theme) or len(theme) > NAME_LENGTH:

@@ -264,3 +264,33 @@ def test_unsubscribe_unknown_player_or_game_is_an_error(
     _error(run_cli("game", "unsubscribe", "WW5", "Bram"), "(it has no players)")
     _sign_up(sessions, "WW5")
     _error(run_cli("game", "unsubscribe", "WW5", "Zoe"), "no player called 'Zoe' (players: Anna,")
+
+
+def test_create_refuses_a_language_the_ruleset_has_no_story_pack_in(
+    run_cli: Callable[..., CliResult],
+) -> None:
+    result = run_cli("game", "create", "WW8", "--lang", "fr")
+    assert result.status == 2
+    assert "no story pack in 'fr'" in result.err and "en, nl" in result.err
+    assert run_cli("game", "create", "WW8", "--lang", "en").status == 0
+
+
+def test_create_takes_ruleset_options_and_checks_them(run_cli: Callable[..., CliResult]) -> None:
+    bad = run_cli("game", "create", "WW8", "--option", "mayor=ja")
+    assert bad.status == 2 and "option 'mayor' must be a bool" in bad.err
+    unknown = run_cli("game", "create", "WW8", "--option", "sheriff=true")
+    assert unknown.status == 2 and "unknown option 'sheriff'" in unknown.err
+    assert run_cli("game", "create", "WW8", "--option", "mayor=false").status == 0
+
+
+def test_an_option_of_the_game_wins_over_its_distributions(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    """classic-5 brings a mayor; the admin's `--option mayor=false` takes him away."""
+    assert run_cli("game", "create", "WW5", "--option", "mayor=false").status == 0
+    _sign_up(sessions, "WW5")
+    assert run_cli("game", "start", "WW5", "--distribution", "classic-5", "--seed", "1").status == 0
+    with transaction(sessions) as session:
+        game = find_game(session, "WW5")
+        assert game is not None and game.options == {"mayor": False}
+        assert game.state is not None and game.state["settings"]["mayor"] is False
