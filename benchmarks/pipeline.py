@@ -50,7 +50,7 @@ from narrator.db import make_engine, session_factory, transaction, upgrade  # no
 from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, game_players  # noqa: E402
 from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
-from narrator.service.work import unit_of_work  # noqa: E402
+from narrator.service.work import Work, unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
 
 NARRATOR = "verteller@example.org"
@@ -136,10 +136,10 @@ def player_names(count: int) -> list[str]:
     return [f"{base[n % len(base)]}{n // len(base) or ''}" for n in range(count)]
 
 
-def everybody_asked(game: Game) -> bool:
-    state = service.state_of(game)
-    living = [p.name for p in state.players if p.alive]
-    return sorted(service.ruleset_of(game).asked(state)) == sorted(living)
+def everybody_asked(work: Work, game: Game) -> bool:
+    rs = service.ruleset_of(game)
+    state = work.state(game)
+    return sorted(rs.asked(state)) == sorted(rs.view(state).alive)
 
 
 def set_up_games(
@@ -180,10 +180,10 @@ def set_up_games(
                 )
             service.start_game(work, mailer, game, now=now, seed=g)
             for _ in range(20):
-                if everybody_asked(game):
+                if everybody_asked(work, game):
                     break
                 service.close_step(work, mailer, game, now=now)
-            if not everybody_asked(game):
+            if not everybody_asked(work, game):
                 raise RuntimeError(f"{name}: no step where everybody is asked")
             rs = service.ruleset_of(game)
             state = service.load_state(work, game)

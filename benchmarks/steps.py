@@ -110,7 +110,7 @@ def measure(
                 session.flush()
                 if profiler is not None:
                     profiler.disable()
-                done = everybody_asked(game)
+                done = everybody_asked(work, game)
                 mails = queued(session) - before
             elapsed = time.perf_counter() - started
             if done:
