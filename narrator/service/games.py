@@ -37,6 +37,7 @@ from narrator.service.story_context import (
     mail_context,
     mail_player,
     story_cast,
+    story_game,
 )
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
@@ -261,10 +262,11 @@ def start_game(
     work.store(game, state)
     by_name = {p.name: p for p in players}
     cast = story_cast(work, game, players, state)
+    public = story_game(game, state)  # shared by every mail of the batch
     for info in rs.start_events(state):
         data = info.to_dict()
         player = by_name[data["player"]]
-        context = mail_context(game, cast, state, player.name)
+        context = mail_context(game, cast, state, player.name, public=public)
         context.update(
             {
                 "player": player.name,
@@ -317,9 +319,10 @@ def _open_step(
     by_name = {p.name: p for p in players}
     seats = view.by_name()
     cast = story_cast(work, game, players, state)
+    public = story_game(game, state)  # shared by every mail of the batch
     for name in rs.asked(state):
         player = by_name[name]
-        context = mail_context(game, cast, state, name)
+        context = mail_context(game, cast, state, name, public=public)
         actions = actions_of(rs, state, name, seats[name].role)
         context.update({"player": name, "actions": actions})
         mail_player(
@@ -351,10 +354,11 @@ def _finish(
     roles = {seat.name: seat.role for seat in view.players}
     alive = list(view.alive)
     cast = story_cast(work, game, players, state, reveal_all=True)
+    public = story_game(game, state)  # shared by every mail of the batch
     for player in players:
         if player.unsubscribed:
             continue
-        context = mail_context(game, cast, state, player.name)
+        context = mail_context(game, cast, state, player.name, public=public)
         context.update(
             {
                 "winners": list(view.winners),
@@ -545,6 +549,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
     seats = rs.view(new_state).by_name()
     seen_dead = {name for name, seat in seats.items() if not seat.alive}
     cast = story_cast(work, game, players, new_state)
+    public = story_game(game, new_state, step, phase)  # shared by every mail
     # Parsed once for every recipient (render_story takes them as they are).
     story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
     for player in players:
@@ -552,7 +557,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
             continue
         seat = seats.get(player.name)
         groups = frozenset({seat.team} if seat is not None and seat.alive else ())
-        context = mail_context(game, cast, new_state, player.name, step=step, phase=phase)
+        context = mail_context(game, cast, new_state, player.name, public=public)
         rendered = mailer.renderer.render_story(
             mailer.key(game, "night_result"),
             context,
@@ -594,12 +599,13 @@ def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> 
     by_name = {p.name: p for p in players}
     seats = rs.view(state).by_name()
     cast = story_cast(work, game, players, state)
+    public = story_game(game, state)  # shared by every mail of the batch
     reminded = []
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
             continue
-        context = mail_context(game, cast, state, name)
+        context = mail_context(game, cast, state, name, public=public)
         context.update(
             {
                 "player": name,

@@ -133,10 +133,15 @@ def mail_context(
     *,
     step: str | None = None,
     phase: str | None = None,
+    public: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The common story context of `recipient`'s mail, from the batch's shared `cast`."""
+    """The common story context of `recipient`'s mail, from the batch's shared `cast`.
+
+    `public` is the batch's :func:`story_game`, built once for all its mails (the view it reads
+    is O(players)); without it, it is built here.
+    """
     return {
-        "game": story_game(game, state, step, phase),
+        "game": public if public is not None else story_game(game, state, step, phase),
         "players": recipient_cast(ruleset_of(game), cast, state, recipient),
         "recipient": recipient,
     }
