@@ -429,14 +429,20 @@ def cast_vote(
     result = rs.apply(state, vote)
     if players is None:
         players = work.players(game)
+    # A vote changes no seat, step or public fact: one view serves the reply, whatever it is.
+    view = rs.view(state)
+    seat = view.find(player.name)
+    own_role = seat.role if seat is not None else None
+    public = story_game(game, state, view=view)
     identity = (
         f"vote/{inbox_id}"
         if inbox_id is not None
         else f"vote/{game.id}/{player.id}/{now.isoformat()}"
     )
     if isinstance(result, Rejected):
-        context = mail_context(game, story_cast(work, game, players, state), state, player.name)
-        actions = actions_of(rs, state, player.name)
+        cast = story_cast(work, game, players, state)
+        context = mail_context(game, cast, state, player.name, public=public)
+        actions = actions_of(rs, state, player.name, own_role)
         action = _matching_action(actions, keywords)
         context.update(
             {
@@ -480,12 +486,13 @@ def cast_vote(
             cast_at=now,
         )
     )
-    actions = actions_of(rs, state, player.name)
-    context = mail_context(game, story_cast(work, game, players, state), state, player.name)
+    actions = actions_of(rs, state, player.name, own_role)
+    cast = story_cast(work, game, players, state)
+    context = mail_context(game, cast, state, player.name, public=public)
     context.update(
         {
             "player": player.name,
-            "action": _matching_action(actions, keywords) or {"kind": rs.view(state).step},
+            "action": _matching_action(actions, keywords) or {"kind": view.step},
             "targets": list(targets),
             "blanco": blanco or not targets,
             "corrected": [list(c) for c in corrections],

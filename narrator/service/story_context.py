@@ -19,18 +19,26 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.work import Work, ruleset_of
 from rules.core import Event
 from rules.core.ruleset import Ruleset
+from rules.core.view import GameView
 from stories import Cast
 
 
 def story_game(
-    game: Game, state: Any | None, step: str | None = None, phase: str | None = None
+    game: Game,
+    state: Any | None,
+    step: str | None = None,
+    phase: str | None = None,
+    *,
+    view: GameView | None = None,
 ) -> dict[str, Any]:
     """The `game` variable of a story render (public facts only: the view's ``facts``).
 
     `phase` is the phase of `step` (default: the view's, right for the current step; a story
-    of a resolved step passes the phase that step had).
+    of a resolved step passes the phase that step had).  `view` is the state's, when the
+    caller has it already.
     """
-    view = ruleset_of(game).view(state) if state is not None else None
+    if view is None and state is not None:
+        view = ruleset_of(game).view(state)
     return {
         "name": game.name,
         "ruleset": game.ruleset,

@@ -46,6 +46,7 @@ def state_of(game: Game) -> Any:
 class _Loaded:
     """A game's rules state as this unit of work knows it; `dirty` until it is written."""
 
+    game: Game
     state: Any
     dirty: bool
 
@@ -60,7 +61,7 @@ class Work:
     def __init__(self, session: Session) -> None:
         self.session = session
         self._open_games: list[Any] | None = None  # rows: id, name, status, language
-        self._locked: set[int] = set()
+        self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         self._players: dict[int, list[Player]] = {}
         self._states: dict[int, _Loaded] = {}
         self._casts: dict[tuple[int, bool, bool], Any] = {}
@@ -89,7 +90,7 @@ class Work:
         """The game `game_id`, locked for the rest of the transaction (``FOR UPDATE``): one
         mail at a time per game, also across daemons (PostgreSQL).  Read and locked once."""
         if game_id in self._locked:
-            return self.session.get(Game, game_id)
+            return self._locked[game_id]
         game = self.session.scalars(
             select(Game)
             .where(Game.id == game_id)
@@ -97,7 +98,7 @@ class Work:
             .execution_options(populate_existing=True)
         ).one_or_none()
         if game is not None:
-            self._locked.add(game_id)
+            self._locked[game_id] = game
         return game
 
     # --- players -------------------------------------------------------------------------
@@ -125,23 +126,24 @@ class Work:
         the one in its row.  Raises NotStarted before the start."""
         known = self._states.get(game.id)
         if known is None:
-            known = self._states[game.id] = _Loaded(state_of(game), dirty=False)
+            known = self._states[game.id] = _Loaded(game, state_of(game), dirty=False)
         return known.state
 
     def store(self, game: Game, state: Any, *, vote_only: bool = False) -> None:
         """Make `state` the game's rules state (written at :meth:`flush`).
 
         The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
-        state differs from the last only by a vote, which changes no seat (life, roles): the
-        story casts of the game stay valid.
+        state differs from the last only by a vote, which changes no seat (life, roles) and no
+        step: the columns and the story casts of the game stay as they are.
         """
+        self._states[game.id] = _Loaded(game, state, dirty=True)
+        if vote_only:
+            return
         view = ruleset_of(game).view(state)
         game.step = view.step
         game.night = view.night
         game.day = view.day
-        self._states[game.id] = _Loaded(state, dirty=True)
-        if not vote_only:
-            self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
+        self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
 
     def cast(self, game: Game, reveal_dead: bool, reveal_all: bool) -> Any | None:
         """The story cast built for `game` in this unit of work with these reveals, if any."""
@@ -170,14 +172,10 @@ class Work:
 
     def flush(self) -> None:
         """Write every rules state stored since the last flush into its game's row."""
-        for game_id, loaded in self._states.items():
-            if not loaded.dirty:
-                continue
-            game = self.session.get(Game, game_id)
-            if game is None:
-                continue
-            game.state = ruleset_of(game).dump_state(loaded.state)
-            loaded.dirty = False
+        for loaded in self._states.values():
+            if loaded.dirty:
+                loaded.game.state = ruleset_of(loaded.game).dump_state(loaded.state)
+                loaded.dirty = False
 
 
 @contextmanager
