@@ -64,8 +64,16 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     parser.add_argument(
         "--count",
-        metavar="MIN-MAX",
-        help="how many names the sender must give (default 1; e.g. 2 for cupido, 0-2 for heks)",
+        metavar="[KEYWORD=]MIN-MAX",
+        action="append",
+        help="how many names the sender must give (default 1; e.g. 2 for cupido, 0-2 for heks); "
+        "with KEYWORD= for that keyword's vote (0 lets it come without a name); repeatable",
+    )
+    parser.add_argument(
+        "--usable",
+        metavar="KEYWORDS",
+        help="comma-separated keyword ids the sender may use now; others are dropped "
+        "(default: all)",
     )
     parser.add_argument("--me", metavar="NAME", help="the sender's own player name")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -74,6 +82,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 def run(args: argparse.Namespace) -> int:
     """Parse the file, route it and read it in the context the options give, print the result."""
+    name_counts = dict(_count(text) for text in args.count or ())
     raw = _read(args.file)
     parsed = parse_mail(raw)
     config = _config(args)
@@ -88,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         context = MailContext(
             lexicon=lexicon_for(found.ruleset, found.language),
             sender_player=args.me,
-            name_counts={"": _count(args.count)} if args.count else {},
+            name_counts=name_counts,
+            usable_keywords=_usable(args.usable),
             explain=explainer_for(found.language),
         )
         command = read_command(parsed, found.info, context)
@@ -113,15 +123,25 @@ def _read(name: str) -> bytes:
         raise CommandError(f"cannot read {name}: {error.strerror or error}") from None
 
 
-def _count(text: str) -> tuple[int, int]:
-    low, _, high = text.partition("-")
+def _count(text: str) -> tuple[str, tuple[int, int]]:
+    """``--count``: the keyword id (``""`` for the plain vote) and its (min, max) names."""
+    keyword, _, counts = text.rpartition("=")
+    low, _, high = counts.partition("-")
     try:
         bounds = (int(low), int(high or low))
     except ValueError:
-        raise CommandError(f"--count {text!r}: expected N or MIN-MAX, e.g. 2 or 0-2") from None
+        raise CommandError(
+            f"--count {text!r}: expected [KEYWORD=]N or [KEYWORD=]MIN-MAX, e.g. 2 or 0-2"
+        ) from None
     if bounds[0] < 0 or bounds[1] < bounds[0]:
         raise CommandError(f"--count {text!r}: expected 0 <= MIN <= MAX")
-    return bounds
+    return keyword.strip(), bounds
+
+
+def _usable(text: str | None) -> frozenset[str] | None:
+    if text is None:
+        return None
+    return frozenset(word.strip() for word in text.split(",") if word.strip())
 
 
 def _players(text: str) -> tuple[str, ...]:

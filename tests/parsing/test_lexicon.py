@@ -1,14 +1,17 @@
 """The parser reads any ruleset's words: lexicons from words.toml mappings (Italian, Russian),
-keyword-only and approval votes, usable keywords, injected error wording, route/read_command."""
+keyword-only and approval votes, usable keywords, injected error wording, route/read_command,
+and ``narrator parse``'s per-keyword counts."""
 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
+from narrator.cli import main
 from parsing import (
     DEFAULT_LEXICON,
     ErrorCode,
@@ -255,3 +258,24 @@ def test_no_ruleset_word_is_written_in_parsing() -> None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in ids
     }
     assert found == set()
+
+
+def test_cli_parse_counts_per_keyword_and_usable_keywords(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = str(ROOT / "tests" / "mail" / "gmail_vote_witte_subject.eml")
+    players = ["--players", "Anna,Eva", "--json"]
+
+    def parse(*options: str) -> dict[str, object]:
+        assert main(["parse", path, *players, *options]) == 0
+        result: dict[str, object] = json.loads(capsys.readouterr().out)
+        return result
+
+    assert (parse()["targets"], parse()["keywords"]) == (["Eva"], ["witte"])
+    dropped = parse("--usable", "burgemeester")
+    assert (dropped["kind"], dropped["targets"], dropped["keywords"]) == ("vote", ["Eva"], [])
+    none_allowed = parse("--count", "witte=0", "--count", "2")
+    assert (none_allowed["code"], none_allowed["params"]) == (
+        "too-many-names",
+        {"names": ["Eva"], "expected": "0", "choices": ["Anna", "Eva"]},
+    )
