@@ -6,8 +6,8 @@ understood as one when it is a misspelling within a small edit distance (optimal
 alignment, so a swapped pair of letters costs 1) and fits exactly one player.  Ordinary words
 never are: fuzzy matching skips stop words (by default Dutch, English, German and mail
 clients' words; a game's lexicon adds its language's words and its keywords) and words or names
-shorter than four letters (so ``van`` is never ``Jan``).  A player whose
-name is itself an ordinary word (``Ben``, ``Will``) counts only when written with a capital.
+shorter than four letters (so ``van`` is never ``Jan``).  A player whose name is itself an
+ordinary word (``Ben``, ``Will``) counts only when written with a capital.
 Exact matching is a dictionary lookup and fuzzy candidates are pre-filtered by length, so the
 cost grows slowly with the number of players.
 """
