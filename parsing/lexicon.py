@@ -82,16 +82,21 @@ class Lexicon:
             [genders]             # canonical gender (man | vrouw) -> words
             man = ["man", "uomo"]
 
-        ``keyword_ids`` (the ruleset's ids, in its order) come first in ``keyword_order``, and
-        each id is also accepted as written; ids found only in ``[keywords]`` follow in the
-        table's order.  A gender id (``man``, ``vrouw``) is accepted as written too.
+        ``keyword_ids`` (the ruleset's ids, in its order) give ``keyword_order``, and each id
+        is also accepted as written; when given, ``[keywords]`` may name no other id (without
+        them the table's ids, in its order).  A gender id (``man``, ``vrouw``) is accepted as
+        written too.
         ``base`` (default :data:`DEFAULT_LEXICON`) gives the Help and stop words merged in.
-        Raises ``ValueError`` when a key has the wrong shape, a word is empty, or one word
-        would mean two keyword ids or two genders.
+        Raises ``ValueError`` when a key has the wrong shape, a word is empty, a keyword id is
+        not the ruleset's, or one word would mean two keyword ids or two genders.
         """
         base = DEFAULT_LEXICON if base is None else base
         table = _table(words, "keywords")
-        order = tuple(dict.fromkeys([*keyword_ids, *table]))
+        known = tuple(keyword_ids)
+        unknown = [keyword for keyword in table if known and keyword not in known]
+        if unknown:
+            raise ValueError(f"keywords: {', '.join(unknown)} not among the ruleset's {known}")
+        order = tuple(dict.fromkeys([*known, *table]))
         keywords: dict[str, str] = {}
         for keyword in order:
             _add(keywords, keyword, keyword, "keyword")

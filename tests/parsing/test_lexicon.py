@@ -89,7 +89,8 @@ def _vote(
     return read_command(parse_mail(_mail(body, subject)), game, ctx)
 
 
-ITALIAN_LEXICON = Lexicon.from_words(ITALIAN, ("caccia", "visita", "ospita"))
+VAMPIRI_KEYWORDS = ("visita", "ospita", "caccia", "agguato", "condanna", "risparmia")
+ITALIAN_LEXICON = Lexicon.from_words(ITALIAN, VAMPIRI_KEYWORDS)
 RUSSIAN_LEXICON = Lexicon.from_words(RUSSIAN)
 
 
@@ -105,8 +106,8 @@ def test_italian_keyword_word_maps_to_its_id_in_body_or_subject() -> None:
     assert _vote("Carla", ITALIAN_LEXICON, subject="LUP1 Visita") == Vote(
         "LUP1", ("Carla",), False, ("visita",)
     )
-    # The ruleset's ids come first, in its order; the table's others follow.
-    assert ITALIAN_LEXICON.keyword_order[:3] == ("caccia", "visita", "ospita")
+    # The ruleset's ids give the order.
+    assert ITALIAN_LEXICON.keyword_order == VAMPIRI_KEYWORDS
 
 
 def test_italian_signup_with_uomo_and_donna() -> None:
@@ -243,6 +244,8 @@ def test_from_words_checks_the_shape() -> None:
     for words in bad:
         with pytest.raises(ValueError):
             Lexicon.from_words(words)
+    with pytest.raises(ValueError, match="cacia"):  # a misspelt id in the pack
+        Lexicon.from_words({"keywords": {"cacia": ["caccia"]}}, ("caccia",))
 
 
 def test_no_ruleset_word_is_written_in_parsing() -> None:
