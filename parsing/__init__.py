@@ -6,28 +6,38 @@ Public API (all pure; ``parse_mail`` never raises for any bytes)::
         sender, sender_name, reply_to, to, message_id, in_reply_to, references, subject
         (reply/forward prefixes removed), raw_subject, body (what the player wrote), full_text,
         facts (HeaderFacts for loop detection), defects
-    classify_ignore(parsed, own_addresses) -> Ignore | None      # auto-reply|bounce|list|loop
-    interpret(parsed, MailContext(own_addresses, games, language, sender_player, name_counts))
+    route(parsed, game_names, own_addresses, explain=explain_plainly, help_words=HELP_WORDS)
+        -> Route(game) | Help(text, game) | Ignore(reason) | ParseError(no-game)
+    read_command(parsed, GameInfo(name, signup_open, players),
+                 MailContext(lexicon, sender_player, name_counts, usable_keywords, explain))
         -> Signup(game, name, gender) | Vote(game, targets, blanco, keywords, corrections)
-         | Help(text) | Ignore(reason) | ParseError(code, message, params, game)
+         | ParseError(code, message, params, game)
+    Lexicon.from_words(words_toml_mapping, keyword_ids) -> Lexicon   # a pack's words
+    classify_ignore(parsed, own_addresses) -> Ignore | None      # auto-reply|bounce|list|loop
     find_game(subject, game_names) -> str | None
-    NameMatcher(players).find(words) / fold(text)
+    NameMatcher(players).find(words, stop_words) / fold(text)
     command_to_dict(command, parsed) -> the ``narrator parse --json`` object
 
+No word of any ruleset or language is built in: keywords, blank words, genders and stop words
+come from the game's :class:`Lexicon`, error wording from the context's explainer
+(:data:`DEFAULT_LEXICON` and :func:`explain_plainly` are the language-generic defaults).
+
 The layers: ``mime`` (bytes → headers and text), ``html`` (HTML → text), ``quotes`` (text →
-what the player wrote), ``subject``, ``autoreply``, ``names``, ``interpret``, ``messages``.
+what the player wrote), ``subject``, ``autoreply``, ``names``, ``lexicon``, ``interpret``,
+``messages``.
 """
 
 from parsing.autoreply import classify_ignore, is_auto_reply, is_bounce
 from parsing.html import html_to_text
-from parsing.interpret import interpret, interpret_signup, interpret_vote
+from parsing.interpret import read_command, read_signup, read_vote, route
+from parsing.lexicon import DEFAULT_LEXICON, Gender, Lexicon
+from parsing.messages import ErrorParams, Explain, ParamTexts, explain_plainly
 from parsing.mime import parse_mail
 from parsing.model import (
     Command,
     Correction,
     ErrorCode,
     GameInfo,
-    Gender,
     HeaderFacts,
     Help,
     Ignore,
@@ -35,42 +45,56 @@ from parsing.model import (
     MailContext,
     ParsedMail,
     ParseError,
+    Read,
+    Route,
+    Routed,
     Signup,
     Vote,
 )
 from parsing.names import NameMatcher, fold
 from parsing.quotes import strip_quotes
 from parsing.report import command_to_dict
-from parsing.subject import find_game, is_help_subject, strip_subject_prefixes
+from parsing.subject import HELP_WORDS, find_game, is_help_subject, strip_subject_prefixes
 
 __all__ = [
+    "DEFAULT_LEXICON",
+    "HELP_WORDS",
     "Command",
     "Correction",
     "ErrorCode",
+    "ErrorParams",
+    "Explain",
     "GameInfo",
     "Gender",
     "HeaderFacts",
     "Help",
     "Ignore",
     "IgnoreReason",
+    "Lexicon",
     "MailContext",
     "NameMatcher",
+    "ParamTexts",
     "ParseError",
     "ParsedMail",
+    "Read",
+    "Route",
+    "Routed",
     "Signup",
     "Vote",
     "classify_ignore",
     "command_to_dict",
+    "explain_plainly",
     "find_game",
     "fold",
     "html_to_text",
-    "interpret",
-    "interpret_signup",
-    "interpret_vote",
     "is_auto_reply",
     "is_bounce",
     "is_help_subject",
     "parse_mail",
+    "read_command",
+    "read_signup",
+    "read_vote",
+    "route",
     "strip_quotes",
     "strip_subject_prefixes",
 ]

@@ -1,155 +1,162 @@
-"""A parsed mail plus the game context to a command: signup, vote, help, ignore, or an error."""
+"""A parsed mail to a command, in two steps: :func:`route` (which game, or why not) and
+:func:`read_command` (what the body asks of that game)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from parsing.autoreply import classify_ignore
-from parsing.messages import render_message
+from parsing.lexicon import Gender
+from parsing.messages import Explain, explain_plainly
 from parsing.model import (
-    Command,
     Correction,
     ErrorCode,
     GameInfo,
-    Gender,
     Help,
     MailContext,
     ParsedMail,
     ParseError,
+    Read,
+    Route,
+    Routed,
     Signup,
     Vote,
 )
-from parsing.names import BLANCO_WORDS, KEYWORDS, fold, letter_words
-from parsing.subject import find_game, is_help_subject, subject_words
+from parsing.names import fold, letter_words
+from parsing.subject import HELP_WORDS, find_game, is_help_subject, subject_words
 
 MAX_NAME_LENGTH = 30
-_GENDERS = {
-    "man": Gender.MAN,
-    "m": Gender.MAN,
-    "male": Gender.MAN,
-    "jongen": Gender.MAN,
-    "heer": Gender.MAN,
-    "vrouw": Gender.VROUW,
-    "v": Gender.VROUW,
-    "f": Gender.VROUW,
-    "w": Gender.VROUW,
-    "female": Gender.VROUW,
-    "woman": Gender.VROUW,
-    "meisje": Gender.VROUW,
-    "dame": Gender.VROUW,
-}
-_RESERVED_NAMES = KEYWORDS | BLANCO_WORDS | {"help", "hulp", "man", "vrouw"}
 _NAME = re.compile(r"[^\W\d_]+")
 _SIGNUP_LINE = re.compile(
     r"^\s*(?P<name>[^\W\d_]+)\s*(?:[,;:/|-]\s*|\s+)\(?\s*(?P<gender>[^\W\d_]+)\s*\)?\s*[.!]?\s*$"
 )
-_KEYWORD_ORDER = ("witte", "burgemeester")
 
 
-def interpret(parsed: ParsedMail, context: MailContext) -> Command:
-    """Decide what ``parsed`` asks for, in ``context``.
+def route(
+    parsed: ParsedMail,
+    game_names: Iterable[str],
+    own_addresses: Iterable[str] = (),
+    explain: Explain = explain_plainly,
+    help_words: AbstractSet[str] = HELP_WORDS,
+) -> Routed:
+    """Decide where ``parsed`` goes, before any game's words are known.
 
-    Returns ``Ignore`` for mail that must never be answered, ``Help`` for the ``Help`` subject,
-    ``Signup`` while the game named by the subject takes signups, else ``Vote``; or a
-    ``ParseError`` with a stable code and the reply in the game's language.
+    Returns ``Ignore`` for mail that must never be answered (``own_addresses``: the narrator's,
+    mail from them is a loop), ``Help`` when the subject's first word is one of ``help_words``
+    (with the game the subject also names, if any), ``Route(game)`` for the game of
+    ``game_names`` the subject names, else a ``no-game`` ``ParseError`` (``games``: the names)
+    worded by ``explain`` (in the narrator's default language: no game is known).
     """
-    ignore = classify_ignore(parsed, context.own_addresses)
+    ignore = classify_ignore(parsed, own_addresses)
     if ignore is not None:
         return ignore
-    if is_help_subject(parsed.subject):
-        return Help(parsed.body)
-    names = [game.name for game in context.games]
-    game_name = find_game(parsed.subject, names)
-    if game_name is None:
-        return make_error(ErrorCode.NO_GAME, context.language, None, games=tuple(names))
-    game = next(game for game in context.games if game.name == game_name)
+    names = tuple(game_names)
+    game = find_game(parsed.subject, names)
+    if is_help_subject(parsed.subject, help_words):
+        return Help(parsed.body, game)
+    if game is None:
+        return _error(explain, ErrorCode.NO_GAME, None, games=names)
+    return Route(game)
+
+
+def read_command(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
+    """Read what ``parsed`` asks of ``game``: a ``Signup`` while the game takes signups, else a
+    ``Vote``; or a ``ParseError`` with a stable code, worded by ``context.explain``."""
     if game.signup_open:
-        return interpret_signup(parsed.body, game, context.sender_player)
-    return interpret_vote(parsed, game, context.sender_player, context.name_counts)
+        return read_signup(parsed.body, game, context)
+    return read_vote(parsed, game, context)
 
 
-def make_error(
-    code: ErrorCode, language: str, game: str | None, **params: str | tuple[str, ...]
+def _error(
+    explain: Explain, code: ErrorCode, game: str | None, **params: str | tuple[str, ...]
 ) -> ParseError:
-    """A ``ParseError`` whose message is rendered in ``language`` from ``params``."""
-    return ParseError(code, render_message(code, language, params), params, game)
+    """A ``ParseError`` whose message ``explain`` words from ``params``."""
+    return ParseError(code, explain(code.value, params), params, game)
 
 
-def interpret_signup(body: str, game: GameInfo, sender_player: str | None = None) -> Command:
-    """Read ``Name, man|vrouw`` (or ``male|female``) from the first line that has it."""
+def read_signup(body: str, game: GameInfo, context: MailContext) -> Read:
+    """Read ``Name, gender`` (a gender word of the lexicon: ``man``, ``uomo``, ...) from the
+    first line that has it; a name must be letters only and not a reserved word."""
+    genders = context.lexicon.genders
     lines = [line.strip() for line in body.split("\n") if line.strip()][:50]
-    language = game.language
     for line in lines:
         match = _SIGNUP_LINE.match(line)
-        if match and fold(match.group("gender")) in _GENDERS:
-            return _signup(
-                match.group("name"), _GENDERS[fold(match.group("gender"))], game, sender_player
-            )
+        if match and fold(match.group("gender")) in genders:
+            gender = genders[fold(match.group("gender"))]
+            return _signup(match.group("name"), gender, game, context)
     for line in lines:
         if "," not in line:
             continue
         name_part, _, gender_part = line.partition(",")
         gender_words = _NAME.findall(fold(gender_part))
-        name_ok = _valid_name(name_part.strip())
-        if gender_words and gender_words[0] in _GENDERS and not name_ok:
-            return make_error(ErrorCode.BAD_NAME, language, game.name, written=name_part.strip())
+        name_ok = _valid_name(name_part.strip(), context)
+        if gender_words and gender_words[0] in genders and not name_ok:
+            return _error(context.explain, ErrorCode.BAD_NAME, game.name, written=name_part.strip())
         if name_ok and len(gender_words) <= 2:
-            return make_error(
+            return _error(
+                context.explain,
                 ErrorCode.BAD_GENDER,
-                language,
                 game.name,
                 written=gender_part.strip(),
                 name=name_part.strip(),
             )
-    if len(lines) == 1 and _valid_name(lines[0]):
-        return make_error(ErrorCode.BAD_GENDER, language, game.name, written="", name=lines[0])
-    return make_error(ErrorCode.BAD_SIGNUP, language, game.name)
+    if len(lines) == 1 and _valid_name(lines[0], context):
+        return _error(context.explain, ErrorCode.BAD_GENDER, game.name, written="", name=lines[0])
+    return _error(context.explain, ErrorCode.BAD_SIGNUP, game.name)
 
 
-def _valid_name(name: str) -> bool:
+def _valid_name(name: str, context: MailContext) -> bool:
     return (
         bool(_NAME.fullmatch(name))
         and 2 <= len(name) <= MAX_NAME_LENGTH
-        and fold(name) not in _RESERVED_NAMES
+        and fold(name) not in context.lexicon.reserved
     )
 
 
-def _signup(name: str, gender: Gender, game: GameInfo, sender_player: str | None) -> Command:
+def _signup(name: str, gender: Gender, game: GameInfo, context: MailContext) -> Read:
     name = unicodedata.normalize("NFC", name)
-    if not _valid_name(name):
-        return make_error(ErrorCode.BAD_NAME, game.language, game.name, written=name)
+    if not _valid_name(name, context):
+        return _error(context.explain, ErrorCode.BAD_NAME, game.name, written=name)
     if name.islower() or name.isupper():
         name = name[:1].upper() + name[1:].lower()
     taken = game.matcher.lookup(name)
-    if taken is not None and (sender_player is None or fold(taken) != fold(sender_player)):
-        return make_error(ErrorCode.NAME_TAKEN, game.language, game.name, written=name, taken=taken)
+    sender = context.sender_player
+    if taken is not None and (sender is None or fold(taken) != fold(sender)):
+        return _error(context.explain, ErrorCode.NAME_TAKEN, game.name, written=name, taken=taken)
     return Signup(game.name, name, gender)
 
 
-def interpret_vote(
-    parsed: ParsedMail,
-    game: GameInfo,
-    sender_player: str | None = None,
-    name_counts: Mapping[str, tuple[int, int]] | None = None,
-) -> Command:
-    """Read a vote: player names (exact or understood from a misspelling), ``blanco``, and the
-    keywords ``witte``/``burgemeester`` from subject and body.  Checks only the form (how many
-    names, blanco with a name, ambiguity); legality is the rules engine's business."""
-    language = game.language
+def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
+    """Read a vote: player names (exact or understood from a misspelling), a blank word, and
+    the lexicon's keywords from subject and body (only ``usable_keywords``, when given).
+
+    Checks only the form: how many names (``name_counts`` of the first keyword, else of the
+    plain vote), a blank word with a name, ambiguity.  A vote with no name is ``no-name``
+    unless it is blank or carries a keyword whose minimum is 0 (a keyword-only vote).
+    Legality is the rules engine's business.
+    """
+    lexicon = context.lexicon
+    explain = context.explain
     choices = game.players
-    body = _without_own_signoff(parsed.body, sender_player)
+    body = _without_own_signoff(parsed.body, context.sender_player)
     words = letter_words(body)
-    folded_words = {fold(word) for word in words} | set(subject_words(parsed.subject))
-    keywords = tuple(keyword for keyword in _KEYWORD_ORDER if keyword in folded_words)
-    blanco = any(fold(word) in BLANCO_WORDS for word in words)
-    hits = game.matcher.find(words)
+    folded = [fold(word) for word in words]
+    found = set(lexicon.find_keywords(folded)) | set(
+        lexicon.find_keywords(subject_words(parsed.subject))
+    )
+    if context.usable_keywords is not None:
+        found &= context.usable_keywords
+    keywords = tuple(keyword for keyword in lexicon.keyword_order if keyword in found)
+    blanco = lexicon.is_blanco(folded)
+    hits = game.matcher.find(words, lexicon.name_stop_words)
     for hit in hits:
         if hit.player is None:
-            return make_error(
+            return _error(
+                explain,
                 ErrorCode.AMBIGUOUS_NAME,
-                language,
                 game.name,
                 written=hit.written,
                 candidates=hit.candidates,
@@ -167,28 +174,28 @@ def interpret_vote(
             if correction not in corrections:
                 corrections.append(correction)
     if blanco and targets:
-        return make_error(ErrorCode.BLANCO_AND_NAME, language, game.name, names=tuple(targets))
+        return _error(explain, ErrorCode.BLANCO_AND_NAME, game.name, names=tuple(targets))
     if blanco:
         return Vote(game.name, (), True, keywords, ())
-    low, high = (name_counts or {}).get(keywords[0] if keywords else "", (1, 1))
+    low, high = context.name_counts.get(keywords[0] if keywords else "", (1, 1))
     expected = str(high) if low == high else f"{low}-{high}"
+    if not targets and keywords and low == 0:
+        return Vote(game.name, (), False, keywords, ())
     if not targets:
-        return make_error(
-            ErrorCode.NO_NAME, language, game.name, choices=choices, expected=expected
-        )
+        return _error(explain, ErrorCode.NO_NAME, game.name, choices=choices, expected=expected)
     if len(targets) > high:
-        return make_error(
+        return _error(
+            explain,
             ErrorCode.TOO_MANY_NAMES,
-            language,
             game.name,
             names=tuple(targets),
             expected=expected,
             choices=choices,
         )
     if len(targets) < low:
-        return make_error(
+        return _error(
+            explain,
             ErrorCode.TOO_FEW_NAMES,
-            language,
             game.name,
             names=tuple(targets),
             expected=expected,

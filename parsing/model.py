@@ -1,4 +1,4 @@
-"""Value objects of mail parsing: the parsed mail, the game context, and the commands."""
+"""Value objects of mail parsing: the parsed mail, the game context, routes and commands."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
+from parsing.lexicon import DEFAULT_LEXICON, Lexicon
+from parsing.lexicon import Gender as Gender  # re-exported (it lives beside its words)
+from parsing.messages import ErrorParams, Explain, explain_plainly
 from parsing.names import NameMatcher
 
 
@@ -32,13 +35,6 @@ class ErrorCode(StrEnum):
     BAD_GENDER = "bad-gender"
     BAD_NAME = "bad-name"
     NAME_TAKEN = "name-taken"
-
-
-class Gender(StrEnum):
-    """Gender as stored for the stories (Dutch ids, as in the scenario files)."""
-
-    MAN = "man"
-    VROUW = "vrouw"
 
 
 @dataclass(frozen=True)
@@ -88,14 +84,13 @@ class GameInfo:
     """What the parser needs to know of one game.
 
     ``players`` are the canonical names (as signed up).  ``signup_open`` is true while the game
-    takes signups.  ``language`` is ``nl`` or ``en`` and selects the error messages.  Keep one
-    ``GameInfo`` per game across mails to reuse its name index (:attr:`matcher`).
+    takes signups.  Keep one ``GameInfo`` per game across mails to reuse its name index
+    (:attr:`matcher`).
     """
 
     name: str
     signup_open: bool = False
     players: tuple[str, ...] = ()
-    language: str = "nl"
 
     @cached_property
     def matcher(self) -> NameMatcher:
@@ -105,22 +100,36 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class MailContext:
-    """Everything :func:`parsing.interpret` needs besides the mail.
+    """Everything :func:`parsing.read_command` needs besides the mail and its game.
 
-    ``own_addresses``: the narrator's addresses (mail from them is a loop).
-    ``games``: every known game; only the one the subject names needs its players filled in.
-    ``language``: of error messages when no game matched.
-    ``sender_player``: the sender's canonical name in the matched game, if known (a lone
-    closing line with it is taken as a signature; a re-signup keeps it free).
-    ``name_counts``: allowed number of names for the sender's vote, keyed by keyword
-    (``""`` for the plain vote, ``"witte"``, ``"burgemeester"``); missing keys mean (1, 1).
+    ``lexicon``: the words of the game's ruleset and language (keywords, blank words, genders,
+    stop words); see :class:`parsing.Lexicon`.
+    ``sender_player``: the sender's canonical name in the game, if known (a lone closing line
+    with it is taken as a signature; a re-signup keeps it free).
+    ``name_counts``: allowed (min, max) number of names for the sender's vote, keyed by keyword
+    id (``""`` for the plain vote); missing keys mean (1, 1).  A keyword whose min is 0 may
+    come without a name (a keyword-only vote); a plain vote always needs a name or a blank word.
+    ``usable_keywords``: the keyword ids the sender may use now; the others are dropped from
+    the vote as ordinary words (``None``: keep every keyword, the rules engine judges them).
+    ``explain``: ``(code, params) -> message``, the wording of errors in the game's language
+    (default: a neutral English sentence).
     """
 
-    own_addresses: frozenset[str] = frozenset()
-    games: tuple[GameInfo, ...] = ()
-    language: str = "nl"
+    lexicon: Lexicon = DEFAULT_LEXICON
     sender_player: str | None = None
     name_counts: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    usable_keywords: frozenset[str] | None = None
+    explain: Explain = explain_plainly
+
+    @property
+    def keywords(self) -> Mapping[str, str]:
+        """Written word (folded) -> keyword id, from the lexicon."""
+        return self.lexicon.keywords
+
+    @property
+    def blanco_words(self) -> frozenset[str]:
+        """The blank words (folded), from the lexicon."""
+        return self.lexicon.blanco_words
 
 
 @dataclass(frozen=True)
@@ -144,8 +153,9 @@ class Signup:
 class Vote:
     """A vote in ``game``: canonical ``targets`` in the order found, or ``blanco``.
 
-    ``keywords`` holds ``witte`` and/or ``burgemeester`` when present in subject or body.
-    Legality against the game state is the rules engine's business, not the parser's.
+    ``keywords`` holds the ids of the keywords written in subject or body, in the lexicon's
+    order (a keyword-only vote has no targets and is not blanco).  Legality against the game
+    state is the rules engine's business, not the parser's.
     """
 
     game: str
@@ -156,10 +166,19 @@ class Vote:
 
 
 @dataclass(frozen=True)
+class Route:
+    """The mail is for ``game`` (named by its subject): read it with :func:`read_command`."""
+
+    game: str
+
+
+@dataclass(frozen=True)
 class Help:
-    """A question for the admins (subject ``Help``); ``text`` is what the player wrote."""
+    """A question for the admins (subject ``Help``); ``text`` is what the player wrote,
+    ``game`` the game the subject also names, if any (for the reply's language)."""
 
     text: str = ""
+    game: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,13 +190,20 @@ class Ignore:
 
 @dataclass(frozen=True)
 class ParseError:
-    """A player mistake: stable ``code``, the reply ``message`` in the game's language, and the
-    ``params`` it was built from (e.g. ``choices``: the valid names)."""
+    """A player mistake: stable ``code``, the ``params`` it was found with (e.g. ``choices``:
+    the valid names), and the reply ``message`` the context's explainer made of them."""
 
     code: ErrorCode
     message: str
-    params: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
+    params: ErrorParams = field(default_factory=dict)
     game: str | None = None
 
 
+Routed = Route | Help | Ignore | ParseError
+"""What :func:`parsing.route` decides: the game, Help, never answered, or ``no-game``."""
+
+Read = Signup | Vote | ParseError
+"""What :func:`parsing.read_command` reads in a game's mail."""
+
 Command = Signup | Vote | Help | Ignore | ParseError
+"""Anything a mail comes to (the ``narrator parse --json`` kinds)."""

@@ -4,9 +4,10 @@ Names are compared *folded*: Unicode-decomposed, accents dropped, case-folded (`
 ``zoe`` are the same player).  A word that is not exactly a player's name may still be
 understood as one when it is a misspelling within a small edit distance (optimal string
 alignment, so a swapped pair of letters costs 1) and fits exactly one player.  Ordinary words
-never are: fuzzy matching skips stop words (Dutch, English, German and the game's keywords)
-and words or names shorter than four letters (so ``van`` is never ``Jan``).  A player whose
-name is itself an ordinary word (``Ben``, ``Will``) counts only when written with a capital.
+never are: fuzzy matching skips stop words (by default Dutch, English, German and mail
+clients' words; a game's lexicon adds its language's words and its keywords) and words or names
+shorter than four letters (so ``van`` is never ``Jan``).  A player whose name is itself an
+ordinary word (``Ben``, ``Will``) counts only when written with a capital.
 Exact matching is a dictionary lookup and fuzzy candidates are pre-filtered by length, so the
 cost grows slowly with the number of players.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from rapidfuzz.distance import OSA
@@ -45,13 +47,10 @@ _SPECIAL_LETTERS = str.maketrans(
     }
 )
 
-KEYWORDS = frozenset({"witte", "burgemeester"})
-BLANCO_WORDS = frozenset({"blanco", "abstain"})
-
 STOP_WORDS = frozenset(
     """
     aan achter af al alle alleen als alsjeblieft alstublieft altijd ander andere anders ben
-    bent bij bijna binnen blanco blijf blijft boven brandstapel burgemeester daar daarom dag dan
+    bent bij bijna binnen blijf blijft boven daar daarom dag dan
     dank dat de deze die dit doe doen door dood du dus echt een eens eerst eigen en er
     even ga gaan gaat gedaan geen gehad gek geld gelijk gewoon geweest gisteren goed graag
     groet groeten groetjes haar had hadden heb hebben hebt heeft hem hen het hier hij hoe hoi
@@ -61,7 +60,7 @@ STOP_WORDS = frozenset(
     niets nog nooit nou nu of om omdat onder ons onze ook op over pas per plaats raar spel
     speler spelers stem stemmen stemt stemming toch toe tot tussen uit uw vaak van vanavond
     vandaag vanuit veel verteller vind vindt voor vooral vrouw waar waarom wanneer want was
-    wat we weer weet wel welke werd weerwolf weerwolven weerwolf wie wij wil wilt witte
+    wat we weer weet wel welke werd wie wij wil wilt
     word worden wordt zal ze zeg zeker zelf zich zie zij zijn zo zoals zou zullen
     a about after again against all also am an and any are as at be because been before
     being best between both but by can cheers could day dear did do does done down during
@@ -147,21 +146,26 @@ class NameMatcher:
         """The player whose folded name is exactly ``word`` folded, or ``None``."""
         return self._exact.get(fold(word))
 
-    def find(self, words: Sequence[str]) -> list[NameHit]:
+    def find(
+        self, words: Sequence[str], stop_words: AbstractSet[str] = STOP_WORDS
+    ) -> list[NameHit]:
         """Every word of ``words`` that names a player (exactly or by a unique misspelling),
-        or that could name several players; in order, each word once per occurrence."""
+        or that could name several players; in order, each word once per occurrence.
+
+        ``stop_words`` (folded) are never misspelt names, and name a player whose name is one
+        of them only when written with a capital (a game passes its lexicon's words)."""
         hits: list[NameHit] = []
         fuzzy_cache: dict[str, tuple[str, ...]] = {}
         for word in words:
             key = fold(word)
             player = self._exact.get(key)
-            if player is not None and key in STOP_WORDS and word[:1].islower():
+            if player is not None and key in stop_words and word[:1].islower():
                 # "ik ben voor Bram": a player called Ben is named with a capital letter.
                 continue
             if player is not None:
                 hits.append(NameHit(word, player, (player,), True))
                 continue
-            if key in STOP_WORDS or len(key) < MIN_FUZZY_LENGTH:
+            if key in stop_words or len(key) < MIN_FUZZY_LENGTH:
                 continue
             if key not in fuzzy_cache:
                 fuzzy_cache[key] = self._fuzzy(key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from parsing.names import fold
 
@@ -21,7 +22,9 @@ _PREFIX = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _BRACKETED = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
-_HELP_WORDS = frozenset({"help", "hulp"})
+HELP_WORDS = frozenset({"help", "hulp", "aiuto", "помощь"})
+"""The Help subject words of every language the narrator speaks (folded): the mail is routed
+before its game, hence its language, is known."""
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -40,17 +43,18 @@ def strip_subject_prefixes(subject: str) -> str:
     return subject.strip()
 
 
-def is_help_subject(subject: str) -> bool:
-    """True when the (prefix-stripped) subject asks for help: first word ``Help``/``Hulp``."""
+def is_help_subject(subject: str, help_words: AbstractSet[str] = HELP_WORDS) -> bool:
+    """True when the (prefix-stripped) subject asks for help: its first word is one of
+    ``help_words`` (folded; by default ``Help``, ``Hulp``, ``Aiuto``, ``Помощь``)."""
     words = _WORD.findall(fold(subject))
-    return bool(words) and words[0] in _HELP_WORDS
+    return bool(words) and words[0] in help_words
 
 
 def find_game(subject: str, game_names: Iterable[str]) -> str | None:
     """The game the subject names, case- and accent-insensitively, or ``None``.
 
     The subject may be exactly the game name, or contain it as whole words (``WW5 - Nacht 2``,
-    ``witte WW5``); when several games fit, the longest name wins, then the leftmost.
+    ``Stem WW5``); when several games fit, the longest name wins, then the leftmost.
     """
     folded_subject = " ".join(_WORD.findall(fold(subject)))
     best: tuple[int, int, str] | None = None
@@ -79,5 +83,5 @@ def _name_pattern(name: str) -> tuple[int, re.Pattern[str]] | None:
 
 
 def subject_words(subject: str) -> list[str]:
-    """The folded words of the subject (for keywords such as ``witte``)."""
+    """The folded words of the subject (for the keywords a vote may carry there)."""
     return _WORD.findall(fold(subject))

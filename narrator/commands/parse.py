@@ -3,7 +3,8 @@
 The game context comes from the options: ``--players "Anna,Bram"`` stands in for the players
 (no database); ``--game NAME`` names the game the subject must match and, without
 ``--players``, loads that game's players, language and signup state from the database (when
-the database has no such game, the name alone is used for subject matching).  Without
+the database has no such game, the name alone is used for subject matching); ``--ruleset``
+chooses the words read (keywords, blank words, genders; default the game's).  Without
 ``--game`` any subject names the game.  The output is the object of interfaces §6 with
 ``--json``, else a few readable lines.
 """
@@ -15,12 +16,23 @@ import json
 import re
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from narrator.cli import CommandError, Subparsers
 from narrator.config import Config, ConfigError, load_config
-from parsing import GameInfo, MailContext, command_to_dict, interpret, parse_mail
-from parsing.model import ParsedMail
+from narrator.service.words import explainer_for, lexicon_for
+from parsing import (
+    Command,
+    GameInfo,
+    MailContext,
+    ParsedMail,
+    Route,
+    command_to_dict,
+    parse_mail,
+    read_command,
+    route,
+)
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 DEFAULT_ADDRESS = "verteller@example.org"
@@ -42,12 +54,25 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--signup", action="store_true", help="treat the game as open for signups")
     parser.add_argument(
+        "--ruleset",
+        metavar="ID",
+        help="the ruleset whose words are read (default: the game's, else [narrator] ruleset)",
+    )
+    parser.add_argument(
         "--lang", choices=("nl", "en"), help="language of error messages (default: the game's)"
     )
     parser.add_argument(
         "--count",
-        metavar="MIN-MAX",
-        help="how many names the sender must give (default 1; e.g. 2 for cupido, 0-2 for heks)",
+        metavar="[KEYWORD=]MIN-MAX",
+        action="append",
+        help="how many names the sender must give (default 1; e.g. 2 for cupido, 0-2 for heks); "
+        "with KEYWORD= for that keyword's vote (0 lets it come without a name); repeatable",
+    )
+    parser.add_argument(
+        "--usable",
+        metavar="KEYWORDS",
+        help="comma-separated keyword ids the sender may use now; others are dropped "
+        "(default: all)",
     )
     parser.add_argument("--me", metavar="NAME", help="the sender's own player name")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -55,21 +80,29 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Parse the file, interpret it in the context the options give, print the result."""
+    """Parse the file, route it and read it in the context the options give, print the result."""
+    name_counts = dict(_count(text) for text in args.count or ())
     raw = _read(args.file)
     parsed = parse_mail(raw)
     config = _config(args)
     own = frozenset({(config.narrator.address or DEFAULT_ADDRESS).lower()})
     default_language = args.lang or config.narrator.language
-    game = _game_info(args, parsed, config, default_language)
-    context = MailContext(
-        own_addresses=own,
-        games=(game,) if game is not None else (),
-        language=default_language,
-        sender_player=args.me,
-        name_counts={"": _count(args.count)} if args.count else {},
-    )
-    command = interpret(parsed, context)
+    found = _game_info(args, parsed, config, default_language)
+    names = (found.info.name,) if found is not None else ()
+    routed = route(parsed, names, own, explainer_for(config.narrator.ruleset, default_language))
+    command: Command
+    if isinstance(routed, Route):
+        assert found is not None  # its name was the only one to route to
+        context = MailContext(
+            lexicon=lexicon_for(found.ruleset, found.language),
+            sender_player=args.me,
+            name_counts=name_counts,
+            usable_keywords=_usable(args.usable),
+            explain=explainer_for(found.ruleset, found.language),
+        )
+        command = read_command(parsed, found.info, context)
+    else:
+        command = routed
     result = command_to_dict(command, parsed)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
@@ -89,15 +122,25 @@ def _read(name: str) -> bytes:
         raise CommandError(f"cannot read {name}: {error.strerror or error}") from None
 
 
-def _count(text: str) -> tuple[int, int]:
-    low, _, high = text.partition("-")
+def _count(text: str) -> tuple[str, tuple[int, int]]:
+    """``--count``: the keyword id (``""`` for the plain vote) and its (min, max) names."""
+    keyword, _, counts = text.rpartition("=")
+    low, _, high = counts.partition("-")
     try:
         bounds = (int(low), int(high or low))
     except ValueError:
-        raise CommandError(f"--count {text!r}: expected N or MIN-MAX, e.g. 2 or 0-2") from None
+        raise CommandError(
+            f"--count {text!r}: expected [KEYWORD=]N or [KEYWORD=]MIN-MAX, e.g. 2 or 0-2"
+        ) from None
     if bounds[0] < 0 or bounds[1] < bounds[0]:
         raise CommandError(f"--count {text!r}: expected 0 <= MIN <= MAX")
-    return bounds
+    return keyword.strip(), bounds
+
+
+def _usable(text: str | None) -> frozenset[str] | None:
+    if text is None:
+        return None
+    return frozenset(word.strip() for word in text.split(",") if word.strip())
 
 
 def _players(text: str) -> tuple[str, ...]:
@@ -115,15 +158,26 @@ def _config(args: argparse.Namespace) -> Config:
         raise CommandError(str(error)) from None
 
 
+@dataclass(frozen=True)
+class _Game:
+    """The game a mail is read for: the parser's view, its language and its ruleset."""
+
+    info: GameInfo
+    language: str
+    ruleset: str
+
+
 def _game_info(
     args: argparse.Namespace, parsed: ParsedMail, config: Config, language: str
-) -> GameInfo | None:
+) -> _Game | None:
+    ruleset = args.ruleset or config.narrator.ruleset
     if args.players is not None:
         name = args.game or _subject_game(parsed.subject)
-        return GameInfo(name, args.signup, _players(args.players), language) if name else None
+        info = GameInfo(name, args.signup, _players(args.players))
+        return _Game(info, language, ruleset) if name else None
     if args.game is None:
         name = _subject_game(parsed.subject)
-        return GameInfo(name, args.signup, (), language) if name else None
+        return _Game(GameInfo(name, args.signup), language, ruleset) if name else None
     stored = _stored_game(args.game, config)
     if stored is None:
         print(
@@ -131,9 +185,13 @@ def _game_info(
             "matching the subject only (give --players to test names)",
             file=sys.stderr,
         )
-        return GameInfo(args.game, args.signup, (), language)
-    name, signup_open, players, game_language = stored
-    return GameInfo(name, signup_open or args.signup, players, args.lang or game_language)
+        return _Game(GameInfo(args.game, args.signup), language, ruleset)
+    name, signup_open, players, game_language, game_ruleset = stored
+    return _Game(
+        GameInfo(name, signup_open or args.signup, players),
+        args.lang or game_language,
+        args.ruleset or game_ruleset,
+    )
 
 
 def _subject_game(subject: str) -> str:
@@ -143,9 +201,9 @@ def _subject_game(subject: str) -> str:
     return match.group(0) if match else ""
 
 
-def _stored_game(name: str, config: Config) -> tuple[str, bool, tuple[str, ...], str] | None:
-    """The game's name, signup state, players and language from the database, or None when
-    there is no database (an absent SQLite file is not created) or no such game."""
+def _stored_game(name: str, config: Config) -> tuple[str, bool, tuple[str, ...], str, str] | None:
+    """The game's name, signup state, players, language and ruleset from the database, or None
+    when there is no database (an absent SQLite file is not created) or no such game."""
     from sqlalchemy.engine import make_url
 
     from narrator.commands.db import database_session
@@ -162,7 +220,8 @@ def _stored_game(name: str, config: Config) -> tuple[str, bool, tuple[str, ...],
             if game is None:
                 return None
             players = tuple(player.name for player in game_players(session, game))
-            return game.name, game.status == GameStatus.SIGNUP.value, players, game.language
+            signup_open = game.status == GameStatus.SIGNUP.value
+            return game.name, signup_open, players, game.language, game.ruleset
     except CommandError:
         return None
 

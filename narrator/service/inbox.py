@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.config import NarratorSection
 from narrator.db import is_sqlite, transaction
 from narrator.models import (
     EMAIL_LENGTH,
@@ -44,8 +45,10 @@ from narrator.service.limits import (
 )
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import story_cast, story_game, story_players
+from narrator.service.words import explainer_for, lexicon_for
 from narrator.service.work import Work, ruleset_of, unit_of_work
 from parsing import (
+    ErrorCode,
     GameInfo,
     Help,
     Ignore,
@@ -53,12 +56,12 @@ from parsing import (
     MailContext,
     ParsedMail,
     ParseError,
+    Read,
+    Route,
     Signup,
-    classify_ignore,
-    find_game,
-    interpret,
-    is_help_subject,
     parse_mail,
+    read_command,
+    route,
 )
 from parsing import Vote as ParsedVote
 
@@ -74,7 +77,8 @@ class InboxSettings:
     """What processing needs from the configuration."""
 
     address: str
-    language: str = "nl"
+    language: str = NarratorSection.language  # of mail that names no game
+    ruleset: str = NarratorSection.ruleset  # whose words answer mail that names no game
     admins: tuple[str, ...] = ()
     own_addresses: frozenset[str] = field(default_factory=frozenset)
     limits: Limits = field(default_factory=Limits)
@@ -117,7 +121,17 @@ def process_message(
     too_large = 0 < limits.max_message_bytes < len(row.raw)
     items = header_items(row.raw)
     parsed = parse_mail(_headers_only(row.raw) if too_large else row.raw)
-    ignore = classify_ignore(parsed, settings.addresses)
+    # Only the names of the open games are needed to route the mail; the one game it is about
+    # is loaded whole (its rules state can be large), locked: one mail at a time per game,
+    # also across daemons (PostgreSQL).
+    games = work.open_games()
+    routed = route(
+        parsed,
+        [g.name for g in games],
+        settings.addresses,
+        explainer_for(settings.ruleset, settings.language),
+    )
+    ignore = routed if isinstance(routed, Ignore) else None
     if ignore is None and row.envelope_from == "":
         ignore = Ignore(reason=IgnoreReason.BOUNCE)
     if ignore is None and parsed.sender and settings.is_own(parsed.sender):
@@ -130,11 +144,7 @@ def process_message(
     hostile = hostile_defect(parsed.defects)
     if hostile is not None:
         return _done(row, now, InboxState.IGNORED, f"ignored: hostile ({hostile})")
-    # Only the names of the open games are needed to match the subject; the one game the mail
-    # is about is loaded whole (its rules state can be large), locked: one mail at a time per
-    # game, also across daemons (PostgreSQL).
-    games = work.open_games()
-    game_name = find_game(parsed.subject, [g.name for g in games])
+    game_name = routed.game if isinstance(routed, Route | Help) else None
     game_id = next((g.id for g in games if g.name == game_name), None)
     game = work.locked_game(game_id) if game_id is not None else None
     unauthenticated = settings.sender_auth.check(items, parsed.sender)
@@ -161,36 +171,30 @@ def process_message(
             limit=limits.max_message_bytes // 1024,
         )
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
-    if is_help_subject(parsed.subject):
+    if isinstance(routed, Help):
         return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
-    infos = []
     sender_player: Player | None = None
-    name_counts: dict[str, tuple[int, int]] = {}
     players: list[Player] = []
-    for candidate in games:
-        if game is not None and candidate.id == game.id:
-            players = work.players(game)
-            info, by_email = _game_info(work, game, players)
-            sender_player = by_email.get(parsed.sender)
-            infos.append(info)
-        else:
-            infos.append(GameInfo(name=candidate.name, language=candidate.language))
     state: Any = None
-    if game is not None and work.has_state(game) and sender_player is not None:
-        state = service.load_state(work, game)
-        name_counts = _name_counts(game, state, sender_player.name)
-    context = MailContext(
-        own_addresses=settings.addresses,
-        games=tuple(infos),
-        language=game.language if game is not None else settings.language,
-        sender_player=sender_player.name if sender_player is not None else None,
-        name_counts=name_counts,
-    )
-    command = interpret(parsed, context)
-    if isinstance(command, Ignore):
-        return _done(row, now, InboxState.IGNORED, f"ignored: {command.reason.value}")
-    if isinstance(command, Help):
-        return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
+    command: Read
+    if not isinstance(routed, Route) or game is None:
+        # No game named, or the one named was deleted since: ``no-game``.
+        command = routed if isinstance(routed, ParseError) else _no_game(settings, games)
+    else:
+        players = work.players(game)
+        info, by_email = _game_info(work, game, players)
+        sender_player = by_email.get(parsed.sender)
+        name_counts: dict[str, tuple[int, int]] = {}
+        if work.has_state(game) and sender_player is not None:
+            state = service.load_state(work, game)
+            name_counts = _name_counts(game, state, sender_player.name)
+        context = MailContext(
+            lexicon=lexicon_for(game.ruleset, game.language),
+            sender_player=sender_player.name if sender_player is not None else None,
+            name_counts=name_counts,
+            explain=explainer_for(game.ruleset, game.language),
+        )
+        command = read_command(parsed, info, context)
     if isinstance(command, ParseError):
         _error_reply(
             work,
@@ -205,7 +209,7 @@ def process_message(
             settings,
         )
         return _done(row, now, InboxState.DONE, _suffix(f"error: {command.code.value}", admission))
-    assert game is not None  # interpret only returns Signup/Vote for a known game
+    assert game is not None  # read_command only reads a known game's mail
     try:
         if isinstance(command, Signup):
             _check_signup_limits(session, game, players, parsed.sender, limits)
@@ -256,6 +260,15 @@ def process_message(
     raise TypeError(f"unexpected command {command!r}")
 
 
+def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
+    """The ``no-game`` error, for a mail whose game went away while it was being read."""
+    names = tuple(g.name for g in games)
+    explain = explainer_for(settings.ruleset, settings.language)
+    return ParseError(
+        ErrorCode.NO_GAME, explain(ErrorCode.NO_GAME, {"games": names}), {"games": names}
+    )
+
+
 def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo, dict[str, Player]]:
     """The parser's view of `game` (its name index included) and its players by address.
 
@@ -271,7 +284,6 @@ def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo,
         name=game.name,
         signup_open=game.status == GameStatus.SIGNUP.value,
         players=tuple(p.name for p in players),
-        language=game.language,
     )
     by_email = {p.email: p for p in players}
     if fixed:

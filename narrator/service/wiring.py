@@ -30,6 +30,7 @@ def inbox_settings(config: Config) -> InboxSettings:
     return InboxSettings(
         address=config.narrator.address,
         language=config.narrator.language,
+        ruleset=config.narrator.ruleset,
         admins=tuple(config.admins.emails),
         limits=limits_from_config(config),
         sender_auth=sender_auth_from_config(config),

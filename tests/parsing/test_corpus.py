@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from parsing import GameInfo, MailContext, command_to_dict, interpret, parse_mail
+from parsing import Command, GameInfo, ParsedMail, command_to_dict, parse_mail
+from tests.parsing.reading import read_mail
 
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
 MANIFEST = tomllib.loads((MAIL_DIR / "expected.toml").read_text(encoding="utf-8"))
 DEFAULTS = MANIFEST.pop("defaults")
-NARRATOR = "verteller@example.org"
 CONTEXT_KEYS = {"game", "players", "signup", "lang", "count", "me"}
 
 
@@ -23,22 +23,20 @@ def test_every_fixture_has_an_expectation_and_the_corpus_is_large() -> None:
     assert len(files) >= 60
 
 
-def context_for(case: dict[str, Any]) -> MailContext:
-    """The game context a fixture is read in (defaults overridden per fixture)."""
+def read_for(parsed: ParsedMail, case: dict[str, Any]) -> Command:
+    """Route and read a fixture in its game context (defaults overridden per fixture)."""
     game = GameInfo(
         name=case.get("game", DEFAULTS["game"]),
         signup_open=case.get("signup", False),
         players=tuple(case.get("players", DEFAULTS["players"])),
-        language=case.get("lang", "nl"),
     )
     other = GameInfo("WW4", players=("Xander",))
-    counts = {"": tuple(case["count"])} if "count" in case else {}
-    return MailContext(
-        own_addresses=frozenset({NARRATOR}),
-        games=(other, game),
+    return read_mail(
+        parsed,
+        (other, game),
         language=case.get("lang", "nl"),
         sender_player=case.get("me"),
-        name_counts=counts,
+        name_counts={"": tuple(case["count"])} if "count" in case else {},
     )
 
 
@@ -46,7 +44,7 @@ def context_for(case: dict[str, Any]) -> MailContext:
 def test_fixture(name: str) -> None:
     case = MANIFEST[name]
     parsed = parse_mail((MAIL_DIR / name).read_bytes())
-    result = command_to_dict(interpret(parsed, context_for(case)), parsed)
+    result = command_to_dict(read_for(parsed, case), parsed)
     expected = {key: value for key, value in case.items() if key not in CONTEXT_KEYS}
     actual: dict[str, Any] = {}
     for key in expected:

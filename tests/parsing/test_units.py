@@ -23,14 +23,14 @@ from parsing import (
     find_game,
     fold,
     html_to_text,
-    interpret,
-    interpret_signup,
     is_help_subject,
     parse_mail,
+    read_signup,
     strip_quotes,
     strip_subject_prefixes,
 )
 from parsing.mime import unflow
+from tests.parsing.reading import read_mail, wakkerdam
 
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
 
@@ -208,9 +208,8 @@ def test_name_matching_scales_to_a_thousand_players() -> None:
     assert [hit.player for hit in matcher.find(["Spelerab"])] == ["Spelerab"]
 
 
-def _context(**game: object) -> MailContext:
-    info = GameInfo("WW5", **game)  # type: ignore[arg-type]
-    return MailContext(own_addresses=frozenset({"verteller@example.org"}), games=(info,))
+def _read(raw: bytes, players: tuple[str, ...], language: str = "nl") -> object:
+    return read_mail(parse_mail(raw), (GameInfo("WW5", players=players),), language=language)
 
 
 def _mail(body: str, subject: str = "WW5", extra: str = "", sender: str = "p@example.org") -> bytes:
@@ -218,21 +217,18 @@ def _mail(body: str, subject: str = "WW5", extra: str = "", sender: str = "p@exa
 
 
 def test_vote_keywords_in_any_case_and_order() -> None:
-    parsed = parse_mail(_mail("BURGEMEESTER: Anna", subject="Re: WW5 Witte"))
-    command = interpret(parsed, _context(players=("Anna", "Bram")))
+    command = _read(_mail("BURGEMEESTER: Anna", subject="Re: WW5 Witte"), ("Anna", "Bram"))
     assert command == Vote("WW5", ("Anna",), False, ("witte", "burgemeester"), ())
 
 
 def test_the_same_name_twice_is_one_target() -> None:
-    command = interpret(parse_mail(_mail("Bram. Ja, echt Bram.")), _context(players=("Bram",)))
+    command = _read(_mail("Bram. Ja, echt Bram."), ("Bram",))
     assert isinstance(command, Vote) and command.targets == ("Bram",)
 
 
 def test_errors_carry_the_choices_in_both_languages() -> None:
     for language, phrase in (("nl", "Je kunt kiezen uit"), ("en", "You can choose from")):
-        command = interpret(
-            parse_mail(_mail("niemand")), _context(players=("Anna", "Bram"), language=language)
-        )
+        command = _read(_mail("niemand"), ("Anna", "Bram"), language)
         assert isinstance(command, ParseError) and command.code is ErrorCode.NO_NAME
         assert phrase in command.message and "Anna, Bram" in command.message
         assert command.params["choices"] == ("Anna", "Bram")
@@ -262,12 +258,13 @@ def test_ordinary_mail_is_answered() -> None:
 
 def test_signup_forms() -> None:
     game = GameInfo("WW5", signup_open=True, players=("Anna",))
-    assert interpret_signup("bob , MAN", game) == Signup("WW5", "Bob", Gender.MAN)
-    assert interpret_signup("Zoë - f", game) == Signup("WW5", "Zoë", Gender.VROUW)
-    assert interpret_signup("Chloé (vrouw)", game) == Signup("WW5", "Chloé", Gender.VROUW)
-    assert interpret_signup("ANNA, vrouw", game, sender_player="Anna") == Signup(
-        "WW5", "Anna", Gender.VROUW
-    )
+    context = MailContext(lexicon=wakkerdam())
+    assert read_signup("bob , MAN", game, context) == Signup("WW5", "Bob", Gender.MAN)
+    assert read_signup("Zoë - f", game, context) == Signup("WW5", "Zoë", Gender.VROUW)
+    assert read_signup("Chloé (vrouw)", game, context) == Signup("WW5", "Chloé", Gender.VROUW)
+    assert read_signup(
+        "ANNA, vrouw", game, MailContext(lexicon=wakkerdam(), sender_player="Anna")
+    ) == Signup("WW5", "Anna", Gender.VROUW)
     codes = {
         "ANNA, vrouw": ErrorCode.NAME_TAKEN,
         "Anne-Marie, vrouw": ErrorCode.BAD_NAME,
@@ -276,7 +273,7 @@ def test_signup_forms() -> None:
         "": ErrorCode.BAD_SIGNUP,
     }
     for body, code in codes.items():
-        command = interpret_signup(body, game)
+        command = read_signup(body, game, context)
         assert isinstance(command, ParseError) and command.code is code, body
 
 

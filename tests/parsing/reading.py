@@ -1,0 +1,42 @@
+"""Test helper: route a mail and read it for its game as the inbox does (Wakkerdam's words)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from narrator.service.words import explainer_for, lexicon_for
+from parsing import Command, GameInfo, Lexicon, MailContext, ParsedMail, Route, read_command, route
+
+NARRATOR = "verteller@example.org"
+
+
+def wakkerdam(language: str = "nl") -> Lexicon:
+    """The words of Wakkerdam games in ``language``, as the narrator reads them."""
+    return lexicon_for("wakkerdam", language)
+
+
+def read_mail(
+    parsed: ParsedMail,
+    games: Sequence[GameInfo],
+    *,
+    language: str = "nl",
+    sender_player: str | None = None,
+    name_counts: Mapping[str, tuple[int, int]] | None = None,
+    usable_keywords: frozenset[str] | None = None,
+    lexicon: Lexicon | None = None,
+) -> Command:
+    """``route`` among ``games``, then ``read_command`` for the game routed to, in
+    ``language`` (errors worded as the narrator words them)."""
+    explain = explainer_for("wakkerdam", language)
+    routed = route(parsed, [game.name for game in games], {NARRATOR}, explain)
+    if not isinstance(routed, Route):
+        return routed
+    game = next(game for game in games if game.name == routed.game)
+    context = MailContext(
+        lexicon=lexicon or wakkerdam(language),
+        sender_player=sender_player,
+        name_counts=name_counts or {},
+        usable_keywords=usable_keywords,
+        explain=explain,
+    )
+    return read_command(parsed, game, context)
