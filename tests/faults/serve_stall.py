@@ -1,4 +1,4 @@
-"""`narrator serve` whose sender hangs inside its first send: ``python -m tests.faults.serve_stall``.
+"""`narrator serve` whose sender hangs in its first send: ``python -m tests.faults.serve_stall``.
 
 The real command line and the daemon's real timings, with one seam: the outbound transport
 appends the Message-ID of each mail it is handed to the file named by

@@ -105,6 +105,6 @@ def maildir_ids(path: Path) -> Counter[str]:
         return Counter()
     box = mailbox.Maildir(path, create=False)
     ids: Counter[str] = Counter()
-    for key in box.keys():
+    for key in box.iterkeys():
         ids[str(HEADERS.parsebytes(box.get_bytes(key)).get("Message-ID", "")).strip("<> ")] += 1
     return ids
