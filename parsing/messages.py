@@ -29,7 +29,7 @@ _MESSAGES: Mapping[str, Mapping[ErrorCode, str]] = {
             "het woord 'blanco'."
         ),
         ErrorCode.AMBIGUOUS_NAME: (
-            "Ik weet niet wie je bedoelt met '{written}': dat kan {candidates} zijn. Schrijf de "
+            "Ik weet niet wie je bedoelt met '{written}'. Bedoel je {candidates}? Schrijf de "
             "naam precies zoals in de lijst: {choices}."
         ),
         ErrorCode.BAD_SIGNUP: (
@@ -71,7 +71,7 @@ _MESSAGES: Mapping[str, Mapping[ErrorCode, str]] = {
             "'blanco'."
         ),
         ErrorCode.AMBIGUOUS_NAME: (
-            "I don't know whom you mean by '{written}': it could be {candidates}. Write the name "
+            "I don't know whom you mean by '{written}'. Do you mean {candidates}? Write the name "
             "exactly as in the list: {choices}."
         ),
         ErrorCode.BAD_SIGNUP: (
@@ -93,6 +93,19 @@ _MESSAGES: Mapping[str, Mapping[ErrorCode, str]] = {
 }
 
 
+#: The word joining the last two of a list of alternatives ("Anna of Anne").
+_OR = {"nl": "of", "en": "or"}
+#: Parameters that are alternatives (one of them is meant), not a list of several.
+_ALTERNATIVES = frozenset({"candidates"})
+
+
+def _one_of(names: tuple[str, ...], language: str) -> str:
+    """``("Anna", "Anne", "Annie")`` -> ``"Anna, Anne of Annie"`` (``or`` in English)."""
+    if len(names) < 2:
+        return names[0] if names else "-"
+    return f"{', '.join(names[:-1])} {_OR.get(language, _OR['nl'])} {names[-1]}"
+
+
 class _Defaults(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "-"
@@ -105,7 +118,13 @@ def render_message(
     templates = _MESSAGES.get(language, _MESSAGES["nl"])
     values = _Defaults(
         {
-            key: (", ".join(value) or "-") if isinstance(value, tuple) else value
+            key: (
+                value
+                if not isinstance(value, tuple)
+                else _one_of(value, language)
+                if key in _ALTERNATIVES
+                else ", ".join(value) or "-"
+            )
             for key, value in params.items()
         }
     )
