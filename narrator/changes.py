@@ -188,6 +188,7 @@ class ChangeWatcher:
     def _listen_once(self, engine: Engine, *, reconnected: bool) -> None:
         """LISTEN on a fresh connection until stopped; raises when the connection breaks."""
         raw = engine.raw_connection()
+        broken = True
         try:
             connection = raw.driver_connection
             assert connection is not None
@@ -201,5 +202,8 @@ class ChangeWatcher:
             while not self._stop.is_set():
                 for _notification in connection.notifies(timeout=self._interval, stop_after=1):
                     self._changed()
+            broken = False
         finally:
+            if broken:  # closed without the pool's rollback, which would fail and log
+                raw.invalidate()
             raw.close()

@@ -457,12 +457,12 @@ class Daemon:
         keeper takes back (now, and every second) the claims of owners without their lock.
         """
         if is_sqlite(url):
-            owner = new_owner_id(self._rng)
+            owner = new_owner_id()
             count = await asyncio.to_thread(SqlOutbox(factory).reclaim_all, self._clock())
             if count:
                 log.warning("took back %d outbox claim(s) of a stopped daemon; sending now", count)
             return owner
-        self._owner_lock = OwnerLock(url, self._rng)
+        self._owner_lock = OwnerLock(url)
         return await asyncio.to_thread(self._owner_lock.acquire)
 
     async def _act_on_changes(self) -> None:

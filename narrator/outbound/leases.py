@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
+import secrets
 from collections.abc import Callable
 from datetime import datetime
 
@@ -41,9 +41,13 @@ DEFAULT_INTERVAL = 1.0
 Clock = Callable[[], datetime]
 
 
-def new_owner_id(rng: random.Random) -> int:
-    """A random owner id: positive and below 2**31 (the second key of an advisory lock)."""
-    return rng.randrange(1, 2**31)
+def new_owner_id() -> int:
+    """A random owner id: positive and below 2**31 (the second key of an advisory lock).
+
+    Drawn from the system's entropy, not from the daemon's seeded generator: two daemons
+    started with one seed must not share an id.
+    """
+    return secrets.randbelow(2**31 - 1) + 1
 
 
 class OwnerLock:
@@ -54,16 +58,15 @@ class OwnerLock:
     one was lost (the server restarted, say).
     """
 
-    def __init__(self, url: str | URL, rng: random.Random) -> None:
+    def __init__(self, url: str | URL) -> None:
         self._engine: Engine = create_engine(make_url(url), poolclass=NullPool)
-        self._rng = rng
         self._connection: Connection | None = None
         self.owner = 0
 
     def acquire(self) -> int:
         """Take a lock of a fresh owner id; return the id."""
         for _ in range(100):
-            owner = new_owner_id(self._rng)
+            owner = new_owner_id()
             if self._take(owner):
                 self.owner = owner
                 return owner
@@ -72,15 +75,17 @@ class OwnerLock:
     def check(self) -> bool:
         """Whether the lock is still held; if its connection was lost, take it again on a new
         one and return False (claims may have been taken back meanwhile)."""
-        try:
-            self._execute("SELECT 1")
-            return True
-        except Exception as error:
-            log_failure(
-                log, error, f"the outbox owner lock {self.owner} was lost", "taking it again"
-            )
-            self._close()
-        if not self._take(self.owner):
+        connection = self._connection
+        if connection is not None:
+            try:
+                connection.execute(text("SELECT 1"))
+                connection.commit()
+                return True
+            except Exception as error:
+                what = f"the outbox owner lock {self.owner} was lost"
+                log_failure(log, error, what, "taking it again")
+                self._close(broken=True)
+        if not self._take(self.owner):  # raises while the server cannot be reached
             raise RuntimeError(f"outbox owner id {self.owner} is held by another process")
         return False
 
@@ -92,31 +97,29 @@ class OwnerLock:
     def _take(self, owner: int) -> bool:
         self._close()
         connection = self._engine.connect()
-        taken = connection.scalar(
-            text("SELECT pg_try_advisory_lock(:space, :owner)"),
-            {"space": LOCK_SPACE, "owner": owner},
-        )
-        connection.commit()  # the lock is session-level: it outlives the transaction
+        try:
+            taken = connection.scalar(
+                text("SELECT pg_try_advisory_lock(:space, :owner)"),
+                {"space": LOCK_SPACE, "owner": owner},
+            )
+            connection.commit()  # the lock is session-level: it outlives the transaction
+        except BaseException:
+            connection.invalidate()
+            connection.close()
+            raise
         if not taken:
             connection.close()
             return False
         self._connection = connection
         return True
 
-    def _execute(self, statement: str) -> None:
-        connection = self._connection
-        if connection is None:
-            raise RuntimeError("the owner lock has no connection")
-        connection.execute(text(statement))
-        connection.commit()
-
-    def _close(self) -> None:
+    def _close(self, *, broken: bool = False) -> None:
         connection, self._connection = self._connection, None
-        if connection is not None:
-            try:
-                connection.close()
-            except Exception:  # a broken connection: nothing to give back
-                log.debug("closing the owner lock's connection failed", exc_info=True)
+        if connection is None:
+            return
+        if broken:  # no rollback on the way out: there is nobody to talk to
+            connection.invalidate()
+        connection.close()
 
 
 class LeaseKeeper:
