@@ -9,7 +9,13 @@ Assembled from the configuration by :class:`Daemon`:
   and every ``inbox_interval`` seconds (mail stored by ``narrator inject`` or another process),
   then wakes the outbox sender and re-reads the deadlines (a vote may have closed a step early);
 - the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders;
-- the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission.
+- the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission;
+  its claims carry this daemon's owner id: at start it takes back every claim of a dead
+  predecessor (SQLite), or holds an advisory lock and takes back the claims of owners whose
+  lock is gone every second (PostgreSQL, :mod:`narrator.outbound.leases`);
+- the :class:`~narrator.changes.ChangeWatcher`: when an admin command commits (``game start``,
+  ``close-step``, ``pause``, ``stories add``...), it wakes the sender and the inbox worker and
+  re-reads the deadlines and the stories at once, within a second.
 
 Stories are rendered from the stories table (re-read every ``stories_max_age`` seconds, see
 :meth:`~narrator.service.mailer.Mailer.reload`), over the shipped packs for keys it lacks.
@@ -35,14 +41,16 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.changes import ChangeWatcher
 from narrator.config import Config
-from narrator.db import make_engine, session_factory, transaction, upgrade
+from narrator.db import is_sqlite, make_engine, session_factory, transaction, upgrade
 from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
 from narrator.inbound.sink import InboxNotifier, receiver_size_limit
 from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
 from narrator.outages import log_failure
-from narrator.outbound.outbox import outbox_sender
+from narrator.outbound.leases import LeaseKeeper, OwnerLock, new_owner_id
+from narrator.outbound.outbox import SqlOutbox, outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
@@ -68,12 +76,17 @@ class DaemonOptions:
 
     ``imap`` holds overrides of :class:`~narrator.inbound.imap.ImapSettings` (``poll_interval``,
     ``use_idle``, backoff); ``transport`` replaces the configured outbound transport (tests).
+    ``change_interval``: how often the counter of admin changes is read on SQLite (PostgreSQL
+    is notified); ``reclaim_interval``: how often dead senders' claims are looked for
+    (PostgreSQL).
     """
 
     inbox_interval: float = 30.0
     scheduler_poll: float = 30.0
     outbox_poll: float = 60.0
     stories_max_age: float = 30.0
+    change_interval: float = 1.0
+    reclaim_interval: float = 1.0
     reminder_lead: ReminderLead = default_reminder_lead
     migrate: bool = True
     imap: dict[str, Any] = field(default_factory=dict)
@@ -190,6 +203,13 @@ class Daemon:
         self.sender: OutboxSender | None = None
         self._transport: Transport | None = None
         self._sender_task: asyncio.Task[None] | None = None
+        self._owner_lock: OwnerLock | None = None
+        self._keeper_task: asyncio.Task[None] | None = None
+        self.watcher: ChangeWatcher | None = None
+        self._changed = asyncio.Event()
+        self._changes_task: asyncio.Task[None] | None = None
+        self._inbox_notifier: InboxNotifier | None = None
+        self.owner: int | None = None
         self._started = False
         self._died = asyncio.Event()
         self.failure: str | None = None
@@ -288,6 +308,8 @@ class Daemon:
         self._stories_task = asyncio.create_task(self._reload_stories(), name="narrator.stories")
         log.info("database %s (migrated)", _shown_url(url))
 
+        self.owner = owner = await self._take_over_claims(url, factory)
+
         self._transport = options.transport or transport_from_config(config.outbound)
         self.sender = sender = outbox_sender(
             config,
@@ -297,8 +319,18 @@ class Daemon:
             on_failed=self._report_failed,
             transport=self._transport,
             poll_interval=options.outbox_poll,
+            owner=owner,
         )
         self._sender_task = asyncio.create_task(sender.run(), name="narrator.outbox")
+        if self._owner_lock is not None:
+            keeper = LeaseKeeper(
+                self._owner_lock,
+                SqlOutbox(factory, owner=owner),
+                self._clock,
+                sender.wake,
+                interval=options.reclaim_interval,
+            )
+            self._keeper_task = asyncio.create_task(keeper.run(), name="narrator.leases")
         log.info("outgoing mail: %s", _describe_transport(self._transport, config))
 
         self.scheduler = scheduler = DeadlineScheduler(
@@ -318,7 +350,7 @@ class Daemon:
                 what = "re-reading the deadlines after processing mail failed"
                 log_failure(log, error, what, "the next poll retries")
 
-        notifier = InboxNotifier()
+        self._inbox_notifier = notifier = InboxNotifier()
         self.worker = InboxWorker(
             factory,
             mailer,
@@ -330,6 +362,11 @@ class Daemon:
         )
         self.worker.start()
         await scheduler.start()
+        self._changes_task = asyncio.create_task(self._act_on_changes(), name="narrator.changes")
+        self.watcher = ChangeWatcher(url, self._changed.set, interval=options.change_interval)
+        self.watcher.start()
+        if not await self.watcher.wait_ready():
+            log.warning("not watching for admin changes yet: they take effect at the next poll")
 
         sink = DbSink(factory, on_stored=notifier.notify)
         if config.inbound.imap.enabled:
@@ -361,6 +398,8 @@ class Daemon:
             log.warning("no inbound mail configured: only `narrator inject` brings mail in")
         for task in (
             self._sender_task,
+            self._keeper_task,
+            self._changes_task,
             self._stories_task,
             self.worker.task if self.worker else None,
         ):
@@ -380,6 +419,11 @@ class Daemon:
         if self.imap is not None:
             await self.imap.stop()
             self.imap = None
+        if self.watcher is not None:
+            await self.watcher.stop()
+            self.watcher = None
+        await _cancel(self._changes_task)
+        self._changes_task = None
         if self.worker is not None:
             await self.worker.stop()
         if self.scheduler is not None:
@@ -388,6 +432,11 @@ class Daemon:
             self.sender.stop()
             await asyncio.wait({self._sender_task})
             self._sender_task = None
+        await _cancel(self._keeper_task)
+        self._keeper_task = None
+        if self._owner_lock is not None:  # only now: no claim of ours is in hand any more
+            await asyncio.to_thread(self._owner_lock.release)
+            self._owner_lock = None
         if self._stories_task is not None:
             self._stories_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -399,6 +448,48 @@ class Daemon:
         if self.engine is not None:
             self.engine.dispose()
         log.info("narrator stopped")
+
+    async def _take_over_claims(self, url: str, factory: sessionmaker[Session]) -> int:
+        """Draw this daemon's owner id and take back the outbox claims of dead senders.
+
+        SQLite (one daemon per file): every claim recorded is a dead predecessor's.
+        PostgreSQL: the owner id is an advisory lock held until the daemon stops; the lease
+        keeper takes back (now, and every second) the claims of owners without their lock.
+        """
+        if is_sqlite(url):
+            owner = new_owner_id()
+            count = await asyncio.to_thread(SqlOutbox(factory).reclaim_all, self._clock())
+            if count:
+                log.warning("took back %d outbox claim(s) of a stopped daemon; sending now", count)
+            return owner
+        self._owner_lock = OwnerLock(url)
+        return await asyncio.to_thread(self._owner_lock.acquire)
+
+    async def _act_on_changes(self) -> None:
+        """After an admin command committed: send what it queued, process what it stored,
+        re-read the deadlines and the stories, at once."""
+        assert self.mailer is not None and self.factory is not None
+        mailer, factory = self.mailer, self.factory
+
+        def reload() -> None:
+            with transaction(factory) as session:
+                mailer.reload(session)
+
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            log.debug("an admin command changed something: acting on it now")
+            if self.sender is not None:
+                self.sender.wake()
+            if self._inbox_notifier is not None:
+                self._inbox_notifier.notify()
+            try:
+                if self.scheduler is not None:
+                    await self.scheduler.sync()
+                await asyncio.to_thread(reload)
+            except Exception as error:
+                what = "acting on an admin command failed"
+                log_failure(log, error, what, "the next poll takes it up")
 
     async def _reload_stories(self) -> None:
         """Re-read the stories table now and then, so added stories need no restart."""
@@ -431,6 +522,15 @@ class Daemon:
 
 class DaemonFailed(RuntimeError):
     """A part of the daemon that should run until the stop ended by itself."""
+
+
+async def _cancel(task: asyncio.Task[None] | None) -> None:
+    """Cancel `task` (if any) and wait until it ended."""
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def _shown_url(url: str) -> str:

@@ -306,6 +306,7 @@ class OutboxMessage(Base):
     __table_args__ = (
         UniqueConstraint("message_id"),
         Index(None, "state", "next_attempt_at"),
+        Index(None, "claimed_by"),
         CheckConstraint(_check_in("state", OutboxState), name="state"),
     )
 
@@ -321,6 +322,23 @@ class OutboxMessage(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: The sender holding the current claim (see ``narrator.outbound.leases``); None when the
+    #: row is not claimed, or was claimed by a process that takes no part in reclaiming
+    #: (``narrator inject`` writing the Maildir): such a claim lasts its whole lease.
+    claimed_by: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class ChangeCounter(Base):
+    """One row (id 1) whose counter every admin command raises in its transaction.
+
+    A running daemon watches it (see ``narrator.changes``) to act on what the command queued
+    or changed at once, instead of at its next poll.
+    """
+
+    __tablename__ = "changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    counter: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class Admin(Base):

@@ -268,7 +268,8 @@ class DeadlineScheduler:
         self._sync_failures = 0
 
     def _remove(self, job_id: str) -> None:
-        self._planned.pop(job_id, None)
+        if self._planned.pop(job_id, None) is not None:
+            log.debug("%s dropped", job_id)
         if self._scheduler is None:
             return
         with contextlib.suppress(JobLookupError):  # it ran already

@@ -8,12 +8,18 @@ never are: fuzzy matching skips stop words (by default Dutch, English, German an
 clients' words; a game's lexicon adds its language's words and its keywords) and words or names
 shorter than four letters (so ``van`` is never ``Jan``).  A player whose name is itself an
 ordinary word (``Ben``, ``Will``) counts only when written with a capital.
+A word that fits several players is *ambiguous*, never silently given to one of them: several
+misspellings within the tolerance (not only the closest), or the start of two or more names
+(``Ann`` when Anna and Anne play; at least three letters, not a stop word).  Such a start is
+reported only when the mail names nobody outright, so a stray word does not spoil a clear vote;
+the start of one name alone is not taken for it (``Jan`` is not Janneke).
 Exact matching is a dictionary lookup and fuzzy candidates are pre-filtered by length, so the
 cost grows slowly with the number of players.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -24,6 +30,7 @@ from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract
 
 MIN_FUZZY_LENGTH = 4
+MIN_PREFIX_LENGTH = 3
 MAX_TOKENS = 5000
 
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -136,6 +143,7 @@ class NameMatcher:
         for index, key in enumerate(self._folded):
             by_length.setdefault(len(key), []).append(index)
         self._by_length = by_length
+        self._sorted = sorted(self._folded)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -155,7 +163,8 @@ class NameMatcher:
         ``stop_words`` (folded) are never misspelt names, and name a player whose name is one
         of them only when written with a capital (a game passes its lexicon's words)."""
         hits: list[NameHit] = []
-        fuzzy_cache: dict[str, tuple[str, ...]] = {}
+        prefix_only: list[NameHit] = []  # ambiguous only as the start of several names
+        fuzzy_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for word in words:
             key = fold(word)
             player = self._exact.get(key)
@@ -165,16 +174,31 @@ class NameMatcher:
             if player is not None:
                 hits.append(NameHit(word, player, (player,), True))
                 continue
-            if key in stop_words or len(key) < MIN_FUZZY_LENGTH:
+            if key in stop_words or len(key) < MIN_PREFIX_LENGTH:
                 continue
             if key not in fuzzy_cache:
-                fuzzy_cache[key] = self._fuzzy(key)
-            candidates = fuzzy_cache[key]
-            if len(candidates) == 1:
-                hits.append(NameHit(word, candidates[0], candidates, False))
-            elif candidates:
-                hits.append(NameHit(word, None, candidates, False))
+                fuzzy_cache[key] = (self._fuzzy(key), self._starting_with(key))
+            fuzzy, starts = fuzzy_cache[key]
+            candidates = tuple(sorted(set(fuzzy) | set(starts)))
+            if len(candidates) >= 2:
+                hit = NameHit(word, None, candidates, False)
+                hits.append(hit)
+                if not fuzzy:
+                    prefix_only.append(hit)
+            elif fuzzy:
+                hits.append(NameHit(word, fuzzy[0], fuzzy, False))
+        if prefix_only and any(hit.player is not None for hit in hits):
+            return [hit for hit in hits if hit not in prefix_only]
         return hits
+
+    def _starting_with(self, key: str) -> tuple[str, ...]:
+        """The players whose folded name starts with ``key`` and is longer."""
+        found = []
+        index = bisect.bisect_right(self._sorted, key)
+        while index < len(self._sorted) and self._sorted[index].startswith(key):
+            found.append(self._exact[self._sorted[index]])
+            index += 1
+        return tuple(found)
 
     def _fuzzy(self, key: str) -> tuple[str, ...]:
         limit = max_distance(len(key))
@@ -194,12 +218,12 @@ class NameMatcher:
         )
         if not found:
             return ()
-        best = min(distance for _, distance, _ in found)
-        # A player's name must tolerate the distance too (a 4-letter name allows only 1).
+        # Every name within the tolerance counts (two fit: ambiguous, even at unequal
+        # distances); a player's name must tolerate the distance too (4 letters allow 1).
         return tuple(
             sorted(
                 self._canonical[indexes[position]]
                 for choice, distance, position in found
-                if distance == best and distance <= max_distance(len(choice))
+                if distance <= max_distance(len(choice))
             )
         )

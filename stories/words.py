@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from babel import Locale, UnknownLocaleError
+from babel.lists import format_list
 
 from rules.core.registry import UnknownRuleset, get_ruleset, ruleset_ids
 
@@ -26,7 +27,7 @@ GENDERS = ("man", "vrouw")
 STORY_MAILS = ("night_result", "day_result")
 
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)(?::(or))?\}")  # {name}, or {name:or} for alternatives
 
 
 class WordsError(ValueError):
@@ -84,10 +85,12 @@ class Words:
     def error_text(self, code: str, params: Mapping[str, ParamValue] | None = None) -> str:
         """The sentence for error `code`, its `{param}`s filled from `params`.
 
-        A list is joined with ", ".  A part of the text in `[brackets]` is left out when one of
-        its parameters is missing (or an empty list); the fallback text names an unknown code.
+        A list is joined with ", ", or as alternatives in the language's words when written
+        ``{name:or}`` ("Anna of Anne").  A part of the text in `[brackets]` is left out when one
+        of its parameters is missing (or an empty list); the fallback text names an unknown code.
         """
-        values = {key: _param(value) for key, value in (params or {}).items()}
+        given = dict(params or {})
+        values = {key: _param(value) for key, value in given.items()}
         values = {key: value for key, value in values.items() if value != ""}
         template = self.errors.get(code)
         if template is None:
@@ -95,11 +98,18 @@ class Words:
 
         def optional(match: re.Match[str]) -> str:
             part = match.group(1)
-            needed = _PLACEHOLDER.findall(part)
+            needed = [name for name, _style in _PLACEHOLDER.findall(part)]
             return part if all(name in values for name in needed) else ""
 
+        def fill(match: re.Match[str]) -> str:
+            name, style = match.group(1), match.group(2)
+            value = given.get(name)
+            if style and isinstance(value, tuple | list) and value:
+                return format_list([str(item) for item in value], style="or", locale=self.locale)
+            return values.get(name, "-")
+
         text = _OPTIONAL.sub(optional, template)
-        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), "-"), text)
+        return _PLACEHOLDER.sub(fill, text)
 
     def moment_pattern(self, phase: str | None, step: str | None) -> str:
         """The moment's wording ("Nacht {night}"): the step's own, else its phase's ("" if none)."""

@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from narrator.changes import announce_change
 from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, database_session
 from narrator.commands.distributions import ruleset_or_error
@@ -243,6 +244,7 @@ def _create(args: argparse.Namespace) -> None:
             session.add(game)
             session.flush()
             view = game_view(Work(session), game)
+            announce_change(session)
     except IntegrityError:  # created by someone else between our check and our insert
         raise CommandError(f"a game called {name!r} already exists") from None
     if args.json:
@@ -365,6 +367,7 @@ def _unsubscribe(args: argparse.Namespace) -> None:
             print(f"{player.name} of {game.name} was already unsubscribed")
             return
         player.unsubscribed = True
+        announce_change(session)
     print(f"{player.name} <{player.email}> no longer receives the group mails of {game.name}")
 
 
@@ -394,6 +397,10 @@ def _drive(args: argparse.Namespace, action: Callable[[Work, Mailer, Game, datet
         except GameError as error:
             raise CommandError(str(error)) from None
         view = game_view(work, game)
+        work.flush()  # the action's states, before the change is announced
+        # Last, so the counter's row is locked only for the commit: a running daemon sends
+        # what the action queued and re-reads the deadline within a second.
+        announce_change(session)
     if getattr(args, "json", False):
         print(json.dumps(view))
     else:

@@ -16,9 +16,16 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from narrator.changes import announce_change
 from narrator.cli import CommandError, Subparsers
 from narrator.config import Config, ConfigError, load_config
-from narrator.db import current_revision, head_revision, make_engine, session_factory
+from narrator.db import (
+    current_revision,
+    head_revision,
+    make_engine,
+    session_factory,
+    transaction,
+)
 from narrator.inbound.dbsink import DbSink
 from narrator.inbound.inject import Processor, inject_sync
 from narrator.inbound.sink import StorageUnavailable, StoreResult
@@ -59,8 +66,14 @@ def build_processor(config: Config) -> Processor:
         try:
             factory = session_factory(engine)
             mailer = make_mailer(config, factory)
-            process_pending(factory, mailer, inbox_settings(config), utc_now)
-            flush_maildir(config, factory)
+            try:
+                process_pending(factory, mailer, inbox_settings(config), utc_now)
+                flush_maildir(config, factory)
+            finally:
+                # A running daemon sends the replies queued here (SMTP mode) at once, and
+                # processes what could not be processed here.
+                with transaction(factory) as session:
+                    announce_change(session)
         finally:
             engine.dispose()
 

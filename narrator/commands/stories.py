@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
+from narrator.changes import announce_change
 from narrator.cli import CommandError, Subparsers
 from narrator.commands.db import config_from_args, database_session
 from narrator.storystore import DatabaseStore, LayeredStore, load_defaults, runtime_store
@@ -171,6 +172,7 @@ def _add(args: argparse.Namespace) -> None:
                     "replace it or --append to add a new variant"
                 )
             print(f"{outcome} {source.key} variant {source.variant}")
+        announce_change(session)  # a running daemon re-reads the stories at once
 
 
 def _matches(source: StorySource, args: argparse.Namespace) -> bool:
@@ -282,6 +284,7 @@ def _remove(args: argparse.Namespace) -> None:
     key = _key(args, args.event)
     with database_session(config_from_args(args)) as session:
         removed = DatabaseStore(session).remove(key, args.variant)
+        announce_change(session)
     if removed == 0:
         which = "any variant" if args.variant is None else f"variant {args.variant}"
         raise CommandError(f"{key} has no stored {which}")

@@ -11,6 +11,11 @@ other's rows, and a row whose claim committed is no longer due for anyone else. 
 ``narrator.db`` opens every transaction with ``BEGIN IMMEDIATE``, which serialises the claims.
 The later updates check that the row still carries this claim (its attempt count), so a sender
 whose lease ran out cannot overwrite the outcome of the sender that took the row over.
+
+A claim also records its sender (``claimed_by``, the daemon's owner id, see
+:mod:`narrator.outbound.leases`), so that the claims of a sender that died are taken back at
+once (:meth:`SqlOutbox.reclaim_all`, :meth:`SqlOutbox.reclaim_orphaned`) instead of when
+their lease runs out; every outcome clears it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import random
 import uuid
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import Config
@@ -73,8 +78,10 @@ def queue_mail(
 class SqlOutbox:
     """The outbox table as an OutboxRepository (one committed transaction per call)."""
 
-    def __init__(self, factory: sessionmaker[Session]) -> None:
+    def __init__(self, factory: sessionmaker[Session], *, owner: int | None = None) -> None:
+        """``owner``: the id recorded with each claim (None: the claim is left to its lease)."""
         self._factory = factory
+        self._owner = owner
 
     def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
         """See :meth:`OutboxRepository.claim_due`."""
@@ -91,6 +98,7 @@ class SqlOutbox:
             for row in session.scalars(query):
                 row.attempts += 1
                 row.next_attempt_at = now + lease
+                row.claimed_by = self._owner
                 items.append(_item(row))
             return items
 
@@ -100,18 +108,18 @@ class SqlOutbox:
             result = session.execute(
                 update(OutboxMessage)
                 .where(OutboxMessage.id == item.id, OutboxMessage.state == PENDING)
-                .values(state=OutboxState.SENT.value, sent_at=now, last_error=None)
+                .values(state=OutboxState.SENT.value, sent_at=now, last_error=None, claimed_by=None)
             )
         if result.rowcount != 1:  # type: ignore[attr-defined]
             log.warning("outbox %s was sent but was no longer pending", item.message_id)
 
     def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
         """See :meth:`OutboxRepository.mark_retry`."""
-        self._finish(item, next_attempt_at=next_attempt_at, last_error=error)
+        self._finish(item, next_attempt_at=next_attempt_at, last_error=error, claimed_by=None)
 
     def mark_failed(self, item: OutboxItem, now: datetime, error: str) -> None:
         """See :meth:`OutboxRepository.mark_failed`."""
-        self._finish(item, state=OutboxState.FAILED.value, last_error=error)
+        self._finish(item, state=OutboxState.FAILED.value, last_error=error, claimed_by=None)
 
     def next_due(self) -> datetime | None:
         """See :meth:`OutboxRepository.next_due`."""
@@ -122,6 +130,40 @@ class SqlOutbox:
                 .order_by(OutboxMessage.next_attempt_at)
                 .limit(1)
             )
+
+    def reclaim_all(self, now: datetime) -> int:
+        """Make every claim of a sender due again now; return how many rows.
+
+        For SQLite at the daemon's start: one daemon per database file, so every recorded
+        claim is a dead process's. (Claims without an owner, ``narrator inject`` writing the
+        Maildir, keep their lease.)
+        """
+        with transaction(self._factory) as session:
+            result = session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.state == PENDING, OutboxMessage.claimed_by.is_not(None))
+                .values(next_attempt_at=now, claimed_by=None)
+            )
+        return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def reclaim_orphaned(self, now: datetime, lock_space: int) -> int:
+        """PostgreSQL: make due now every claim whose owner no longer holds its advisory lock
+        ``(lock_space, owner)`` (its process, or its connection, is gone); return how many."""
+        with transaction(self._factory) as session:
+            result = session.execute(
+                text(
+                    "UPDATE outbox SET next_attempt_at = :now, claimed_by = NULL "
+                    "WHERE state = :pending AND claimed_by IS NOT NULL "
+                    "AND claimed_by NOT IN ("
+                    " SELECT objid::bigint FROM pg_locks"
+                    " WHERE locktype = 'advisory' AND granted AND objsubid = 2"
+                    " AND classid::bigint = :space"
+                    " AND database = (SELECT oid FROM pg_database"
+                    "                 WHERE datname = current_database()))"
+                ),
+                {"now": now, "pending": PENDING, "space": lock_space},
+            )
+        return int(result.rowcount)  # type: ignore[attr-defined]
 
     def _finish(self, item: OutboxItem, **values: object) -> None:
         with transaction(self._factory) as session:
@@ -161,16 +203,19 @@ def outbox_sender(
     wakeup: asyncio.Event | None = None,
     transport: Transport | None = None,
     poll_interval: float = 60.0,
+    owner: int | None = None,
 ) -> OutboxSender:
     """The daemon's sender: the database outbox, the transport of ``[outbound]`` (unless
     `transport` is given), its retry policy and lease, envelope sender ``[narrator] address``.
     Run it with ``await sender.run()``; at shutdown call ``sender.stop()``, await the run task,
     then ``await sender.transport.close()``.
 
+    ``owner`` is recorded with every claim (see :class:`SqlOutbox`).
+
     Raises ``ConfigError`` when ``[outbound.smtp]`` names a user whose password is not set.
     """
     return OutboxSender(
-        SqlOutbox(factory),
+        SqlOutbox(factory, owner=owner),
         transport or transport_from_config(config.outbound),
         envelope_from=config.narrator.address,
         clock=clock,

@@ -140,11 +140,22 @@ def write_config(
 class ServeProcess:
     """`narrator serve` (with the test timings of ``tests.faults.serve_fast``) as a process.
 
-    Each start writes its stderr to its own log file; :meth:`log` joins them all.
+    ``module`` is what ``python -m`` runs (``narrator`` for the real command and its timings);
+    ``args`` are added after ``serve --config FILE``.  Each start writes its stderr to its own
+    log file; :meth:`log` joins them all.
     """
 
-    def __init__(self, config: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        config: Path,
+        env: dict[str, str] | None = None,
+        *,
+        module: str = "tests.faults.serve_fast",
+        args: tuple[str, ...] = (),
+    ) -> None:
         self.config = config
+        self.module = module
+        self.args = args
         self.workdir = config.parent
         self.env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
@@ -161,12 +172,12 @@ class ServeProcess:
         """Start the daemon (returns at once; see :meth:`wait_serving`)."""
         assert self.process is None or self.process.poll() is not None, "already running"
         self.starts += 1
-        log = self.workdir / f"serve-{self.starts}.log"
+        log = self.workdir / f"serve-{self.module}-{self.starts}.log"
         self._logs.append(log)
         with log.open("wb") as stderr:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.faults.serve_fast", "serve", "--config",
-                 str(self.config)],
+                [sys.executable, "-m", self.module, "serve", "--config", str(self.config),
+                 *self.args],
                 cwd=self.workdir,
                 env=self.env,
                 stdin=subprocess.DEVNULL,

@@ -202,6 +202,22 @@ def test_name_matching() -> None:
     assert players("want stem") == []
 
 
+def test_a_name_that_fits_several_players_is_ambiguous_never_picked() -> None:
+    matcher = NameMatcher(["Anna", "Anne", "Annabel", "Jan", "Janneke", "Alexander", "Alexandra"])
+
+    def found(text: str) -> list[tuple[str | None, tuple[str, ...]]]:
+        return [(hit.player, hit.candidates) for hit in matcher.find(text.split())]
+
+    assert found("Ann") == [(None, ("Anna", "Annabel", "Anne"))]  # the start of three names
+    assert found("anna") == [("Anna", ("Anna",))]  # a whole name is that player
+    assert found("Jann") == []  # the start of one name alone is not taken for it
+    assert found("Annab") == [(None, ("Anna", "Annabel"))]  # Anna misspelt, or Annabel begun
+    assert found("Jan") == [("Jan", ("Jan",))]
+    assert found("Alexandar") == [(None, ("Alexander", "Alexandra"))]  # unequal distances
+    assert found("Bram Ann")[0] == (None, ("Anna", "Annabel", "Anne"))  # no clear name
+    assert found("Anne of Ann") == [("Anne", ("Anne",))]  # a clear name: a stray start is no vote
+
+
 def test_name_matching_scales_to_a_thousand_players() -> None:
     names = [f"Speler{chr(97 + index % 26)}{chr(97 + index // 26 % 26)}" for index in range(1000)]
     matcher = NameMatcher(names)
@@ -315,6 +331,22 @@ def test_cli_parse_json_with_players(capsys: pytest.CaptureFixture[str]) -> None
         "keywords": [],
         "corrections": [{"written": "Marike", "understood": "Marieke"}],
     }
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [("nl", "Bedoel je Anna of Anne?"), ("en", "Do you mean Anna or Anne?")],
+)
+def test_cli_parse_reports_a_start_of_two_names_as_ambiguous(
+    capsys: pytest.CaptureFixture[str], language: str, question: str
+) -> None:
+    path = MAIL_DIR / "ambiguous_prefix_ann.eml"
+    players = ["--players", "Anna,Anne,Bram", "--lang", language, "--json"]
+    assert main(["parse", str(path), "--game", "WW5", *players]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["kind"], result["code"]) == ("error", "ambiguous-name")
+    assert result["params"]["candidates"] == ["Anna", "Anne"]
+    assert question in result["message"]
 
 
 def test_cli_parse_error_and_signup(capsys: pytest.CaptureFixture[str]) -> None:
