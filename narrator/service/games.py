@@ -38,6 +38,7 @@ from narrator.service.story_context import (
     mail_player,
     story_cast,
     story_game,
+    with_story_facts,
 )
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
@@ -544,7 +545,13 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
     resolution = rs.resolve(state)
     new_state = resolution.state
     events = audience_dicts(new_state, resolution.events, rs)
-    told_events = audience_dicts(new_state, resolution.events, rs, told=True)
+    told_events = with_story_facts(
+        audience_dicts(new_state, resolution.events, rs, told=True),
+        rs,
+        state,
+        rs.view(new_state),
+        reveal_roles=game.reveal_roles,
+    )
     _log(work, game, "resolve", {"step": step, "events": events}, now)
     current = work.session.scalar(
         select(Step).where(Step.game_id == game.id, Step.number == game.step_number)

@@ -172,6 +172,38 @@ def audience_dicts(
     return out
 
 
+def with_story_facts(
+    events: list[dict[str, Any]],
+    rs: Ruleset[Any],
+    before: Any,
+    after: GameView,
+    *,
+    reveal_roles: bool,
+) -> list[dict[str, Any]]:
+    """The step's events (told form) with what the story tells beside the rules' facts.
+
+    A ``death`` gets the dead player's ``role`` when the game reveals roles; a ``lynch`` the
+    ``votes`` in force at the deadline, voter -> names (``[]``: blank), so the village reads
+    who voted for whom; a ``role_change`` the ``previous`` role its player believed he had.
+    `before` is the state the step was resolved from, `after` the view of the new one.  The
+    game log keeps the rules' events as they are.
+    """
+    seen = rs.view(before)
+    ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
+    result = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "death" and reveal_roles and "role" not in event:
+            seat = after.find(str(event.get("player")))
+            event = {**event, "role": seat.role if seat is not None else None}
+        elif kind == "lynch" and "votes" not in event:
+            event = {**event, "votes": ballots}
+        elif kind == "role_change" and "previous" not in event:
+            event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
+        result.append(event)
+    return result
+
+
 def actions_of(
     rs: Ruleset[Any], state: Any, player: str, own_role: str | None = None
 ) -> list[dict[str, Any]]:
