@@ -1,18 +1,43 @@
 """The example's Italian pack: every key renders, its mails ask for words the parser reads, no
-subject gives a role away, and a seer's vision reaches nobody but the seer."""
+subject gives a role away, a seer's vision reaches nobody but the seer, and the scenarios' games
+and a whole game by mail (through narrator.service) are told in Italian."""
 
 from __future__ import annotations
 
+import email
 import random
 import re
+import tomllib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.message import Message
+from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import Engine, select
 
+from narrator.db import session_factory, transaction
+from narrator.inbound.dbsink import DbSink
+from narrator.models import Game as GameRow
+from narrator.models import GameStatus, OutboxMessage
+from narrator.service import games as service
+from narrator.service.inbox import InboxSettings, process_pending
+from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
 from rules import get_ruleset
 from rules.core.model import Seat, Settings, Vote
-from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
+from rules.scenario import run_scenario
+from stories import (
+    FileStore,
+    Game,
+    MemoryStore,
+    Player,
+    Renderer,
+    StoryKey,
+    check_store,
+    default_pack_root,
+)
 from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples
 from stories.store import StorySource
@@ -222,3 +247,133 @@ def test_the_vision_is_told_to_its_seer_only(renderer: Renderer) -> None:
             else:
                 assert "sta con" not in mail.text and "Vera" not in mail.text, recipient
     assert len(told) == 6
+
+
+# --- the scenarios' games, every event told ---------------------------------------------------
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) -> None:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    lines = run_scenario(data, until_end=True).lines
+    genders = {
+        n: (v.split(",")[1].strip() if "," in v else "man") for n, v in data["players"].items()
+    }
+    genders = {n: "vrouw" if g in ("vrouw", "donna") else "man" for n, g in genders.items()}
+    players = [Player(name, gender) for name, gender in genders.items()]
+    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
+    told = 0
+    for number, line in enumerate(lines[:-1]):
+        game = Game(name="ES2", ruleset=RULESET, language=LANGUAGE, theme=THEME, step=line["step"])
+        for event in line["events"]:
+            subject = event.get("player")
+            for recipient in (None, subject):
+                context = {"game": game, "players": players, "recipient": recipient}
+                assert renderer.render_event(key, context, event, number).strip(), event
+                told += 1
+    assert lines[-1]["end"] is True and told >= 4
+
+
+# --- a whole game by mail, through the narrator ----------------------------------------------
+
+NARRATOR = "narratore@example.org"
+START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
+CAST = {"Lea": "vrouw", "Vera": "vrouw", "Carlo": "man", "Dina": "vrouw", "Ezio": "man"}
+
+
+class Clock:
+    """A settable clock."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def _mail(sender: str, body: str, number: int) -> bytes:
+    return (
+        f"From: {sender}\r\nTo: {NARRATOR}\r\nSubject: ES1\r\n"
+        f"Message-ID: <m{number}.{sender}>\r\nDate: Wed, 18 Nov 2026 09:00:00 +0000\r\n"
+        f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    ).encode()
+
+
+def _text(message: Message) -> str:
+    part = next(p for p in message.walk() if p.get_content_type() == "text/plain")
+    payload = part.get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    return payload.decode(part.get_content_charset() or "utf-8")
+
+
+def test_a_whole_game_by_mail_is_told_in_italian(engine: Engine) -> None:
+    """Signups, the deal, votes by mail, deadlines and the end, through narrator.service.
+
+    The votes are names only and the signups say man/vrouw: words every version of the parser
+    reads for this game (see docs/dev/adding-a-ruleset.md, "What the parser takes")."""
+    factory = session_factory(engine)
+    mailer = Mailer(FileStore(default_pack_root()), NARRATOR)
+    settings = InboxSettings(address=NARRATOR, admins=("admin@example.org",))
+    sink = DbSink(factory)
+    clock = Clock()
+    with transaction(factory) as session:
+        session.add(
+            GameRow(
+                name="ES1",
+                name_key="es1",
+                ruleset=RULESET,
+                language=LANGUAGE,
+                theme=THEME,
+                speed=3600,
+                strictness=2,
+                status="signup",
+            )
+        )
+    numbers = iter(range(10_000))
+    for name, gender in CAST.items():
+        raw = _mail(f"{name.lower()}@example.org", f"{name}, {gender}", next(numbers))
+        sink.store_sync(raw, source="inject")
+    process_pending(factory, mailer, settings, clock)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(GameRow)).one()
+        service.start_game(work, mailer, game, now=clock(), seed=3)
+    for _ in range(40):
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(GameRow)).one()
+            if game.status == GameStatus.ENDED.value:
+                break
+            rules = service.ruleset_of(game)
+            state = service.load_state(work, game)
+            ballots = []
+            seats = rules.view(state).by_name()
+            for name in rules.asked(state):
+                # The village burns a villager every day, so the seer lives to see a night.
+                targets = rules.choices(state, name).actions[0].targets
+                target = next((t for t in targets if seats[t].role == "contadino"), targets[0])
+                ballots.append(_mail(f"{name.lower()}@example.org", target, next(numbers)))
+        for raw in ballots:
+            sink.store_sync(raw, source="inject")
+        process_pending(factory, mailer, settings, clock)
+        clock.now += timedelta(hours=1)
+        with unit_of_work(factory) as work:
+            for due in service.due_games(work.session, clock()):
+                service.close_step(work, mailer, due, now=clock())
+    with transaction(factory) as session:
+        game = session.scalars(select(GameRow)).one()
+        assert game.status == GameStatus.ENDED.value
+        roles = {p["name"]: p["role"] for p in game.state["players"]}
+        rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+        sent = [(r.recipient, r.kind, email.message_from_bytes(r.raw)) for r in rows]
+    kinds = {kind for _, kind, _ in sent}
+    assert kinds >= {"signup_confirmed", "role", "step", "receipt", "story", "game_over"}
+    seers = {f"{n.lower()}@example.org" for n, role in roles.items() if role == "veggente"}
+    visions = 0
+    for recipient, kind, message in sent:
+        text = _text(message)
+        assert text.rstrip().endswith("Il Narratore"), (kind, text)
+        if kind == "story" and "sta con" in text:
+            assert recipient in seers, text  # a vision, told to its seer only
+            visions += 1
+    assert visions >= 1
