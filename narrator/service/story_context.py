@@ -17,14 +17,20 @@ from narrator.durations import format_duration
 from narrator.models import Game, Player
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.work import Work, ruleset_of
+from narrator.zones import zone_or_utc
 from rules.core import Event
 from rules.core.ruleset import Ruleset
 from stories import Cast
 
 
 def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[str, Any]:
-    """The `game` variable of a story render (public facts only: the view's ``facts``)."""
+    """The `game` variable of a story render (public facts only: the view's ``facts``).
+
+    The deadline is the wall-clock time of the game's zone, and ``timezone`` names that zone,
+    so a template writes "vrijdag 18 november om 10:00 (Europe/Amsterdam)".
+    """
     view = ruleset_of(game).view(state) if state is not None else None
+    zone = zone_or_utc(game.timezone)
     return {
         "name": game.name,
         "ruleset": game.ruleset,
@@ -38,7 +44,8 @@ def story_game(game: Game, state: Any | None, step: str | None = None) -> dict[s
         "has_mayor": False,
         "mayor": None,
         **(view.facts if view is not None else {}),
-        "deadline": game.deadline,
+        "deadline": game.deadline.astimezone(zone) if game.deadline is not None else None,
+        "timezone": zone.key,
     }
 
 
