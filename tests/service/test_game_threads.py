@@ -78,7 +78,7 @@ def sent_mails(
                 r.id,
                 r.recipient,
                 r.kind,
-                email.message_from_bytes(r.raw, policy=email.policy.default),  # type: ignore[misc]
+                email.message_from_bytes(r.raw, policy=email.policy.default),
             )
             for r in rows
         ]
@@ -87,7 +87,7 @@ def sent_mails(
 def text_of(message: EmailMessage) -> str:
     part = message.get_body(("plain",))
     assert part is not None
-    return str(part.get_content())  # type: ignore[attr-defined]
+    return str(part.get_content())
 
 
 @pytest.mark.parametrize("language", ["nl", "en"])
