@@ -9,6 +9,7 @@ The game runs in Europe/Amsterdam: deadlines are written in its wall-clock time,
 from __future__ import annotations
 
 import email
+import email.header
 import email.policy
 import re
 from collections import defaultdict
@@ -53,8 +54,10 @@ def raw_mail(sender: str, subject: str, body: str, message_id: str, references: 
     threading = ""
     if references:
         threading = f"In-Reply-To: {references.split()[-1]}\r\nReferences: {references}\r\n"
+    # Encoded as a mail client writes it (RFC 2047: "=?utf-8?q?Re=3A_WW5_=E2=80=94_Nacht_1?=").
+    header = email.header.Header(subject, "utf-8").encode() if not subject.isascii() else subject
     return (
-        f"From: {sender}\r\nTo: {NARRATOR}\r\nSubject: {subject}\r\n"
+        f"From: {sender}\r\nTo: {NARRATOR}\r\nSubject: {header}\r\n"
         f"Message-ID: {message_id}\r\nDate: Wed, 18 Nov 2026 09:00:00 +0000\r\n"
         f"{threading}"
         f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
