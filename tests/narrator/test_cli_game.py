@@ -224,7 +224,7 @@ def test_show_lists_players_in_seat_order_without_roles_before_the_start(
 def test_show_of_a_running_game_reads_the_rules_state(
     run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
 ) -> None:
-    run_cli("game", "create", "WW5")
+    run_cli("game", "create", "WW5", "--tz", "Europe/Amsterdam")
     _sign_up(sessions, "WW5")
     ruleset = get_ruleset("wakkerdam")
     distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
@@ -251,6 +251,9 @@ def test_show_of_a_running_game_reads_the_rules_state(
     assert {p["name"]: p["role"] for p in players} == {seat.name: seat.role for seat in seats}
     assert all(p["alive"] is True for p in players)
     assert (view["winners"], view["teams"]) == ([], [])
+    # The text adds the deadline's wall-clock time in the game's zone.
+    text = run_cli("game", "show", "WW5").out
+    assert "deadline 2026-11-18T09:00:00+00:00 (2026-11-18 10:00 CET, Europe/Amsterdam)" in text
 
 
 def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:
