@@ -154,7 +154,13 @@ def process_message(
         )
     admission = admit_reply(session, parsed.sender, now, limits)
     silent = admission is not Admission.SEND
-    reply = ReplyTo(parsed.message_id or row.message_id or "", parsed.references, row.id, silent)
+    reply = ReplyTo(
+        parsed.message_id or row.message_id or "",
+        parsed.references,
+        row.id,
+        silent,
+        subject=parsed.raw_subject,
+    )
     if admission is Admission.NOTICE:
         _notice(work, mailer, settings, parsed, game, reply, now)
     if too_large:
@@ -379,6 +385,7 @@ def _refuse_unauthenticated(
         parsed.references,
         row.id,
         admission is not Admission.SEND,
+        subject=parsed.raw_subject,
     )
     if admission is Admission.NOTICE:
         _notice(work, mailer, settings, parsed, game, reply, now)
@@ -424,7 +431,7 @@ def _notice(
         per_hour=settings.limits.replies_per_hour,
         per_day=settings.limits.replies_per_day,
     )
-    notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id)
+    notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id, subject=reply.subject)
     _error_reply(
         work,
         mailer,
