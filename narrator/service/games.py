@@ -577,7 +577,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
             mailer.key(game, "night_result"),
             context,
             story_events,
-            f"{game.id}/story/{game.step_number}/{player.name}",
+            f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
             groups=groups,
         )
         if rendered is None:

@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
 from rules.core.view import JsonValue
-from rules.wakkerdam.roles import ROLE_ACTIONS, witte_weerwolf
+from rules.wakkerdam.roles import PACKS, ROLE_ACTIONS, witte_weerwolf
 from rules.wakkerdam.spec import ActionSpec, Targets
 from rules.wakkerdam.state import GameState, Player
 
@@ -25,11 +25,6 @@ TESTAMENT = ActionSpec(action="testament", step="doden")
 TESTAMENT_KEYWORD = replace(TESTAMENT, keyword="burgemeester")
 JAGER_SHOT = ROLE_ACTIONS["jager"][0]
 ZONDEBOK = ActionSpec(action="zondebok", step="na_brandstapel", min_names=0, max_names=1_000_000)
-
-PACKS: dict[str, frozenset[str]] = {
-    "weerwolven": frozenset({"weerwolf", "witte_weerwolf"}),
-    "vampiers": frozenset({"vampier"}),
-}
 
 
 def actions_for(state: GameState, player: Player) -> tuple[ActionSpec, ...]:

@@ -22,17 +22,9 @@ from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.wakkerdam import actions, distributions, engine, state
 from rules.wakkerdam.events import EVENT_TYPES, RoleChange, RoleInfo
-from rules.wakkerdam.roles import ROLES
+from rules.wakkerdam.roles import CIRCLES, ROLES
 from rules.wakkerdam.state import GameState
 from rules.wakkerdam.wins import TEAM_ORDER, team_of
-
-# Who knows whom at the start (spec §10): role -> the roles he sees as team mates.
-KNOWS: Mapping[str, frozenset[str]] = {
-    "weerwolf": frozenset({"weerwolf", "witte_weerwolf"}),
-    "witte_weerwolf": frozenset({"weerwolf", "witte_weerwolf"}),
-    "vampier": frozenset({"vampier"}),
-    "fluitspeler": frozenset({"fluitspeler"}),
-}
 
 # Roles a player is told he has instead of his own (spec: the Dwaas believes he is the Ziener).
 TOLD_AS: Mapping[str, str] = {"dwaas": "ziener"}
@@ -144,14 +136,15 @@ class WakkerdamRuleset:
 
     def start_events(self, state: GameState) -> tuple[Event, ...]:
         """Return one ``role`` info per player: role, team, and the mates he knows (§10)."""
-        mates_by_role: dict[str, list[str]] = {}
+        members: dict[str, list[str]] = {}  # circle -> its players, in seat order
         for player in state.players:
-            for knower, known in KNOWS.items():
-                if player.role in known:
-                    mates_by_role.setdefault(knower, []).append(player.name)
+            for circle, roles in CIRCLES.items():
+                if player.role in roles:
+                    members.setdefault(circle, []).append(player.name)
         infos: list[Event] = []
         for player in state.players:
-            mates = tuple(n for n in mates_by_role.get(player.role, ()) if n != player.name)
+            known = [n for c, roles in CIRCLES.items() if player.role in roles for n in members[c]]
+            mates = tuple(n for n in known if n != player.name)
             role = TOLD_AS.get(player.role, player.role)
             infos.append(RoleInfo(player=player.name, role=role, team=team_of(player), mates=mates))
         return tuple(infos)

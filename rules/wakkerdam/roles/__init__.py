@@ -79,3 +79,20 @@ ROLE_ACTIONS: Mapping[str, tuple[ActionSpec, ...]] = MappingProxyType(
 
 EVIL: frozenset[str] = frozenset(role.id for role in ROLES.values() if role.has("evil"))
 BURNS: frozenset[str] = frozenset(role.id for role in ROLES.values() if role.has("burns"))
+
+
+def _grouped(prefix: str) -> Mapping[str, frozenset[str]]:
+    groups: dict[str, set[str]] = {}
+    for role in ROLES.values():
+        for flag in role.flags:
+            if flag.startswith(prefix):
+                groups.setdefault(flag.removeprefix(prefix), set()).add(role.id)
+    return MappingProxyType({name: frozenset(ids) for name, ids in groups.items()})
+
+
+PACKS: Mapping[str, frozenset[str]] = _grouped("pack:")
+"""Pack -> its roles (flag ``pack:<name>``): they wake and choose together, and their own pack
+may not name them (``pack-member``)."""
+
+CIRCLES: Mapping[str, frozenset[str]] = _grouped("circle:")
+"""Circle -> its roles (flag ``circle:<name>``): at the start each knows the others (spec §10)."""

@@ -8,7 +8,7 @@ from rules.wakkerdam.spec import ActionSpec, Team
 SPEC = RoleSpec(
     id="fluitspeler",
     team=Team.FLUITSPELERS,
-    flags=frozenset({"evil", "burns"}),
+    flags=frozenset({"evil", "burns", "circle:fluitspelers"}),
     step="heks",
     description=(
         "Enchants one or two players each night; wins when every other living player is enchanted."

@@ -8,7 +8,7 @@ from rules.wakkerdam.spec import ActionSpec, Team
 SPEC = RoleSpec(
     id="vampier",
     team=Team.VAMPIERS,
-    flags=frozenset({"evil", "burns"}),
+    flags=frozenset({"evil", "burns", "pack:vampiers", "circle:vampiers"}),
     step="nacht",
     description="Votes with the vampires for a victim every night.",
 )

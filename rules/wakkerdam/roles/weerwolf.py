@@ -8,7 +8,7 @@ from rules.wakkerdam.spec import ActionSpec, Team
 SPEC = RoleSpec(
     id="weerwolf",
     team=Team.WEERWOLVEN,
-    flags=frozenset({"evil", "burns"}),
+    flags=frozenset({"evil", "burns", "pack:weerwolven", "circle:weerwolven"}),
     step="nacht",
     description="Votes with the pack for a victim every night.",
 )

@@ -8,7 +8,7 @@ from rules.wakkerdam.spec import ActionSpec, Team
 SPEC = RoleSpec(
     id="witte_weerwolf",
     team=Team.EIGEN,
-    flags=frozenset({"evil", "burns"}),
+    flags=frozenset({"evil", "burns", "pack:weerwolven", "circle:weerwolven"}),
     step="nacht",
     description="Votes with the pack, and on even nights kills alone (keyword witte); wins alone.",
 )
