@@ -1,0 +1,153 @@
+"""Lupus played by mail in Italian, signup to the winners' mail, through the narrator service.
+
+Signups `Nome, uomo|donna`, a fixed deal, the start's story (the first Sindaco), night powers
+by name, `nessuno`, the Sindaco's `successore` keyword and the day's `sindaco` ballot, errors,
+deadlines, a defeat and the end: every mail Italian, signed, no role in a subject, and the
+Veggente's vision told to the Veggente alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from email.message import Message
+
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import session_factory, transaction
+from narrator.models import Game, GameStatus
+from narrator.service import games as service
+from narrator.service.work import unit_of_work
+from stories.words import load_words
+from tests.service.test_example_by_mail import Table
+
+SIGNUPS = {
+    "Lea": "donna",
+    "Vera": "donna",
+    "Carlo": "uomo",
+    "Dina": "donna",
+    "Ezio": "uomo",
+    "Ugo": "uomo",
+}
+
+
+@pytest.fixture
+def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
+    yield session_factory(engine)
+
+
+def text_of(message: Message) -> str:
+    """The plain-text part of a queued mail."""
+    part = next(p for p in message.walk() if p.get_content_type() == "text/plain")
+    payload = part.get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    return payload.decode(part.get_content_charset() or "utf-8")
+
+
+def _address(name: str) -> str:
+    return f"{name.lower()}@example.org"
+
+
+def _view(factory: sessionmaker[Session]):  # type: ignore[no-untyped-def]
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        return service.ruleset_of(game).view(work.state(game))
+
+
+def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:
+    table = Table(factory)
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Borgo",
+                name_key="borgo",
+                ruleset="lupus",
+                language="it",
+                theme="lupus",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    for name, gender in SIGNUPS.items():
+        assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
+    assert table.write("Zeno", "Zeno, forse").startswith("error: bad-gender")
+
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=11)
+    roles = table.roles()
+    assert sorted(roles.values()) == sorted(
+        ["lupo", "negromante", "contadino", "veggente", "guardia", "investigatore"]
+    )
+    by_role = {role: name for name, role in roles.items()}
+    wolf, necro, seer = by_role["lupo"], by_role["negromante"], by_role["veggente"]
+    guard, farmer, sleuth = by_role["guardia"], by_role["contadino"], by_role["investigatore"]
+    mails = table.mails()
+    assert [kind for _, kind, _ in mails].count("role") == 6
+    # The start's story: the first Sindaco, told to everybody.
+    mayor = _view(factory).facts["mayor"]
+    assert mayor in SIGNUPS
+    start = [text_of(m) for _, kind, m in mails if kind == "story"]
+    assert len(start) == 6 and all(mayor in text for text in start)
+
+    # Night 1: the Veggente looks at the wolf, the Guardia stays home, the Sindaco names
+    # a successor; the farmer has nothing to do tonight.
+    assert table.write(seer, f"Stanotte guardo {wolf}") == "vote accepted"
+    assert table.write(guard, "nessuno") == "vote accepted"
+    heir = next(n for n in SIGNUPS if n not in (mayor, wolf, necro))
+    assert table.write(mayor, f"successore {heir}") == "vote accepted"
+    if farmer != mayor:
+        assert table.write(farmer, wolf) == "vote rejected: not-asked"
+    before = len(table.mails())
+    table.deadline()
+    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    assert "nera" in stories[_address(seer)] and wolf in stories[_address(seer)]
+    for name in SIGNUPS:
+        if name != seer:
+            assert "aura" not in stories.get(_address(name), ""), name
+    view = _view(factory)
+    assert (view.step, view.day) == ("giorno", 1)
+
+    # Day 1: the village burns the Negromante; one ballot for the Sindaco, one blank.
+    voters = [n for n in SIGNUPS if n != necro]
+    for name in voters[:-1]:
+        assert table.write(name, f"Al rogo {necro}!") == "vote accepted"
+    assert table.write(voters[-1], "nessuno") == "vote accepted"
+    assert table.write(necro, f"sindaco {necro}") == "vote accepted"
+    assert table.write(necro, f"{wolf} {seer}").startswith("error: too-many-names")
+    before = len(table.mails())
+    table.deadline()
+    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    assert day and all(necro in text for text in day)
+    assert all("Negromant" in text for text in day)  # the defeat of the negromanti
+
+    # Night 2: the wolf hunts the farmer (the Guardia watches somebody else).
+    assert table.write(wolf, farmer) == "vote accepted"
+    assert table.write(guard, seer if seer != guard else sleuth) == "vote accepted"
+    table.deadline()
+    view = _view(factory)
+    assert not view.find(farmer).alive  # type: ignore[union-attr]
+
+    # Day 2: the village burns the wolf, and the popolani win.
+    for seat in view.players:
+        if seat.alive and seat.name != wolf:
+            assert table.write(seat.name, wolf) == "vote accepted"
+    table.deadline()
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        assert game.status == GameStatus.ENDED.value
+    over = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "game_over"]
+    assert sorted(to for to, _ in over) == sorted(_address(n) for n in SIGNUPS)
+    assert all("Popolani" in text for _, text in over)
+
+    # Every mail is signed; no subject names a role.
+    words = load_words("lupus", "it")
+    role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}
+    for to, kind, message in table.mails():
+        text = text_of(message)
+        assert text.rstrip().endswith("Il Narratore"), (to, kind, text)
+        subject = {w.casefold() for w in re.findall(r"\w+", str(message["Subject"]))}
+        assert not subject & role_words, message["Subject"]
