@@ -337,6 +337,7 @@ def _tell_start(
             kind="story",
             identity=f"story/{game.id}/start/{player.id}",
             game=game,
+            subject=moment_subject(game, context),
         )
 
 
