@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from email.header import decode_header, make_header
 from email.message import Message
 
 import pytest
@@ -44,6 +45,11 @@ def text_of(message: Message) -> str:
     payload = part.get_payload(decode=True)
     assert isinstance(payload, bytes)
     return payload.decode(part.get_content_charset() or "utf-8")
+
+
+def subject_of(message: Message) -> str:
+    """The decoded subject of a queued mail."""
+    return str(make_header(decode_header(str(message["Subject"]))))
 
 
 def _address(name: str) -> str:
@@ -91,6 +97,8 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     mayor = _view(factory).facts["mayor"]
     assert mayor in SIGNUPS
     start = [text_of(m) for _, kind, m in mails if kind == "story"]
+    subjects = {subject_of(m) for _, kind, m in mails if kind == "story"}
+    assert subjects == {"Borgo — L'inizio"}, subjects
     assert len(start) == 6 and all(mayor in text for text in start)
 
     # Night 1: the Veggente looks at the wolf, the Guardia stays home, the Sindaco names
@@ -149,5 +157,5 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     for to, kind, message in table.mails():
         text = text_of(message)
         assert text.rstrip().endswith("Il Narratore"), (to, kind, text)
-        subject = {w.casefold() for w in re.findall(r"\w+", str(message["Subject"]))}
-        assert not subject & role_words, message["Subject"]
+        subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
+        assert not subject & role_words, subject_of(message)
