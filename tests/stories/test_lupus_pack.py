@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import random
 import re
+import tomllib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from narrator.service.words import lexicon_for
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
+from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples
@@ -344,3 +347,46 @@ def test_a_private_event_is_told_to_its_audience_only(renderer: Renderer, seed: 
                     key, {**context, "recipient": who}, event, f"{seed}|{index}"
                 )
                 assert fragment.strip().splitlines()[0] not in told.text, (recipient, event)
+
+
+# --- the scenarios' games, every event told ---------------------------------------------------
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) -> None:
+    """The engine's own events (every shape the rules emit) render, to the player and to
+    nobody in particular; the public ones never say a night death's cause."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    lines = run_scenario(data, until_end=True).lines
+    players = [Player(name) for name in data["players"]]
+    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
+    causes = load_words(RULESET, LANGUAGE).causes
+    told = 0
+    for number, line in enumerate(lines[:-1]):
+        step = line.get("step")
+        phase = {"notte": "night", "giorno": "day"}.get(str(step), "start")
+        game = Game(
+            name="LU2",
+            ruleset=RULESET,
+            language=LANGUAGE,
+            theme=THEME,
+            step=step,
+            phase=phase,
+            night=line["night"],
+            day=line["day"],
+        )
+        for event in line["events"]:
+            if event["type"] == "role":
+                continue  # the role mail tells it
+            subject = event.get("player")
+            for recipient in (None, subject):
+                context = {"game": game, "players": players, "recipient": recipient}
+                for seed in (number, number + 1):
+                    text = renderer.render_event(key, context, event, seed)
+                    assert text.strip(), event
+                    if event["type"] == "death":
+                        assert not any(words in text for words in causes.values()), text
+                told += 1
+    assert lines[-1]["end"] is True and told >= 2
