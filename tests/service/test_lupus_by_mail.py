@@ -119,27 +119,54 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     view = _view(factory)
     assert (view.step, view.day) == ("giorno", 1)
 
-    # Day 1: the village burns the Negromante; one ballot for the Sindaco, one blank.
-    voters = [n for n in SIGNUPS if n != necro]
+    # Day 1: the village burns the farmer; one ballot for the Sindaco, one blank, errors.
+    voters = [n for n in SIGNUPS if n != farmer]
     for name in voters[:-1]:
-        assert table.write(name, f"Al rogo {necro}!") == "vote accepted"
+        assert table.write(name, f"Al rogo {farmer}!") == "vote accepted"
     assert table.write(voters[-1], "nessuno") == "vote accepted"
-    assert table.write(necro, f"sindaco {necro}") == "vote accepted"
-    assert table.write(necro, f"{wolf} {seer}").startswith("error: too-many-names")
+    assert table.write(farmer, f"sindaco {farmer}") == "vote accepted"
+    assert table.write(farmer, f"{wolf} {seer}").startswith("error: too-many-names")
+    assert table.write(farmer, "Gandalf").startswith("error: no-name")
     before = len(table.mails())
     table.deadline()
     day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
-    assert day and all(necro in text for text in day)
-    assert all("Negromant" in text for text in day)  # the defeat of the negromanti
+    assert len(day) == 6 and all(farmer in text for text in day)
+    assert all("schede" in text for text in day)  # the count of the rogo
 
-    # Night 2: the wolf hunts the farmer (the Guardia watches somebody else).
-    assert table.write(wolf, farmer) == "vote accepted"
-    assert table.write(guard, seer if seer != guard else sleuth) == "vote accepted"
+    # Night 2: the Negromanti raise the farmer with a power word; the wolf hunts the
+    # Investigatore, who looks at the farmer's aura first; the Guardia watches the Veggente.
+    assert table.write(necro, f"{farmer} visione") == "vote accepted"
+    assert table.write(necro, farmer).startswith("vote rejected: power-missing")
+    assert table.write(wolf, sleuth) == "vote accepted"
+    assert table.write(sleuth, farmer) == "vote accepted"
+    assert table.write(guard, seer) == "vote accepted"
+    assert table.write(seer, necro) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    view = _view(factory)
+    assert not view.find(sleuth).alive  # type: ignore[union-attr]
+    assert "Spettro" in stories[_address(farmer)] and "Visione" in stories[_address(farmer)]
+    assert "bianca" in stories[_address(sleuth)]  # the dead farmer's aura, told at dawn
+    for name in SIGNUPS:
+        if name != farmer:
+            assert "Spettro" not in stories.get(_address(name), ""), name
+        assert sleuth in stories[_address(name)]  # the death is public
+
+    # Day 2: the village burns the Negromante: the negromanti, the new Spettro included,
+    # are defeated and exiled.
+    for seat in view.players:
+        if seat.alive and seat.name != necro:
+            assert table.write(seat.name, f"Voto {necro}") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    assert day and all(necro in text and farmer in text for text in day)
+
+    # Night 3: the wolf spares everybody; day 3: the village burns the wolf and wins.
+    assert table.write(wolf, "nessuno") == "vote accepted"
     table.deadline()
     view = _view(factory)
-    assert not view.find(farmer).alive  # type: ignore[union-attr]
-
-    # Day 2: the village burns the wolf, and the popolani win.
     for seat in view.players:
         if seat.alive and seat.name != wolf:
             assert table.write(seat.name, wolf) == "vote accepted"
