@@ -21,6 +21,7 @@ from narrator.db import session_factory, transaction
 from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
+from rules.core.view import GameView
 from stories.words import load_words
 from tests.service.test_example_by_mail import Table
 
@@ -56,7 +57,7 @@ def _address(name: str) -> str:
     return f"{name.lower()}@example.org"
 
 
-def _view(factory: sessionmaker[Session]):  # type: ignore[no-untyped-def]
+def _view(factory: sessionmaker[Session]) -> GameView:
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game)).one()
         return service.ruleset_of(game).view(work.state(game))
@@ -145,7 +146,8 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     table.deadline()
     stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
     view = _view(factory)
-    assert not view.find(sleuth).alive  # type: ignore[union-attr]
+    dead = view.find(sleuth)
+    assert dead is not None and not dead.alive
     assert "Spettro" in stories[_address(farmer)] and "Visione" in stories[_address(farmer)]
     assert "bianca" in stories[_address(sleuth)]  # the dead farmer's aura, told at dawn
     for name in SIGNUPS:

@@ -226,11 +226,11 @@ CAST = [
     Player("Eva", "vrouw", alive=False),
     Player("Frank", "man"),
 ]
-PUBLIC_EVENTS = [
+PUBLIC_EVENTS: list[dict[str, Any]] = [
     {"type": "death", "player": "Dirk", "cause": "lupi", "audience": "public"},
     {"type": "mayor", "player": "Frank", "via": "draw", "audience": "public"},
 ]
-PRIVATE_EVENTS = [
+PRIVATE_EVENTS: list[dict[str, Any]] = [
     {"type": "aura", "player": "Bram", "target": "Anna", "aura": "nera", "audience": ["Bram"]},
     {
         "type": "seen",
