@@ -188,3 +188,50 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
         assert text.rstrip().endswith("Il Narratore"), (to, kind, text)
         subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
         assert not subject & role_words, subject_of(message)
+
+
+def test_the_start_tells_the_class_mates_to_each_other_only(
+    factory: sessionmaker[Session],
+) -> None:
+    """A 13-player start: two Lupi learn each other's role in the start's story; nobody
+    else reads a role there, and everybody reads the first Sindaco."""
+    table = Table(factory)
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Borgo",
+                name_key="borgo",
+                ruleset="lupus",
+                language="it",
+                theme="lupus",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    names = [
+        "Lea", "Vera", "Carlo", "Dina", "Ezio", "Ugo", "Rita",
+        "Piero", "Gina", "Tullio", "Nella", "Osvaldo", "Bice",
+    ]  # fmt: skip
+    for number, name in enumerate(names):
+        gender = "donna" if number % 2 else "uomo"
+        assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=5)
+    roles = table.roles()
+    wolves = sorted(n for n, r in roles.items() if r == "lupo")
+    assert len(wolves) == 2
+    mayor = _view(factory).facts["mayor"]
+    start = {to: text_of(m) for to, kind, m in table.mails() if kind == "story"}
+    assert sorted(start) == sorted(_address(n) for n in names)
+    words = load_words("lupus", "it")
+    role_names = {r.name for r in words.roles.values()} - {"Sindaco"}
+    for name in names:
+        text = start[_address(name)]
+        assert mayor in text
+        if name in wolves:
+            other = next(w for w in wolves if w != name)
+            assert f"{other} è un Lupo" in text, text
+        else:
+            assert not any(f"è un {role}" in text for role in role_names), (name, text)
