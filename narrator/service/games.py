@@ -265,7 +265,10 @@ def start_game(
     by_name = {p.name: p for p in players}
     cast = story_cast(work, game, players, state)
     public = story_game(game, state)  # shared by every mail of the batch
-    for info in rs.start_events(state):
+    start_events = rs.start_events(state)
+    for info in start_events:
+        if info.type != "role":
+            continue  # told below, in the start's story
         data = info.to_dict()
         player = by_name[data["player"]]
         context = mail_context(game, cast, state, player.name, public=public)
@@ -287,7 +290,55 @@ def start_game(
             identity=f"role/{game.id}/{player.id}",
             now=now,
         )
+    _tell_start(
+        work, mailer, game, state, players, [e for e in start_events if e.type != "role"], now
+    )
     _open_step(work, mailer, game, state, players, now)
+
+
+def _tell_start(
+    work: Work,
+    mailer: Mailer,
+    game: Game,
+    state: Any,
+    players: Sequence[Player],
+    events: Sequence[Any],
+    now: datetime,
+) -> None:
+    """Mail the start's other events (Lupus: the class mates' roles, the Divinatore's
+    statements, the first Sindaco) as the story of the start, each to its audience."""
+    if not events:
+        return
+    rs = ruleset_of(game)
+    told = audience_dicts(state, events, rs, told=True)
+    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
+    seats = rs.view(state).by_name()
+    cast = story_cast(work, game, players, state)
+    public = story_game(game, state, phase="start")  # the moment: the beginning
+    for player in players:
+        seat = seats.get(player.name)
+        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        context = mail_context(game, cast, state, player.name, public=public)
+        rendered = mailer.renderer.render_story(
+            mailer.key(game, "night_result"),
+            context,
+            story_events,
+            f"{game.id}/story/start/{player.name}",
+            groups=groups,
+        )
+        if rendered is None:
+            continue
+        mailer.queue(
+            work.session,
+            rendered=rendered,
+            to=player.email,
+            to_name=player.name,
+            now=now,
+            kind="story",
+            identity=f"story/{game.id}/start/{player.id}",
+            game=game,
+            subject=moment_subject(game, context),
+        )
 
 
 def _open_step(
