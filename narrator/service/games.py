@@ -612,8 +612,12 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
         current.resolved_at = now
     work.store(game, new_state)
     players = work.players(game)
-    seats = rs.view(new_state).by_name()
+    after = rs.view(new_state)
+    seats = after.by_name()
     seen_dead = {name for name, seat in seats.items() if not seat.alive}
+    # Every dawn and dusk (the phase turns, or the game ends) is told to the whole village,
+    # also when nothing happened ("Het bleef stil"): a quiet night is news too.
+    turning = after.over or (phase is not None and after.phase not in (None, phase))
     cast = story_cast(work, game, players, new_state)
     public = story_game(game, new_state, step, phase)  # shared by every mail
     # Parsed once for every recipient (render_story takes them as they are).
@@ -630,6 +634,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
             story_events,
             f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
             groups=groups,
+            send_empty=turning,
         )
         if rendered is None:
             continue

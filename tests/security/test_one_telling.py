@@ -62,3 +62,29 @@ def test_every_reader_gets_the_same_variant_of_a_public_death(
         assert len(variants) == 1 and sum(variants.values()) > 1, variants
     with transaction(narrator.factory) as session:
         assert session.scalars(select(Game)).one().status == GameStatus.ENDED.value
+
+
+def test_every_dawn_and_dusk_is_told_to_the_village_even_a_quiet_one(
+    make_narrator: Callable[..., Narrator],
+) -> None:
+    narrator = make_narrator()
+    narrator.add_game("WW6")
+    players = [(n, f"{n.lower()}@ww6.example") for n in PLAYER_NAMES[:8]]
+    narrator.sign_up("WW6", players)
+    narrator.start("WW6", seed=5)
+    turns = 0
+    for _ in range(12):  # nobody votes: nights kill nobody, days burn nobody
+        before = narrator.last_outbox_id()
+        with unit_of_work(narrator.factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            if game.status != GameStatus.RUNNING.value:
+                break
+            rs = service.ruleset_of(game)
+            phase = rs.view(work.state(game)).phase
+            service.close_step(work, narrator.mailer, game, now=narrator.clock())
+            turned = rs.view(work.state(game)).phase != phase
+        told = {m.recipient for m in narrator.outbox(after=before) if m.kind == "story"}
+        if turned:
+            turns += 1
+            assert told == {address for _, address in players}, (phase, sorted(told))
+    assert turns >= 2  # a dawn and a dusk at least
