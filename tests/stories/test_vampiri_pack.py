@@ -1,0 +1,246 @@
+"""The Italian story pack of La Notte dei Vampiri (`stories/vampiri/it/`).
+
+Every template of the pack renders with every sample; every word a mail tells a player to write
+(the pack writes them between « and ») is one the parser accepts; no subject names a role; and
+the private events reach their audience only.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from collections.abc import Iterator
+
+import pytest
+
+from narrator.service.words import lexicon_for
+from stories import Event, FileStore, Renderer, StoryKey, check_store, load_words
+from stories.keys import events_of, keys_of
+from stories.samples import event_samples, mail_samples, sample_players
+from stories.store import StorySource
+
+RULESET, LANGUAGE, THEME = "vampiri", "it", "vampiri"
+WORDS = load_words(RULESET, LANGUAGE)
+PUBLIC_EVENTS = ("execution", "tie", "verdict", "death", "win")
+_TOLD = re.compile(r"«([^»]*)»")
+_WORD = re.compile(r"\w+")
+
+
+def fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@pytest.fixture(scope="module")
+def store() -> FileStore:
+    return FileStore()
+
+
+@pytest.fixture(scope="module")
+def renderer(store: FileStore) -> Renderer:
+    return Renderer(store)
+
+
+def sources(store: FileStore) -> Iterator[StorySource]:
+    for source in store.all():
+        key = source.key
+        if (key.ruleset, key.language) == (RULESET, LANGUAGE) and not key.is_partial:
+            yield source
+
+
+def rendered_mails(
+    store: FileStore, renderer: Renderer
+) -> Iterator[tuple[StorySource, dict, str, str]]:
+    """(source, context, subject, text) of every mail template with every sample."""
+    for source in sources(store):
+        if not source.key.is_mail:
+            continue
+        for number, context in enumerate(mail_samples(source.key)):
+            mail = renderer.render_source_mail(source, context, random.Random(number))
+            yield source, context, mail.subject, mail.text
+
+
+def test_the_pack_passes_stories_check(store: FileStore) -> None:
+    report = check_store(store, [LANGUAGE])
+    assert [p for p in report.problems if "vampiri/" in p] == []
+
+
+def test_every_key_has_a_story_and_public_events_two(store: FileStore) -> None:
+    missing = [
+        event
+        for event in keys_of(RULESET)
+        if not store.variants(StoryKey(RULESET, LANGUAGE, THEME, event))
+        and not store.variants(StoryKey(RULESET, LANGUAGE, "_base", event))
+    ]
+    assert missing == []
+    few = [
+        event
+        for event in events_of(RULESET)
+        if len(store.variants(StoryKey(RULESET, LANGUAGE, THEME, event))) < 2
+    ]
+    assert few == []
+
+
+def test_every_event_renders_with_every_sample(store: FileStore, renderer: Renderer) -> None:
+    renders = 0
+    for source in sources(store):
+        if source.key.is_mail:
+            continue
+        for number, (context, data) in enumerate(event_samples(source.key)):
+            event = Event.from_dict(data, RULESET)
+            text = renderer.render_source_event(source, context, event, random.Random(number))
+            assert text.strip(), f"{source.origin}: empty for {data}"
+            renders += 1
+    assert renders > 300
+
+
+def accepted_words(context: dict) -> set[str]:
+    """What the parser reads in a vote or a signup: keywords, blank words, Help, genders, the
+    players' and the game's names."""
+    words = {fold(w) for written in WORDS.keywords.values() for w in written}
+    words |= {fold(w) for w in (*WORDS.blanco, *WORDS.help)}
+    words |= {fold(w) for written in WORDS.genders.values() for w in written}
+    words |= {fold(p.name) for p in sample_players(RULESET)}
+    game = context.get("game")
+    if game is not None:
+        words.add(fold(game.name))
+    return words
+
+
+def test_every_word_a_mail_tells_to_write_is_accepted(store: FileStore, renderer: Renderer) -> None:
+    lexicon = lexicon_for(RULESET, LANGUAGE)
+    assert lexicon is not None
+    told = 0
+    for source, context, _subject, text in rendered_mails(store, renderer):
+        allowed = accepted_words(context)
+        for phrase in _TOLD.findall(text):
+            for word in _WORD.findall(phrase):
+                told += 1
+                assert fold(word) in allowed, f"{source.origin}: «{phrase}» is not accepted"
+    assert told > 500
+
+
+def test_the_keywords_blank_words_and_signup_words_are_the_spec_s() -> None:
+    assert {k: WORDS.keywords[k][0] for k in WORDS.keywords} == {
+        k: k for k in ("caccia", "visita", "ospita", "agguato", "condanna", "risparmia")
+    }
+    assert {"nessuno", "astengo"} <= set(WORDS.blanco)
+    assert "uomo" in WORDS.genders["man"] and "donna" in WORDS.genders["vrouw"]
+    assert {"aiuto", "help"} <= set(WORDS.help)
+    reserved = {fold(w) for ws in WORDS.keywords.values() for w in ws} | set(WORDS.blanco)
+    assert not reserved & {fold(w) for w in WORDS.stop_words}
+    assert len(WORDS.stop_words) > 200
+
+
+def test_step_mails_say_what_to_write(store: FileStore, renderer: Renderer) -> None:
+    key = StoryKey(RULESET, LANGUAGE, THEME, "step")
+    for number, context in enumerate(mail_samples(key)):
+        text = renderer.render_mail(key, context, number).text
+        for action in context["actions"]:
+            if action.keyword:
+                assert f"«{action.keyword}»" in text, (action.kind, text)
+            if action.blanco and (action.max > 0 or action.keyword is None):
+                assert "«nessuno»" in text, (action.kind, text)
+            if action.extra.get("approval"):
+                assert "tutti quelli che sospetti" in text
+            for name in action.choices:
+                assert name in text
+        assert "entro " in text and "Il Narratore" in text
+
+
+def role_words() -> list[str]:
+    out = set()
+    for role in WORDS.roles.values():
+        out |= {role.name, role.plural}
+    return sorted(out)
+
+
+def test_no_subject_names_a_role(store: FileStore, renderer: Renderer) -> None:
+    patterns = [re.compile(rf"\b{re.escape(fold(w))}\b") for w in role_words()]
+    for source, _context, subject, _text in rendered_mails(store, renderer):
+        for pattern in patterns:
+            assert not pattern.search(fold(subject)), f"{source.origin}: {subject!r}"
+
+
+def test_every_mail_greets_and_is_signed(store: FileStore, renderer: Renderer) -> None:
+    for source, _context, _subject, text in rendered_mails(store, renderer):
+        first = text.strip().splitlines()[0]
+        assert re.match(r"^(Ciao|Caro|Cara|Benvenut[oa]|A tutta Malacorte)\b", first), (
+            source.origin,
+            first,
+        )
+        assert text.rstrip().endswith("Il Narratore"), source.origin
+
+
+PRIVATE = {
+    "blocked": ({"player": "Anna"}, ["Anna"]),
+    "investigation": ({"player": "Anna", "target": "Carla", "category": "lupo_mannaro"}, ["Anna"]),
+    "silenced": ({"player": "Anna"}, ["Anna"]),
+    "hunters": ({"player": "Anna", "players": ["Anna", "Frank"]}, ["Anna"]),
+    "inactive": ({"player": "Anna", "missed": 1}, ["Anna"]),
+    "rejected": ({"player": "Anna", "reason": "required"}, ["Anna"]),
+    "hunt": ({"target": "Carla", "hunters": ["Anna", "Frank"]}, ["Anna", "Frank"]),
+}
+
+
+@pytest.mark.parametrize("event_type", sorted(PRIVATE))
+@pytest.mark.parametrize("step", ["votazione", "giorno"])
+def test_private_events_reach_their_audience_only(
+    renderer: Renderer, event_type: str, step: str
+) -> None:
+    fields, audience = PRIVATE[event_type]
+    secret = {"type": event_type, "audience": audience, **fields}
+    public = {"type": "death", "audience": "public", "player": "Bram", "cause": "ucciso"}
+    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
+    game = {"name": "VN5", "ruleset": RULESET, "language": LANGUAGE, "theme": THEME,
+            "step": step, "phase": "day" if step == "giorno" else "night", "night": 2, "day": 2}
+    players = sample_players(RULESET)
+    for seed in range(6):
+        for reader in ("Anna", "Carla", "Frank", None):
+            context = {"game": game, "players": players, "recipient": reader}
+            with_secret = renderer.render_story(key, context, [public, secret], seed)
+            without = renderer.render_story(key, context, [public], seed)
+            assert with_secret is not None and without is not None
+            if reader in audience:
+                assert with_secret.text != without.text, (event_type, reader)
+            else:
+                assert with_secret.text == without.text, (event_type, reader)
+
+
+@pytest.mark.parametrize("event_type", PUBLIC_EVENTS)
+def test_public_events_tell_no_secret(store: FileStore, renderer: Renderer, event_type: str) -> None:
+    """A public event's story names no investigation category and no secret action."""
+    secrets = ("Vampiro Maggiore", "Cacciatore Maggiore", "bloccat", "indagin", "protett")
+    for source in sources(store):
+        if source.key.event != event_type:
+            continue
+        for number, (context, data) in enumerate(event_samples(source.key)):
+            text = renderer.render_source_event(
+                source, context, Event.from_dict(data, RULESET), random.Random(number)
+            )
+            for word in secrets:
+                assert word not in text, (source.origin, text)
+
+
+def test_dead_roles_are_told_only_when_revealed(store: FileStore, renderer: Renderer) -> None:
+    for source in sources(store):
+        if source.key.event != "death":
+            continue
+        context = {
+            "game": {"name": "VN5", "ruleset": RULESET, "language": LANGUAGE, "theme": THEME},
+            "players": sample_players(RULESET),
+            "recipient": "Carla",
+        }
+        told = renderer.render_source_event(
+            source, context,
+            Event.from_dict({"type": "death", "player": "Bram", "cause": "ucciso", "role": "nosferatu"}, RULESET),
+            random.Random(0),
+        )
+        hidden = renderer.render_source_event(
+            source, context,
+            Event.from_dict({"type": "death", "player": "Bram", "cause": "ucciso"}, RULESET),
+            random.Random(0),
+        )
+        assert "Nosferatu" in told
+        assert not any(w in hidden for w in role_words() if len(w) > 3)
