@@ -266,6 +266,8 @@ def start_game(
     public = story_game(game, state)  # shared by every mail of the batch
     for info in rs.start_events(state):
         data = info.to_dict()
+        if info.type != "role" or data.get("player") not in by_name:
+            continue  # a public start event (the vampiri's composition) has no mail of its own
         player = by_name[data["player"]]
         context = mail_context(game, cast, state, player.name, public=public)
         context.update(

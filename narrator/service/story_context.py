@@ -7,7 +7,7 @@ Everything a template may read of a game comes from here, through the ruleset's 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,11 @@ from rules.core import Event
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
+from stories import Game as StoryGame
+
+#: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
+#: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
+_STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
 
 
 def story_game(
@@ -31,7 +36,8 @@ def story_game(
     *,
     view: GameView | None = None,
 ) -> dict[str, Any]:
-    """The `game` variable of a story render (public facts only: the view's ``facts``).
+    """The `game` variable of a story render (public facts only: those of the view's ``facts``
+    that stories' `Game` has).
 
     `phase` is the phase of `step` (default: the view's, right for the current step; a story
     of a resolved step passes the phase that step had).  `view` is the state's, when the
@@ -52,7 +58,11 @@ def story_game(
         "strictness": game.strictness,
         "has_mayor": False,
         "mayor": None,
-        **(view.facts if view is not None else {}),
+        **(
+            {k: v for k, v in view.facts.items() if k in _STORY_GAME_FIELDS}
+            if view is not None
+            else {}
+        ),
         "deadline": game.deadline,
     }
 
