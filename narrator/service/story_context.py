@@ -22,6 +22,7 @@ from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
 from stories import Game as StoryGame
+from stories.pack import PackError, load_pack
 
 #: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
@@ -192,21 +193,32 @@ def with_story_facts(
 ) -> list[dict[str, Any]]:
     """The step's events (told form) with what the story tells beside the rules' facts.
 
-    A ``death`` gets the dead player's ``role`` when the game reveals roles; a ``lynch`` the
-    ``votes`` in force at the deadline, voter -> names (``[]``: blank), so the village reads
-    who voted for whom; a ``role_change`` the ``previous`` role its player believed he had.
-    `before` is the state the step was resolved from, `after` the view of the new one.  The
-    game log keeps the rules' events as they are.
+    A ``death`` gets the dead player's ``role`` when the game reveals roles; an event whose
+    story pack lists ``votes`` among its added fields (Wakkerdam's ``lynch``, the vampiri's
+    ``execution`` and ``tie``) the plain ``votes`` in force at the deadline, voter -> names
+    (``[]``: blank), so the village reads who voted for whom, unless the view's facts say the
+    vote is secret (``secret_vote``); a ``role_change`` the ``previous`` role its player
+    believed he had.  `before` is the state the step was resolved from, `after` the view of
+    the new one.  The game log keeps the rules' events as they are.
     """
     seen = rs.view(before)
     ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
+    try:
+        added = load_pack(rs.id).added_fields
+    except PackError:
+        added = {}
+    with_votes = (
+        frozenset()
+        if after.facts.get("secret_vote")
+        else frozenset(kind for kind, names in added.items() if "votes" in names)
+    )
     result = []
     for event in events:
         kind = event.get("type")
         if kind == "death" and reveal_roles and "role" not in event:
             seat = after.find(str(event.get("player")))
             event = {**event, "role": seat.role if seat is not None else None}
-        elif kind == "lynch" and "votes" not in event:
+        elif kind in with_votes and "votes" not in event:
             event = {**event, "votes": ballots}
         elif kind == "role_change" and "previous" not in event:
             event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
