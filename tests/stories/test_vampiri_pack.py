@@ -193,8 +193,16 @@ def test_private_events_reach_their_audience_only(
     secret = {"type": event_type, "audience": audience, **fields}
     public = {"type": "death", "audience": "public", "player": "Bram", "cause": "ucciso"}
     key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
-    game = {"name": "VN5", "ruleset": RULESET, "language": LANGUAGE, "theme": THEME,
-            "step": step, "phase": "day" if step == "giorno" else "night", "night": 2, "day": 2}
+    game = {
+        "name": "VN5",
+        "ruleset": RULESET,
+        "language": LANGUAGE,
+        "theme": THEME,
+        "step": step,
+        "phase": "day" if step == "giorno" else "night",
+        "night": 2,
+        "day": 2,
+    }
     players = sample_players(RULESET)
     for seed in range(6):
         for reader in ("Anna", "Carla", "Frank", None):
@@ -209,7 +217,9 @@ def test_private_events_reach_their_audience_only(
 
 
 @pytest.mark.parametrize("event_type", PUBLIC_EVENTS)
-def test_public_events_tell_no_secret(store: FileStore, renderer: Renderer, event_type: str) -> None:
+def test_public_events_tell_no_secret(
+    store: FileStore, renderer: Renderer, event_type: str
+) -> None:
     """A public event's story names no investigation category and no secret action."""
     secrets = ("Vampiro Maggiore", "Cacciatore Maggiore", "bloccat", "indagin", "protett")
     for source in sources(store):
@@ -233,12 +243,16 @@ def test_dead_roles_are_told_only_when_revealed(store: FileStore, renderer: Rend
             "recipient": "Carla",
         }
         told = renderer.render_source_event(
-            source, context,
-            Event.from_dict({"type": "death", "player": "Bram", "cause": "ucciso", "role": "nosferatu"}, RULESET),
+            source,
+            context,
+            Event.from_dict(
+                {"type": "death", "player": "Bram", "cause": "ucciso", "role": "nosferatu"}, RULESET
+            ),
             random.Random(0),
         )
         hidden = renderer.render_source_event(
-            source, context,
+            source,
+            context,
             Event.from_dict({"type": "death", "player": "Bram", "cause": "ucciso"}, RULESET),
             random.Random(0),
         )
