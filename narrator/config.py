@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from narrator.durations import format_duration, parse_duration
+from narrator.zones import DEFAULT_TIMEZONE, parse_timezone
 
 DEFAULT_CONFIG_NAME = "narrator.toml"
 
@@ -32,13 +33,15 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class NarratorSection:
     """``[narrator]``: the narrator's address, database, and the defaults of new games
-    (language, ruleset, theme; an empty theme is the ruleset's own)."""
+    (language, ruleset, theme, time zone; an empty theme is the ruleset's own)."""
 
     address: str = "verteller@example.org"
     database: str = "sqlite:///narrator.db"
     language: str = "nl"
     ruleset: str = "wakkerdam"
     theme: str = ""
+    # An IANA name: deadlines of new games are written in it (``game create --tz`` overrides).
+    timezone: str = DEFAULT_TIMEZONE
 
     @property
     def default_theme(self) -> str:
@@ -310,6 +313,10 @@ def _resolve(
         raise ConfigError(f"{label}: 'narrator.ruleset' must be a ruleset id like \"wakkerdam\"")
     if narrator.theme and not _WORD.fullmatch(narrator.theme):
         raise ConfigError(f"{label}: 'narrator.theme' may hold only letters, digits, '-' and '_'")
+    try:
+        parse_timezone(narrator.timezone)
+    except ValueError as error:
+        raise ConfigError(f"{label}: 'narrator.timezone': {error}") from None
     database = _absolute_database(narrator.database, base_dir, label)
     for name, port in (
         ("inbound.smtp.port", config.inbound.smtp.port),

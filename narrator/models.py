@@ -27,6 +27,8 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from narrator.zones import DEFAULT_TIMEZONE, TIMEZONE_LENGTH
+
 # Stable constraint names, so that migrations can name what they create and drop.
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -161,6 +163,8 @@ class Game(Base):
     ruleset: Mapped[str] = mapped_column(String(32))
     language: Mapped[str] = mapped_column(String(16))
     theme: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    # The IANA zone its deadlines are written in (``game create --tz``); stored times stay UTC.
+    timezone: Mapped[str] = mapped_column(String(TIMEZONE_LENGTH), default=DEFAULT_TIMEZONE)
     speed: Mapped[int] = mapped_column(Integer)  # length of every step, in seconds
     strictness: Mapped[int] = mapped_column(Integer)
     close_early: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -102,6 +102,8 @@ class Game:
     has_mayor: bool = False
     mayor: str | None = None
     deadline: dt.datetime | None = None
+    # The IANA name of the zone `deadline` is given in ("UTC", "Europe/Amsterdam").
+    timezone: str = "UTC"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", clean_text(self.name))

@@ -102,13 +102,14 @@ def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "
     return patterns["start"].format(items[0], joined)
 
 
-@lru_cache(maxsize=_CACHED)
 def when(moment: dt.datetime, pattern: str, locale: str) -> str:
-    """A moment in UTC with a CLDR date pattern: "EEEE d MMMM 'om' HH:mm" -> "woensdag 18
-    november om 09:00" (the locale's weekday and month names).  A naive moment is UTC."""
+    """A moment with a CLDR date pattern: "EEEE d MMMM 'om' HH:mm" -> "woensdag 18 november om
+    10:00" (the locale's weekday and month names), on the clock of the moment's own time zone
+    (the narrator gives a deadline in the game's zone).  A naive moment is UTC.  Not cached:
+    equal moments of different zones are equal datetimes, but are written differently."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
-    return str(format_datetime(moment, pattern, tzinfo=dt.UTC, locale=locale))
+    return str(format_datetime(moment, pattern, tzinfo=moment.tzinfo, locale=locale))
 
 
 @lru_cache(maxsize=_CACHED)

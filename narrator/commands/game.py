@@ -40,6 +40,7 @@ from narrator.service.authenticity import reply_addresses_from_config
 from narrator.service.games import GameError
 from narrator.service.mailer import Mailer
 from narrator.service.work import Work, work_in
+from narrator.zones import parse_timezone, zone_or_utc
 from rules.core.model import Settings
 from stories import FileStore
 from stories.words import languages_of
@@ -156,6 +157,12 @@ def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     create.add_argument("--theme", help="story theme (default: the ruleset's own)")
     create.add_argument("--lang", help="language of the mails (default: [narrator] language)")
     create.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="time zone the mails write deadlines in, e.g. Europe/Amsterdam "
+        "(default: [narrator] timezone, UTC)",
+    )
+    create.add_argument(
         "--close-early",
         action="store_true",
         help="close a step as soon as everyone asked has voted",
@@ -219,6 +226,11 @@ def _create(args: argparse.Namespace) -> None:
             f"the {ruleset_id} ruleset has no story pack in {language!r} yet, so its mails "
             f"could not be written (packs: {', '.join(told_in) or 'none'}); choose --lang"
         )
+    timezone = args.tz if args.tz is not None else config.narrator.timezone
+    try:
+        parse_timezone(timezone)
+    except ValueError as error:
+        raise CommandError(f"--tz: {error}") from None
     theme = args.theme or (config.narrator.theme if ruleset_id == config.narrator.ruleset else "")
     theme = theme or ruleset_id
     if not _THEME.fullmatch(theme) or len(theme) > NAME_LENGTH:
@@ -234,6 +246,7 @@ def _create(args: argparse.Namespace) -> None:
                 ruleset=ruleset_id,
                 language=language,
                 theme=theme,
+                timezone=timezone,
                 speed=speed,
                 strictness=args.strictness,
                 close_early=args.close_early,
@@ -251,7 +264,7 @@ def _create(args: argparse.Namespace) -> None:
         print(json.dumps(view))
         return
     print(
-        f"created game {name} ({ruleset_id}, {language}, theme {theme}, "
+        f"created game {name} ({ruleset_id}, {language}, theme {theme}, time zone {timezone}, "
         f"speed {format_duration(speed)}, strictness {args.strictness}); signups are open: "
         f"players mail {config.narrator.address} with subject {name}"
     )
@@ -312,9 +325,11 @@ def _show(args: argparse.Namespace) -> None:
     with database_session(config) as session:
         game = open_game(session, args.name)
         view = game_view(Work(session), game)
+        timezone = game.timezone
         unsubscribed = {p.name for p in game_players(session, game) if p.unsubscribed}
         settings = (
-            f"{game.language}, theme {game.theme}, speed {format_duration(game.speed)}, "
+            f"{game.language}, theme {game.theme}, time zone {game.timezone}, "
+            f"speed {format_duration(game.speed)}, "
             f"strictness {game.strictness}, close early {_yes(game.close_early)}, "
             f"reveal roles {_yes(game.reveal_roles)}"
         )
@@ -324,7 +339,8 @@ def _show(args: argparse.Namespace) -> None:
     print(f"{view['name']}  {view['ruleset']}  {view['state']}  ({settings})")
     if view["step"] is not None:
         print(f"step {view['step']} (night {view['night']}, day {view['day']})")
-        print(f"deadline {view['deadline']}; asked: {', '.join(view['asked']) or 'nobody'}")
+        asked = ", ".join(view["asked"]) or "nobody"
+        print(f"deadline {_local(view['deadline'], timezone)}; asked: {asked}")
     if view["winners"] or view["teams"]:
         print(f"winners: {', '.join(view['winners'])} ({', '.join(view['teams'])})")
     print(f"players ({len(view['players'])}):")
@@ -336,6 +352,14 @@ def _show(args: argparse.Namespace) -> None:
             f"  {seat}. {player['name']} <{player['email']}> {player['gender']}, "
             f"role {role}, {life}{mail}"
         )
+
+
+def _local(deadline: str | None, timezone: str) -> str:
+    """A UTC ISO deadline with its wall-clock time in the game's zone: "... (10:00 CET)"."""
+    if deadline is None:
+        return "none"
+    local = datetime.fromisoformat(deadline).astimezone(zone_or_utc(timezone))
+    return f"{deadline} ({local:%Y-%m-%d %H:%M} {local.tzname()}, {timezone})"
 
 
 def _yes(flag: bool) -> str:

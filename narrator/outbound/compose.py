@@ -11,7 +11,8 @@ header names are not exactly the ones it wrote.
 
 Headers (interfaces.md §5): ``Message-ID`` (caller-fixed, see :func:`make_message_id`), ``Date``,
 ``From``, ``To``, ``Subject``, ``Auto-Submitted: auto-replied`` for replies and ``auto-generated``
-for everything else, ``In-Reply-To``/``References`` when answering a mail, optional ``Reply-To``,
+for everything else, ``In-Reply-To``/``References`` when answering a mail (and ``References``
+alone on a game's own mails: the game's thread root), optional ``Reply-To``,
 and ``X-Auto-Response-Suppress: All`` (Exchange/Outlook autoresponders honour it).
 
 ``Precedence`` is deliberately *not* set.  RFC 3834 (§3.1.8) advises automatic responders not to
@@ -88,9 +89,11 @@ class Address:
 class OutgoingMail:
     """Everything that makes one outgoing mail, before it gets its Message-ID and Date.
 
-    ``in_reply_to`` is the Message-ID of the mail answered and ``references`` that mail's own
-    ``References`` (ids, or the raw header text); the composed ``References`` is those followed by
-    ``in_reply_to``, trimmed to the last :data:`MAX_REFERENCES`.  Ids that are not well-formed
+    ``in_reply_to`` is the Message-ID of the mail answered and ``references`` the thread it
+    belongs to: the game's root id, then the answered mail's own ``References`` (ids, or the
+    raw header text); the composed ``References`` is those followed by ``in_reply_to``, trimmed
+    by :func:`trim_references`.  A mail that answers nothing may still carry ``references``
+    (the game's root), written without ``In-Reply-To``.  Ids that are not well-formed
     ``<left@right>`` are dropped, since they come from whoever wrote to us.
     """
 
@@ -153,6 +156,18 @@ def parse_message_ids(value: str | Sequence[str] | None) -> list[str]:
     return found
 
 
+def trim_references(ids: Sequence[str]) -> list[str]:
+    """At most :data:`MAX_REFERENCES` ids: the first (the thread's root) and the last ones.
+
+    RFC 5322 §3.6.4 builds References as the parent's References plus the parent's id; a long
+    chain is shortened in the middle (as RFC 5537 §3.4.4 does for news), so that the root that
+    holds a conversation together is never the one dropped.
+    """
+    if len(ids) <= MAX_REFERENCES:
+        return list(ids)
+    return [ids[0], *ids[len(ids) - MAX_REFERENCES + 1 :]]
+
+
 def compose(mail: OutgoingMail, *, message_id: str, date: datetime) -> bytes:
     """Return the mail as CRLF-terminated RFC 5322 bytes, ready for SMTP ``DATA``.
 
@@ -177,10 +192,11 @@ def compose(mail: OutgoingMail, *, message_id: str, date: datetime) -> bytes:
         headers.append(("Reply-To", _address_value(mail.reply_to, "Reply-To")))
     headers.append(("Subject", _unstructured_value(mail.subject, "Subject")))
     in_reply_to = parse_message_ids(mail.in_reply_to)[:1]
+    references = [r for r in parse_message_ids(mail.references) if r not in in_reply_to]
+    references = trim_references(references + in_reply_to)
     if in_reply_to:
-        references = [r for r in parse_message_ids(mail.references) if r != in_reply_to[0]]
-        references = (references + in_reply_to)[-MAX_REFERENCES:]
         headers.append(("In-Reply-To", in_reply_to[0]))
+    if references:
         headers.append(("References", _fold_tokens("References", references)))
     auto = "auto-replied" if mail.kind is MailKind.REPLY else "auto-generated"
     headers.append(("Auto-Submitted", auto))

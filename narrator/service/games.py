@@ -40,6 +40,7 @@ from narrator.service.story_context import (
     story_game,
     with_story_facts,
 )
+from narrator.service.threads import moment_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
@@ -592,6 +593,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
             kind="story",
             identity=f"story/{game.id}/{game.step_number}/{player.id}",
             game=game,
+            subject=moment_subject(game, context),
         )
     _open_step(work, mailer, game, new_state, players, now)
     return events

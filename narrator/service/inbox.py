@@ -154,7 +154,13 @@ def process_message(
         )
     admission = admit_reply(session, parsed.sender, now, limits)
     silent = admission is not Admission.SEND
-    reply = ReplyTo(parsed.message_id or row.message_id or "", parsed.references, row.id, silent)
+    reply = ReplyTo(
+        parsed.message_id or row.message_id or "",
+        parsed.references,
+        row.id,
+        silent,
+        subject=parsed.raw_subject,
+    )
     if admission is Admission.NOTICE:
         _notice(work, mailer, settings, parsed, game, reply, now)
     if too_large:
@@ -233,7 +239,7 @@ def process_message(
                 )
             addresses = mailer.reply_addresses
             if addresses is not None and not addresses.is_addressed(items, game.id, parsed.sender):
-                text = refusal_text("reply-address", game.language)
+                text = refusal_text("reply-address", game.ruleset, game.language)
                 raise service.GameError("reply-address", text, reply_text=text)
             outcome = service.cast_vote(
                 work,
@@ -324,7 +330,9 @@ def _check_signup_limits(
     if any(p.email == sender for p in players):
         return  # a re-signup changes a name; it adds nobody
     if 0 < limits.max_players_per_game <= len(players):
-        text = refusal_text("game-full", game.language, limit=limits.max_players_per_game)
+        text = refusal_text(
+            "game-full", game.ruleset, game.language, limit=limits.max_players_per_game
+        )
         raise service.GameError("game-full", text, reply_text=text)
     if limits.max_games_per_address > 0:
         playing = session.scalar(
@@ -333,7 +341,12 @@ def _check_signup_limits(
             .where(Player.email == sender, Game.status.in_(OPEN_STATUSES))
         )
         if (playing or 0) >= limits.max_games_per_address:
-            text = refusal_text("too-many-games", game.language, limit=limits.max_games_per_address)
+            text = refusal_text(
+                "too-many-games",
+                game.ruleset,
+                game.language,
+                limit=limits.max_games_per_address,
+            )
             raise service.GameError("too-many-games", text, reply_text=text)
 
 
@@ -372,6 +385,7 @@ def _refuse_unauthenticated(
         parsed.references,
         row.id,
         admission is not Admission.SEND,
+        subject=parsed.raw_subject,
     )
     if admission is Admission.NOTICE:
         _notice(work, mailer, settings, parsed, game, reply, now)
@@ -390,10 +404,11 @@ def _refusal(
     reply: ReplyTo,
     now: datetime,
     code: str,
-    **params: object,
+    **params: str | int,
 ) -> None:
     language = game.language if game is not None else settings.language
-    message = refusal_text(code, language, **params)
+    ruleset = game.ruleset if game is not None else settings.ruleset
+    message = refusal_text(code, ruleset, language, **params)
     _error_reply(work, mailer, game, parsed, reply, now, code, message, [], settings)
 
 
@@ -408,13 +423,15 @@ def _notice(
 ) -> None:
     """The one polite notice a day that the sender's mail is no longer answered."""
     language = game.language if game is not None else settings.language
+    ruleset = game.ruleset if game is not None else settings.ruleset
     message = refusal_text(
         "rate-limited",
+        ruleset,
         language,
         per_hour=settings.limits.replies_per_hour,
         per_day=settings.limits.replies_per_day,
     )
-    notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id)
+    notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id, subject=reply.subject)
     _error_reply(
         work,
         mailer,
@@ -524,7 +541,8 @@ def _forward_help(
         # The reply is in the game's language but about no game: the error mail's closing
         # words for a game ("try again with WW5 as the subject") would turn a question into a vote.
         language = game.language if game is not None else settings.language
-        message = no_admin_text(language)
+        ruleset = game.ruleset if game is not None else settings.ruleset
+        message = no_admin_text(ruleset, language)
         _error_reply(
             work, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
         )

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from narrator.config import Config
 from narrator.models import OutboxMessage, ReplyCounter, fold_email
+from narrator.service.words import explainer_for
 
 log = logging.getLogger("narrator.limits")
 
@@ -165,69 +166,13 @@ def hostile_defect(defects: tuple[str, ...]) -> str | None:
 
 # --- the texts of the pipeline's own refusals (the story packs' `error` mail shows them) ------
 
-_TEXTS: dict[str, dict[str, str]] = {
-    "nl": {
-        "rate-limited": (
-            "Je hebt de Verteller in korte tijd erg veel mail gestuurd. Om geen eindeloze "
-            "mailwisseling te beginnen beantwoordt de Verteller je mail een tijdje niet meer "
-            "(hoogstens {per_hour} antwoorden per uur en {per_day} per dag). Je stemmen tellen "
-            "wel gewoon mee."
-        ),
-        "too-large": (
-            "Je mail is te groot ({size} kB; hoogstens {limit} kB). Stuur een korte mail met "
-            "alleen tekst, zonder bijlagen."
-        ),
-        "game-full": "Dit spel zit vol: er doen al {limit} spelers mee.",
-        "too-many-games": (
-            "Je adres speelt al mee in {limit} spellen tegelijk; meer kan niet. Schrijf je in "
-            "zodra een van je spellen is afgelopen."
-        ),
-        "not-authenticated": (
-            "De Verteller kreeg een mail met jouw adres als afzender, maar jouw mailprovider "
-            "kon niet bevestigen dat die van jou kwam ({reason}). Daarom is er niets mee gedaan. "
-            "Stuurde je hem zelf? Stuur je mail dan rechtstreeks vanaf je eigen provider (niet "
-            "via een doorstuurdienst of mailinglijst)."
-        ),
-        "reply-address": (
-            "Je stem is niet geteld: stemmen moeten naar jouw persoonlijke adres van dit spel "
-            "gaan. Beantwoord daarom een mail van de Verteller (met 'Beantwoorden'), dan gaat "
-            "je stem vanzelf naar het goede adres."
-        ),
-    },
-    "en": {
-        "rate-limited": (
-            "You have sent the Narrator a great many mails in a short time. So as not to start "
-            "an endless exchange of mail, the Narrator will not answer your mail for a while "
-            "(at most {per_hour} answers an hour and {per_day} a day). Your votes still count."
-        ),
-        "too-large": (
-            "Your mail is too large ({size} kB; at most {limit} kB). Send a short mail with "
-            "text only, without attachments."
-        ),
-        "game-full": "This game is full: {limit} players already take part.",
-        "too-many-games": (
-            "Your address already plays in {limit} games at once; no more are possible. Sign up "
-            "again when one of your games has ended."
-        ),
-        "not-authenticated": (
-            "The Narrator received a mail with your address as its sender, but your mail "
-            "provider could not confirm that it came from you ({reason}). It was not used. Did "
-            "you send it yourself? Then send your mail directly from your own provider (not "
-            "through a forwarding service or a mailing list)."
-        ),
-        "reply-address": (
-            "Your vote was not counted: votes must go to your personal address of this game. "
-            "Answer a mail of the Narrator (with 'Reply'), and your vote goes to the right "
-            "address by itself."
-        ),
-    },
-}
 
-
-def refusal_text(code: str, language: str, **params: object) -> str:
-    """The explanation of one of the pipeline's own refusals, in `language` (else Dutch)."""
-    texts = _TEXTS.get(language, _TEXTS["nl"])
-    return texts[code].format(**params)
+def refusal_text(code: str, ruleset: str, language: str, **params: str | int) -> str:
+    """The explanation of one of the pipeline's own refusals, worded by the story pack of
+    `ruleset` in `language` (its words.toml ``[errors]``, the params filled in)."""
+    return explainer_for(ruleset, language)(
+        code, {key: str(value) for key, value in params.items()}
+    )
 
 
 def limits_from_config(config: Config) -> Limits:

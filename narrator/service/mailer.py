@@ -16,9 +16,16 @@ from sqlalchemy.orm import Session
 
 from narrator.config import NarratorSection
 from narrator.models import Game
-from narrator.outbound.compose import Address, MailKind, OutgoingMail, make_message_id
+from narrator.outbound.compose import (
+    Address,
+    MailKind,
+    OutgoingMail,
+    make_message_id,
+    parse_message_ids,
+)
 from narrator.outbound.outbox import queue_mail
 from narrator.service.authenticity import ReplyAddresses
+from narrator.service.threads import reply_subject, root_message_id
 from narrator.storystore import DatabaseStore, LayeredStore
 from stories import (
     FileStore,
@@ -35,13 +42,15 @@ log = logging.getLogger("narrator.mailer")
 
 @dataclass(frozen=True)
 class ReplyTo:
-    """The inbound mail a reply answers (threading headers and the Message-ID key)."""
+    """The inbound mail a reply answers (threading headers, its subject, the Message-ID key)."""
 
     message_id: str
     references: Sequence[str] = ()
     inbox_id: int | None = None
     # The sender is over his reply limit (narrator.service.limits): nothing is sent in answer.
     silent: bool = False
+    # His own subject, as he wrote it: the answer is titled "Re: <subject>" (threads.py).
+    subject: str = ""
 
 
 @dataclass
@@ -133,12 +142,18 @@ class Mailer:
         game: Game | None = None,
         reply: ReplyTo | None = None,
         reply_to: Address | None = None,
+        subject: str | None = None,
     ) -> str:
         """Queue one rendered mail; return its Message-ID.
 
         ``identity`` names the mail once and for all (e.g. ``"receipt/<inbox id>"``): the
         Message-ID is derived from it, so a mail rebuilt after a crash keeps its id.
         A reply whose ``reply.silent`` is set is not queued (the id is still returned).
+
+        Threads (:mod:`narrator.service.threads`): a mail of a `game` References the game's
+        root; an answer to a player's mail (`reply`) is titled ``Re: <his subject>`` and keeps
+        his References; any other mail is titled `subject` (the game day's), else the
+        template's subject.
         """
         message_id = make_message_id(self.domain, f"{identity}/{to}")
         if reply is not None and reply.silent:
@@ -146,15 +161,17 @@ class Mailer:
             return message_id
         if reply_to is None and game is not None and self.reply_addresses is not None:
             reply_to = Address(self.reply_addresses.for_player(game, to), self.display_name)
+        root = (root_message_id(game, self.domain),) if game is not None else ()
+        answered = reply_subject(reply.subject) if reply is not None else ""
         mail = OutgoingMail(
             sender=Address(self.address, self.display_name),
             to=Address(to, to_name),
-            subject=rendered.subject,
+            subject=answered or subject or rendered.subject,
             text=rendered.text,
             html=rendered.html,
             kind=MailKind.REPLY if reply is not None else MailKind.GENERATED,
             in_reply_to=reply.message_id if reply is not None else None,
-            references=tuple(reply.references) if reply is not None else (),
+            references=(*root, *parse_message_ids(reply.references if reply else ())),
             reply_to=reply_to,
         )
         queue_mail(

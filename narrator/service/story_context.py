@@ -16,7 +16,9 @@ from sqlalchemy.orm import Session
 from narrator.durations import format_duration
 from narrator.models import Game, Player
 from narrator.service.mailer import Mailer, ReplyTo
+from narrator.service.threads import moment_subject
 from narrator.service.work import Work, ruleset_of
+from narrator.zones import zone_or_utc
 from rules.core import Event
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
@@ -46,6 +48,7 @@ def story_game(
     """
     if view is None and state is not None:
         view = ruleset_of(game).view(state)
+    zone = zone_or_utc(game.timezone)
     return {
         "name": game.name,
         "ruleset": game.ruleset,
@@ -64,7 +67,8 @@ def story_game(
             if view is not None
             else {}
         ),
-        "deadline": game.deadline,
+        "deadline": game.deadline.astimezone(zone) if game.deadline is not None else None,
+        "timezone": zone.key,
     }
 
 
@@ -273,7 +277,8 @@ def mail_player(
     """Render the non-event mail `mail` for `player` and queue it; return its Message-ID.
 
     `identity` names the mail once and for all: it seeds the variant drawn and fixes the
-    Message-ID, so a mail rebuilt after a crash is the same mail.
+    Message-ID, so a mail rebuilt after a crash is the same mail.  It is titled with the game
+    day of `context` (``WW5 — Nacht 3``), or ``Re: <his subject>`` when it answers `reply`.
     """
     rendered = mailer.render(mailer.key(game, mail), context, identity)
     return mailer.queue(
@@ -286,4 +291,5 @@ def mail_player(
         identity=identity,
         game=game,
         reply=reply,
+        subject=moment_subject(game, context),
     )

@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import email
+import email.header
 import mailbox
+import re
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from email.policy import compat32
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, game_players
+from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, Step, game_players
 from narrator.service import games as service
+from narrator.service.threads import root_message_id
 from narrator.service.work import unit_of_work
 from tests.support.aio import wait_until
 
@@ -38,6 +42,7 @@ PLAYERS = [
     ("Hans", "man"),
 ]
 
+DAY_SUBJECT = re.compile(r"WW\d+ — (Het begin|Nacht \d+|Dag \d+)")
 Send = Callable[[str, bytes], Awaitable[None]]  # (sender address, raw mail)
 
 
@@ -150,6 +155,12 @@ def check_mailboxes(factory: sessionmaker[Session], maildir: Path, transcript: T
         assert game.status == GameStatus.ENDED.value
         winners = service.load_state(work, game).winners
         steps_closed = game.step_number
+        root = root_message_id(game, NARRATOR.rpartition("@")[2])
+        zone = game.timezone
+        deadlines = {
+            f"{deadline.astimezone(ZoneInfo(zone)):%H:%M} ({zone})"
+            for deadline in session.scalars(select(Step.deadline).where(Step.game_id == game.id))
+        }
     box = mailbox.Maildir(maildir, create=False)
     seen: Counter[str] = Counter()
     per_player: dict[str, Counter[str]] = defaultdict(Counter)
@@ -164,6 +175,17 @@ def check_mailboxes(factory: sessionmaker[Session], maildir: Path, transcript: T
         if kind in ("receipt", "error"):
             replies[recipient].append(str(message["In-Reply-To"]).strip("<>"))
         assert _header(message, "Auto-Submitted") in ("auto-replied", "auto-generated")
+        # One thread per game: every mail References its root; answers are "Re: " his subject,
+        # the game's own mails are titled with the game day (issue 12).
+        assert _header(message, "References").split()[0] == root, (kind, message_id)
+        subject = _subject(message)
+        if kind in ("signup_confirmed", "receipt", "error"):
+            assert subject == f"Re: {game.name}", (kind, subject)
+        else:
+            assert DAY_SUBJECT.fullmatch(subject), (kind, subject)
+        if kind in ("step", "reminder"):
+            text = _text(message)
+            assert any(deadline in text for deadline in deadlines), (kind, deadlines, text)
     doubled = [message_id for message_id, n in seen.items() if n > 1]
     assert not doubled, f"mails delivered twice: {doubled}"
     assert set(seen) == set(kinds), "every queued mail is in the Maildir, and only those"
@@ -184,6 +206,19 @@ def check_mailboxes(factory: sessionmaker[Session], maildir: Path, transcript: T
         assert 1 <= got["story"] <= steps_closed, (name, dict(got))
         assert sorted(replies[address(name)]) == sorted(votes), name
     assert winners, "the game ended with winners"
+
+
+def _subject(message: Message) -> str:
+    return str(email.header.make_header(email.header.decode_header(_header(message, "Subject"))))
+
+
+def _text(message: Message) -> str:
+    for part in message.walk():
+        if part.get_content_type() == "text/plain":
+            payload = part.get_payload(decode=True)
+            assert isinstance(payload, bytes)
+            return payload.decode(part.get_content_charset() or "utf-8")
+    return ""
 
 
 def _header(message: Message, name: str) -> str:

@@ -66,7 +66,7 @@ async def run_game(
             # (through Dovecot's delivery and IDLE, on a loaded CI machine) must be in by then.
             await asyncio.to_thread(
                 cli, config_file, "game", "create", "WW1", "--speed", "4s", "--strictness", "5",
-                "--close-early",
+                "--close-early", "--tz", "Europe/Amsterdam",
             )  # fmt: skip
             await sign_up(send, "WW1")
 

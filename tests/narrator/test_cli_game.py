@@ -142,6 +142,10 @@ def test_create_with_every_option(
         (["WW5", "--ruleset", "chess"], "unknown ruleset 'chess'"),
         (["WW5", "--lang", "Nederlands"], "--lang: not a language code"),
         (["WW5", "--theme", "wild west"], "--theme"),
+        (["WW5", "--tz", "Europe/Atlantis"], "--tz: unknown time zone 'Europe/Atlantis'"),
+        (["WW5", "--tz", "CET+1 now"], "--tz: not a time zone name"),
+        (["WW5", "--tz", ""], "--tz: a time zone may not be empty"),
+        (["WW5", "--tz", "/etc/localtime"], "--tz: not a time zone name"),
     ],
 )
 def test_create_refuses_bad_input(
@@ -149,6 +153,20 @@ def test_create_refuses_bad_input(
 ) -> None:
     _error(run_cli("game", "create", *args), fragment)
     assert run_cli("game", "list", "--json").out == ""
+
+
+def test_create_with_a_time_zone_and_show_it(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    created = run_cli("game", "create", "WW5", "--tz", "Europe/Amsterdam")
+    assert created.status == 0, created.err
+    assert "time zone Europe/Amsterdam" in created.out
+    assert run_cli("game", "create", "WW6").status == 0  # the config's default: UTC
+    with sessions() as session:
+        zones = {name: zone for name, zone in session.execute(select(Game.name, Game.timezone))}
+    assert zones == {"WW5": "Europe/Amsterdam", "WW6": "UTC"}
+    assert "time zone Europe/Amsterdam" in run_cli("game", "show", "WW5").out
+    assert set(_show(run_cli, "WW5")) == SHOW_KEYS  # the JSON contract is unchanged
 
 
 def test_game_names_are_unique_ignoring_case(run_cli: Callable[..., CliResult]) -> None:
@@ -206,7 +224,7 @@ def test_show_lists_players_in_seat_order_without_roles_before_the_start(
 def test_show_of_a_running_game_reads_the_rules_state(
     run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
 ) -> None:
-    run_cli("game", "create", "WW5")
+    run_cli("game", "create", "WW5", "--tz", "Europe/Amsterdam")
     _sign_up(sessions, "WW5")
     ruleset = get_ruleset("wakkerdam")
     distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
@@ -233,6 +251,9 @@ def test_show_of_a_running_game_reads_the_rules_state(
     assert {p["name"]: p["role"] for p in players} == {seat.name: seat.role for seat in seats}
     assert all(p["alive"] is True for p in players)
     assert (view["winners"], view["teams"]) == ([], [])
+    # The text adds the deadline's wall-clock time in the game's zone.
+    text = run_cli("game", "show", "WW5").out
+    assert "deadline 2026-11-18T09:00:00+00:00 (2026-11-18 10:00 CET, Europe/Amsterdam)" in text
 
 
 def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:

@@ -238,6 +238,10 @@ def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) 
         ),
         ("[inbound.smtp]\nlmtp = 'yes'\n", "'inbound.smtp.lmtp' must be true or false"),
         ("[narrator\n", "not valid TOML"),
+        ("[narrator]\ntimezone = 'Mars/Olympus'\n", "'narrator.timezone': unknown time zone"),
+        ("[narrator]\ntimezone = ''\n", "'narrator.timezone': a time zone may not be empty"),
+        ("[narrator]\ntimezone = '../etc/passwd'\n", "'narrator.timezone': not a time zone"),
+        ("[narrator]\ntimezone = 1\n", "'narrator.timezone' must be a string"),
     ],
 )
 def test_bad_files_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
@@ -247,6 +251,13 @@ def test_bad_files_are_clear_errors(tmp_path: Path, text: str, message: str) -> 
         load_config(path, environ={})
     assert message in str(error.value)
     assert str(path) in str(error.value)
+
+
+def test_the_time_zone_of_new_games_defaults_to_utc(tmp_path: Path) -> None:
+    assert load_config(None, cwd=tmp_path, environ={}).narrator.timezone == "UTC"
+    path = tmp_path / "narrator.toml"
+    path.write_text('[narrator]\ntimezone = "Europe/Amsterdam"\n', encoding="utf-8")
+    assert load_config(path, environ={}).narrator.timezone == "Europe/Amsterdam"
 
 
 def test_a_missing_explicit_file_is_an_error(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ from narrator.service.work import unit_of_work
 from narrator.storystore import LayeredStore
 from rules import get_ruleset
 from rules.core import Distribution
-from stories import EVENT_TYPES, Event, FileStore, MemoryStore, StoryKey, StorySource
+from stories import Event, FileStore, MemoryStore, StoryKey, StorySource
+from stories.keys import events_of
 from tests.security.security_support import NARRATOR, PLAYER_NAMES, Narrator, decode, mail
 
 RULES = get_ruleset("wakkerdam")
@@ -96,7 +97,7 @@ _ROLE = re.compile(r"\[\[ROLE ([^|\]]*)\|([^\]]*)\]\]")
 
 def marker_store() -> LayeredStore:
     sources = []
-    for event in EVENT_TYPES:
+    for event in events_of("wakkerdam"):
         sources.append(
             StorySource(StoryKey("wakkerdam", "nl", "wakkerdam", event), 1, EVENT_MARKER)
         )
@@ -174,13 +175,17 @@ def check_game(narrator: Narrator, game_name: str) -> Counter[str]:
     resolves = {entry.at: entry.payload["events"] for entry in log if entry.kind == "resolve"}
     died: dict[str, Any] = {}
     history = {name: {role} for name, role in roles.items()}  # roles may change (welp...)
+    current = dict(roles)
     for entry in log:
         if entry.kind == "resolve":
             for event in entry.payload["events"]:
                 if event["type"] == "death":
                     died.setdefault(event["player"], entry.at)
+                    # These games reveal roles: the story tells the dead's role (the truth).
+                    event["role"] = current[event["player"]]
                 if event["type"] == "role_change" and event.get("role"):
                     history[event["player"]].add(event["role"])
+                    current[event["player"]] = event["role"]
 
     def may_show(recipient: str, at: Any, name: str, role: str) -> bool:
         if name in died and died[name] <= at and role in history[name]:

@@ -76,9 +76,13 @@ class Table:
 
 
 def text_of(message: Message) -> str:
-    part = message.get_body(("plain",)) if hasattr(message, "get_body") else None
-    payload = (part or message).get_payload(decode=True)
-    return payload.decode("utf-8") if isinstance(payload, bytes) else str(payload)
+    """The plain text part of a mail the narrator wrote."""
+    for part in message.walk():
+        if part.get_content_type() == "text/plain":
+            payload = part.get_payload(decode=True)
+            assert isinstance(payload, bytes)
+            return payload.decode(part.get_content_charset() or "utf-8")
+    raise AssertionError("no text/plain part")
 
 
 def test_an_example_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:

@@ -20,7 +20,8 @@ def store() -> FileStore:
 
 
 def test_stories_check_passes_on_the_shipped_packs(store: FileStore) -> None:
-    report = check_store(store, LANGUAGES)
+    """Each ruleset in the languages it has a words.toml for (example: Italian only)."""
+    report = check_store(store)
     assert report.problems == []
     assert report.templates >= 2 * len(WAKKERDAM_KEYS) * len(THEMES)
     assert report.renders > 5000

@@ -130,7 +130,7 @@ def test_html_has_paragraphs_and_lists(renderer: Renderer) -> None:
         "actions": [{"kind": "ziener", "choices": ["Bram", "Cas"]}],
     }
     mail = renderer.render_mail(key, context, 3)
-    assert mail.subject == "WW5 — Night 3: the Seer wakes up"
+    assert mail.subject == "WW5 — Night 3: your turn"  # no role on a lock screen (issue 12)
     assert "<ul>\n<li>Bram</li>\n<li>Cas</li>\n</ul>" in mail.html
     assert "<p>Dear Anna,</p>" in mail.html
     assert mail.html.startswith("<!DOCTYPE html>")
@@ -215,7 +215,8 @@ def test_the_fool_is_told_he_is_a_seer(renderer: Renderer, language: str) -> Non
     key = StoryKey("wakkerdam", language, "wakkerdam", "role")
     context = {"game": game(language), "players": PLAYERS, "player": "Bram", "role": "ziener"}
     mail = renderer.render_mail(key, context, 1)
-    assert ("Ziener" if language == "nl" else "Seer") in mail.subject
+    assert ("Ziener" if language == "nl" else "Seer") in mail.text
+    assert "Ziener" not in mail.subject and "Seer" not in mail.subject  # lock screens show it
     assert "Dwaas" not in mail.text and "Fool" not in mail.text
 
 
