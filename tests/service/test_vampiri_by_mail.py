@@ -48,8 +48,8 @@ def address(name: str) -> str:
     return f"{name.lower()}@example.org"
 
 
-def view_of(factory: sessionmaker[Session]):  # type: ignore[no-untyped-def]
-    with unit_of_work(factory) as work:
+def view_of(sessions: sessionmaker[Session]):  # type: ignore[no-untyped-def]
+    with unit_of_work(sessions) as work:
         game = work.session.scalars(select(Game)).one()
         return service.ruleset_of(game).view(work.state(game))
 
@@ -158,7 +158,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     words = load_words("vampiri", "it")
     role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}
     for _to, kind, message in table.mails():
-        subject = subject_of(message).casefold()
+        subject = re.sub(r"^re: ", "", subject_of(message).casefold())  # a reply's "Re:"
         assert not {w for w in role_words if re.search(rf"\b{re.escape(w)}\b", subject)}, subject
         assert text_of(message).rstrip().endswith("Il Narratore"), kind
 
