@@ -258,3 +258,64 @@ def test_dead_roles_are_told_only_when_revealed(store: FileStore, renderer: Rend
         )
         assert "Nosferatu" in told
         assert not any(w in hidden for w in role_words() if len(w) > 3)
+
+
+READING = [
+    # (what the player writes, the names his vote allows by keyword, who writes, the vote read)
+    (
+        "Sospetto Lea, Vera e Dina.\n\nCiao a tutti,\nBruno",
+        {"": (1, 5)},
+        "Bruno",
+        (("Lea", "Vera", "Dina"), False, ()),
+    ),
+    (
+        "Voto per Lea e Vera, ma forse anche Ezio",
+        {"": (1, 5)},
+        "Bruno",
+        (("Lea", "Vera", "Ezio"), False, ()),
+    ),
+    ("nessuno", {"": (1, 5)}, "Bruno", ((), True, ())),
+    ("Mi astengo", {"": (0, 0), "condanna": (0, 0), "risparmia": (0, 0)}, "Bruno", ((), True, ())),
+    (
+        "condanna",
+        {"": (0, 0), "condanna": (0, 0), "risparmia": (0, 0)},
+        "Bruno",
+        ((), False, ("condanna",)),
+    ),
+    (
+        "Risparmia!",
+        {"": (0, 0), "condanna": (0, 0), "risparmia": (0, 0)},
+        "Bruno",
+        ((), False, ("risparmia",)),
+    ),
+    ("visita Vera", {"visita": (1, 1), "ospita": (1, 1)}, "Carlo", (("Vera",), False, ("visita",))),
+    ("Ospita Lea", {"visita": (1, 1), "ospita": (1, 1)}, "Carlo", (("Lea",), False, ("ospita",))),
+    ("agguato", {"": (1, 1), "agguato": (0, 0)}, "Carlo", ((), False, ("agguato",))),
+    ("caccia Vera", {"": (1, 1), "caccia": (1, 1)}, "Bruno", (("Vera",), False, ("caccia",))),
+    ("caccia nessuno", {"": (1, 1), "caccia": (1, 1)}, "Bruno", ((), True, ("caccia",))),
+    ("Ezio", {"": (1, 1), "caccia": (1, 1)}, "Bruno", (("Ezio",), False, ())),
+]
+
+
+@pytest.mark.parametrize(("body", "counts", "sender", "expected"), READING)
+def test_the_parser_reads_what_the_mails_tell_to_write(
+    body: str, counts: dict, sender: str, expected: tuple
+) -> None:
+    from narrator.service.words import explainer_for
+    from parsing import GameInfo, parse_mail, read_command
+    from parsing.model import MailContext
+
+    info = GameInfo(name="Notte", players=("Lea", "Vera", "Carlo", "Dina", "Ezio", "Bruno"))
+    raw = (
+        "From: Bruno <bruno@example.org>\r\nTo: n@example.org\r\nSubject: Re: Notte\r\n"
+        f"Message-ID: <a@example.org>\r\n\r\n{body}\r\n"
+    ).encode()
+    context = MailContext(
+        lexicon=lexicon_for(RULESET, LANGUAGE),
+        sender_player=sender,
+        name_counts=counts,
+        usable_keywords=frozenset(k for k in counts if k),
+        explain=explainer_for(RULESET, LANGUAGE),
+    )
+    vote = read_command(parse_mail(raw), info, context)
+    assert (vote.targets, vote.blanco, tuple(vote.keywords)) == expected, vote
