@@ -214,6 +214,7 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     }
     elif key.event == "role":
         rules = get_ruleset(key.ruleset)
+        announced = mails.get("role_announced", ())
         for role in _id_sets(key.ruleset)["told_roles"]:
             for who, mates in (("Anna", ()), ("Bram", ("Frank",)), ("Anna", ("Frank", "Carla"))):
                 for has_mayor in (True, False):
@@ -225,6 +226,8 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         "role": role,
                         "team": rules.roles[role].team,
                         "mates": mates,
+                        # the public start events, in every other sample (none: Wakkerdam)
+                        "announced": announced if has_mayor else (),
                     }
     elif key.event in ("step", "reminder"):
         for kind in action_kinds(key.ruleset):

@@ -43,6 +43,7 @@ from narrator.service.story_context import (
 from narrator.service.threads import moment_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
+from rules.core.events import AudienceKind
 from rules.core import Vote as RulesVote
 from stories import Event as StoryEvent
 
@@ -265,10 +266,13 @@ def start_game(
     by_name = {p.name: p for p in players}
     cast = story_cast(work, game, players, state)
     public = story_game(game, state)  # shared by every mail of the batch
-    for info in rs.start_events(state):
+    start = rs.start_events(state)
+    # The public start events (the vampiri's composition) are told in every role mail.
+    announced = [info.to_dict() for info in start if info.audience.kind is AudienceKind.PUBLIC]
+    for info in start:
         data = info.to_dict()
         if info.type != "role" or data.get("player") not in by_name:
-            continue  # a public start event (the vampiri's composition) has no mail of its own
+            continue
         player = by_name[data["player"]]
         context = mail_context(game, cast, state, player.name, public=public)
         context.update(
@@ -277,6 +281,7 @@ def start_game(
                 "role": data["role"],
                 "team": data.get("team"),
                 "mates": list(data.get("mates", ())),
+                "announced": announced,
             }
         )
         mail_player(
