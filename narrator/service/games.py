@@ -43,8 +43,8 @@ from narrator.service.story_context import (
 from narrator.service.threads import moment_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
-from rules.core.events import AudienceKind
 from rules.core import Vote as RulesVote
+from rules.core.events import AudienceKind
 from stories import Event as StoryEvent
 
 log = logging.getLogger("narrator.games")

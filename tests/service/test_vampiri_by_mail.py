@@ -85,7 +85,9 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     assert len(role_mails) == 6
     assert "Lamia" in role_mails[address(lamia)] and "Cacciatore" in role_mails[address(hunter)]
     for text in role_mails.values():  # the public composition, in every role mail
-        assert "siete in 6: cinque vampiri e un cacciatore. Le carte speciali in gioco: Lamia." in text
+        assert (
+            "siete in 6: cinque vampiri e un cacciatore. Le carte speciali in gioco: Lamia." in text
+        )
     steps = {to: text_of(m) for to, kind, m in table.mails() if kind == "step"}
     assert len(steps) == 6 and "tutti quelli che sospetti" in steps[address(hunter)]
 
