@@ -319,3 +319,19 @@ def test_the_parser_reads_what_the_mails_tell_to_write(
     )
     vote = read_command(parse_mail(raw), info, context)
     assert (vote.targets, vote.blanco, tuple(vote.keywords)) == expected, vote
+
+
+def test_the_nightfall_mail_goes_to_everybody_even_when_nobody_died(renderer: Renderer) -> None:
+    """words.toml: [steps.giorno] always = true; the night steps' stories need an event."""
+    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
+    hunt = {"type": "hunt", "audience": ["Anna", "Frank"], "target": None, "hunters": ["Anna"]}
+    players = sample_players(RULESET)
+    for step, phase, told in (("giorno", "day", True), ("votazione", "night", False)):
+        game = {"name": "VN5", "ruleset": RULESET, "language": LANGUAGE, "theme": THEME}
+        game |= {"step": step, "phase": phase, "night": 2, "day": 2}
+        context = {"game": game, "players": players, "recipient": "Carla"}
+        mail = renderer.render_story(key, context, [hunt], "seed")
+        assert (mail is not None) == told
+        if mail is not None:
+            assert "nessuno è caduto" in mail.text and "cacciatori hanno colpito" in mail.text
+            assert mail.key.event == "day_result"
