@@ -335,3 +335,19 @@ def test_the_nightfall_mail_goes_to_everybody_even_when_nobody_died(renderer: Re
         if mail is not None:
             assert "nessuno è caduto" in mail.text and "cacciatori hanno colpito" in mail.text
             assert mail.key.event == "day_result"
+
+
+def test_the_hunters_step_mail_names_the_companions_not_the_reader(renderer: Renderer) -> None:
+    key = StoryKey(RULESET, LANGUAGE, THEME, "step")
+    game = {"name": "VN5", "ruleset": RULESET, "language": LANGUAGE, "theme": THEME}
+    game |= {"step": "giorno", "phase": "day", "night": 1, "day": 1}
+    hunt = {"kind": "caccia", "choices": ["Carla"], "blanco": True, "keyword": "caccia"}
+    for group, companions in ((["Bram"], None), (["Anna", "Bram", "Frank"], "Anna e Frank")):
+        action = {**hunt, "extra": {"slot": "caccia", "group": group}}
+        context = {"game": game, "players": sample_players(RULESET), "recipient": "Bram"}
+        context |= {"player": "Bram", "actions": [action]}
+        text = renderer.render_mail(key, context, 0).text
+        if companions:
+            assert f"con te cacciano {companions}," in text
+        else:
+            assert "non hai compagni" in text
