@@ -199,3 +199,50 @@ def test_the_night_story_tells_the_ballots_unless_the_vote_is_secret() -> None:
             assert "votes" not in execution
         else:
             assert execution["votes"] == {"Lea": ["Bruno"], "Vera": ["Bruno", "Dina"], "Carlo": []}
+
+
+def test_a_hunters_vote_is_copied_to_the_other_hunters(
+    factory: sessionmaker[Session],  # noqa: F811
+) -> None:
+    table = Table(factory)
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Notte",
+                name_key="notte",
+                ruleset="vampiri",
+                language="it",
+                theme="vampiri",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    genders = {**SIGNUPS, "Gino": "uomo", "Ada": "donna"}
+    names = list(genders)
+    for name, gender in genders.items():
+        assert table.write(name, f"{name}, {gender}", "Notte") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(
+            work, table.mailer, game, now=table.clock(), seed=3, distribution_id="classica-8"
+        )
+    roles = table.roles()
+    hunters = [n for n, r in roles.items() if r == "cacciatore"]
+    vampires = [n for n, r in roles.items() if r == "vampiro"]
+    assert len(hunters) == 2
+    for name in names:  # nobody is named: no execution, the day begins
+        assert table.write(name, "nessuno", "Notte") == "vote accepted"
+    table.deadline()
+    assert view_of(factory).step == "giorno"
+    before = len(table.mails())
+    assert table.write(hunters[0], f"caccia {vampires[0]}", "Notte") == "vote accepted"
+    mails = [(to, kind, text_of(m)) for to, kind, m in table.mails()[before:]]
+    assert [(to, kind) for to, kind, _ in mails] == [
+        (address(hunters[0]), "receipt"),
+        (address(hunters[1]), "receipt"),
+    ]
+    copy = mails[1][2]
+    greeting = "Caro" if genders[hunters[1]] == "uomo" else "Cara"
+    assert copy.startswith(f"{greeting} {hunters[1]},")
+    assert f"{hunters[0]} punta su {vampires[0]}" in copy
