@@ -201,7 +201,9 @@ def with_story_facts(
     story pack lists ``votes`` among its added fields (Wakkerdam's ``lynch``, the vampiri's
     ``execution`` and ``tie``) the plain ``votes`` in force at the deadline, voter -> names
     (``[]``: blank), so the village reads who voted for whom, unless the view's facts say the
-    vote is secret (``secret_vote``); a ``role_change`` the ``previous`` role its player
+    vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
+    vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
+    without keyword, an abstention); a ``role_change`` the ``previous`` role its player
     believed he had.  `before` is the state the step was resolved from, `after` the view of
     the new one.  The game log keeps the rules' events as they are.
     """
@@ -211,11 +213,13 @@ def with_story_facts(
         added = load_pack(rs.id).added_fields
     except PackError:
         added = {}
-    with_votes = (
-        frozenset()
-        if after.facts.get("secret_vote")
-        else frozenset(kind for kind, names in added.items() if "votes" in names)
-    )
+    secret = bool(after.facts.get("secret_vote"))
+    with_votes = frozenset(k for k, names in added.items() if "votes" in names and not secret)
+    with_ballots = frozenset(k for k, names in added.items() if "ballots" in names and not secret)
+    keyworded = {}
+    for key in seen.votes:  # vote keys are "Name" or "Name:keyword" (rules.core.view)
+        voter, _, keyword = key.partition(":")
+        keyworded[voter] = keyword
     result = []
     for event in events:
         kind = event.get("type")
@@ -224,6 +228,8 @@ def with_story_facts(
             event = {**event, "role": seat.role if seat is not None else None}
         elif kind in with_votes and "votes" not in event:
             event = {**event, "votes": ballots}
+        elif kind in with_ballots and "ballots" not in event:
+            event = {**event, "ballots": keyworded}
         elif kind == "role_change" and "previous" not in event:
             event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
         result.append(event)
