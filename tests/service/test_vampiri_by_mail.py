@@ -137,8 +137,11 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     assert view.step == "giorno" and all(seat.alive for seat in view.players)
     stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
     assert len(stories) == 6
-    for story in stories.values():  # the verdict, told to everybody
+    for story in stories.values():  # the verdict, told to everybody, with every ballot
         assert v1 in story and v2 in story and "«risparmia»" in story
+        assert f"- «condanna»: {hunter}\r\n" in story
+        assert re.search(rf"- «risparmia»: ({v1} e {v2}|{v2} e {v1})\r\n", story), story
+        assert re.search(rf"- astenuti: [^\r]*{v3}", story), story
 
     # Day 1: the Lamia visits the hunter; the hunter hunts a vampire.
     asked = {to for to, kind, _ in table.mails()[before:] if kind == "step"}
