@@ -91,6 +91,14 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     steps = {to: text_of(m) for to, kind, m in table.mails() if kind == "step"}
     assert len(steps) == 6 and "tutti quelli che sospetti" in steps[address(hunter)]
 
+    # A reminder before anybody voted: what to write, and the deadline.
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        reminded = service.send_reminders(work, table.mailer, game, now=table.clock())
+    assert sorted(reminded) == sorted(SIGNUPS)
+    reminders = [text_of(m) for _to, kind, m in table.mails() if kind == "reminder"]
+    assert all("«nessuno»" in text and "(UTC)" in text for text in reminders)
+
     # Night 1, the vote: two vampires tie at the top; a blank vote; a mail naming several.
     v1, v2, v3, v4 = vampires
     assert table.write(v1, f"{v2}", "Notte") == "vote accepted"
