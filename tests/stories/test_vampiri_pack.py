@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import random
 import re
+import tomllib
 import unicodedata
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from narrator.service.words import lexicon_for
-from stories import Event, FileStore, Renderer, StoryKey, check_store, load_words
+from rules.scenario import run_scenario
+from stories import Event, FileStore, Game, Player, Renderer, StoryKey, check_store, load_words
 from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
@@ -351,3 +354,47 @@ def test_the_hunters_step_mail_names_the_companions_not_the_reader(renderer: Ren
             assert f"con te cacciano {companions}," in text
         else:
             assert "non hai compagni" in text
+
+
+# --- the scenarios' games, every event told ---------------------------------------------------
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
+PHASES = {"votazione": "night", "spareggio": "night", "decisione": "night", "giorno": "day"}
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) -> None:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    lines = run_scenario(data, until_end=True).lines
+    genders = {
+        n: (v.split(",")[1].strip() if "," in v else "man") for n, v in data["players"].items()
+    }
+    players = [
+        Player(name, "vrouw" if g in ("vrouw", "donna") else "man") for name, g in genders.items()
+    ]
+    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
+    told = 0
+    for number, line in enumerate(lines[:-1]):
+        step = line["step"]
+        game = Game(
+            name="VN2",
+            ruleset=RULESET,
+            language=LANGUAGE,
+            theme=THEME,
+            step=step,
+            phase=PHASES[step],
+            night=line.get("night", 1),
+            day=line.get("day", 0),
+        )
+        for event in line["events"]:
+            subjects = [event["player"]] if isinstance(event.get("player"), str) else []
+            subjects += list(event.get("hunters") or ())
+            for recipient in (None, *subjects):
+                context = {"game": game, "players": players, "recipient": recipient}
+                assert renderer.render_event(key, context, event, number).strip(), event
+                told += 1
+        for reader in (None, players[0].name):
+            context = {"game": game, "players": players, "recipient": reader}
+            mail = renderer.render_story(key, context, line["events"], number, send_empty=True)
+            assert mail is not None and mail.text.rstrip().endswith("Il Narratore")
+    assert lines[-1]["end"] in (True, False) and told >= 1
