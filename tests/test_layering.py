@@ -100,15 +100,26 @@ def _string_literals(path: Path) -> list[tuple[int, str]]:
     ]
 
 
+# The core's own words (transcript keys and phases, interfaces §3; the event types every ruleset
+# shares): a ruleset may name a step like one of them (Mafia's `night`, `lynch`), and the core
+# may still write them, meaning its own.
+CORE_WORDS = frozenset(
+    {"start", "night", "day", "end", "step", "asked", "votes", "events", "winners", "teams"}
+    | {"alive", "roles", "mayor", "death", "lynch", "role_change", "inactive", "rejected", "win"}
+)
+
+
 def _ruleset_ids() -> dict[str, str]:
-    """Every role and step id of every registered ruleset -> the ruleset that has it."""
+    """Every role and step id of every registered ruleset -> the ruleset that has it (the core's
+    own words aside)."""
     from rules import get_ruleset, ruleset_ids
 
     ids: dict[str, str] = {}
     for ruleset_id in ruleset_ids():
         ruleset = get_ruleset(ruleset_id)
         for value in (*ruleset.roles, *ruleset.steps):
-            ids.setdefault(value, ruleset_id)
+            if value not in CORE_WORDS:
+                ids.setdefault(value, ruleset_id)
     return ids
 
 
