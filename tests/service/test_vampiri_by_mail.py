@@ -10,6 +10,7 @@ import re
 from email.header import decode_header, make_header
 from email.message import Message
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -212,9 +213,12 @@ def test_the_night_story_tells_the_ballots_unless_the_vote_is_secret() -> None:
             assert execution["votes"] == {"Lea": ["Bruno"], "Vera": ["Bruno", "Dina"], "Carlo": []}
 
 
+@pytest.mark.parametrize("lone", [False, True], ids=["group", "lone_hunter"])
 def test_a_hunters_vote_is_copied_to_the_other_hunters(
     factory: sessionmaker[Session],  # noqa: F811
+    lone: bool,
 ) -> None:
+    """Ruling 27: the hunters converge by the copies of their votes; not the lone hunters."""
     table = Table(factory)
     with transaction(factory) as session:
         session.add(
@@ -227,6 +231,7 @@ def test_a_hunters_vote_is_copied_to_the_other_hunters(
                 speed=86400,
                 strictness=3,
                 status=GameStatus.SIGNUP.value,
+                options={"lone_hunter": lone},
             )
         )
     genders = {**SIGNUPS, "Gino": "uomo", "Ada": "donna"}
@@ -249,6 +254,9 @@ def test_a_hunters_vote_is_copied_to_the_other_hunters(
     before = len(table.mails())
     assert table.write(hunters[0], f"caccia {vampires[0]}", "Notte") == "vote accepted"
     mails = [(to, kind, text_of(m)) for to, kind, m in table.mails()[before:]]
+    if lone:
+        assert [(to, kind) for to, kind, _ in mails] == [(address(hunters[0]), "receipt")]
+        return
     assert [(to, kind) for to, kind, _ in mails] == [
         (address(hunters[0]), "receipt"),
         (address(hunters[1]), "receipt"),
