@@ -216,6 +216,7 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "team": None,
             "mates": (),
             "announced": (),
+            "facts": {},
         },
         "step": {"player": _REQUIRED, "actions": _REQUIRED},
         "receipt": {

@@ -282,6 +282,12 @@ def start_game(
                 "team": data.get("team"),
                 "mates": list(data.get("mates", ())),
                 "announced": announced,
+                # the role event's other fields (the vampiri's category, undercover)
+                "facts": {
+                    k: v
+                    for k, v in data.items()
+                    if k not in ("type", "player", "role", "team", "mates")
+                },
             }
         )
         mail_player(
