@@ -210,7 +210,14 @@ assert set(EVENT_FIELDS) == set(EVENT_TYPES)
 MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
     {
         "signup_confirmed": {"player": _REQUIRED, "signups": (), "replaced": False},
-        "role": {"player": _REQUIRED, "role": _REQUIRED, "team": None, "mates": ()},
+        "role": {
+            "player": _REQUIRED,
+            "role": _REQUIRED,
+            "team": None,
+            "mates": (),
+            "announced": (),
+            "facts": {},
+        },
         "step": {"player": _REQUIRED, "actions": _REQUIRED},
         "receipt": {
             "player": _REQUIRED,

@@ -86,6 +86,15 @@ def story_mail_for(game: Game | None, words: Words) -> str:
     return "day_result" if phase_of(game) == "day" else "night_result"
 
 
+def always_told(game: Game | None, words: Words) -> bool:
+    """Whether the story of the game's step goes to every reader, even with nothing to tell
+    him (words.toml ``[steps.<step>] always = true``: the vampiri's nightfall)."""
+    if game is None or game.step is None:
+        return False
+    own = words.steps.get(game.step)
+    return own is not None and own.always
+
+
 class _StoreLoader(BaseLoader):
     """Loads the templates a story includes, imports or extends from the renderer's store."""
 
@@ -358,7 +367,8 @@ class Renderer:
         Keeps the events whose audience is public, the recipient, or one of his `groups`
         (team ids such as `weerwolven`), renders each, and renders them into the step's
         `night_result` or `day_result` mail (chosen from `game.step`; `key.event` is ignored).
-        Returns None when no event is visible to the recipient, unless `send_empty`.
+        Returns None when no event is visible to the recipient, unless `send_empty` or the
+        step's words say its story is always told (``always``).
         """
         recipient = context.get("recipient")
         parsed = [e if isinstance(e, Event) else Event.from_dict(e, key.ruleset) for e in events]
@@ -371,10 +381,11 @@ class Renderer:
             shown.append(event)
             if fragment:
                 fragments.append(fragment)
-        if not shown and not send_empty:
-            return None
         game = context.get("game")
-        told_in = story_mail_for(None if game is None else Game.from_any(game), self.words(key))
+        told = None if game is None else Game.from_any(game)
+        if not shown and not send_empty and not always_told(told, self.words(key)):
+            return None
+        told_in = story_mail_for(told, self.words(key))
         mail_key = key.with_event(told_in)
         return self.render_mail(
             mail_key, {**context, "stories": fragments, "events": shown}, rng_seed

@@ -214,6 +214,9 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     }
     elif key.event == "role":
         rules = get_ruleset(key.ruleset)
+        number = 0
+        announced = mails.get("role_announced", ())
+        facts: Sequence[Mapping[str, Any]] = mails.get("role_facts") or ({},)
         for role in _id_sets(key.ruleset)["told_roles"]:
             for who, mates in (("Anna", ()), ("Bram", ("Frank",)), ("Anna", ("Frank", "Carla"))):
                 for has_mayor in (True, False):
@@ -225,7 +228,12 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         "role": role,
                         "team": rules.roles[role].team,
                         "mates": mates,
+                        # the public start events, in every other sample (none: Wakkerdam)
+                        "announced": announced if has_mayor else (),
+                        # the role event's other fields, each set of [mails] role_facts in turn
+                        "facts": facts[number % len(facts)],
                     }
+                    number += 1
     elif key.event in ("step", "reminder"):
         for kind in action_kinds(key.ruleset):
             for variant in range(max(3, len(_variants(pack, kind)))):

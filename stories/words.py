@@ -47,11 +47,13 @@ class RoleWords:
 
 @dataclass(frozen=True)
 class StepWords:
-    """A step's name; `moment` and `mail` override its phase's moment and story mail."""
+    """A step's name; `moment` and `mail` override its phase's moment and story mail;
+    `always`: its story mail goes to every reader, even one with nothing visible to read."""
 
     name: str
     moment: str | None = None
     mail: str | None = None
+    always: bool = False
 
 
 ParamValue = str | int | float | tuple[str, ...] | list[str]
@@ -235,10 +237,14 @@ class _Reader:
             mail = self.string(table, "mail", where, required=False) or None
             if mail is not None and mail not in STORY_MAILS:
                 raise self.fail(f"{where}mail", f"must be one of {', '.join(STORY_MAILS)}")
+            always = table.get("always", False)
+            if not isinstance(always, bool):
+                raise self.fail(f"{where}always", "must be true or false")
             steps[step] = StepWords(
                 self.string(table, "name", where),
                 self.string(table, "moment", where, required=False) or None,
                 mail,
+                always,
             )
         pronouns = {}
         for helper, forms in self.list_table("pronouns").items():

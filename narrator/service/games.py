@@ -44,6 +44,7 @@ from narrator.service.threads import moment_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
+from rules.core.events import AudienceKind
 from stories import Event as StoryEvent
 
 log = logging.getLogger("narrator.games")
@@ -266,10 +267,21 @@ def start_game(
     cast = story_cast(work, game, players, state)
     public = story_game(game, state)  # shared by every mail of the batch
     start_events = rs.start_events(state)
+    # Start events that are events of the ruleset's (Lupus: the class mates, the Divinatore's
+    # statements, the first Sindaco) are told in the start's story, each to its audience; the
+    # public others (the Vampiri's composition) in every role mail, as `announced`.
+    storied = [e for e in start_events if e.type != "role" and e.type in rs.event_types]
+    announced = [
+        e.to_dict()
+        for e in start_events
+        if e.type != "role"
+        and e.type not in rs.event_types
+        and e.audience.kind is AudienceKind.PUBLIC
+    ]
     for info in start_events:
-        if info.type != "role":
-            continue  # told below, in the start's story
         data = info.to_dict()
+        if info.type != "role" or data.get("player") not in by_name:
+            continue
         player = by_name[data["player"]]
         context = mail_context(game, cast, state, player.name, public=public)
         context.update(
@@ -278,6 +290,13 @@ def start_game(
                 "role": data["role"],
                 "team": data.get("team"),
                 "mates": list(data.get("mates", ())),
+                "announced": announced,
+                # the role event's other fields (the vampiri's category, undercover)
+                "facts": {
+                    k: v
+                    for k, v in data.items()
+                    if k not in ("type", "player", "role", "team", "mates")
+                },
             }
         )
         mail_player(
@@ -290,9 +309,7 @@ def start_game(
             identity=f"role/{game.id}/{player.id}",
             now=now,
         )
-    _tell_start(
-        work, mailer, game, state, players, [e for e in start_events if e.type != "role"], now
-    )
+    _tell_start(work, mailer, game, state, players, storied, now)
     _open_step(work, mailer, game, state, players, now)
 
 
@@ -323,7 +340,7 @@ def _tell_start(
             mailer.key(game, "night_result"),
             context,
             story_events,
-            f"{game.id}/story/start/{player.name}",
+            f"{game.id}/story/start",  # one telling for everybody
             groups=groups,
         )
         if rendered is None:
@@ -562,10 +579,56 @@ def cast_vote(
         now=now,
         reply=reply,
     )
+    _relay_receipt(work, mailer, game, view, players, cast, state, context, identity, now)
     if game.close_early and rs.all_voted(state):
         close_step(work, mailer, game, now=now)
         return VoteOutcome(True, closed_early=True)
     return VoteOutcome(True)
+
+
+def _relay_receipt(
+    work: Work,
+    mailer: Mailer,
+    game: Game,
+    view: Any,
+    players: Sequence[Player],
+    cast: Any,
+    state: Any,
+    receipt: Mapping[str, Any],
+    identity: str,
+    now: datetime,
+) -> None:
+    """Copy a receipt to the other living members of the action's ``group`` (the rules'
+    ``ActionChoice.extra``: the vampiri's hunters, who converge by these copies as they would
+    by gestures at the table), unless the view's facts say each votes alone (``lone_hunter``).
+    The copy is the voter's receipt mailed to another reader: ``player`` is the voter,
+    ``recipient`` the member told."""
+    action = receipt.get("action") or {}
+    group = (action.get("extra") or {}).get("group") or ()
+    if not group or view.facts.get("lone_hunter"):
+        return
+    voter = receipt["player"]
+    seats = view.by_name()
+    by_name = {p.name: p for p in players}
+    public = receipt["game"]
+    for name in group:
+        member = by_name.get(name)
+        seat = seats.get(name)
+        if name == voter or member is None or seat is None or not seat.alive:
+            continue
+        context = mail_context(game, cast, state, name, public=public)
+        context.update({key: receipt[key] for key in ("action", "targets", "blanco")})
+        context.update({"player": voter, "corrected": []})
+        mail_player(
+            work.session,
+            mailer,
+            game,
+            member,
+            "receipt",
+            context,
+            identity=f"{identity}/group/{member.id}",
+            now=now,
+        )
 
 
 def _matching_action(

@@ -7,7 +7,7 @@ Everything a template may read of a game comes from here, through the ruleset's 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +23,12 @@ from rules.core import Event
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
+from stories import Game as StoryGame
+from stories.pack import PackError, load_pack
+
+#: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
+#: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
+_STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
 
 
 def story_game(
@@ -33,7 +39,8 @@ def story_game(
     *,
     view: GameView | None = None,
 ) -> dict[str, Any]:
-    """The `game` variable of a story render (public facts only: the view's ``facts``).
+    """The `game` variable of a story render (public facts only: those of the view's ``facts``
+    that stories' `Game` has).
 
     `phase` is the phase of `step` (default: the view's, right for the current step; a story
     of a resolved step passes the phase that step had).  `view` is the state's, when the
@@ -55,7 +62,11 @@ def story_game(
         "strictness": game.strictness,
         "has_mayor": False,
         "mayor": None,
-        **(view.facts if view is not None else {}),
+        **(
+            {k: v for k, v in view.facts.items() if k in _STORY_GAME_FIELDS}
+            if view is not None
+            else {}
+        ),
         "deadline": game.deadline.astimezone(zone) if game.deadline is not None else None,
         "timezone": zone.key,
     }
@@ -186,22 +197,39 @@ def with_story_facts(
 ) -> list[dict[str, Any]]:
     """The step's events (told form) with what the story tells beside the rules' facts.
 
-    A ``death`` gets the dead player's ``role`` when the game reveals roles; a ``lynch`` the
-    ``votes`` in force at the deadline, voter -> names (``[]``: blank), so the village reads
-    who voted for whom; a ``role_change`` the ``previous`` role its player believed he had.
-    `before` is the state the step was resolved from, `after` the view of the new one.  The
-    game log keeps the rules' events as they are.
+    A ``death`` gets the dead player's ``role`` when the game reveals roles; an event whose
+    story pack lists ``votes`` among its added fields (Wakkerdam's ``lynch``, the vampiri's
+    ``execution`` and ``tie``) the plain ``votes`` in force at the deadline, voter -> names
+    (``[]``: blank), so the village reads who voted for whom, unless the view's facts say the
+    vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
+    vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
+    without keyword, an abstention); a ``role_change`` the ``previous`` role its player
+    believed he had.  `before` is the state the step was resolved from, `after` the view of
+    the new one.  The game log keeps the rules' events as they are.
     """
     seen = rs.view(before)
     ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
+    try:
+        added = load_pack(rs.id).added_fields
+    except PackError:
+        added = {}
+    secret = bool(after.facts.get("secret_vote"))
+    with_votes = frozenset(k for k, names in added.items() if "votes" in names and not secret)
+    with_ballots = frozenset(k for k, names in added.items() if "ballots" in names and not secret)
+    keyworded = {}
+    for key in seen.votes:  # vote keys are "Name" or "Name:keyword" (rules.core.view)
+        voter, _, keyword = key.partition(":")
+        keyworded[voter] = keyword
     result = []
     for event in events:
         kind = event.get("type")
         if kind == "death" and reveal_roles and "role" not in event:
             seat = after.find(str(event.get("player")))
             event = {**event, "role": seat.role if seat is not None else None}
-        elif kind == "lynch" and "votes" not in event:
+        elif kind in with_votes and "votes" not in event:
             event = {**event, "votes": ballots}
+        elif kind in with_ballots and "ballots" not in event:
+            event = {**event, "ballots": keyworded}
         elif kind == "role_change" and "previous" not in event:
             event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
         result.append(event)
