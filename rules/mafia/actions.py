@@ -1,0 +1,318 @@
+"""Who may send what now, and the validation of a vote (docs/rules/mafia.md §4, §5, §7.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.view import JsonValue
+from rules.mafia import ledger, status
+from rules.mafia.ids import Code, Side, Step
+from rules.mafia.roles import ACTIONS, PEACEFUL, ROLES
+from rules.mafia.spec import ActionSpec, Holder, Values
+from rules.mafia.state import GameState, Player, StoredVote
+
+DAY = "day"
+"""The pseudo-role of the day votes (they belong to no role)."""
+
+# The day votes of §6, one spec per step (the name rules that differ by step are below).
+_DAY_VOTE: dict[str, ActionSpec] = {
+    Step.ELECTION: ActionSpec(action="vote", group="vote"),
+    Step.RUNOFF: ActionSpec(action="vote", group="vote"),
+    Step.SECRETARY: ActionSpec(action="vote", group="vote", blank=False),
+    Step.LYNCH: ActionSpec(action="vote", group="vote", allow_self=True, blank=False),
+    Step.EXTRA_VOTE: ActionSpec(action="vote", group="vote", allow_self=True, blank=False),
+    Step.REVOTE: ActionSpec(action="vote", group="vote"),
+    Step.HUNT: ActionSpec(action="vote", group="vote", max_names=2, allow_self=True),
+}
+VERTICAL = ActionSpec(action="vertical", group="vertical")
+HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0)
+CANDIDATE_STEPS = frozenset({Step.RUNOFF, Step.REVOTE, Step.SECRETARY})
+LYNCH_VOTES = frozenset({Step.LYNCH, Step.EXTRA_VOTE, Step.REVOTE})
+KEYWORD_ORDER: tuple[str, ...] = (
+    "kill",
+    "insure",
+    "noinsure",
+    "suicide",
+    "approve",
+    "rumour",
+    "heal",
+    "arrest",
+    "protect",
+    "check",
+    "verify",
+    "fake_red",
+    "fake_black",
+    "fake_invert",
+    "fake",
+    "track",
+    "role",
+    "request",
+    "vertical",
+    "hunt",
+)
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action a player has now: its spec, the role that gives it, whether it is primary."""
+
+    spec: ActionSpec
+    role: str
+    primary: bool = False
+
+    @property
+    def is_negative(self) -> bool:
+        """Whether a negative role gives it."""
+        return ROLES[self.role].has("negative") if self.role in ROLES else False
+
+
+def _night_actions(state: GameState, player: Player) -> list[Action]:
+    found = [
+        Action(spec, player.peaceful)
+        for spec in ACTIONS[player.peaceful]
+        if spec.holder is Holder.ANY or player.is_black
+    ]
+    side = player.side
+    if player.negative is not None:
+        for spec in ACTIONS[player.negative]:
+            if spec.action == "rumour" and (
+                side is None or not ledger.has_night(state, side, state.night)
+            ):
+                continue
+            found.append(Action(spec, player.negative))
+    default = [a for a in found if a.spec.default and not a.is_negative]
+    if default:
+        return [replace(default[0], primary=True), *(a for a in found if a is not default[0])]
+    if len(found) == 1:
+        return [replace(found[0], primary=True)]
+    return found
+
+
+def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
+    """Return what ``name`` may send in the current step (primary action first)."""
+    player = state.find(name)
+    if player is None or not player.alive or state.step is None:
+        return ()
+    step = state.step
+    if step == Step.NIGHT:
+        return tuple(_night_actions(state, player))
+    if step == Step.PRE_VOTE:
+        found = []
+        if state.mayor_in_office() == name:
+            found.append(Action(VERTICAL, DAY, primary=True))
+        if status.is_hunt_possible(state):
+            found.append(Action(HUNT_APPROVAL, DAY))
+        return tuple(found)
+    if step == Step.SECRETARY:
+        return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
+    if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
+        return ()
+    if step in _DAY_VOTE:
+        return (Action(_DAY_VOTE[step], DAY, True),)
+    return ()
+
+
+def asked(state: GameState) -> tuple[str, ...]:
+    """Return the players asked in the current step, in seat order."""
+    return tuple(p.name for p in state.players if actions_of(state, p.name))
+
+
+def vote_key(state: GameState, vote: StoredVote) -> str:
+    """The scenario form of a vote's key: ``Name`` for the primary action, else
+    ``Name:keyword``."""
+    for action in actions_of(state, vote.player):
+        if action.spec.action == vote.action and action.spec.group == vote.group:
+            return vote.player if action.primary else f"{vote.player}:{vote.action}"
+    return f"{vote.player}:{vote.action}"
+
+
+def _select(state: GameState, found: Sequence[Action], vote: Vote) -> Action | Rejected:
+    if len(vote.keywords) > 1:
+        return Rejected(Code.NOT_ASKED, "two actions in one vote")
+    if not vote.keywords:
+        for action in found:
+            if action.primary:
+                return action
+        if any(a.spec.group == "block" for a in found):
+            return Rejected(Code.MODE_REQUIRED, "write arrest or protect")
+        return Rejected(Code.KEYWORD_REQUIRED, "this vote needs its keyword")
+    (keyword,) = vote.keywords
+    matching = [a for a in found if a.spec.keyword == keyword]
+    if not matching:
+        return Rejected(Code.NOT_ASKED, f"no action {keyword!r} now")
+    if len(matching) > 1:
+        # RULING (docs/rules/mafia.md, Rulings): a black vigilante Investigator's `kill` is his
+        # side's shot while the side has one, else his Investigator's shot.
+        player = state.get(vote.player)
+        side = player.side
+        has_shot = side is not None and ledger.shots(state, side) > 0
+        for action in matching:
+            if action.is_negative == has_shot:
+                return action
+    return matching[0]
+
+
+def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | None:
+    spec = action.spec
+    names = vote.targets
+    if len(set(names)) != len(names):
+        return Rejected(Code.WRONG_COUNT, "a name given twice")
+    if names and not spec.min_names <= len(names) <= spec.max_names:
+        return Rejected(Code.WRONG_COUNT, f"{spec.min_names} to {spec.max_names} names")
+    if spec.max_names == 0 and names:
+        return Rejected(Code.WRONG_COUNT, "this action takes no names")
+    if spec.values is Values.ROLES:
+        if any(name not in ROLES for name in names):
+            return Rejected(Code.BAD_NAME, "not a role id")
+        return None
+    if any(state.find(name) is None for name in names):
+        return Rejected(Code.BAD_NAME, "not a player of this game")
+    if not names and spec.min_names > 0 and not spec.blank:
+        return Rejected(Code.BLANK_NOT_ALLOWED, "blank is not allowed here")
+    if not spec.dead_ok and any(not state.get(name).alive for name in names):
+        return Rejected(Code.DEAD, "a dead player")
+    if vote.player in names and (not spec.allow_self or (spec.action == "heal" and len(names) > 1)):
+        return Rejected(Code.SELF, "not yourself")
+    mayor = state.mayor_in_office()
+    secretary = state.secretary_in_office()
+    if mayor in names or (spec.secretary_untouchable and secretary in names):
+        return Rejected(Code.UNTOUCHABLE, "the Mayor (or the Secretary) may not be named")
+    if state.step in LYNCH_VOTES and state.today.vertical in names:
+        return Rejected(Code.PROTECTED, "nobody may vote against this player today")
+    outsiders = [name for name in names if name not in state.today.candidates]
+    if state.step in CANDIDATE_STEPS and action.role == DAY and outsiders:
+        return Rejected(Code.NOT_CANDIDATE, "not a candidate")
+    return None
+
+
+def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
+    spec, names, player = action.spec, vote.targets, state.get(vote.player)
+    if action.role == "investigator" and spec.action == "kill" and not status.is_vigilante(state):
+        return Rejected(Code.NOT_NOW, "the Investigator shoots only when both checkers are gone")
+    if spec.action == "verify" and names and names[0] not in state.memory_of(action.role).passed:
+        return Rejected(Code.NOT_ELIGIBLE, "no passed check on that player")
+    if spec.values is Values.ROLES and any(name not in PEACEFUL for name in names):
+        return Rejected(Code.NOT_ELIGIBLE, "not a peaceful role")
+    if spec.action == "heal" and names:
+        memory = state.memory_of("doctor")
+        if memory.last_heal and memory.last_heal_night == state.night - 1:
+            alone_twice = names == (player.name,) and memory.last_heal == (player.name,)
+            if alone_twice or (len(names) == 2 and len(memory.last_heal) == 2):
+                return Rejected(Code.REPEAT, "not the same kind of heal two nights in a row")
+    if spec.kill and names:
+        return _shot_rules(state, action, vote)
+    if spec.action in ("rumour", "insure") and action.is_negative:
+        return _side_single(state, action, vote)
+    return None
+
+
+def _side_votes(state: GameState, side: Side, voter: str, action: str) -> list[StoredVote]:
+    members = {p.name for p in state.side_members(side)} - {voter}
+    return [v for v in state.votes if v.player in members and v.action == action and v.targets]
+
+
+def _shot_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
+    player = state.get(vote.player)
+    side = player.side
+    if side is None:
+        return None  # a red Investigator's shot is no side's shot
+    shots = ledger.shots(state, side)
+    if side is Side.MANIAC and action.is_negative:
+        if shots == 0:
+            return Rejected(Code.NO_SHOT, "no shot tonight")
+        if len(vote.targets) > shots:
+            return Rejected(Code.WRONG_COUNT, f"{shots} shot(s) tonight")
+        return None
+    others = sum(len(v.targets) for v in _side_votes(state, side, player.name, "kill"))
+    if not action.is_negative:
+        # §7.4.9: a black's peaceful kill is one of his side's kill moves (or a debt at 0).
+        if shots > 0 and others + 1 > shots:
+            return Rejected(Code.TAKEN, "the side's shots are taken")
+        return None
+    if shots == 0:
+        return Rejected(Code.NO_SHOT, "no shot tonight")
+    if others + 1 > shots:
+        return Rejected(Code.TAKEN, "a partner already sent the side's shot")
+    return None
+
+
+def _side_single(state: GameState, action: Action, vote: Vote) -> Rejected | None:
+    """The side's one rumour, and a cross-side insurance: the first valid vote wins (§5.2)."""
+    player = state.get(vote.player)
+    side = player.side
+    if side is None:
+        return None
+    if action.spec.action == "insure" and ledger.has_night(state, side, state.night):
+        return None  # a partner insurance: every partner may say whom he would shoot
+    if _side_votes(state, side, player.name, action.spec.action):
+        return Rejected(Code.TAKEN, "a partner's vote came first")
+    return None
+
+
+def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+    """Validate ``vote`` (§5.3 order) and store it in place of the same group's earlier vote."""
+    found = actions_of(state, vote.player)
+    if not found:
+        return Rejected(Code.NOT_ASKED, "you are not asked now")
+    action = _select(state, found, vote)
+    if isinstance(action, Rejected):
+        return action
+    refusal = _names_check(state, action, vote) or _role_rules(state, action, vote)
+    if refusal is not None:
+        return refusal
+    group = action.spec.group
+    kept = tuple(v for v in state.votes if not (v.player == vote.player and v.group == group))
+    stored = StoredVote(vote.player, group, action.spec.action, tuple(vote.targets))
+    return Accepted(replace(state, votes=(*kept, stored)))
+
+
+def _targets(state: GameState, action: Action, name: str) -> tuple[str, ...]:
+    spec = action.spec
+    if spec.values is Values.ROLES:
+        return tuple(role for role in PEACEFUL if role in state.peaceful_roles)
+    if state.step in CANDIDATE_STEPS and action.role == DAY:
+        return tuple(c for c in state.today.candidates if state.get(c).alive)
+    if spec.action == "verify":
+        return state.memory_of(action.role).passed
+    mayor = state.mayor_in_office()
+    secretary = state.secretary_in_office() if spec.secretary_untouchable else None
+    return tuple(
+        p.name
+        for p in state.living
+        if p.name not in (mayor, secretary)
+        and (spec.allow_self or p.name != name)
+        and not (state.step in LYNCH_VOTES and p.name == state.today.vertical)
+    )
+
+
+def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
+    player = state.get(name)
+    extra: dict[str, JsonValue] = {"role": action.role}
+    if action.spec.kill and player.side is not None:
+        extra["shots"] = ledger.shots(state, player.side)
+    if action.role in ("mafia",):
+        extra["partners"] = list(state.partners(name))
+    return extra
+
+
+def choices(state: GameState, name: str) -> Choices:
+    """Return what ``name`` may send now, the primary action first (§5.1)."""
+    found = actions_of(state, name)
+    return Choices(
+        player=name,
+        step=state.step,
+        actions=tuple(
+            ActionChoice(
+                action=action.spec.action,
+                keyword=None if action.primary else action.spec.keyword,
+                targets=_targets(state, action, name),
+                min_names=action.spec.min_names,
+                max_names=action.spec.max_names,
+                blanco=action.spec.blank and action.spec.min_names > 0,
+                extra=_extra(state, action, name),
+            )
+            for action in found
+        ),
+    )

@@ -1,0 +1,254 @@
+"""The day's vote steps (§6): election, runoff, secretary, pre-vote, lynch, hunt, revote."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from rules.core.events import Event
+from rules.mafia import actions, deaths, status, tally
+from rules.mafia.events import (
+    Inactive,
+    Lynch,
+    Mayor,
+    NoMayor,
+    Revote,
+    Secretary,
+    SecretaryLost,
+    VoteStart,
+)
+from rules.mafia.ids import Cause, Step
+from rules.mafia.state import Ballot, Day, GameState
+
+Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], str]
+"""A resolved step: the new state, its events, its trace, and the next step's id."""
+
+
+def _cast(state: GameState) -> tuple[Ballot, ...]:
+    return tuple(
+        Ballot(v.player, v.targets) for v in state.votes if v.group == "vote" and v.targets
+    )
+
+
+def _seat_sorted(state: GameState, names: Sequence[str]) -> tuple[str, ...]:
+    seat = {p.name: i for i, p in enumerate(state.players)}
+    return tuple(sorted(names, key=seat.__getitem__))
+
+
+def election(state: GameState) -> Outcome:
+    """§6.1: the most votes makes the Mayor; nobody voted: no Mayor; a tie: a runoff."""
+    ballots = _cast(state)
+    totals = tally.count(state, (), auto_votes=False).totals
+    best = tally.top(totals)
+    if not best:
+        return state, (NoMayor(),), ("nobody received a vote",), Step.NIGHT
+    if len(best) > 1:
+        asked = tuple(n for n in actions.asked(state) if n not in best)
+        today = Day(candidates=best, tied_asked=asked, election=ballots)
+        return replace(state, today=today), (), (f"tie between {best}",), Step.RUNOFF
+    return _elected(state, best[0], "election", ballots, ())
+
+
+def runoff(state: GameState) -> Outcome:
+    """§6.2: the most runoff votes; a tie: the earliest vote; none: the earliest election vote."""
+    result = tally.count(state, (), auto_votes=False)
+    best = tally.top(result.totals)
+    candidates = state.today.candidates
+    if len(best) == 1:
+        winner, why = best[0], "most runoff votes"
+    elif best:
+        winner = min(best, key=result.first_ballot)
+        why = "earliest runoff vote among the tied"
+    else:
+        election_count = tally.Count(state.today.election, {}, ())
+        winner = min(candidates, key=election_count.first_ballot)
+        why = "no runoff vote: earliest election vote"
+    rivals = tuple(
+        b.voter for b in state.today.election if b.voter in candidates and b.targets == (winner,)
+    )
+    return _elected(state, winner, "runoff", result.ballots, rivals, why)
+
+
+def _elected(
+    state: GameState,
+    mayor: str,
+    via: str,
+    deciding: Sequence[Ballot],
+    rivals: Sequence[str],
+    why: str = "most votes",
+) -> Outcome:
+    """The Mayor is in office; the Secretary is appointed or chosen (§6.3)."""
+    state = replace(state, mayor=mayor)
+    events: list[Event] = [Mayor(player=mayor, via=via)]
+    eligible = [b.voter for b in deciding if b.targets == (mayor,) and state.get(b.voter).alive]
+    eligible += [r for r in rivals if r not in eligible and r != mayor]
+    trace = (f"{mayor} is Mayor ({why}); eligible secretaries {eligible}",)
+    if len(eligible) >= 2:
+        today = replace(state.today, candidates=tuple(eligible))
+        return replace(state, today=today), tuple(events), trace, Step.SECRETARY
+    if eligible:
+        state = replace(state, secretary=eligible[0])
+        events.append(Secretary(player=eligible[0]))
+    return state, tuple(events), trace, Step.NIGHT
+
+
+def secretary(state: GameState) -> Outcome:
+    """§6.3: the Mayor names one eligible player; a missing vote: the earliest voter."""
+    vote = state.vote_of(state.mayor or "", "vote")
+    chosen = vote.targets[0] if vote is not None and vote.targets else state.today.candidates[0]
+    state = replace(state, secretary=chosen)
+    return state, (Secretary(player=chosen),), (f"{chosen} is Secretary",), Step.NIGHT
+
+
+def pre_vote(state: GameState) -> Outcome:
+    """§6.4: the power vertical and the hunt approvals decide today's main vote."""
+    mayor = state.mayor_in_office()
+    vertical: str | None = None
+    if mayor is not None:
+        vote = state.vote_of(mayor, "vertical")
+        if vote is not None:
+            vertical = vote.targets[0] if vote.targets else None
+        else:
+            secretary = state.secretary_in_office()
+            vertical = secretary if secretary and state.get(secretary).alive else None
+    approvals = sum(1 for v in state.votes if v.action == "hunt")
+    needed = (len(state.living) + 1) // 2
+    hunt = status.is_hunt_possible(state) and approvals >= needed
+    kind = Step.HUNT if hunt else Step.LYNCH
+    event = VoteStart(kind=kind.value, vertical=vertical, approvals=approvals, needed=needed)
+    state = replace(state, today=replace(state.today, vertical=vertical, hunt=hunt))
+    return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
+
+
+def lynch(state: GameState) -> Outcome:
+    """§6.5, §6.7: the lynch (and the extra vote); a tie goes to the grey rules or a revote."""
+    asked = actions.asked(state)
+    result = tally.count(state, asked, auto_votes=True)
+    best = tally.top(result.totals)
+    trace = [f"totals {result.totals}"]
+    if len(best) == 2:
+        chosen = tally.grey_tie_break(state, result, (best[0], best[1]))
+        if chosen is not None:
+            trace.append(f"grey tie-break: {chosen}")
+            best = (chosen,)
+    if len(best) > 1:
+        event = Revote(best, result.totals, result.ballots_form(), result.auto)
+        today = replace(state.today, candidates=best, tied_asked=asked, tied_ballots=result.ballots)
+        state, more = _inactivity(replace(state, today=today), asked)
+        return state, (event, *more), tuple(trace), Step.REVOTE
+    return _conclude(state, best, result, asked, trace)
+
+
+def hunt(state: GameState) -> Outcome:
+    """§6.8: two players are lynched: the red correction, then the highest totals."""
+    asked = actions.asked(state)
+    result = tally.count(state, asked, auto_votes=False)
+    lynched = tally.hunt_result(state, result)
+    state = replace(state, hunt_held=True)
+    if len(lynched) == 2 and all(state.get(n).is_black for n in lynched):
+        state = replace(state, ledger=replace(state.ledger, no_due=True))
+    return _conclude(state, lynched, result, asked, [f"hunt totals {result.totals}"])
+
+
+def revote(state: GameState) -> Outcome:
+    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
+    result = tally.count(state, (), auto_votes=False)
+    lynched = tally.revote_result(state, result, state.today.candidates)
+    today = replace(state.today, revote_empty=not lynched)
+    trace = [f"revote totals {result.totals}: {lynched or 'nobody'}"]
+    return _conclude(replace(state, today=today), lynched, result, (), trace)
+
+
+def _conclude(
+    state: GameState,
+    lynched: Sequence[str],
+    result: tally.Count,
+    asked: Sequence[str],
+    trace: list[str],
+) -> Outcome:
+    """The final result of the day's vote (§6.5, §6.11, §13.4 order of events)."""
+    lynched = _seat_sorted(state, lynched)
+    events: list[Event] = [
+        Lynch(
+            lynched[0] if lynched else None,
+            lynched,
+            result.totals,
+            result.ballots_form(),
+            result.auto,
+        )
+    ]
+    if any(not state.get(n).is_black for n in lynched):
+        state = replace(state, red_lynched=True)
+        state, lost = deaths.lose_post(state, "red_lynched")
+        events.extend(lost)
+    events.extend(_firing(state, lynched, result))
+    if any(isinstance(e, SecretaryLost) and e.reason == "fired" for e in events):
+        state = replace(state, secretary=None)
+    state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
+    state, posts = deaths.after_deaths(state, lynched)
+    state, heirs = deaths.inherit(state, lynched)
+    events.extend((*posts, *died, *heirs))
+    state, more = _inactivity(state, asked)
+    events.extend(more)
+    state = _stalemate(state)
+    trace.append(f"lynched {list(lynched)}")
+    return state, tuple(events), tuple(trace), Step.NIGHT
+
+
+def _firing(state: GameState, lynched: Sequence[str], result: tally.Count) -> list[Event]:
+    """§6.11: the Mayor fires his Secretary by a ballot against her that does not lynch her."""
+    mayor, secretary = state.mayor_in_office(), state.secretary_in_office()
+    if mayor is None or secretary is None or secretary in lynched:
+        return []
+    ballots = (*state.today.tied_ballots, *result.ballots)
+    if any(b.voter == mayor and secretary in b.targets for b in ballots):
+        return [SecretaryLost(player=secretary, reason="fired")]
+    return []
+
+
+def _inactivity(state: GameState, asked: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+    """§5.5: missed day votes count; at ``strictness`` the player is removed."""
+    if state.step not in (Step.LYNCH, Step.EXTRA_VOTE, Step.HUNT):
+        return state, ()
+    voted = {v.player for v in state.votes if v.group == "vote"}
+    events: list[Event] = []
+    removed: list[str] = []
+    players = []
+    for player in state.players:
+        if player.name in asked and player.alive:
+            missed = 0 if player.name in voted else player.missed + 1
+            player = replace(player, missed=missed)
+            if missed:
+                events.append(Inactive(player=player.name, missed=missed))
+            if missed >= state.settings.strictness:
+                removed.append(player.name)
+        players.append(player)
+    state = replace(state, players=tuple(players))
+    if removed:
+        state, died = deaths.kill(state, [(n, Cause.INACTIVITY) for n in removed], at_night=False)
+        state, posts = deaths.after_deaths(state, removed)
+        state, heirs = deaths.inherit(state, removed)
+        events.extend((*posts, *died, *heirs))
+    return state, tuple(events)
+
+
+def _stalemate(state: GameState) -> GameState:
+    """§6.12: two days in a row end in an empty revote with the same living players: a draw."""
+    if not state.today.revote_empty:
+        return replace(state, stalemate=None)
+    alive = tuple(p.name for p in state.living)
+    if state.stalemate == alive:
+        return replace(state, draw=True)
+    return replace(state, stalemate=alive)
+
+
+RESOLVERS = {
+    Step.ELECTION: election,
+    Step.RUNOFF: runoff,
+    Step.SECRETARY: secretary,
+    Step.PRE_VOTE: pre_vote,
+    Step.LYNCH: lynch,
+    Step.EXTRA_VOTE: lynch,
+    Step.HUNT: hunt,
+    Step.REVOTE: revote,
+}

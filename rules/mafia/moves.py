@@ -1,0 +1,121 @@
+"""Night moves and what happens to them (§7.3): sending, visits, stop reasons, attacks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rules.mafia.ids import Stop
+from rules.mafia.state import GameState
+
+
+@dataclass(frozen=True)
+class Move:
+    """A sent night move at its slot (§7.2).
+
+    ``role``: the role that makes it (a peaceful or negative role id); ``side``/``shot``: the
+    side's shot a kill move spends (an insurance carries the insured shot).
+    """
+
+    owner: str
+    role: str
+    action: str
+    targets: tuple[str, ...]
+    slot: int
+    negative: bool = False
+    kill: bool = False
+    side: str | None = None
+    shot: int | None = None
+    insurance: bool = False
+
+    @property
+    def target(self) -> str:
+        """The first (for kill moves: the only) target."""
+        return self.targets[0]
+
+
+@dataclass
+class Night:
+    """Everything one night's resolution has decided so far.
+
+    It is created by :func:`rules.mafia.night.resolve_night` for one resolution and never
+    escapes it; the stages add to it in slot order, which is why it is not frozen.
+    """
+
+    state: GameState
+    number: int
+    rumours: dict[str, str] = field(default_factory=dict)
+    arrested: str | None = None
+    protected: str | None = None
+    visits: list[Move] = field(default_factory=list)
+    stopped: list[tuple[Move, Stop]] = field(default_factory=list)
+    repelled: list[Move] = field(default_factory=list)
+    attacks: list[Move] = field(default_factory=list)
+    attacked: set[str] = field(default_factory=set)
+    went_out: set[str] = field(default_factory=set)
+    healed: tuple[str, ...] = ()
+    heal: Move | None = None
+    checks: dict[str, Move] = field(default_factory=dict)
+    void_shots: dict[str, int] = field(default_factory=dict)
+    deaths: dict[str, Move] = field(default_factory=dict)
+
+    def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
+        """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
+        move is not stopped by an earlier attack (the Doctor healing only himself)."""
+        if owner in self.attacked and not exempt:
+            return Stop.ATTACKED
+        if owner == self.arrested:
+            return Stop.ARREST
+        if owner == self.protected and peaceful and not kill:
+            return Stop.HOME
+        return None
+
+    def send(self, move: Move, *, exempt: bool = False) -> bool:
+        """Send ``move``: record its visits; return whether it happens (not stopped)."""
+        reason = self.stop_reason(
+            move.owner, peaceful=not move.negative, kill=move.kill, exempt=exempt
+        )
+        if reason is not Stop.HOME and any(t != move.owner for t in move.targets):
+            self.visits.append(move)
+        if reason is not None:
+            self.stopped.append((move, reason))
+            return False
+        if move.kill and move.negative:
+            self.went_out.add(move.owner)
+        return True
+
+    def strike(self, move: Move) -> None:
+        """A kill move that happens reaches its target: repelled by protection, or an attack."""
+        if move.target == self.protected:
+            self.repelled.append(move)
+            return
+        self.attacks.append(move)
+        self.attacked.add(move.target)
+
+    def stops_of(self, owner: str) -> list[tuple[Move, Stop]]:
+        """The stopped moves of ``owner``."""
+        return [(move, reason) for move, reason in self.stopped if move.owner == owner]
+
+    def visitors_of(self, name: str) -> tuple[str, ...]:
+        """The players who visited ``name`` tonight, in slot order (§7.3)."""
+        found: list[str] = []
+        for move in self.visits:
+            if name in move.targets and move.owner != name and move.owner not in found:
+                found.append(move.owner)
+        return tuple(found)
+
+    def went_to(self, name: str) -> tuple[str, ...]:
+        """Whom ``name`` visited, in slot order; only his negative role's visits when he made
+        visits with both roles (§7.9)."""
+        own = [move for move in self.visits if move.owner == name]
+        if any(m.negative for m in own) and any(not m.negative for m in own):
+            own = [m for m in own if m.negative]
+        found: list[str] = []
+        for move in own:
+            for target in move.targets:
+                if target != name and target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def is_stopped(self, move: Move) -> bool:
+        """Whether ``move`` was stopped."""
+        return any(m is move for m, _ in self.stopped)

@@ -1,0 +1,292 @@
+"""The night resolution (§7.2): the slot table as a pipeline of stages, each tracing its work."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rules.core.pipeline import Stage
+from rules.mafia import ledger
+from rules.mafia.ids import Side, Stop
+from rules.mafia.moves import Move, Night
+from rules.mafia.state import GameState, Player
+
+PEACEFUL_SHOT = -1
+"""The shot id of a black's kill through his peaceful role (one of his side's kill moves)."""
+
+
+def _vote(state: GameState, name: str, group: str) -> tuple[str, tuple[str, ...]] | None:
+    vote = state.vote_of(name, group)
+    return None if vote is None else (vote.action, vote.targets)
+
+
+def evening(night: Night) -> tuple[Night, Sequence[str]]:
+    """E10 rumours (§7.1.1); E11 verifications and requests are read again at R."""
+    lines = []
+    for vote in night.state.votes:
+        player = night.state.get(vote.player)
+        if vote.action == "rumour" and vote.targets and player.side is not None:
+            night.rumours.setdefault(vote.targets[0], player.side.value)
+            lines.append(f"{player.name} spreads a rumour on {vote.targets[0]}")
+    return night, lines
+
+
+def blocker(night: Night) -> tuple[Night, Sequence[str]]:
+    """N2: the Blocker's arrest or protection; nothing before him can stop it (§7.5)."""
+    holder = night.state.holder("blocker")
+    vote = _vote(night.state, holder.name, "block") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, ["no block"]
+    mode, (target,) = vote
+    night.send(Move(holder.name, "blocker", mode, (target,), slot=2))
+    if mode == "arrest":
+        night.arrested = target
+    else:
+        night.protected = target
+    return night, [f"{holder.name} {mode}s {target}"]
+
+
+def _approves(state: GameState, approver: str) -> bool:
+    return state.vote_of(approver, "approve") is not None
+
+
+def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | None:
+    """Why a black's kill move is void (as if not sent), or None (§7.4.5, §7.4.8)."""
+    state = night.state
+    if target in state.partners(shooter.name) and not _approves(state, target):
+        return "a partner's kill without his approval"
+    victim = state.get(target)
+    if (
+        ledger.is_shared_night(state, night.number)
+        and state.ledger.black_killed
+        and victim.is_black
+    ):
+        night.void_shots[side.value] = night.void_shots.get(side.value, 0) + 1
+        return "a black already died by a black's kill in nights 1-2"
+    return None
+
+
+def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
+    state = night.state
+    moves: list[Move] = []
+    for member in state.side_members(side):
+        vote = _vote(state, member.name, "kill")
+        if vote is None or vote[0] != "kill":
+            continue
+        for target in vote[1]:
+            why = _is_void(night, member, target, side)
+            if why is not None:
+                lines.append(f"{member.name}'s kill on {target} is void: {why}")
+                continue
+            moves.append(
+                Move(
+                    member.name,
+                    side.value,
+                    "kill",
+                    (target,),
+                    slot=8,
+                    negative=True,
+                    kill=True,
+                    side=side.value,
+                    shot=len(moves),
+                )
+            )
+    return moves
+
+
+def _partner_insurers(state: GameState, shooters: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """shooter -> (insurer, insure target or "") for the mafia side (§7.4.4)."""
+    others = [p for p in state.side_members(Side.MAFIA) if p.name not in shooters]
+    voted = [
+        v.player
+        for v in state.votes
+        if v.action == "insure" and v.player in {p.name for p in others}
+    ]
+    defaults = [
+        p.name
+        for p in others
+        if p.name not in voted and (_vote(state, p.name, "kill") or ("", ()))[0] != "noinsure"
+    ]
+    order = voted + defaults
+    result: dict[str, tuple[str, str]] = {}
+    for shooter, insurer in zip(shooters, order, strict=False):
+        vote = state.vote_of(insurer, "kill")
+        chosen = vote.targets[0] if vote is not None and vote.targets else ""
+        result[shooter] = (insurer, chosen)
+    return result
+
+
+def _fire(night: Night, insurer: str, target: str, insured: Move, lines: list[str]) -> None:
+    state = night.state
+    player = state.get(insurer)
+    if target == insurer or not state.get(target).alive:
+        lines.append(f"{insurer}'s insurance on {target} cannot fire")
+        return
+    if target in state.partners(insurer) and not _approves(state, target):
+        lines.append(f"{insurer}'s insurance on his partner {target} is void")
+        return
+    move = Move(
+        insurer,
+        player.negative or "",
+        "insure",
+        (target,),
+        slot=8,
+        negative=True,
+        kill=True,
+        side=insured.side,
+        shot=insured.shot,
+        insurance=True,
+    )
+    lines.append(f"{insurer}'s insurance fires on {target} for {insured.owner}")
+    if night.send(move):
+        night.strike(move)
+
+
+def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
+    """N8: the black sides' kill moves in the night's kill order, with insurances (§7.4)."""
+    state, lines = night.state, list[str]()
+    stopped_by_side: dict[str, list[tuple[Move, bool]]] = {}
+    for side in ledger.kill_order(state, night.number):
+        moves = _side_moves(night, side, lines)
+        if moves:
+            insurers = (
+                _partner_insurers(state, [m.owner for m in moves]) if side is Side.MAFIA else {}
+            )
+            for move in moves:
+                if night.send(move):
+                    lines.append(f"{move.owner} shoots {move.target}")
+                    night.strike(move)
+                    continue
+                lines.append(f"{move.owner}'s shot is stopped")
+                cover = insurers.get(move.owner)
+                stopped_by_side.setdefault(side.value, []).append((move, cover is not None))
+                if cover is not None:
+                    insurer, chosen = cover
+                    _fire(night, insurer, chosen or move.target, move, lines)
+            continue
+        _cross_insurance(night, side, stopped_by_side, lines)
+    return night, lines
+
+
+def _cross_insurance(
+    night: Night, side: Side, stopped: dict[str, list[tuple[Move, bool]]], lines: list[str]
+) -> None:
+    """A side without kill moves insures the other side on its night (§7.4.4)."""
+    state = night.state
+    insured = ledger.other(side)
+    if (
+        ledger.has_night(state, side, night.number)
+        or not ledger.has_night(state, insured, night.number)
+        or ledger.is_shared_night(state, night.number)
+    ):
+        return
+    members = {p.name for p in state.side_members(side)}
+    vote = next(
+        (v for v in state.votes if v.player in members and v.action == "insure" and v.targets),
+        None,
+    )
+    if vote is None:
+        return
+    for move, partner_covered in stopped.get(insured.value, []):
+        if side is Side.MANIAC and partner_covered:
+            continue
+        _fire(night, vote.player, vote.targets[0], move, lines)
+        return
+
+
+def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
+    """N9: the Investigator's vigilante shot (§7.10)."""
+    holder = night.state.holder("investigator")
+    vote = _vote(night.state, holder.name, "act") if holder else None
+    if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
+        return night, []
+    side = holder.side
+    move = Move(
+        holder.name,
+        "investigator",
+        "kill",
+        vote[1],
+        slot=9,
+        kill=True,
+        side=side.value if side else None,
+        shot=PEACEFUL_SHOT if side else None,
+    )
+    if not night.send(move):
+        return night, [f"{holder.name}'s shot is stopped"]
+    night.strike(move)
+    return night, [f"{holder.name} shoots {move.target}"]
+
+
+def suicides(night: Night) -> tuple[Night, Sequence[str]]:
+    """N10: blacks' suicides, with a partner's approval; they cannot be stopped (§7.4.10)."""
+    state, lines = night.state, []
+    for player in state.living:
+        if player.negative is None or state.vote_of(player.name, "suicide") is None:
+            continue
+        partners = [n for n in state.partners(player.name) if state.get(n).alive]
+        if partners and not any(_approves(state, n) for n in partners):
+            lines.append(f"{player.name}'s suicide lacks a partner's approval")
+            continue
+        move = Move(player.name, player.negative, "suicide", (player.name,), 10, True, True)
+        night.strike(move)
+        lines.append(f"{player.name} commits suicide")
+    return night, lines
+
+
+def doctor(night: Night) -> tuple[Night, Sequence[str]]:
+    """N11: the Doctor's heal; an attacked Doctor may still heal himself alone (§7.6)."""
+    holder = night.state.holder("doctor")
+    vote = _vote(night.state, holder.name, "heal") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "doctor", "heal", vote[1], slot=11)
+    night.heal = move
+    if not night.send(move, exempt=vote[1] == (holder.name,)):
+        return night, [f"{holder.name}'s heal is stopped"]
+    night.healed = vote[1]
+    return night, [f"{holder.name} heals {', '.join(vote[1])}"]
+
+
+def checkers(night: Night) -> tuple[Night, Sequence[str]]:
+    """N16 the Commissar's check, N18 the Detective's tracking or role check (§7.8, §7.9)."""
+    lines = []
+    for role, group, slot in (("commissar", "check", 16), ("detective", "track", 18)):
+        holder = night.state.holder(role)
+        vote = _vote(night.state, holder.name, group) if holder else None
+        if holder is None or vote is None or vote[0] not in ("check", "track", "role"):
+            continue
+        if not vote[1]:
+            continue
+        move = Move(holder.name, role, vote[0], vote[1], slot=slot)
+        night.checks[role] = move
+        happened = night.send(move)
+        lines.append(f"{holder.name} {vote[0]} {vote[1][0]}: {'sent' if happened else 'stopped'}")
+    return night, lines
+
+
+def deaths(night: Night) -> tuple[Night, Sequence[str]]:
+    """R: every attacked player dies unless healed; the first attack is credited (§7.7)."""
+    lines = []
+    for move in night.attacks:
+        if move.target in night.healed:
+            continue
+        if move.target not in night.deaths:
+            night.deaths[move.target] = move
+            lines.append(f"{move.target} dies ({move.role} {move.owner})")
+    return night, lines
+
+
+STAGES: tuple[Stage[Night], ...] = (
+    Stage("E10-E11 evening", evening),
+    Stage("N2 blocker", blocker),
+    Stage("N8 negative kills", negative_kills),
+    Stage("N9 peaceful kills", peaceful_kills),
+    Stage("N10 suicides", suicides),
+    Stage("N11 doctor", doctor),
+    Stage("N16-N18 checks", checkers),
+    Stage("R deaths", deaths),
+)
+
+
+def stopped_roles(night: Night, owner: str, reasons: frozenset[Stop]) -> list[str]:
+    """The roles of ``owner``'s moves stopped for one of ``reasons``."""
+    return [move.role for move, reason in night.stops_of(owner) if reason in reasons]

@@ -1,0 +1,42 @@
+"""The explicit registry of Mafia roles: id -> declarative spec and night actions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rules.core.model import RoleSpec
+from rules.mafia.roles import (
+    active_citizen,
+    blocker,
+    citizen,
+    commissar,
+    detective,
+    doctor,
+    investigator,
+    mafia,
+    maniac,
+)
+from rules.mafia.spec import ActionSpec
+
+_MODULES = (
+    citizen,
+    active_citizen,
+    doctor,
+    blocker,
+    commissar,
+    detective,
+    investigator,
+    mafia,
+    maniac,
+)
+
+ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
+ACTIONS: Mapping[str, tuple[ActionSpec, ...]] = {
+    module.SPEC.id: module.ACTIONS for module in _MODULES
+}
+PEACEFUL = tuple(role for role, spec in ROLES.items() if spec.has("peaceful"))
+NEGATIVE = tuple(role for role, spec in ROLES.items() if spec.has("negative"))
+# Roles that go to an heir when their holder dies (§8.3).
+INHERITED = frozenset(role for role in PEACEFUL if not ROLES[role].has("not_inherited"))
+# Negative roles and the side each plays for (§1.1).
+SIDE_OF: Mapping[str, str] = {"mafia": "mafia", "maniac": "maniac"}

@@ -1,0 +1,251 @@
+"""The Mafia game state: players with their role overlay, titles, the kill ledger, the day."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.core.model import Settings
+from rules.mafia.codec import from_json, to_json
+from rules.mafia.ids import Side, Team
+
+RULESET_ID = "mafia"
+STATE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Player:
+    """One main player: his peaceful role, his negative role (blacks only), life, missed votes."""
+
+    name: str
+    peaceful: str
+    negative: str | None = None
+    gender: str | None = None
+    alive: bool = True
+    cause: str | None = None
+    missed: int = 0
+
+    @property
+    def team(self) -> Team:
+        """``black`` for a player with a negative role, else ``red`` (§1.1)."""
+        return Team.BLACK if self.negative is not None else Team.RED
+
+    @property
+    def is_black(self) -> bool:
+        """Whether the player has a negative role."""
+        return self.negative is not None
+
+    @property
+    def side(self) -> Side | None:
+        """The killing side of a black (§1.1), None for a red."""
+        return Side(self.negative) if self.negative in (Side.MAFIA, Side.MANIAC) else None
+
+    @property
+    def role(self) -> str:
+        """The scenario form of his roles: ``peaceful`` or ``peaceful+negative`` (§13.1)."""
+        return f"{self.peaceful}+{self.negative}" if self.negative else self.peaceful
+
+
+@dataclass(frozen=True)
+class RoleMemory:
+    """What a peaceful role remembers; it passes with the role to an heir (§8.3).
+
+    ``last_heal``/``last_heal_night``: the Doctor's last heal that took place (§5.4, §7.6).
+    ``passed``: players on whom the role got a passed Commissar result (the Commissar's own
+    checks, the Investigator's copies) and may verify.  ``vigilante_done``: the Investigator's
+    shot right ended (§7.10).  ``history``: the role's earlier private results (JSON texts).
+    """
+
+    last_heal: tuple[str, ...] = ()
+    last_heal_night: int = 0
+    passed: tuple[str, ...] = ()
+    vigilante_done: bool = False
+    history: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoredVote:
+    """A vote in force: ``player``'s vote for ``action`` (of move group ``group``)."""
+
+    player: str
+    group: str
+    action: str
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """A counted day ballot (§6.6); ``auto``: an auto-vote against oneself (§6.5)."""
+
+    voter: str
+    targets: tuple[str, ...]
+    auto: bool = False
+
+
+@dataclass(frozen=True)
+class Day:
+    """What the current day remembers between its steps.
+
+    ``vertical``: the player nobody may vote against today (§6.4).  ``hunt``: today's main vote
+    is a hunt.  ``candidates``: runoff/revote targets, or the Secretary's eligible players.
+    ``tied_asked``/``tied_ballots``: the asked players and ballots of the vote that tied.
+    ``election``: the election's ballots (for the runoff and the Secretary).
+    ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
+    """
+
+    vertical: str | None = None
+    hunt: bool = False
+    candidates: tuple[str, ...] = ()
+    tied_asked: tuple[str, ...] = ()
+    tied_ballots: tuple[Ballot, ...] = ()
+    election: tuple[Ballot, ...] = ()
+    revote_empty: bool = False
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The black kill ledger (§7.4.2): owed shots per side, tonight's usable shots.
+
+    ``no_due``: the next night gives no new shot (a hunt lynched two blacks).
+    ``black_killed``: an Extended night 1/2 black already died by a black's kill (§7.4.8).
+    """
+
+    owed: Mapping[str, int] = field(default_factory=lambda: {"mafia": 0, "maniac": 0})
+    shots: Mapping[str, int] = field(default_factory=lambda: {"mafia": 0, "maniac": 0})
+    no_due: bool = False
+    black_killed: bool = False
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """Information due one night later (§7.9, §7.10): a kill confirmation or a blackened copy."""
+
+    kind: str
+    player: str
+    target: str
+    night: int
+    side: str | None = None
+
+
+@dataclass(frozen=True)
+class GameState:
+    """A whole game at one moment; immutable.  ``step`` is None once the game is over.
+
+    ``votes``: the votes in force in arrival order.  ``peaceful_roles``: the distribution's
+    peaceful roles (what a role request may name, §7.9).  ``heirs``: the Active citizens in
+    their drawn order.  ``visits``: role -> night -> players its holder visited (requests).
+    ``post_over``: the Mayor's post has ended for the game (§6.11).
+    """
+
+    settings: Settings
+    players: tuple[Player, ...]
+    format: str
+    peaceful_roles: tuple[str, ...]
+    step: str | None = None
+    night: int = 0
+    day: int = 0
+    votes: tuple[StoredVote, ...] = ()
+    draws: int = 0
+    mayor: str | None = None
+    secretary: str | None = None
+    post_over: bool = False
+    red_lynched: bool = False
+    hunt_held: bool = False
+    today: Day = field(default_factory=Day)
+    ledger: Ledger = field(default_factory=Ledger)
+    memory: Mapping[str, RoleMemory] = field(default_factory=dict)
+    heirs: tuple[str, ...] = ()
+    visits: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
+    confirms: tuple[Confirm, ...] = ()
+    stalemate: tuple[str, ...] | None = None
+    winners: tuple[str, ...] = ()
+    teams: tuple[str, ...] = ()
+    draw: bool = False
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.step is None
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return self.settings.seed
+
+    @property
+    def living(self) -> tuple[Player, ...]:
+        """The living main players, in seat order."""
+        return tuple(p for p in self.players if p.alive)
+
+    def find(self, name: str) -> Player | None:
+        """Return the player called ``name``, or None."""
+        for player in self.players:
+            if player.name == name:
+                return player
+        return None
+
+    def get(self, name: str) -> Player:
+        """Return the player called ``name``; raises KeyError when there is none."""
+        player = self.find(name)
+        if player is None:
+            raise KeyError(name)
+        return player
+
+    def holder(self, role: str) -> Player | None:
+        """Return the living holder of the peaceful ``role`` (one per game, §1.1), or None."""
+        for player in self.living:
+            if player.peaceful == role:
+                return player
+        return None
+
+    def partners(self, name: str) -> tuple[str, ...]:
+        """The other members of ``name``'s mafia side, living or dead (§7.4.5)."""
+        player = self.get(name)
+        if player.side is not Side.MAFIA:
+            return ()
+        return tuple(p.name for p in self.players if p.side is Side.MAFIA and p.name != player.name)
+
+    def side_members(self, side: Side) -> tuple[Player, ...]:
+        """The living members of ``side``."""
+        return tuple(p for p in self.living if p.side is side)
+
+    def vote_of(self, player: str, group: str) -> StoredVote | None:
+        """Return ``player``'s vote in force for move group ``group``, or None."""
+        for vote in self.votes:
+            if vote.player == player and vote.group == group:
+                return vote
+        return None
+
+    def votes_by(self, player: str) -> Iterator[StoredVote]:
+        """Yield ``player``'s votes in force."""
+        return (vote for vote in self.votes if vote.player == player)
+
+    def mayor_in_office(self) -> str | None:
+        """The Mayor while he holds his post (§6.11), else None."""
+        return None if self.post_over else self.mayor
+
+    def secretary_in_office(self) -> str | None:
+        """The Secretary while she holds her post, else None."""
+        return None if self.post_over else self.secretary
+
+    def memory_of(self, role: str) -> RoleMemory:
+        """Return the memory of the peaceful ``role``."""
+        return self.memory.get(role, RoleMemory())
+
+
+def dump_state(state: GameState) -> dict[str, Any]:
+    """Return the state as a JSON-safe dict (settings in their own dict form)."""
+    data: dict[str, Any] = to_json(state)
+    data["settings"] = state.settings.to_dict()
+    data["ruleset"] = RULESET_ID
+    data["version"] = STATE_VERSION
+    return data
+
+
+def load_state(data: Mapping[str, Any]) -> GameState:
+    """Return the state from :func:`dump_state`'s dict (ValueError when it is not one)."""
+    if data.get("ruleset") != RULESET_ID:
+        raise ValueError(f"not a {RULESET_ID} state")
+    body = {key: value for key, value in data.items() if key not in ("ruleset", "version")}
+    return from_json(GameState, body, {Settings: Settings.from_dict})

@@ -1,0 +1,36 @@
+"""Derived facts of a state that several modules ask: the hunt, the vigilante, the counts."""
+
+from __future__ import annotations
+
+from rules.mafia.state import GameState
+
+
+def is_hunt_unlocked(state: GameState) -> bool:
+    """§6.4 (a): the Mayor lost his post, or there never was one and a red was lynched."""
+    if state.mayor is not None:
+        return state.post_over
+    return state.red_lynched
+
+
+def is_hunt_possible(state: GameState) -> bool:
+    """§6.4 (a)-(c): whether today's main vote may be a hunt."""
+    minimum = 6 if state.format == "extended" else 5
+    return is_hunt_unlocked(state) and not state.hunt_held and len(state.living) > minimum
+
+
+def is_vigilante(state: GameState) -> bool:
+    """§7.10: nobody alive holds `commissar` or `detective`, and the shot right is not spent."""
+    if state.memory_of("investigator").vigilante_done:
+        return False
+    return state.holder("commissar") is None and state.holder("detective") is None
+
+
+def counts(state: GameState) -> tuple[int, int]:
+    """Return (R, B): the living red and black main players (§9.1)."""
+    reds = sum(1 for p in state.living if not p.is_black)
+    return reds, len(state.living) - reds
+
+
+def may_be_lynched(state: GameState, name: str) -> bool:
+    """Whether a lynch-type ballot may name ``name`` today (§6.5): not Mayor, not protected."""
+    return name != state.mayor_in_office() and name != state.today.vertical
