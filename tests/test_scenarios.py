@@ -336,7 +336,7 @@ def partial_transcript(scenario: Any, rel: str, data: Mapping[str, Any]) -> str:
             run = scenario.run_scenario({**data, "steps": steps[:count]})
         except Exception:
             continue
-        lines = [plain(line) for line in run.lines][:-1]
+        lines = [plain(line) for line in run.lines if "start" not in line][:-1]
         traces = list(run.traces)
         return "steps that ran before:\n" + "\n".join(
             step_report(rel, index, line, traces[index] if index < len(traces) else [])
@@ -355,7 +355,8 @@ def test_scenario(path: Path) -> None:
         raise AssertionError(
             f"{rel}: the runner raised {error!r}\n" + partial_transcript(scenario, rel, data)
         ) from error
-    lines = [plain(line) for line in run.lines]
+    # A ruleset's first `{"start": true}` line (Mafia, Lupus) is not a scripted step.
+    lines = [plain(line) for line in run.lines if "start" not in line]
     traces = list(run.traces)
     assert lines and "end" in lines[-1], f"{rel}: transcript has no final end object"
     step_lines, final = lines[:-1], lines[-1]

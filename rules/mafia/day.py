@@ -101,7 +101,13 @@ def secretary(state: GameState) -> Outcome:
 
 
 def pre_vote(state: GameState) -> Outcome:
-    """§6.4: the power vertical and the hunt approvals decide today's main vote."""
+    """§6.4: the power vertical and the hunt approvals decide today's main vote.
+
+    When nobody was asked (no Mayor in office, no hunt possible) the step did not run: the main
+    vote is a lynch with no vertical, and there is no event.
+    """
+    if not actions.asked(state):
+        return state, (), ("no pre-vote today: a lynch with no vertical",), Step.LYNCH
     mayor = state.mayor_in_office()
     vertical: str | None = None
     if mayor is not None:

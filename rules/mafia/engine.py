@@ -86,7 +86,7 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
 
 def enter(state: GameState, step: str) -> tuple[GameState, tuple[str, ...]]:
     """Open ``step``: a night opens the ledger (§7.4.2); the day after a night starts fresh."""
-    state = replace(state, step=step, votes=())
+    state = replace(state, step=str(step), votes=())
     if step == Step.NIGHT:
         number = state.day
         opened, trace = ledger.open_night(replace(state, night=number), number)

@@ -1,0 +1,170 @@
+"""The ids of the Mafia spec (docs/rules/mafia.md), written out from the document, not the code.
+
+Scenario files of `tests/scenarios/mafia/` are checked against these lists.  Roles compose
+(`commissar+mafia`, and a negative role alone stands for `citizen+negative`, §13.1), and a
+`request` vote names role ids, so the checks of SpecIds are widened accordingly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tests.spec_ids import SpecIds
+
+# §2 (the core roles of §0.2; the optional roles of §15-§17 are not implemented).
+PEACEFUL = frozenset(
+    {
+        "citizen",
+        "active_citizen",
+        "doctor",
+        "blocker",
+        "commissar",
+        "detective",
+        "investigator",
+    }
+)
+NEGATIVE = frozenset({"mafia", "maniac"})
+
+# §4: the step ids.
+STEPS = frozenset(
+    {
+        "election",
+        "runoff",
+        "secretary",
+        "pre_vote",
+        "lynch",
+        "hunt",
+        "revote",
+        "vote_moves",
+        "last_moves",
+        "extra_vote",
+        "night",
+    }
+)
+
+# §1.1 teams; §8.7 causes of the core game.
+TEAMS = frozenset({"red", "black", "grey"})
+CAUSES = frozenset({"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"})
+
+# §13.3: event type -> fields.
+EVENTS: Mapping[str, frozenset[str]] = {
+    "setup": frozenset({"format", "peaceful", "negative", "faceless", "elite"}),
+    "role": frozenset({"player", "role", "negative", "team", "partners"}),
+    "mayor": frozenset({"player", "via"}),
+    "no_mayor": frozenset(),
+    "secretary": frozenset({"player"}),
+    "mayor_lost": frozenset({"player", "reason"}),
+    "secretary_lost": frozenset({"player", "reason"}),
+    "vote_start": frozenset({"kind", "vertical", "approvals", "needed"}),
+    "lynch": frozenset({"player", "players", "totals", "ballots", "auto"}),
+    "revote": frozenset({"players", "totals", "ballots", "auto"}),
+    "death": frozenset({"player", "cause", "revealed", "via"}),
+    "public_result": frozenset({"role", "result"}),
+    "heal": frozenset({"player", "targets", "result", "saved"}),
+    "block": frozenset({"player", "mode", "target", "result", "roles"}),
+    "blocked": frozenset({"player", "role"}),
+    "check": frozenset(
+        {"player", "role", "target", "result", "colour", "false_black", "shown"}
+    ),
+    "verified": frozenset({"player", "target", "colour"}),
+    "track": frozenset(
+        {"player", "target", "result", "went_to", "team", "visitors", "blackened", "shown"}
+    ),
+    "role_seen": frozenset({"player", "target", "role", "negative"}),
+    "role_request": frozenset({"player", "role", "result", "nights", "visitor_roles"}),
+    "blackened": frozenset({"player", "side"}),
+    "kill_confirmed": frozenset({"player", "target", "night"}),
+    "investigator_copy": frozenset(
+        {"player", "source", "target", "result", "colour", "went_to", "role", "nights"}
+    ),
+    "attacked": frozenset({"player"}),
+    "victim_team": frozenset({"player", "target", "team"}),
+    "role_change": frozenset({"player", "role", "from", "history"}),
+    "crippled": frozenset({"player", "by"}),
+    "inactive": frozenset({"player", "missed"}),
+    "rejected": frozenset({"player", "reason"}),
+    "draw": frozenset({"reason"}),
+    "win": frozenset({"teams", "winners"}),
+}
+
+# §12: the action keywords (scenario keys `Name:keyword`).
+KEYWORDS = frozenset(
+    {
+        "kill",
+        "insure",
+        "noinsure",
+        "suicide",
+        "approve",
+        "rumour",
+        "heal",
+        "arrest",
+        "protect",
+        "check",
+        "verify",
+        "fake_red",
+        "fake_black",
+        "fake_invert",
+        "fake",
+        "track",
+        "role",
+        "request",
+        "vertical",
+        "hunt",
+    }
+)
+
+# §5.3: the rejection codes.
+REASONS = frozenset(
+    {
+        "not-asked",
+        "keyword-required",
+        "mode-required",
+        "wrong-count",
+        "bad-name",
+        "dead",
+        "self",
+        "untouchable",
+        "protected",
+        "not-candidate",
+        "blank-not-allowed",
+        "repeat",
+        "no-shot",
+        "taken",
+        "not-now",
+        "not-eligible",
+    }
+)
+
+
+@dataclass(frozen=True)
+class MafiaIds(SpecIds):
+    """Mafia's ids: a role value is `peaceful`, `peaceful+negative` or `negative` (§13.1)."""
+
+    def role_parts(self, value: str) -> set[str]:
+        peaceful, _, negative = value.partition("+")
+        return {peaceful, negative} if negative else {value}
+
+    def is_role(self, value: str) -> bool:
+        peaceful, _, negative = value.partition("+")
+        if not negative:
+            return value in PEACEFUL | NEGATIVE
+        return peaceful in PEACEFUL and negative in NEGATIVE
+
+    def is_value(self, target: str) -> bool:
+        """A `request` names a role id (§7.9)."""
+        return target in self.roles
+
+
+IDS = MafiaIds(
+    ruleset="mafia",
+    roles=PEACEFUL | NEGATIVE,
+    steps=STEPS,
+    teams=TEAMS,
+    causes=CAUSES,
+    events=EVENTS,
+    keywords=KEYWORDS,
+    reasons=REASONS,
+    options=frozenset({"mayor", "format"}),
+    expect_keys=frozenset({"mayor", "outcomes"}),
+)
