@@ -139,7 +139,10 @@ def lynch(state: GameState) -> Outcome:
             best = (chosen,)
     if len(best) > 1:
         event = Revote(best, result.totals, result.ballots_form(), result.auto)
-        today = replace(state.today, candidates=best, tied_asked=asked, tied_ballots=result.ballots)
+        voters = tuple(name for name in asked if name not in best)
+        today = replace(
+            state.today, candidates=best, tied_asked=voters, tied_ballots=result.ballots
+        )
         state, more = _inactivity(replace(state, today=today), asked)
         return state, (event, *more), tuple(trace), Step.REVOTE
     return _conclude(state, best, result, asked, trace)
