@@ -64,9 +64,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "heal": frozenset({"player", "targets", "result", "saved"}),
     "block": frozenset({"player", "mode", "target", "result", "roles"}),
     "blocked": frozenset({"player", "role"}),
-    "check": frozenset(
-        {"player", "role", "target", "result", "colour", "false_black", "shown"}
-    ),
+    "check": frozenset({"player", "role", "target", "result", "colour", "false_black", "shown"}),
     "verified": frozenset({"player", "target", "colour"}),
     "track": frozenset(
         {"player", "target", "result", "went_to", "team", "visitors", "blackened", "shown"}

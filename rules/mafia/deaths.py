@@ -31,7 +31,7 @@ def kill(
 
     Sides that lose their last member pass their owed shots to the other side (§7.4.9).
     """
-    causes = dict(deaths)
+    causes = {name: str(cause) for name, cause in deaths}
     before = {side: ledger.is_eliminated(state, side) for side in ledger.SIDES}
     players = tuple(
         replace(p, alive=False, cause=causes[p.name]) if p.name in causes and p.alive else p
