@@ -94,23 +94,21 @@ def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
 
 
 def _partner_insurers(state: GameState, shooters: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """shooter -> (insurer, insure target or "") for the mafia side (§7.4.4)."""
-    others = [p for p in state.side_members(Side.MAFIA) if p.name not in shooters]
-    voted = [
-        v.player
-        for v in state.votes
-        if v.action == "insure" and v.player in {p.name for p in others}
-    ]
-    defaults = [
-        p.name
-        for p in others
-        if p.name not in voted and (_vote(state, p.name, "kill") or ("", ()))[0] != "noinsure"
-    ]
-    order = voted + defaults
+    """shooter -> (insurer, insurance target or "" for the shooter's own), mafia side (§7.4.4).
+
+    The partners who sent `insure` come first (in arrival order), then the others in seat order
+    unless they sent `noinsure`; the n-th shooter in kill order gets the n-th of them.
+    """
+    free = [p.name for p in state.side_members(Side.MAFIA) if p.name not in shooters]
+    insuring = [v.player for v in state.votes if v.action == "insure" and v.player in free]
+    refusing = {v.player for v in state.votes if v.action == "noinsure"}
+    order = insuring + [name for name in free if name not in insuring and name not in refusing]
     result: dict[str, tuple[str, str]] = {}
     for shooter, insurer in zip(shooters, order, strict=False):
         vote = state.vote_of(insurer, "kill")
-        chosen = vote.targets[0] if vote is not None and vote.targets else ""
+        chosen = (
+            vote.targets[0] if vote is not None and vote.action == "insure" and vote.targets else ""
+        )
         result[shooter] = (insurer, chosen)
     return result
 

@@ -83,10 +83,18 @@ class MafiaRuleset:
         return actions.asked(state)
 
     def all_voted(self, state: GameState) -> bool:
-        """Whether every asked player has a vote in force for every move group he has."""
+        """Whether every asked player has sent his vote (for ``close_early``, §3).
+
+        A player with a primary action must have a vote in force for it; a player without one
+        (a black citizen at night, the Investigator) any vote.  The keyword-only statements
+        (`suicide`, `approve`, `noinsure`, hunt approval, `fake_*`) are choices not to wait for.
+        """
         for name in actions.asked(state):
-            groups = {a.spec.group for a in actions.actions_of(state, name)}
-            if any(state.vote_of(name, group) is None for group in groups):
+            primary = [a for a in actions.actions_of(state, name) if a.primary]
+            if primary:
+                if state.vote_of(name, primary[0].spec.group) is None:
+                    return False
+            elif not any(True for _ in state.votes_by(name)):
                 return False
         return True
 

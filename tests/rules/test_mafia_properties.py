@@ -218,9 +218,12 @@ def test_random_games_end_legally_and_replay(params: tuple[int, int, bool, int, 
 @given(st.integers(min_value=6, max_value=40), st.integers(min_value=0, max_value=10_000))
 def test_deal_follows_the_distribution(n_players: int, seed: int) -> None:
     distribution = RS.pick_distribution(n_players, seed)
-    seats = RS.deal(NAMES[: min(n_players, len(NAMES))] + tuple(
-        f"P{chr(65 + i)}" for i in range(max(0, n_players - len(NAMES)))
-    ), distribution, seed)
+    seats = RS.deal(
+        NAMES[: min(n_players, len(NAMES))]
+        + tuple(f"P{chr(65 + i)}" for i in range(max(0, n_players - len(NAMES)))),
+        distribution,
+        seed,
+    )
     peaceful = sorted(seat.role.partition("+")[0] for seat in seats)
     assert peaceful == sorted(distribution.roles)
     negative = sorted(seat.role.partition("+")[2] for seat in seats if "+" in seat.role)
