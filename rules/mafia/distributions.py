@@ -74,12 +74,13 @@ DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = tuple(
 def pick(n_players: int, seed: int, extra: Sequence[Distribution] = ()) -> Distribution:
     """Draw one distribution for ``n_players`` among the defaults and ``extra`` (§11.2).
 
-    Raises ValueError when none fits.
+    Raises ValueError when none fits or one that fits is invalid (an admin's distribution that
+    names an unimplemented role must be noticed, not skipped now and then).
     """
-    fitting = [d for d in (*DEFAULT_DISTRIBUTIONS, *extra) if d.players == n_players]
+    fitting = [check(d) for d in (*DEFAULT_DISTRIBUTIONS, *extra) if d.players == n_players]
     if not fitting:
         raise ValueError(f"no mafia distribution for {n_players} players")
-    return check(fitting[draw_index(seed, 0, len(fitting))])
+    return fitting[draw_index(seed, 0, len(fitting))]
 
 
 def deal(
