@@ -110,3 +110,21 @@ def test_transcript_start_and_end_lines() -> None:
     assert roles[0]["partners"] == ["Bea"] and roles[2]["partners"] == []
     end = RS.transcript_end(state)
     assert end["end"] is False and end["roles"]["Bea"] == "citizen+mafia" and end["outcomes"] == {}
+
+
+def test_a_killers_living_partners_learn_the_victims_team() -> None:
+    """RULING (docs/rules/mafia.md §7.4.11, rulings 24 and 41): the side shares its kills."""
+    state = night_one()
+    verdict = RS.apply(state, Vote("Bea", ("Ivy",), keywords=frozenset({"kill"})))
+    assert isinstance(verdict, Accepted)
+    events = [e for e in RS.resolve(verdict.state).events if e.type == "victim_team"]
+    assert [e.to_dict() for e in events] == [
+        {
+            "type": "victim_team",
+            "player": "Bea",
+            "target": "Ivy",
+            "team": "red",
+            "partners": ["Anna"],
+        }
+    ]
+    assert RS.recipients(verdict.state, events[0].audience) == frozenset({"Bea", "Anna"})
