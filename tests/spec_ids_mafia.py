@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tests.spec_ids import SpecIds
 
-# §2 (the core roles of §0.2; the optional roles of §15-§17 are not implemented).
+# §2: the core roles of §0.2, and the optional roles implemented so far (§15.14 `judge`).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -22,6 +22,7 @@ PEACEFUL = frozenset(
         "commissar",
         "detective",
         "investigator",
+        "judge",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac"})

@@ -294,6 +294,12 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
         extra["shots"] = ledger.shots(state, player.side)
     if action.role in ("mafia",):
         extra["partners"] = list(state.partners(name))
+    if (
+        action.role == DAY
+        and state.step in (*LYNCH_VOTES, Step.HUNT)
+        and player.peaceful == "judge"
+    ):
+        extra["weight"] = state.memory_of("judge").weight
     return extra
 
 

@@ -20,6 +20,8 @@ from rules.mafia.events import (
 from rules.mafia.ids import Cause, Step
 from rules.mafia.state import Ballot, Day, GameState
 
+MAX_JUDGE_WEIGHT = 6
+
 Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], str]
 """A resolved step: the new state, its events, its trace, and the next step's id."""
 
@@ -38,7 +40,7 @@ def _seat_sorted(state: GameState, names: Sequence[str]) -> tuple[str, ...]:
 def election(state: GameState) -> Outcome:
     """§6.1: the most votes makes the Mayor; nobody voted: no Mayor; a tie: a runoff."""
     ballots = _cast(state)
-    totals = tally.count(state, (), auto_votes=False).totals
+    totals = tally.count(state, (), auto_votes=False, plain=True).totals
     best = tally.top(totals)
     if not best:
         return state, (NoMayor(),), ("nobody received a vote",), Step.NIGHT
@@ -51,7 +53,7 @@ def election(state: GameState) -> Outcome:
 
 def runoff(state: GameState) -> Outcome:
     """§6.2: the most runoff votes; a tie: the earliest vote; none: the earliest election vote."""
-    result = tally.count(state, (), auto_votes=False)
+    result = tally.count(state, (), auto_votes=False, plain=True)
     best = tally.top(result.totals)
     candidates = state.today.candidates
     if len(best) == 1:
@@ -132,6 +134,14 @@ def lynch(state: GameState) -> Outcome:
     result = tally.count(state, asked, auto_votes=True)
     best = tally.top(result.totals)
     trace = [f"totals {result.totals}"]
+    everybody = tally.unanimous(state, result)
+    if everybody is not None:
+        trace.append(f"every other player voted against {everybody}")
+        best = (everybody,)
+    by_judge = [name for name in best if name in tally.judged(state, result)]
+    if len(best) > 1 and len(by_judge) == 1:
+        trace.append(f"the Judge's ballot settles the tie: {by_judge[0]}")
+        best = (by_judge[0],)
     if len(best) == 2:
         chosen = tally.grey_tie_break(state, result, (best[0], best[1]))
         if chosen is not None:
@@ -162,7 +172,11 @@ def hunt(state: GameState) -> Outcome:
 def revote(state: GameState) -> Outcome:
     """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
     result = tally.count(state, (), auto_votes=False)
-    lynched = tally.revote_result(state, result, state.today.candidates)
+    everybody = tally.unanimous(state, result)
+    if everybody is not None:
+        lynched: tuple[str, ...] = (everybody,)
+    else:
+        lynched = tally.revote_result(state, result, state.today.candidates)
     today = replace(state.today, revote_empty=not lynched)
     trace = [f"revote totals {result.totals}: {lynched or 'nobody'}"]
     return _conclude(replace(state, today=today), lynched, result, (), trace)
@@ -193,6 +207,7 @@ def _conclude(
     events.extend(_firing(state, lynched, result))
     if any(isinstance(e, SecretaryLost) and e.reason == "fired" for e in events):
         state = replace(state, secretary=None)
+    state = _judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
@@ -202,6 +217,23 @@ def _conclude(
     state = _stalemate(state)
     trace.append(f"lynched {list(lynched)}")
     return state, tuple(events), tuple(trace), Step.NIGHT
+
+
+def _judge_weight(state: GameState, lynched: Sequence[str], ballots: Sequence[Ballot]) -> GameState:
+    """§15.14: the Judge's weight after a result: -3 per lynched red he voted against, -2 per
+    other lynched red, +1 per lynched black he voted against (at most 6, never below 1)."""
+    judge = state.holder("judge")
+    if judge is None or not lynched:
+        return state
+    against = {t for b in ballots if b.voter == judge.name and not b.auto for t in b.targets}
+    weight = state.memory_of("judge").weight
+    for name in lynched:
+        if state.get(name).is_black:
+            weight = min(weight + (1 if name in against else 0), MAX_JUDGE_WEIGHT)
+        else:
+            weight -= 3 if name in against else 2
+    memory = replace(state.memory_of("judge"), weight=max(weight, 1))
+    return replace(state, memory={**state.memory, "judge": memory})
 
 
 def _firing(state: GameState, lynched: Sequence[str], result: tally.Count) -> list[Event]:

@@ -55,6 +55,7 @@ class RoleMemory:
     ``passed``: players on whom the role got a passed Commissar result (the Commissar's own
     checks, the Investigator's copies) and may verify.  ``vigilante_done``: the Investigator's
     shot right ended (§7.10).  ``history``: the role's earlier private results (JSON texts).
+    ``weight``: the Judge's ballot weight (§15.14).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -62,6 +63,7 @@ class RoleMemory:
     passed: tuple[str, ...] = ()
     vigilante_done: bool = False
     history: tuple[str, ...] = ()
+    weight: int = 6
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Ballot:
     voter: str
     targets: tuple[str, ...]
     auto: bool = False
+    weight: int = 1
 
 
 @dataclass(frozen=True)

@@ -35,15 +35,46 @@ class Count:
             )
         return form
 
+    def ballot_of(self, voter: str) -> Ballot | None:
+        """The counted ballot of ``voter``, or None."""
+        return next((b for b in self.ballots if b.voter == voter), None)
 
-def count(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Count:
-    """Collect the ballots in force, then the auto-votes of the asked who sent none (§6.5).
 
-    Every ballot weighs 1 in the core game: the weight, barrier and cap stages of §6.6 have no
-    source without the optional roles.  An auto-vote against a player who may not be voted
-    against today counts nothing (he is listed in ``auto`` only).
+def black_cap(state: GameState) -> int | None:
+    """The black correction's cap max(R - 1, B) once a red was lynched, else None (§6.6)."""
+    if not state.red_lynched:
+        return None
+    reds, blacks = status.counts(state)
+    return max(reds - 1, blacks)
+
+
+def _weight(state: GameState, voter: str, cap: int | None) -> int:
+    """§6.6 stages 2-3: the voter's weight (the Judge's); a red ballot capped by the black cap."""
+    player = state.get(voter)
+    weight = state.memory_of("judge").weight if player.peaceful == "judge" else 1
+    if cap is not None and not player.is_black:
+        weight = min(weight, cap)
+    return weight
+
+
+def count(
+    state: GameState, asked: Sequence[str], *, auto_votes: bool, plain: bool = False
+) -> Count:
+    """Collect the ballots in force, then the auto-votes of the asked who sent none (§6.5), and
+    count them by §6.6 (``plain``: every ballot weighs 1, as at the election, §6.1).
+
+    Stage 2 gives the Judge his weight (an auto-vote weighs 1), stage 3 caps red ballots and
+    stage 6 the black units against one player by the black cap once a red was lynched; the
+    stages whose sources are optional roles not implemented (bonuses, zeroing, barriers) have
+    nothing to do.  An auto-vote against a player who may not be voted against today counts
+    nothing (he is listed in ``auto`` only).
     """
-    cast = [Ballot(v.player, v.targets) for v in state.votes if v.group == "vote" and v.targets]
+    cap = None if plain else black_cap(state)
+    cast = [
+        Ballot(v.player, v.targets, weight=1 if plain else _weight(state, v.player, cap))
+        for v in state.votes
+        if v.group == "vote" and v.targets
+    ]
     voters = {v.player for v in state.votes if v.group == "vote"}
     auto: list[str] = []
     if auto_votes:
@@ -52,13 +83,35 @@ def count(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Count:
                 auto.append(name)
                 if status.may_be_lynched(state, name):
                     cast.append(Ballot(name, (name,), auto=True))
-    totals: dict[str, int] = {}
+    red: dict[str, int] = {}
+    black: dict[str, int] = {}
     for ballot in cast:
+        side = black if state.get(ballot.voter).is_black else red
         for target in ballot.targets:
-            totals[target] = totals.get(target, 0) + 1
+            side[target] = side.get(target, 0) + ballot.weight
     seat = {p.name: i for i, p in enumerate(state.players)}
-    ordered = dict(sorted(totals.items(), key=lambda item: seat[item[0]]))
-    return Count(tuple(cast), ordered, tuple(auto))
+    named = sorted({*red, *black}, key=seat.__getitem__)
+    capped = {n: min(black.get(n, 0), cap) if cap is not None else black.get(n, 0) for n in named}
+    totals = {name: red.get(name, 0) + capped[name] for name in named}
+    return Count(tuple(cast), totals, tuple(auto))
+
+
+def unanimous(state: GameState, result: Count) -> str | None:
+    """§6.6 stage 7 override: the player against whom every other living player voted."""
+    living = [p.name for p in state.living]
+    for name in result.totals:
+        others = [n for n in living if n != name]
+        named_by = {b.voter for b in result.ballots if name in b.targets}
+        if others and set(others) <= named_by:
+            return name
+    return None
+
+
+def judged(state: GameState, result: Count) -> tuple[str, ...]:
+    """The players the living Judge's ballot names in ``result`` (§15.14)."""
+    judge = state.holder("judge")
+    ballot = result.ballot_of(judge.name) if judge is not None else None
+    return ballot.targets if ballot is not None and not ballot.auto else ()
 
 
 def top(totals: dict[str, int]) -> tuple[str, ...]:
@@ -80,7 +133,7 @@ def grey_tie_break(state: GameState, result: Count, pair: tuple[str, str]) -> st
             return x
     reds, blacks = status.counts(state)
     if reds == blacks:  # + the living Faceless, who is not in the core game
-        weight = {name: sum(1 for b in red if name in b.targets) for name in pair}
+        weight = {name: sum(b.weight for b in red if name in b.targets) for name in pair}
         if weight[pair[0]] != weight[pair[1]]:
             return max(pair, key=lambda name: weight[name])
         firsts = [
@@ -121,8 +174,10 @@ def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
         if p.is_black and len(red_names) == len(reds) and all(p.name in n for n in red_names)
     ]
 
-    def rank(name: str) -> tuple[int, int]:
-        return (-result.totals.get(name, 0), result.first_ballot(name))
+    by_judge = judged(state, result)
+
+    def rank(name: str) -> tuple[int, bool, int]:
+        return (-result.totals.get(name, 0), name not in by_judge, result.first_ballot(name))
 
     chosen = sorted(qualified, key=rank)[:2]
     rest = sorted((n for n in result.totals if n not in chosen), key=rank)

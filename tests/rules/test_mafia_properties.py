@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -72,6 +72,11 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     """Deal a default distribution and play until the end, checking every step."""
     distribution = RS.pick_distribution(n_players, seed)
     seats = RS.deal(NAMES[:n_players], distribution, seed)
+    citizens = [i for i, seat in enumerate(seats) if seat.role.startswith("citizen")]
+    if chaos % 2 and citizens:  # the optional Judge (§15.14) replaces the first citizen
+        index = citizens[0]
+        role = seats[index].role.replace("citizen", "judge", 1)
+        seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
     game_settings = Settings(seed=seed, strictness=strictness, options={"mayor": mayor})
     state: GameState = RS.new_game(seats, game_settings)
     rng = random.Random(chaos)

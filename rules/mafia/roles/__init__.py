@@ -13,6 +13,7 @@ from rules.mafia.roles import (
     detective,
     doctor,
     investigator,
+    judge,
     mafia,
     maniac,
 )
@@ -26,6 +27,7 @@ _MODULES = (
     commissar,
     detective,
     investigator,
+    judge,
     mafia,
     maniac,
 )
