@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tests.spec_ids import SpecIds
 
-# §2: the core roles of §0.2, and the optional roles implemented so far (§15.14 `judge`).
+# §2: the core roles of §0.2, and the optional roles implemented so far (§15.12, §15.14).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -23,6 +23,7 @@ PEACEFUL = frozenset(
         "detective",
         "investigator",
         "judge",
+        "witness",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac"})
@@ -87,7 +88,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "win": frozenset({"teams", "winners"}),
 }
 
-# §12: the action keywords (scenario keys `Name:keyword`).
+# §12 and §15.12: the action keywords (scenario keys `Name:keyword`).
 KEYWORDS = frozenset(
     {
         "kill",
@@ -110,6 +111,7 @@ KEYWORDS = frozenset(
         "request",
         "vertical",
         "hunt",
+        "vouch",
     }
 )
 

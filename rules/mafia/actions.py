@@ -28,6 +28,8 @@ _DAY_VOTE: dict[str, ActionSpec] = {
 }
 VERTICAL = ActionSpec(action="vertical", group="vertical")
 HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0)
+VOUCH = ActionSpec(action="vouch", group="vouch", max_names=4)
+"""The Witness's pre-vote move (§15.12): 1 to 4 players, not himself."""
 CANDIDATE_STEPS = frozenset({Step.RUNOFF, Step.REVOTE, Step.SECRETARY})
 LYNCH_VOTES = frozenset({Step.LYNCH, Step.EXTRA_VOTE, Step.REVOTE})
 KEYWORD_ORDER: tuple[str, ...] = (
@@ -51,6 +53,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "request",
     "vertical",
     "hunt",
+    "vouch",
 )
 
 
@@ -100,8 +103,11 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
         return tuple(_night_actions(state, player))
     if step == Step.PRE_VOTE:
         found = []
-        if state.mayor_in_office() == name:
+        is_mayor = state.mayor_in_office() == name
+        if is_mayor:
             found.append(Action(VERTICAL, DAY, primary=True))
+        if player.peaceful == "witness":
+            found.append(Action(VOUCH, "witness", primary=not is_mayor))
         if status.is_hunt_possible(state):
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)

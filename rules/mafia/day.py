@@ -124,7 +124,11 @@ def pre_vote(state: GameState) -> Outcome:
     hunt = status.is_hunt_possible(state) and approvals >= needed
     kind = Step.HUNT if hunt else Step.LYNCH
     event = VoteStart(kind=kind.value, vertical=vertical, approvals=approvals, needed=needed)
-    state = replace(state, today=replace(state.today, vertical=vertical, hunt=hunt))
+    witness = state.holder("witness")
+    vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
+    vouched = vouch.targets if vouch is not None else ()
+    today = replace(state.today, vertical=vertical, hunt=hunt, vouched=vouched)
+    state = replace(state, today=today)
     return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
 
 

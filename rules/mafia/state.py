@@ -95,6 +95,7 @@ class Day:
     ``tied_asked``/``tied_ballots``: the asked players and ballots of the vote that tied.
     ``election``: the election's ballots (for the runoff and the Secretary).
     ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
+    ``vouched``: the players the Witness vouched for today (§15.12).
     """
 
     vertical: str | None = None
@@ -104,6 +105,7 @@ class Day:
     tied_ballots: tuple[Ballot, ...] = ()
     election: tuple[Ballot, ...] = ()
     revote_empty: bool = False
+    vouched: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

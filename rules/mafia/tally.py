@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.core.view import JsonValue
 from rules.mafia import status
@@ -48,13 +48,28 @@ def black_cap(state: GameState) -> int | None:
     return max(reds - 1, blacks)
 
 
-def _weight(state: GameState, voter: str, cap: int | None) -> int:
-    """§6.6 stages 2-3: the voter's weight (the Judge's); a red ballot capped by the black cap."""
-    player = state.get(voter)
-    weight = state.memory_of("judge").weight if player.peaceful == "judge" else 1
-    if cap is not None and not player.is_black:
-        weight = min(weight, cap)
-    return weight
+def _base_weight(state: GameState, voter: str) -> int:
+    """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14)."""
+    return state.memory_of("judge").weight if state.get(voter).peaceful == "judge" else 1
+
+
+def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
+    """§6.6 stage 2, §15.12: voter -> bonus from the Witness's vouches of today.
+
+    Each vouched voter whose ballot names a player the Witness's ballot names gets +1, the
+    Witness +1 per such voter (a hunt ballot of two names: any shared name, RULING).
+    """
+    witness = state.holder("witness")
+    own = next((b for b in cast if witness and b.voter == witness.name and not b.auto), None)
+    if witness is None or own is None:
+        return {}
+    bonus: dict[str, int] = {}
+    for ballot in cast:
+        vouched = ballot.voter in state.today.vouched and ballot.voter != witness.name
+        if vouched and not ballot.auto and set(ballot.targets) & set(own.targets):
+            bonus[ballot.voter] = 1
+            bonus[witness.name] = bonus.get(witness.name, 0) + 1
+    return bonus
 
 
 def count(
@@ -63,15 +78,15 @@ def count(
     """Collect the ballots in force, then the auto-votes of the asked who sent none (§6.5), and
     count them by §6.6 (``plain``: every ballot weighs 1, as at the election, §6.1).
 
-    Stage 2 gives the Judge his weight (an auto-vote weighs 1), stage 3 caps red ballots and
-    stage 6 the black units against one player by the black cap once a red was lynched; the
-    stages whose sources are optional roles not implemented (bonuses, zeroing, barriers) have
-    nothing to do.  An auto-vote against a player who may not be voted against today counts
-    nothing (he is listed in ``auto`` only).
+    Stage 2 gives the Judge his weight and the Witness's bonuses (an auto-vote weighs 1 fixed),
+    stage 3 caps red ballots and stage 6 the black units against one player by the black cap
+    once a red was lynched; the stages whose sources are optional roles not implemented
+    (zeroing, barriers) have nothing to do.  An auto-vote against a player who may not be voted
+    against today counts nothing (he is listed in ``auto`` only).
     """
     cap = None if plain else black_cap(state)
     cast = [
-        Ballot(v.player, v.targets, weight=1 if plain else _weight(state, v.player, cap))
+        Ballot(v.player, v.targets, weight=1 if plain else _base_weight(state, v.player))
         for v in state.votes
         if v.group == "vote" and v.targets
     ]
@@ -83,6 +98,14 @@ def count(
                 auto.append(name)
                 if status.may_be_lynched(state, name):
                     cast.append(Ballot(name, (name,), auto=True))
+    if not plain:
+        bonus = _witness_bonus(state, cast)
+        cast = [replace(b, weight=b.weight + bonus.get(b.voter, 0)) for b in cast]
+        if cap is not None:  # stage 3: the red cap
+            cast = [
+                b if state.get(b.voter).is_black else replace(b, weight=min(b.weight, cap))
+                for b in cast
+            ]
     red: dict[str, int] = {}
     black: dict[str, int] = {}
     for ballot in cast:

@@ -16,6 +16,7 @@ from rules.mafia.roles import (
     judge,
     mafia,
     maniac,
+    witness,
 )
 from rules.mafia.spec import ActionSpec
 
@@ -30,6 +31,7 @@ _MODULES = (
     judge,
     mafia,
     maniac,
+    witness,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
