@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tests.spec_ids import SpecIds
 
-# §2: the core roles of §0.2, and the optional roles implemented so far (§15.12, §15.14).
+# §2: the core roles of §0.2, and the optional roles implemented so far (§15.5, §15.12, §15.14).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -24,6 +24,7 @@ PEACEFUL = frozenset(
         "investigator",
         "judge",
         "witness",
+        "hacker",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac"})
@@ -86,9 +87,12 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "rejected": frozenset({"player", "reason"}),
     "draw": frozenset({"reason"}),
     "win": frozenset({"teams", "winners"}),
+    # §15.5
+    "hacked": frozenset({"player"}),
+    "hack_result": frozenset({"player", "target", "role"}),
 }
 
-# §12 and §15.12: the action keywords (scenario keys `Name:keyword`).
+# §12, §15.5 and §15.12: the action keywords (scenario keys `Name:keyword`).
 KEYWORDS = frozenset(
     {
         "kill",
@@ -112,6 +116,7 @@ KEYWORDS = frozenset(
         "vertical",
         "hunt",
         "vouch",
+        "hack",
     }
 )
 

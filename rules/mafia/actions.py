@@ -54,6 +54,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "vertical",
     "hunt",
     "vouch",
+    "hack",
 )
 
 

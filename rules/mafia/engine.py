@@ -89,8 +89,10 @@ def enter(state: GameState, step: str) -> tuple[GameState, tuple[str, ...]]:
     state = replace(state, step=str(step), votes=())
     if step == Step.NIGHT:
         number = state.day
-        opened, trace = ledger.open_night(replace(state, night=number), number)
-        return replace(state, night=number, ledger=opened), trace
+        blocks = tuple(block for block in state.blocks if block.ends > number)
+        state = replace(state, night=number, blocks=blocks)
+        opened, trace = ledger.open_night(state, number)
+        return replace(state, ledger=opened), trace
     if step == Step.PRE_VOTE:
         return replace(state, day=state.night + 1, today=Day()), ()
     return state, ()

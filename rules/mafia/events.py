@@ -317,6 +317,24 @@ class RoleChange(_Private):
 
 
 @dataclass(frozen=True)
+class Hacked(_Private):
+    """``player``'s roles were hacked (blocked for a day-cycle, §15.5)."""
+
+    type: ClassVar[str] = "hacked"
+    player: str
+
+
+@dataclass(frozen=True)
+class HackResult(_Private):
+    """The Hacker ``player`` learns ``target``'s peaceful ``role`` (§15.5)."""
+
+    type: ClassVar[str] = "hack_result"
+    player: str
+    target: str
+    role: str
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -371,6 +389,8 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Attacked,
         VictimTeam,
         RoleChange,
+        Hacked,
+        HackResult,
         Inactive,
         RejectedVote,
         Draw,

@@ -44,6 +44,7 @@ class Night:
     state: GameState
     number: int
     rumours: dict[str, str] = field(default_factory=dict)
+    hack: Move | None = None
     arrested: str | None = None
     protected: str | None = None
     visits: list[Move] = field(default_factory=list)
@@ -63,6 +64,8 @@ class Night:
         move is not stopped by an earlier attack (the Doctor healing only himself)."""
         if owner in self.attacked and not exempt:
             return Stop.ATTACKED
+        if self.state.is_role_blocked(owner, negative=not peaceful):
+            return Stop.ROLE_BLOCKED
         if owner == self.arrested:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
@@ -90,6 +93,13 @@ class Night:
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
+
+    def evening(self, move: Move) -> bool:
+        """An evening move (§7.2): no visit, stopped only by a role block; whether it happens."""
+        if self.state.is_role_blocked(move.owner, negative=move.negative):
+            self.stopped.append((move, Stop.ROLE_BLOCKED))
+            return False
+        return True
 
     def stops_of(self, owner: str) -> list[tuple[Move, Stop]]:
         """The stopped moves of ``owner``."""

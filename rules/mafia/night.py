@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rules.core.pipeline import Stage
 from rules.mafia import ledger
 from rules.mafia.ids import Side, Stop
 from rules.mafia.moves import Move, Night
-from rules.mafia.state import GameState, Player
+from rules.mafia.state import GameState, Player, RoleBlock
 
 PEACEFUL_SHOT = -1
 """The shot id of a black's kill through his peaceful role (one of his side's kill moves)."""
@@ -19,12 +20,38 @@ def _vote(state: GameState, name: str, group: str) -> tuple[str, tuple[str, ...]
     return None if vote is None else (vote.action, vote.targets)
 
 
+def hacker(night: Night) -> tuple[Night, Sequence[str]]:
+    """E2 (§15.5): the hack blocks the target's roles from tonight for one day-cycle (§8.5);
+    a red Hacker blocks a black's peaceful role for a second one."""
+    holder = night.state.holder("hacker")
+    vote = _vote(night.state, holder.name, "hack") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "hacker", "hack", vote[1], slot=2)
+    if not night.evening(move):
+        return night, [f"{holder.name}'s hack is stopped"]
+    night.hack = move
+    target = night.state.get(move.target)
+    ends = night.number + 1
+    blocks = [RoleBlock(target.name, False, ends)]
+    if target.is_black:
+        blocks.append(RoleBlock(target.name, True, ends))
+        if not holder.is_black:
+            blocks[0] = RoleBlock(target.name, False, ends + 1)
+    night.state = replace(night.state, blocks=(*night.state.blocks, *blocks))
+    return night, [f"{holder.name} hacks {target.name} until night {max(b.ends for b in blocks)}"]
+
+
 def evening(night: Night) -> tuple[Night, Sequence[str]]:
     """E10 rumours (§7.1.1); E11 verifications and requests are read again at R."""
     lines = []
     for vote in night.state.votes:
         player = night.state.get(vote.player)
         if vote.action == "rumour" and vote.targets and player.side is not None:
+            move = Move(player.name, player.negative or "", "rumour", vote.targets, 10, True)
+            if not night.evening(move):
+                lines.append(f"{player.name}'s rumour is stopped (role blocked)")
+                continue
             night.rumours.setdefault(vote.targets[0], player.side.value)
             lines.append(f"{player.name} spreads a rumour on {vote.targets[0]}")
     return night, lines
@@ -274,6 +301,7 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 STAGES: tuple[Stage[Night], ...] = (
+    Stage("E2 hacker", hacker),
     Stage("E10-E11 evening", evening),
     Stage("N2 blocker", blocker),
     Stage("N8 negative kills", negative_kills),

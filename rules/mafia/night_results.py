@@ -14,6 +14,8 @@ from rules.mafia.events import (
     Block,
     Blocked,
     Check,
+    Hacked,
+    HackResult,
     Heal,
     InvestigatorCopy,
     KillConfirmed,
@@ -107,8 +109,8 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     state, post_events = death_rules.after_deaths(state, dead)
     publics = _public_results(night)
     results = _Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
+    _hack_results(night, results)
     _blocker_results(night, results)
-    _stopped(night, results)
     _attacks(night, results)
     _heal(night, results)
     _commissar(night, results)
@@ -118,6 +120,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     _detective(night, results)
     _investigator(night, results)
     results.events.extend(results.copies)
+    _stopped(night, results)
     state, heir_events = death_rules.inherit(
         replace(state, memory={**state.memory, **results.memory}), dead
     )
@@ -165,6 +168,17 @@ def _block_roles(night: Night) -> tuple[str, ...] | None:
             m.role for m, r in night.stops_of(target) if r is Stop.HOME
         ]
     return tuple(dict.fromkeys(roles)) if roles else None
+
+
+def _hack_results(night: Night, results: _Results) -> None:
+    """§15.5: the hacked player is told; the Hacker learns his peaceful role."""
+    move = night.hack
+    if move is None:
+        return
+    results.events.append(Hacked(player=move.target))
+    event = HackResult(move.owner, move.target, night.state.get(move.target).peaceful)
+    results.events.append(event)
+    results.remember("hacker", event)
 
 
 def _blocker_results(night: Night, results: _Results) -> None:
@@ -237,6 +251,8 @@ def _verify(night: Night, role: str, results: _Results) -> None:
     group = "check" if role == "commissar" else "act"
     vote = night.state.vote_of(holder.name, group) if holder else None
     if holder is None or vote is None or vote.action != "verify" or not vote.targets:
+        return
+    if not night.evening(Move(holder.name, role, "verify", vote.targets, slot=11)):
         return
     colour = true_colour(night.state, holder.name, vote.targets[0])
     event = Verified(holder.name, vote.targets[0], colour.value)
@@ -377,7 +393,8 @@ def _faked_track(night: Night, holder: Player, result: str) -> tuple[str, tuple[
 
 def _request(night: Night, holder: Player, role: str, *, with_visitors: bool) -> RoleRequest:
     state = night.state
-    if role not in state.peaceful_roles:
+    move = Move(holder.name, holder.peaceful, "request", (role,), slot=11)
+    if role not in state.peaceful_roles or not night.evening(move):
         return RoleRequest(holder.name, role, "not_provided", {}, None)
     log = _visit_log(night, state).get(role, {})
     nights = {str(n): log.get(n, ()) for n in range(1, night.number + 1)}

@@ -123,6 +123,16 @@ class Ledger:
 
 
 @dataclass(frozen=True)
+class RoleBlock:
+    """A timed role block (§8.5): ``player``'s peaceful (or negative) role is blocked until the
+    ``night`` step of night ``ends`` opens."""
+
+    player: str
+    negative: bool
+    ends: int
+
+
+@dataclass(frozen=True)
 class Confirm:
     """Information due one night later (§7.9, §7.10): a kill confirmation or a blackened copy."""
 
@@ -163,6 +173,7 @@ class GameState:
     heirs: tuple[str, ...] = ()
     visits: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
     confirms: tuple[Confirm, ...] = ()
+    blocks: tuple[RoleBlock, ...] = ()
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()
@@ -233,6 +244,10 @@ class GameState:
     def secretary_in_office(self) -> str | None:
         """The Secretary while she holds her post, else None."""
         return None if self.post_over else self.secretary
+
+    def is_role_blocked(self, name: str, *, negative: bool = False) -> bool:
+        """Whether ``name``'s peaceful (``negative``: negative) role is blocked now (§8.5)."""
+        return any(b.player == name and b.negative == negative for b in self.blocks)
 
     def memory_of(self, role: str) -> RoleMemory:
         """Return the memory of the peaceful ``role``."""

@@ -50,7 +50,8 @@ def black_cap(state: GameState) -> int | None:
 
 def _base_weight(state: GameState, voter: str) -> int:
     """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14)."""
-    return state.memory_of("judge").weight if state.get(voter).peaceful == "judge" else 1
+    judge = state.get(voter).peaceful == "judge" and not state.is_role_blocked(voter)
+    return state.memory_of("judge").weight if judge else 1
 
 
 def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
@@ -61,7 +62,7 @@ def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
     """
     witness = state.holder("witness")
     own = next((b for b in cast if witness and b.voter == witness.name and not b.auto), None)
-    if witness is None or own is None:
+    if witness is None or own is None or state.is_role_blocked(witness.name):
         return {}
     bonus: dict[str, int] = {}
     for ballot in cast:
