@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from tests.spec_ids import SpecIds
 
-# §2: the core roles of §0.2, and the optional roles implemented so far (§15.5, §15.12, §15.14).
+# §2: the core roles of §0.2, and the optional roles implemented so far (§15.5, §15.7, §15.12,
+# §15.14).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -25,6 +26,7 @@ PEACEFUL = frozenset(
         "judge",
         "witness",
         "hacker",
+        "journalist",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac"})
@@ -90,9 +92,13 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # §15.5
     "hacked": frozenset({"player"}),
     "hack_result": frozenset({"player", "target", "role"}),
+    # §15.7 (`compare` [player, targets, result], with `verified` and a black holder's `colours`;
+    # `rumour_seen`: the black holder's rumour finding one night later, docs ruling)
+    "compare": frozenset({"player", "targets", "result", "verified", "colours"}),
+    "rumour_seen": frozenset({"player", "target", "night"}),
 }
 
-# §12, §15.5 and §15.12: the action keywords (scenario keys `Name:keyword`).
+# §12, §15.5, §15.7 and §15.12: the action keywords (scenario keys `Name:keyword`).
 KEYWORDS = frozenset(
     {
         "kill",
@@ -117,6 +123,7 @@ KEYWORDS = frozenset(
         "hunt",
         "vouch",
         "hack",
+        "compare",
     }
 )
 

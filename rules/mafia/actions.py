@@ -55,6 +55,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "hunt",
     "vouch",
     "hack",
+    "compare",
 )
 
 
@@ -200,6 +201,10 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         return Rejected(Code.NOT_NOW, "the Investigator shoots only when both checkers are gone")
     if spec.action == "verify" and names and names[0] not in state.memory_of(action.role).passed:
         return Rejected(Code.NOT_ELIGIBLE, "no passed check on that player")
+    if action.role == "journalist":
+        refusal = _journalist_rules(state, spec.action, names)
+        if refusal is not None:
+            return refusal
     if spec.values is Values.ROLES and any(name not in PEACEFUL for name in names):
         return Rejected(Code.NOT_ELIGIBLE, "not a peaceful role")
     if spec.action == "heal" and names:
@@ -212,6 +217,17 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         return _shot_rules(state, action, vote)
     if spec.action in ("rumour", "insure") and action.is_negative:
         return _side_single(state, action, vote)
+    return None
+
+
+def _journalist_rules(state: GameState, action: str, names: tuple[str, ...]) -> Rejected | None:
+    """§15.7: `verify` needs a last pair; the night after a result one name must be of it."""
+    memory = state.memory_of("journalist")
+    if action == "verify" and not memory.pair:
+        return Rejected(Code.NOT_ELIGIBLE, "no comparison to verify yet")
+    follows = memory.pair and memory.pair_night == state.night - 1
+    if action == "compare" and names and follows and not set(names) & set(memory.pair):
+        return Rejected(Code.NOT_ELIGIBLE, "one name must be of your last pair, or verify")
     return None
 
 

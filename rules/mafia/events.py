@@ -335,6 +335,30 @@ class HackResult(_Private):
 
 
 @dataclass(frozen=True)
+class Compare(_Private):
+    """The Journalist's comparison of two players' colours (§15.7); ``verified``: a clean
+    comparison of the last pair's true colours; ``colours``: a black Journalist's extra."""
+
+    type: ClassVar[str] = "compare"
+    player: str
+    targets: tuple[str, ...]
+    result: str
+    verified: bool
+    colours: Mapping[str, str] | None
+
+
+@dataclass(frozen=True)
+class RumourSeen(_Private):
+    """A black Journalist learns that a red ``target`` he compared on ``night`` carried a rumour
+    (one night later, §15.7)."""
+
+    type: ClassVar[str] = "rumour_seen"
+    player: str
+    target: str
+    night: int
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -391,6 +415,8 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         RoleChange,
         Hacked,
         HackResult,
+        Compare,
+        RumourSeen,
         Inactive,
         RejectedVote,
         Draw,

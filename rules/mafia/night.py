@@ -272,19 +272,22 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 def checkers(night: Night) -> tuple[Night, Sequence[str]]:
-    """N16 the Commissar's check, N18 the Detective's tracking or role check (§7.8, §7.9)."""
+    """N16 the Commissar's check, N17 the Journalist's comparison (§15.7), N18 the Detective's
+    tracking or role check (§7.8, §7.9)."""
     lines = []
-    for role, group, slot in (("commissar", "check", 16), ("detective", "track", 18)):
+    slots = (("commissar", "check", 16), ("journalist", "compare", 17), ("detective", "track", 18))
+    for role, group, slot in slots:
         holder = night.state.holder(role)
         vote = _vote(night.state, holder.name, group) if holder else None
-        if holder is None or vote is None or vote[0] not in ("check", "track", "role"):
+        if holder is None or vote is None or vote[0] not in ("check", "compare", "track", "role"):
             continue
         if not vote[1]:
             continue
         move = Move(holder.name, role, vote[0], vote[1], slot=slot)
         night.checks[role] = move
         happened = night.send(move)
-        lines.append(f"{holder.name} {vote[0]} {vote[1][0]}: {'sent' if happened else 'stopped'}")
+        names = " ".join(vote[1])
+        lines.append(f"{holder.name} {vote[0]} {names}: {'sent' if happened else 'stopped'}")
     return night, lines
 
 

@@ -14,6 +14,7 @@ from rules.mafia.events import (
     Block,
     Blocked,
     Check,
+    Compare,
     Hacked,
     HackResult,
     Heal,
@@ -22,6 +23,7 @@ from rules.mafia.events import (
     PublicResult,
     RoleRequest,
     RoleSeen,
+    RumourSeen,
     Track,
     Verified,
     VictimTeam,
@@ -114,6 +116,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     _attacks(night, results)
     _heal(night, results)
     _commissar(night, results)
+    _journalist(night, results)
     results.events.extend(
         KillConfirmed(c.player, c.target, c.night) for c in start.confirms if c.kind == "kill"
     )
@@ -292,6 +295,46 @@ def _commissar(night: Night, results: _Results) -> None:
     results.copies.append(
         InvestigatorCopy("", "commissar", move.target, result, copy_colour, None, None, None)
     )
+
+
+def _journalist(night: Night, results: _Results) -> None:
+    """§15.7: `same`/`different` by check colours, or `not_provided`; `verify`: true colours."""
+    state = night.state
+    holder = state.holder("journalist")
+    if holder is None:
+        return
+    results.events.extend(
+        RumourSeen(c.player, c.target, c.night) for c in state.confirms if c.kind == "rumour"
+    )
+    vote = state.vote_of(holder.name, "compare")
+    memory = results.memory["journalist"]
+    if vote is not None and vote.action == "verify" and memory.pair:
+        if night.evening(Move(holder.name, "journalist", "verify", (), slot=11)):
+            truth = {true_colour(state, holder.name, name) for name in memory.pair}
+            result = "same" if len(truth) == 1 else "different"
+            event = Compare(holder.name, memory.pair, result, True, None)
+            results.events.append(event)
+            results.remember("journalist", event)
+        return
+    move = night.checks.get("journalist")
+    if move is None:
+        return
+    checked = {m.target for m in night.visits if m.role == "commissar" and m.action == "check"}
+    if night.is_stopped(move) or any(t in night.deaths or t in checked for t in move.targets):
+        event = Compare(holder.name, move.targets, "not_provided", False, None)
+        results.events.append(event)
+        results.remember("journalist", event)
+        return
+    read = {name: check_colour(night, holder.name, name) for name in move.targets}
+    result = "same" if len(set(read.values())) == 1 else "different"
+    colours = {name: colour.value for name, colour in read.items()} if holder.is_black else None
+    event = Compare(holder.name, move.targets, result, False, colours)
+    results.events.append(event)
+    results.remember("journalist", event, pair=move.targets, pair_night=night.number)
+    if holder.is_black:
+        for name in move.targets:
+            if name in night.rumours and not state.get(name).is_black:
+                results.confirms.append(Confirm("rumour", holder.name, name, night.number))
 
 
 def _faked_colour(state: GameState, name: str, result: str, colour: Colour | None) -> str | None:

@@ -55,7 +55,8 @@ class RoleMemory:
     ``passed``: players on whom the role got a passed Commissar result (the Commissar's own
     checks, the Investigator's copies) and may verify.  ``vigilante_done``: the Investigator's
     shot right ended (§7.10).  ``history``: the role's earlier private results (JSON texts).
-    ``weight``: the Judge's ballot weight (§15.14).
+    ``weight``: the Judge's ballot weight (§15.14).  ``pair``/``pair_night``: the Journalist's
+    last pair with a `same`/`different` result and its night (§15.7).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -64,6 +65,8 @@ class RoleMemory:
     vigilante_done: bool = False
     history: tuple[str, ...] = ()
     weight: int = 6
+    pair: tuple[str, ...] = ()
+    pair_night: int = 0
 
 
 @dataclass(frozen=True)
