@@ -29,7 +29,7 @@ PEACEFUL = frozenset(
         "journalist",
     }
 )
-NEGATIVE = frozenset({"mafia", "maniac"})
+NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -98,7 +98,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "rumour_seen": frozenset({"player", "target", "night"}),
 }
 
-# §12, §15.5, §15.7 and §15.12: the action keywords (scenario keys `Name:keyword`).
+# §12, §15.5, §15.7, §15.12 and §16.1: the action keywords (scenario keys `Name:keyword`).
 KEYWORDS = frozenset(
     {
         "kill",
@@ -124,6 +124,7 @@ KEYWORDS = frozenset(
         "vouch",
         "hack",
         "compare",
+        "successor",
     }
 )
 

@@ -56,6 +56,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "vouch",
     "hack",
     "compare",
+    "successor",
 )
 
 
@@ -201,6 +202,8 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         return Rejected(Code.NOT_NOW, "the Investigator shoots only when both checkers are gone")
     if spec.action == "verify" and names and names[0] not in state.memory_of(action.role).passed:
         return Rejected(Code.NOT_ELIGIBLE, "no passed check on that player")
+    if spec.action == "successor" and names and state.get(names[0]).negative != "mafia":
+        return Rejected(Code.NOT_ELIGIBLE, "the successor must be a living Mafia")
     if action.role == "journalist":
         refusal = _journalist_rules(state, spec.action, names)
         if refusal is not None:
@@ -269,6 +272,10 @@ def _side_single(state: GameState, action: Action, vote: Vote) -> Rejected | Non
         return None
     if action.spec.action == "insure" and ledger.has_night(state, side, state.night):
         return None  # a partner insurance: every partner may say whom he would shoot
+    if action.spec.action == "insure" and len(state.side_members(side)) >= 3:
+        # §16.1: with three members one may insure a partner's reserve shot and the third the
+        # Maniac; which insure is which is settled at the deadline (rules.mafia.night).
+        return None
     if _side_votes(state, side, player.name, action.spec.action):
         return Rejected(Code.TAKEN, "a partner's vote came first")
     return None
@@ -315,7 +322,7 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
     extra: dict[str, JsonValue] = {"role": action.role}
     if action.spec.kill and player.side is not None:
         extra["shots"] = ledger.shots(state, player.side)
-    if action.role in ("mafia",):
+    if action.role in ("mafia", "son_of_boss"):
         extra["partners"] = list(state.partners(name))
     if (
         action.role == DAY

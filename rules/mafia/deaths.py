@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from rules.core.events import Event
 from rules.mafia import ledger
-from rules.mafia.events import Death, MayorLost, RoleChange, SecretaryLost
+from rules.mafia.events import Death, MayorLost, RoleChange, SecretaryLost, SideRoleChange
 from rules.mafia.ids import Side, Team
 from rules.mafia.roles import INHERITED
 from rules.mafia.state import GameState, Player
@@ -79,8 +79,27 @@ def after_deaths(state: GameState, dead: Sequence[str]) -> tuple[GameState, tupl
     return state, tuple(events)
 
 
+def pass_son(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+    """§16.1: a dead Son of the Boss's living successor becomes the Son, unless he would be the
+    last `mafia` member alive."""
+    sons = [name for name in dead if state.get(name).negative == "son_of_boss"]
+    heir = state.find(state.successor) if state.successor else None
+    if not sons or heir is None or not heir.alive or heir.negative != "mafia":
+        return state, ()
+    others = [p for p in state.living if p.negative == "mafia" and p.name != heir.name]
+    if not others:
+        return state, ()
+    players = tuple(
+        replace(p, negative="son_of_boss") if p.name == heir.name else p for p in state.players
+    )
+    partners = tuple(p.name for p in others)
+    event = SideRoleChange(heir.name, "son_of_boss", sons[0], (), partners)
+    return replace(state, players=players, successor=None), (event,)
+
+
 def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
-    """Give the roles freed by ``dead`` to the living Active citizens, in order (§8.3)."""
+    """Give the roles freed by ``dead`` to the living Active citizens, in order (§8.3), and pass
+    a dead Son of the Boss's status to his successor (§16.1)."""
     seat = {p.name: i for i, p in enumerate(state.players)}
     freed = sorted(
         (state.get(name) for name in dead if state.get(name).peaceful in INHERITED),
@@ -102,4 +121,5 @@ def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Eve
     players = tuple(
         replace(p, peaceful=changes[p.name]) if p.name in changes else p for p in state.players
     )
-    return replace(state, players=players), tuple(events)
+    state, son = pass_son(replace(state, players=players), dead)
+    return state, (*events, *son)

@@ -359,6 +359,18 @@ class RumourSeen(_Private):
 
 
 @dataclass(frozen=True)
+class SideRoleChange(RoleChange):
+    """A negative role passes within the mafia side (§16.1: the Son of the Boss's successor);
+    the side's living ``partners`` learn it too."""
+
+    partners: tuple[str, ...] = ()
+
+    @property
+    def audience(self) -> Audience:
+        return Audience.player(self.player, *self.partners)
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 

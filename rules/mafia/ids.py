@@ -93,6 +93,13 @@ class Stop(enum.StrEnum):
     FIRE = "fire"
 
 
+SIDE_OF_ROLE: dict[str, Side] = {
+    "mafia": Side.MAFIA,
+    "son_of_boss": Side.MAFIA,
+    "maniac": Side.MANIAC,
+}
+"""The killing side of each negative role that has one (§1.1); read-only."""
+
 CAUSES: tuple[str, ...] = tuple(cause.value for cause in Cause)
 STEPS: tuple[str, ...] = tuple(step.value for step in Step)
 TEAMS: tuple[str, ...] = tuple(team.value for team in Team)

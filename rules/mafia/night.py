@@ -20,6 +20,19 @@ def _vote(state: GameState, name: str, group: str) -> tuple[str, tuple[str, ...]
     return None if vote is None else (vote.action, vote.targets)
 
 
+def successor(night: Night) -> tuple[Night, Sequence[str]]:
+    """E5 (§16.1): the Son of the Boss names (or renames) his successor."""
+    for player in night.state.living:
+        vote = night.state.vote_of(player.name, "successor")
+        if player.negative != "son_of_boss" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "son_of_boss", "successor", vote.targets, 5, negative=True)
+        if night.evening(move):
+            night.state = replace(night.state, successor=vote.targets[0])
+            return night, [f"{player.name} names {vote.targets[0]} his successor"]
+    return night, []
+
+
 def hacker(night: Night) -> tuple[Night, Sequence[str]]:
     """E2 (§15.5): the hack blocks the target's roles from tonight for one day-cycle (§8.5);
     a red Hacker blocks a black's peaceful role for a second one."""
@@ -120,24 +133,36 @@ def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
     return moves
 
 
-def _partner_insurers(state: GameState, shooters: Sequence[str]) -> dict[str, tuple[str, str]]:
+def _partner_insurers(
+    state: GameState, shooters: Sequence[str], *, cross_first: bool = False
+) -> dict[str, tuple[str, str]]:
     """shooter -> (insurer, insurance target or "" for the shooter's own), mafia side (§7.4.4).
 
     The partners who sent `insure` come first (in arrival order), then the others in seat order
-    unless they sent `noinsure`; the n-th shooter in kill order gets the n-th of them.
+    unless they sent `noinsure`; the n-th shooter in kill order gets the n-th of them.  With
+    ``cross_first`` (§16.1: one shooter, three members, the Maniac's night) the default insurers
+    come first, so that a named `insure` can stay for the Maniac (RULING, docs ruling 55).
     """
     free = [p.name for p in state.side_members(Side.MAFIA) if p.name not in shooters]
     insuring = [v.player for v in state.votes if v.action == "insure" and v.player in free]
     refusing = {v.player for v in state.votes if v.action == "noinsure"}
-    order = insuring + [name for name in free if name not in insuring and name not in refusing]
+    defaults = [name for name in free if name not in insuring and name not in refusing]
+    order = defaults + insuring if cross_first else insuring + defaults
     result: dict[str, tuple[str, str]] = {}
     for shooter, insurer in zip(shooters, order, strict=False):
         vote = state.vote_of(insurer, "kill")
-        chosen = (
-            vote.targets[0] if vote is not None and vote.action == "insure" and vote.targets else ""
-        )
-        result[shooter] = (insurer, chosen)
+        named = vote is not None and vote.action == "insure" and vote.targets
+        result[shooter] = (insurer, vote.targets[0] if vote is not None and named else "")
     return result
+
+
+def _is_son_exception(state: GameState, moves: Sequence[Move], night: int) -> bool:
+    """§16.1: one mafia kill move, three members alive, on the Maniac's night."""
+    return (
+        len(moves) == 1
+        and len(state.side_members(Side.MAFIA)) == 3
+        and not ledger.has_night(state, Side.MAFIA, night)
+    )
 
 
 def _fire(night: Night, insurer: str, target: str, insured: Move, lines: list[str]) -> None:
@@ -173,9 +198,15 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
     for side in ledger.kill_order(state, night.number):
         moves = _side_moves(night, side, lines)
         if moves:
+            exception = side is Side.MAFIA and _is_son_exception(state, moves, night.number)
+            shooters = [m.owner for m in moves]
             insurers = (
-                _partner_insurers(state, [m.owner for m in moves]) if side is Side.MAFIA else {}
+                _partner_insurers(state, shooters, cross_first=exception)
+                if side is Side.MAFIA
+                else {}
             )
+            if exception:
+                _son_cross_insurance(night, moves, insurers, stopped_by_side, lines)
             for move in moves:
                 if night.send(move):
                     lines.append(f"{move.owner} shoots {move.target}")
@@ -190,6 +221,29 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
             continue
         _cross_insurance(night, side, stopped_by_side, lines)
     return night, lines
+
+
+def _son_cross_insurance(
+    night: Night,
+    moves: Sequence[Move],
+    insurers: dict[str, tuple[str, str]],
+    stopped: dict[str, list[tuple[Move, bool]]],
+    lines: list[str],
+) -> None:
+    """§16.1: with one mafia kill move and three members alive, the third member may insure the
+    Maniac on the Maniac's night (the exception to "a side without kill moves")."""
+    state = night.state
+    members = state.side_members(Side.MAFIA)
+    busy = {moves[0].owner, *(insurer for insurer, _ in insurers.values())}
+    third = [
+        v
+        for v in state.votes
+        if v.action == "insure" and v.targets and v.player in {p.name for p in members} - busy
+    ]
+    for move, _ in stopped.get(Side.MANIAC.value, []):
+        if third:
+            _fire(night, third[0].player, third[0].targets[0], move, lines)
+        return
 
 
 def _cross_insurance(
@@ -305,6 +359,7 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
 
 STAGES: tuple[Stage[Night], ...] = (
     Stage("E2 hacker", hacker),
+    Stage("E5 successor", successor),
     Stage("E10-E11 evening", evening),
     Stage("N2 blocker", blocker),
     Stage("N8 negative kills", negative_kills),

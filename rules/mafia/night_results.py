@@ -28,7 +28,7 @@ from rules.mafia.events import (
     Verified,
     VictimTeam,
 )
-from rules.mafia.ids import Colour, Stop
+from rules.mafia.ids import SIDE_OF_ROLE, Colour, Stop
 from rules.mafia.moves import Move, Night
 from rules.mafia.state import Confirm, GameState, Player, RoleMemory
 
@@ -50,8 +50,12 @@ class _Results:
 
 
 def cause_of(move: Move) -> str:
-    """The death cause of a credited attack (§7.7)."""
-    return "suicide" if move.action == "suicide" else move.role
+    """The death cause of a credited attack (§7.7): a black's kill (or insurance) is his side's,
+    the Son of the Boss's too (`mafia`)."""
+    if move.action == "suicide":
+        return "suicide"
+    side = SIDE_OF_ROLE.get(move.role) if move.negative else None
+    return side.value if side is not None else move.role
 
 
 def true_colour(state: GameState, checker: str, target: str) -> Colour:
@@ -65,7 +69,9 @@ def check_colour(night: Night, checker: str, target: str) -> Colour:
         return Colour.BLACK
     if target == checker:
         return Colour.RED
-    return Colour.BLACK if night.state.get(target).is_black else Colour.RED
+    player = night.state.get(target)
+    # The Son of the Boss always reads red ("clean hands", §16.1).
+    return Colour.BLACK if player.is_black and player.negative != "son_of_boss" else Colour.RED
 
 
 def _ledger(night: Night, trace: list[str]) -> GameState:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.core.model import Settings
 from rules.mafia.codec import from_json, to_json
-from rules.mafia.ids import Side, Team
+from rules.mafia.ids import SIDE_OF_ROLE, Side, Team
 
 RULESET_ID = "mafia"
 STATE_VERSION = 1
@@ -39,7 +39,7 @@ class Player:
     @property
     def side(self) -> Side | None:
         """The killing side of a black (§1.1), None for a red."""
-        return Side(self.negative) if self.negative in (Side.MAFIA, Side.MANIAC) else None
+        return SIDE_OF_ROLE.get(self.negative) if self.negative is not None else None
 
     @property
     def role(self) -> str:
@@ -153,7 +153,8 @@ class GameState:
     ``votes``: the votes in force in arrival order.  ``peaceful_roles``: the distribution's
     peaceful roles (what a role request may name, §7.9).  ``heirs``: the Active citizens in
     their drawn order.  ``visits``: role -> night -> players its holder visited (requests).
-    ``post_over``: the Mayor's post has ended for the game (§6.11).
+    ``post_over``: the Mayor's post has ended for the game (§6.11).  ``successor``: the Son of
+    the Boss's named successor (§16.1).
     """
 
     settings: Settings
@@ -177,6 +178,7 @@ class GameState:
     visits: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
     confirms: tuple[Confirm, ...] = ()
     blocks: tuple[RoleBlock, ...] = ()
+    successor: str | None = None
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()

@@ -78,6 +78,11 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     for index, optional in zip(citizens, optionals, strict=False):
         role = seats[index].role.replace("citizen", optional, 1)
         seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
+    mafia = [i for i, seat in enumerate(seats) if seat.role.endswith("+mafia")]
+    if chaos % 3 == 0 and len(mafia) >= 2:  # the optional Son of the Boss (§16.1)
+        index = mafia[0]
+        role = seats[index].role.replace("+mafia", "+son_of_boss")
+        seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
     game_settings = Settings(seed=seed, strictness=strictness, options={"mayor": mayor})
     state: GameState = RS.new_game(seats, game_settings)
     rng = random.Random(chaos)

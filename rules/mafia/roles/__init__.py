@@ -18,6 +18,7 @@ from rules.mafia.roles import (
     judge,
     mafia,
     maniac,
+    son_of_boss,
     witness,
 )
 from rules.mafia.spec import ActionSpec
@@ -35,6 +36,7 @@ _MODULES = (
     judge,
     mafia,
     maniac,
+    son_of_boss,
     witness,
 )
 
@@ -46,5 +48,3 @@ PEACEFUL = tuple(role for role, spec in ROLES.items() if spec.has("peaceful"))
 NEGATIVE = tuple(role for role, spec in ROLES.items() if spec.has("negative"))
 # Roles that go to an heir when their holder dies (§8.3).
 INHERITED = frozenset(role for role in PEACEFUL if not ROLES[role].has("not_inherited"))
-# Negative roles and the side each plays for (§1.1).
-SIDE_OF: Mapping[str, str] = {"mafia": "mafia", "maniac": "maniac"}
