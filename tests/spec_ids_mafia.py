@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from tests.spec_ids import SpecIds
 
-# §2: the core roles of §0.2, and the optional roles implemented so far (§15.5, §15.7, §15.12,
-# §15.14).
+# §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.5, §15.7,
+# §15.12, §15.14, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -27,6 +27,7 @@ PEACEFUL = frozenset(
         "witness",
         "hacker",
         "journalist",
+        "immortal",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -50,7 +51,9 @@ STEPS = frozenset(
 
 # §1.1 teams; §8.7 causes of the core game.
 TEAMS = frozenset({"red", "black", "grey"})
-CAUSES = frozenset({"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"})
+CAUSES = frozenset(
+    {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity", "link"}  # link: §15.2
+)
 
 # §13.3: event type -> fields.
 EVENTS: Mapping[str, frozenset[str]] = {
@@ -96,9 +99,12 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # `rumour_seen`: the black holder's rumour finding one night later, docs ruling)
     "compare": frozenset({"player", "targets", "result", "verified", "colours"}),
     "rumour_seen": frozenset({"player", "target", "night"}),
+    # §15.2
+    "life_spent": frozenset({"player"}),
+    "link_attack": frozenset({"player", "target"}),
 }
 
-# §12, §15.5, §15.7, §15.12 and §16.1: the action keywords (scenario keys `Name:keyword`).
+# §12 and the implemented optional roles' sections: the action keywords (scenario keys `Name:keyword`).
 KEYWORDS = frozenset(
     {
         "kill",
@@ -125,6 +131,8 @@ KEYWORDS = frozenset(
         "hack",
         "compare",
         "successor",
+        "link",
+        "unlink",
     }
 )
 

@@ -57,6 +57,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "hack",
     "compare",
     "successor",
+    "link",
+    "unlink",
 )
 
 
@@ -202,6 +204,12 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         return Rejected(Code.NOT_NOW, "the Investigator shoots only when both checkers are gone")
     if spec.action == "verify" and names and names[0] not in state.memory_of(action.role).passed:
         return Rejected(Code.NOT_ELIGIBLE, "no passed check on that player")
+    if action.role == "immortal":
+        memory = state.memory_of("immortal")
+        if spec.action == "link" and memory.link_used:
+            return Rejected(Code.NOT_NOW, "the link is made once per game")
+        if spec.action == "unlink" and memory.linked is None:
+            return Rejected(Code.NOT_NOW, "no link to break")
     if spec.action == "successor" and names and state.get(names[0]).negative != "mafia":
         return Rejected(Code.NOT_ELIGIBLE, "the successor must be a living Mafia")
     if action.role == "journalist":

@@ -371,6 +371,23 @@ class SideRoleChange(RoleChange):
 
 
 @dataclass(frozen=True)
+class LifeSpent(_Private):
+    """The Immortal ``player``'s spare life was spent (§15.2)."""
+
+    type: ClassVar[str] = "life_spent"
+    player: str
+
+
+@dataclass(frozen=True)
+class LinkAttack(_Private):
+    """The Immortal ``player`` learns that ``target`` (he or his linked player) was attacked."""
+
+    type: ClassVar[str] = "link_attack"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -429,6 +446,8 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         HackResult,
         Compare,
         RumourSeen,
+        LifeSpent,
+        LinkAttack,
         Inactive,
         RejectedVote,
         Draw,

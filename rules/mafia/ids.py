@@ -52,6 +52,7 @@ class Cause(enum.StrEnum):
     SUICIDE = "suicide"
     LYNCH = "lynch"
     INACTIVITY = "inactivity"
+    LINK = "link"  # optional: the Immortal's link (§15.2)
 
 
 class Code(enum.StrEnum):

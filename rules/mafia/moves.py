@@ -58,6 +58,8 @@ class Night:
     checks: dict[str, Move] = field(default_factory=dict)
     void_shots: dict[str, int] = field(default_factory=dict)
     deaths: dict[str, Move] = field(default_factory=dict)
+    life_spent: bool = False
+    link_attacks: list[str] = field(default_factory=list)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the

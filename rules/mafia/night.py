@@ -354,10 +354,59 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
         if move.target not in night.deaths:
             night.deaths[move.target] = move
             lines.append(f"{move.target} dies ({move.role} {move.owner})")
+    lines.extend(_immortal_deaths(night))
     return night, lines
 
 
+def _immortal_deaths(night: Night) -> list[str]:
+    """§15.2: the spare life takes the first deadly attack on the Immortal or his linked player
+    (all of that night's); once it is spent, an attack's death of either kills the other."""
+    state = night.state
+    holder = state.holder("immortal")
+    if holder is None or state.is_role_blocked(holder.name):
+        return []
+    memory = state.memory_of("immortal")
+    linked = memory.linked if memory.linked and state.get(memory.linked).alive else None
+    pair = [holder.name, *([linked] if linked else [])]
+    if linked:
+        night.link_attacks = [n for n in pair if any(m.target == n for m in night.attacks)]
+    hit = [name for name in pair if name in night.deaths]
+    if not hit:
+        return []
+    if not memory.life_spent:
+        for name in hit:
+            del night.deaths[name]
+        night.life_spent = True
+        return [f"the Immortal's spare life saves {', '.join(hit)}"]
+    if linked is None:
+        return []
+    lines = []
+    for dead, other in ((holder.name, linked), (linked, holder.name)):
+        if dead in night.deaths and other not in night.deaths:
+            night.deaths[other] = Move(dead, "link", "link", (other,), slot=19)
+            lines.append(f"{other} dies with {dead} (link)")
+    return lines
+
+
+def immortal_link(night: Night) -> tuple[Night, Sequence[str]]:
+    """E1 (§15.2): the Immortal links himself to a player (once per game) or unlinks."""
+    holder = night.state.holder("immortal")
+    vote = night.state.vote_of(holder.name, "link") if holder else None
+    if holder is None or vote is None:
+        return night, []
+    if not night.evening(Move(holder.name, "immortal", vote.action, vote.targets, slot=1)):
+        return night, [f"{holder.name}'s {vote.action} is stopped"]
+    memory = night.state.memory_of("immortal")
+    if vote.action == "link" and vote.targets:
+        memory = replace(memory, linked=vote.targets[0], link_used=True)
+    elif vote.action == "unlink":
+        memory = replace(memory, linked=None)
+    night.state = replace(night.state, memory={**night.state.memory, "immortal": memory})
+    return night, [f"{holder.name} {vote.action}s {' '.join(vote.targets)}".rstrip()]
+
+
 STAGES: tuple[Stage[Night], ...] = (
+    Stage("E1 immortal", immortal_link),
     Stage("E2 hacker", hacker),
     Stage("E5 successor", successor),
     Stage("E10-E11 evening", evening),

@@ -20,6 +20,8 @@ from rules.mafia.events import (
     Heal,
     InvestigatorCopy,
     KillConfirmed,
+    LifeSpent,
+    LinkAttack,
     PublicResult,
     RoleRequest,
     RoleSeen,
@@ -118,6 +120,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     publics = _public_results(night)
     results = _Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
     _hack_results(night, results)
+    _immortal_results(night, results)
     _blocker_results(night, results)
     _attacks(night, results)
     _heal(night, results)
@@ -177,6 +180,21 @@ def _block_roles(night: Night) -> tuple[str, ...] | None:
             m.role for m, r in night.stops_of(target) if r is Stop.HOME
         ]
     return tuple(dict.fromkeys(roles)) if roles else None
+
+
+def _immortal_results(night: Night, results: _Results) -> None:
+    """§15.2: the Immortal learns that his life is spent and which of the linked pair was hit."""
+    holder = night.state.holder("immortal")
+    if holder is None:
+        return
+    for target in night.link_attacks:
+        event: Event = LinkAttack(holder.name, target)
+        results.events.append(event)
+        results.remember("immortal", event)
+    if night.life_spent:
+        event = LifeSpent(holder.name)
+        results.events.append(event)
+        results.remember("immortal", event, life_spent=True)
 
 
 def _hack_results(night: Night, results: _Results) -> None:

@@ -56,7 +56,8 @@ class RoleMemory:
     checks, the Investigator's copies) and may verify.  ``vigilante_done``: the Investigator's
     shot right ended (§7.10).  ``history``: the role's earlier private results (JSON texts).
     ``weight``: the Judge's ballot weight (§15.14).  ``pair``/``pair_night``: the Journalist's
-    last pair with a `same`/`different` result and its night (§15.7).
+    last pair with a `same`/`different` result and its night (§15.7).  ``life_spent``,
+    ``linked``, ``link_used``: the Immortal's spare life and link (§15.2).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -67,6 +68,9 @@ class RoleMemory:
     weight: int = 6
     pair: tuple[str, ...] = ()
     pair_night: int = 0
+    life_spent: bool = False
+    linked: str | None = None
+    link_used: bool = False
 
 
 @dataclass(frozen=True)

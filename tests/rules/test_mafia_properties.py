@@ -73,8 +73,8 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     distribution = RS.pick_distribution(n_players, seed)
     seats = RS.deal(NAMES[:n_players], distribution, seed)
     citizens = [i for i, seat in enumerate(seats) if seat.role.startswith("citizen")]
-    # The implemented optional roles (§15.5, §15.7, §15.12, §15.14) replace citizens now and then.
-    optionals = ("judge", "witness", "hacker", "journalist")[: chaos % 5]
+    # The implemented optional peaceful roles replace citizens now and then.
+    optionals = ("judge", "witness", "hacker", "journalist", "immortal")[: chaos % 6]
     for index, optional in zip(citizens, optionals, strict=False):
         role = seats[index].role.replace("citizen", optional, 1)
         seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
