@@ -104,7 +104,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "link_attack": frozenset({"player", "target"}),
 }
 
-# §12 and the implemented optional roles' sections: the action keywords (scenario keys `Name:keyword`).
+# §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
 KEYWORDS = frozenset(
     {
         "kill",

@@ -367,6 +367,8 @@ def _immortal_deaths(night: Night) -> list[str]:
         return []
     memory = state.memory_of("immortal")
     linked = memory.linked if memory.linked and state.get(memory.linked).alive else None
+    if linked == holder.name:  # an heir who was the linked player: the link is void
+        linked = None
     pair = [holder.name, *([linked] if linked else [])]
     if linked:
         night.link_attacks = [n for n in pair if any(m.target == n for m in night.attacks)]
