@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.5, §15.7,
-# §15.12, §15.14, §16.1).
+# §15.12, §15.14, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -28,6 +28,7 @@ PEACEFUL = frozenset(
         "hacker",
         "journalist",
         "immortal",
+        "criminalist",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -102,6 +103,10 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # §15.2
     "life_spent": frozenset({"player"}),
     "link_attack": frozenset({"player", "target"}),
+    # §15.22 (`visitor_names`: the field is `names`, docs ruling)
+    "examination": frozenset({"player", "target", "role", "team"}),
+    "samples": frozenset({"player", "corpse", "killer"}),
+    "visitor_names": frozenset({"player", "names"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -133,6 +138,8 @@ KEYWORDS = frozenset(
         "successor",
         "link",
         "unlink",
+        "examine",
+        "samples",
     }
 )
 

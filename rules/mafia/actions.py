@@ -29,6 +29,8 @@ _DAY_VOTE: dict[str, ActionSpec] = {
 VERTICAL = ActionSpec(action="vertical", group="vertical")
 HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0)
 VOUCH = ActionSpec(action="vouch", group="vouch", max_names=4)
+EXAMINE = ActionSpec(action="examine", group="examine", dead_ok=True)
+"""The Criminalist's pre-vote move (§15.22): a player who died at night on an earlier night."""
 """The Witness's pre-vote move (§15.12): 1 to 4 players, not himself."""
 CANDIDATE_STEPS = frozenset({Step.RUNOFF, Step.REVOTE, Step.SECRETARY})
 LYNCH_VOTES = frozenset({Step.LYNCH, Step.EXTRA_VOTE, Step.REVOTE})
@@ -59,6 +61,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "successor",
     "link",
     "unlink",
+    "examine",
+    "samples",
 )
 
 
@@ -113,6 +117,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(VERTICAL, DAY, primary=True))
         if player.peaceful == "witness":
             found.append(Action(VOUCH, "witness", primary=not is_mayor))
+        if player.peaceful == "criminalist":
+            found.append(Action(EXAMINE, "criminalist", primary=not is_mayor))
         if status.is_hunt_possible(state):
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
@@ -210,6 +216,12 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             return Rejected(Code.NOT_NOW, "the link is made once per game")
         if spec.action == "unlink" and memory.linked is None:
             return Rejected(Code.NOT_NOW, "no link to break")
+    if spec.action == "examine" and names and names[0] not in state.killers:
+        return Rejected(Code.NOT_ELIGIBLE, "not a player who died at night")
+    if spec.action == "samples":
+        memory = state.memory_of("criminalist")
+        if memory.corpse is None or memory.corpse_day != state.night:
+            return Rejected(Code.NOT_NOW, "no corpse examined today")
     if spec.action == "successor" and names and state.get(names[0]).negative != "mafia":
         return Rejected(Code.NOT_ELIGIBLE, "the successor must be a living Mafia")
     if action.role == "journalist":

@@ -8,6 +8,7 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.mafia import actions, deaths, status, tally
 from rules.mafia.events import (
+    Examination,
     Inactive,
     Lynch,
     Mayor,
@@ -124,6 +125,7 @@ def pre_vote(state: GameState) -> Outcome:
     hunt = status.is_hunt_possible(state) and approvals >= needed
     kind = Step.HUNT if hunt else Step.LYNCH
     event = VoteStart(kind=kind.value, vertical=vertical, approvals=approvals, needed=needed)
+    state = _examine(state)
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
     vouched = vouch.targets if vouch is not None else ()
@@ -219,8 +221,30 @@ def _conclude(
     state, more = _inactivity(state, asked)
     events.extend(more)
     state = _stalemate(state)
+    events.extend(_examination(state))
     trace.append(f"lynched {list(lynched)}")
     return state, tuple(events), tuple(trace), Step.NIGHT
+
+
+def _examine(state: GameState) -> GameState:
+    """§15.22: the Criminalist's examination is a day move (a role block stops it)."""
+    holder = state.holder("criminalist")
+    vote = state.vote_of(holder.name, "examine") if holder is not None else None
+    if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
+        return state
+    memory = replace(state.memory_of("criminalist"), corpse=vote.targets[0], corpse_day=state.day)
+    return replace(state, memory={**state.memory, "criminalist": memory})
+
+
+def _examination(state: GameState) -> tuple[Event, ...]:
+    """§15.22: at the result of the day's last vote the Criminalist learns the killing role and
+    the corpse's team."""
+    holder = state.holder("criminalist")
+    memory = state.memory_of("criminalist")
+    if holder is None or memory.corpse is None or memory.corpse_day != state.day:
+        return ()
+    role, _ = state.killers[memory.corpse]
+    return (Examination(holder.name, memory.corpse, role, state.get(memory.corpse).team.value),)
 
 
 def _judge_weight(state: GameState, lynched: Sequence[str], ballots: Sequence[Ballot]) -> GameState:

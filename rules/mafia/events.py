@@ -388,6 +388,36 @@ class LinkAttack(_Private):
 
 
 @dataclass(frozen=True)
+class Examination(_Private):
+    """The Criminalist learns the ``role`` whose move killed ``target`` and his ``team``."""
+
+    type: ClassVar[str] = "examination"
+    player: str
+    target: str
+    role: str
+    team: str
+
+
+@dataclass(frozen=True)
+class Samples(_Private):
+    """The Criminalist's samples compared with ``corpse``: ``killer`` among them, or None."""
+
+    type: ClassVar[str] = "samples"
+    player: str
+    corpse: str
+    killer: str | None
+
+
+@dataclass(frozen=True)
+class VisitorNames(_Private):
+    """The names of ``player``'s night visitors (the Criminalist, §15.22)."""
+
+    type: ClassVar[str] = "visitor_names"
+    player: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -448,6 +478,9 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         RumourSeen,
         LifeSpent,
         LinkAttack,
+        Examination,
+        Samples,
+        VisitorNames,
         Inactive,
         RejectedVote,
         Draw,

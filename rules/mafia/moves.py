@@ -26,6 +26,7 @@ class Move:
     side: str | None = None
     shot: int | None = None
     insurance: bool = False
+    stays_home: bool = False
 
     @property
     def target(self) -> str:
@@ -79,7 +80,8 @@ class Night:
         reason = self.stop_reason(
             move.owner, peaceful=not move.negative, kill=move.kill, exempt=exempt
         )
-        if reason is not Stop.HOME and any(t != move.owner for t in move.targets):
+        visits = not move.stays_home and any(t != move.owner for t in move.targets)
+        if reason is not Stop.HOME and visits:
             self.visits.append(move)
         if reason is not None:
             self.stopped.append((move, reason))

@@ -345,6 +345,19 @@ def checkers(night: Night) -> tuple[Night, Sequence[str]]:
     return night, lines
 
 
+def samples(night: Night) -> tuple[Night, Sequence[str]]:
+    """N18 (§15.22): the Criminalist's samples, a night move that visits nobody."""
+    holder = night.state.holder("criminalist")
+    vote = _vote(night.state, holder.name, "samples") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "criminalist", "samples", vote[1], slot=18, stays_home=True)
+    night.checks["criminalist"] = move
+    return night, [
+        f"{holder.name} samples {' '.join(vote[1])}: " + ("sent" if night.send(move) else "stopped")
+    ]
+
+
 def deaths(night: Night) -> tuple[Night, Sequence[str]]:
     """R: every attacked player dies unless healed; the first attack is credited (§7.7)."""
     lines = []
@@ -418,6 +431,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N10 suicides", suicides),
     Stage("N11 doctor", doctor),
     Stage("N16-N18 checks", checkers),
+    Stage("N18 samples", samples),
     Stage("R deaths", deaths),
 )
 

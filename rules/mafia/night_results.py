@@ -26,9 +26,11 @@ from rules.mafia.events import (
     RoleRequest,
     RoleSeen,
     RumourSeen,
+    Samples,
     Track,
     Verified,
     VictimTeam,
+    VisitorNames,
 )
 from rules.mafia.ids import SIDE_OF_ROLE, Colour, Stop
 from rules.mafia.moves import Move, Night
@@ -58,6 +60,11 @@ def cause_of(move: Move) -> str:
         return "suicide"
     side = SIDE_OF_ROLE.get(move.role) if move.negative else None
     return side.value if side is not None else move.role
+
+
+def _killing_role(move: Move) -> str:
+    """The role whose move killed (§15.22): a side for a black's kill, his role for a suicide."""
+    return move.role if move.action == "suicide" else cause_of(move)
 
 
 def true_colour(state: GameState, checker: str, target: str) -> Colour:
@@ -131,6 +138,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     )
     _detective(night, results)
     _investigator(night, results)
+    _criminalist(night, results)
     results.events.extend(results.copies)
     _stopped(night, results)
     state, heir_events = death_rules.inherit(
@@ -138,10 +146,15 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     )
     morning = {p.name for p in state.living}
     private = [e for e in results.events if getattr(e, "player", None) in morning]
+    killers = {
+        **state.killers,
+        **{name: (_killing_role(move), move.owner) for name, move in night.deaths.items()},
+    }
     state = replace(
         state,
         visits=_visit_log(night, state),
         confirms=tuple(results.confirms),
+        killers=killers,
     )
     events = (*death_events, *post_events, *publics, *private, *heir_events)
     return state, events, tuple(trace)
@@ -359,6 +372,25 @@ def _journalist(night: Night, results: _Results) -> None:
         for name in move.targets:
             if name in night.rumours and not state.get(name).is_black:
                 results.confirms.append(Confirm("rumour", holder.name, name, night.number))
+
+
+def _criminalist(night: Night, results: _Results) -> None:
+    """N18 (§15.22): the samples against the day's corpse; the names of his visitors."""
+    state = night.state
+    holder = state.holder("criminalist")
+    if holder is None:
+        return
+    move = night.checks.get("criminalist")
+    memory = results.memory["criminalist"]
+    if move is not None and not night.is_stopped(move) and memory.corpse is not None:
+        killer = state.killers.get(memory.corpse, ("", ""))[1]
+        found = killer if killer in move.targets else None
+        event: Event = Samples(holder.name, memory.corpse, found)
+        results.events.append(event)
+        results.remember("criminalist", event)
+    visitors = night.visitors_of(holder.name)
+    if visitors:
+        results.events.append(VisitorNames(holder.name, visitors))
 
 
 def _faked_colour(state: GameState, name: str, result: str, colour: Colour | None) -> str | None:

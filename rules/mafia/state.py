@@ -57,7 +57,8 @@ class RoleMemory:
     shot right ended (§7.10).  ``history``: the role's earlier private results (JSON texts).
     ``weight``: the Judge's ballot weight (§15.14).  ``pair``/``pair_night``: the Journalist's
     last pair with a `same`/`different` result and its night (§15.7).  ``life_spent``,
-    ``linked``, ``link_used``: the Immortal's spare life and link (§15.2).
+    ``linked``, ``link_used``: the Immortal's spare life and link (§15.2).  ``corpse``,
+    ``corpse_day``: the Criminalist's examination and its day (§15.22).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -71,6 +72,8 @@ class RoleMemory:
     life_spent: bool = False
     linked: str | None = None
     link_used: bool = False
+    corpse: str | None = None
+    corpse_day: int = 0
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,8 @@ class GameState:
     peaceful roles (what a role request may name, §7.9).  ``heirs``: the Active citizens in
     their drawn order.  ``visits``: role -> night -> players its holder visited (requests).
     ``post_over``: the Mayor's post has ended for the game (§6.11).  ``successor``: the Son of
-    the Boss's named successor (§16.1).
+    the Boss's named successor (§16.1).  ``killers``: a night victim -> (the role whose move was
+    credited with his death, its owner) (§15.22).
     """
 
     settings: Settings
@@ -183,6 +187,7 @@ class GameState:
     confirms: tuple[Confirm, ...] = ()
     blocks: tuple[RoleBlock, ...] = ()
     successor: str | None = None
+    killers: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()
