@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
@@ -17,7 +17,7 @@ DAY = "day"
 """The pseudo-role of the day votes (they belong to no role)."""
 
 # The day votes of §6, one spec per step (the name rules that differ by step are below).
-_DAY_VOTE: dict[str, ActionSpec] = {
+_DAY_VOTE: Mapping[str, ActionSpec] = {
     Step.ELECTION: ActionSpec(action="vote", group="vote"),
     Step.RUNOFF: ActionSpec(action="vote", group="vote"),
     Step.SECRETARY: ActionSpec(action="vote", group="vote", blank=False),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from rules.core.events import Event
@@ -311,7 +311,7 @@ def _stalemate(state: GameState) -> GameState:
     return replace(state, stalemate=alive)
 
 
-RESOLVERS = {
+RESOLVERS: Mapping[str, Callable[[GameState], Outcome]] = {
     Step.ELECTION: election,
     Step.RUNOFF: runoff,
     Step.SECRETARY: secretary,

@@ -25,7 +25,7 @@ DISTRIBUTION_KEYS: Mapping[str, JsonValue] = {"negative": None, "faceless": None
 FORMATS = ("standard", "extended")
 EXTENDED_FROM = 16
 
-_PHASES = {Step.NIGHT: "night"}
+_PHASES: Mapping[str, str] = {Step.NIGHT: "night"}
 STEP_TABLE: StepTable[GameState] = StepTable(
     tuple(StepSpec(step.value, _PHASES.get(step, "day"), actions.asked) for step in Step)
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 
 
 class Team(enum.StrEnum):
@@ -94,12 +95,12 @@ class Stop(enum.StrEnum):
     FIRE = "fire"
 
 
-SIDE_OF_ROLE: dict[str, Side] = {
+SIDE_OF_ROLE: Mapping[str, Side] = {
     "mafia": Side.MAFIA,
     "son_of_boss": Side.MAFIA,
     "maniac": Side.MANIAC,
 }
-"""The killing side of each negative role that has one (§1.1); read-only."""
+"""The killing side of each negative role that has one (§1.1)."""
 
 CAUSES: tuple[str, ...] = tuple(cause.value for cause in Cause)
 STEPS: tuple[str, ...] = tuple(step.value for step in Step)

@@ -434,8 +434,3 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N18 samples", samples),
     Stage("R deaths", deaths),
 )
-
-
-def stopped_roles(night: Night, owner: str, reasons: frozenset[Stop]) -> list[str]:
-    """The roles of ``owner``'s moves stopped for one of ``reasons``."""
-    return [move.role for move, reason in night.stops_of(owner) if reason in reasons]

@@ -208,8 +208,3 @@ def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
     chosen += rest[: 2 - len(chosen)]
     seat = {p.name: i for i, p in enumerate(state.players)}
     return tuple(sorted(chosen, key=seat.__getitem__))
-
-
-def is_lynch_vote(step: str) -> bool:
-    """Whether ``step`` is a lynch-type vote with auto-votes (§6.5)."""
-    return step in (Step.LYNCH, Step.EXTRA_VOTE)
