@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rules.core.pipeline import Stage
 from rules.mafia import ledger
-from rules.mafia.ids import Side, Stop
+from rules.mafia.ids import Side
 from rules.mafia.moves import Move, Night
 from rules.mafia.state import GameState, Player, RoleBlock
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from rules.core.view import JsonValue
 from rules.mafia import status
-from rules.mafia.ids import Step, Team
+from rules.mafia.ids import Team
 from rules.mafia.state import Ballot, GameState
 
 
