@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from tests.spec_ids import SpecIds
 
-# §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.5, §15.7,
-# §15.12, §15.14, §15.22, §16.1).
+# §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
+# §15.7, §15.12, §15.14, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -29,6 +29,7 @@ PEACEFUL = frozenset(
         "journalist",
         "immortal",
         "criminalist",
+        "bodyguard",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -107,6 +108,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "examination": frozenset({"player", "target", "role", "team"}),
     "samples": frozenset({"player", "corpse", "killer"}),
     "visitor_names": frozenset({"player", "names"}),
+    # §15.3 (+ `killer_team`, `ward_team`: what a black holder learns, docs ruling)
+    "guard_report": frozenset({"player", "killer", "role", "original", "killer_team", "ward_team"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -140,6 +143,9 @@ KEYWORDS = frozenset(
         "unlink",
         "examine",
         "samples",
+        "guard",
+        "allow",
+        "alibi",
     }
 )
 

@@ -63,6 +63,9 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "unlink",
     "examine",
     "samples",
+    "guard",
+    "allow",
+    "alibi",
 )
 
 
@@ -216,6 +219,10 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             return Rejected(Code.NOT_NOW, "the link is made once per game")
         if spec.action == "unlink" and memory.linked is None:
             return Rejected(Code.NOT_NOW, "no link to break")
+    if spec.action == "guard" and names and not player.is_black:
+        memory = state.memory_of("bodyguard")
+        if memory.last_guard == names and memory.last_guard_night == state.night - 1:
+            return Rejected(Code.REPEAT, "not the same player two nights in a row")
     if spec.action == "examine" and names and names[0] not in state.killers:
         return Rejected(Code.NOT_ELIGIBLE, "not a player who died at night")
     if spec.action == "samples":

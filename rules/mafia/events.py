@@ -418,6 +418,20 @@ class VisitorNames(_Private):
 
 
 @dataclass(frozen=True)
+class GuardReport(_Private):
+    """What a Bodyguard's night tells ``player`` (§15.3): the ``killer``'s name or ``role``, the
+    ``original`` target; a black Bodyguard also the ``killer_team`` and the ``ward_team``."""
+
+    type: ClassVar[str] = "guard_report"
+    player: str
+    killer: str | None
+    role: str | None
+    original: str | None
+    killer_team: str | None = None
+    ward_team: str | None = None
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -481,6 +495,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Examination,
         Samples,
         VisitorNames,
+        GuardReport,
         Inactive,
         RejectedVote,
         Draw,

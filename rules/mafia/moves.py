@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rules.mafia.ids import Stop
 from rules.mafia.state import GameState
@@ -61,6 +61,11 @@ class Night:
     deaths: dict[str, Move] = field(default_factory=dict)
     life_spent: bool = False
     link_attacks: list[str] = field(default_factory=list)
+    guard: Move | None = None
+    guard_black: bool = False
+    guard_allows: bool = False
+    moved: list[tuple[Move, str]] = field(default_factory=list)
+    retargeted: dict[str, str] = field(default_factory=dict)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
@@ -91,12 +96,46 @@ class Night:
         return True
 
     def strike(self, move: Move) -> None:
-        """A kill move that happens reaches its target: repelled by protection, or an attack."""
+        """A kill move that happens reaches its target (§7.3): a red Bodyguard's ward passes it
+        to the Bodyguard (§15.3); a black Bodyguard's ward cannot be protected; else the
+        Blocker's protection repels it, or it is an attack."""
+        guard = self.guard
+        if (
+            guard is not None
+            and move.target == guard.target
+            and move.action != "suicide"
+            and move.owner != guard.owner
+        ):
+            if not self.guard_black:
+                if move.target == self.protected:
+                    self.repelled.append(move)  # both trigger: the Blocker counts it (§15.3)
+                moved = replace(move, targets=(guard.owner,))
+                self.moved.append((moved, move.target))
+                self._hit(moved)
+                return
+            if not self.guard_allows:
+                self.attacks.append(move)
+                self.attacked.add(move.target)
+                return
+        self._hit(move)
+
+    def _hit(self, move: Move) -> None:
         if move.target == self.protected:
             self.repelled.append(move)
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
+
+    def is_unsavable(self, name: str) -> bool:
+        """Whether a heal cannot save ``name`` tonight: a black Bodyguard guards him without
+        `allow` (§15.3)."""
+        guard = self.guard
+        return (
+            guard is not None
+            and self.guard_black
+            and not self.guard_allows
+            and guard.target == name
+        )
 
     def evening(self, move: Move) -> bool:
         """An evening move (§7.2): no visit, stopped only by a role block; whether it happens."""

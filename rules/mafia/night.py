@@ -90,8 +90,19 @@ def _approves(state: GameState, approver: str) -> bool:
 
 
 def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | None:
-    """Why a black's kill move is void (as if not sent), or None (§7.4.5, §7.4.8)."""
+    """Why a black's kill move is void (as if not sent), or None (§7.4.5, §7.4.8, §15.3)."""
     state = night.state
+    guard = night.guard
+    if (
+        guard is not None
+        and night.guard_black
+        and (guard.owner, guard.target)
+        == (
+            target,
+            shooter.name,
+        )
+    ):
+        return "the black Bodyguard and his killer target each other"
     if target in state.partners(shooter.name) and not _approves(state, target):
         return "a partner's kill without his approval"
     victim = state.get(target)
@@ -103,6 +114,17 @@ def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | No
         night.void_shots[side.value] = night.void_shots.get(side.value, 0) + 1
         return "a black already died by a black's kill in nights 1-2"
     return None
+
+
+def _past_black_guard(night: Night, target: str, shooter: str) -> str:
+    """§15.3: a black killer who targets a black Bodyguard guarding a red attacks the ward."""
+    guard = night.guard
+    if guard is None or not night.guard_black or target != guard.owner:
+        return target
+    if night.state.get(guard.target).is_black:
+        return target
+    night.retargeted[shooter] = target
+    return guard.target
 
 
 def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
@@ -117,6 +139,7 @@ def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
             if why is not None:
                 lines.append(f"{member.name}'s kill on {target} is void: {why}")
                 continue
+            target = _past_black_guard(night, target, member.name)
             moves.append(
                 Move(
                     member.name,
@@ -272,6 +295,21 @@ def _cross_insurance(
         return
 
 
+def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
+    """N6 (§15.3): the Bodyguard guards a player for the killers that come later."""
+    holder = night.state.holder("bodyguard")
+    vote = _vote(night.state, holder.name, "guard") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "bodyguard", "guard", vote[1], slot=6)
+    if not night.send(move):
+        return night, [f"{holder.name}'s guard is stopped"]
+    night.guard = move
+    night.guard_black = holder.is_black
+    night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
+    return night, [f"{holder.name} guards {move.target}"]
+
+
 def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
     """N9: the Investigator's vigilante shot (§7.10)."""
     holder = night.state.holder("investigator")
@@ -362,7 +400,7 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
     """R: every attacked player dies unless healed; the first attack is credited (§7.7)."""
     lines = []
     for move in night.attacks:
-        if move.target in night.healed:
+        if move.target in night.healed and not night.is_unsavable(move.target):
             continue
         if move.target not in night.deaths:
             night.deaths[move.target] = move
@@ -420,12 +458,28 @@ def immortal_link(night: Night) -> tuple[Night, Sequence[str]]:
     return night, [f"{holder.name} {vote.action}s {' '.join(vote.targets)}".rstrip()]
 
 
+def alibi(night: Night) -> tuple[Night, Sequence[str]]:
+    """§15.3: when a black Bodyguard's ward was attacked, every reader of visits (trackers,
+    watchers, the Commissar's "same target") sees the Bodyguard visit his alibi instead."""
+    guard = night.guard
+    if guard is None or not night.guard_black or guard.target not in night.attacked:
+        return night, []
+    vote = night.state.vote_of(guard.owner, "alibi")
+    if vote is None or not vote.targets:
+        return night, []
+    night.visits[:] = [
+        replace(move, targets=vote.targets) if move is guard else move for move in night.visits
+    ]
+    return night, [f"{guard.owner} is seen at {vote.targets[0]} (alibi)"]
+
+
 STAGES: tuple[Stage[Night], ...] = (
     Stage("E1 immortal", immortal_link),
     Stage("E2 hacker", hacker),
     Stage("E5 successor", successor),
     Stage("E10-E11 evening", evening),
     Stage("N2 blocker", blocker),
+    Stage("N6 bodyguard", bodyguard),
     Stage("N8 negative kills", negative_kills),
     Stage("N9 peaceful kills", peaceful_kills),
     Stage("N10 suicides", suicides),
@@ -433,4 +487,5 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),
     Stage("R deaths", deaths),
+    Stage("R alibi", alibi),
 )

@@ -15,6 +15,7 @@ from rules.mafia.events import (
     Blocked,
     Check,
     Compare,
+    GuardReport,
     Hacked,
     HackResult,
     Heal,
@@ -127,6 +128,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     publics = _public_results(night)
     results = _Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
     _hack_results(night, results)
+    _guard_results(night, results)
     _immortal_results(night, results)
     _blocker_results(night, results)
     _attacks(night, results)
@@ -178,7 +180,12 @@ def _public_results(night: Night) -> list[Event]:
 
 
 def _saved(night: Night) -> tuple[str, ...]:
-    return tuple(name for name in night.healed if any(m.target == name for m in night.attacks))
+    """The healed players who were attacked and live (a black Bodyguard's ward is not saved)."""
+    return tuple(
+        name
+        for name in night.healed
+        if not night.is_unsavable(name) and any(m.target == name for m in night.attacks)
+    )
 
 
 def _block_roles(night: Night) -> tuple[str, ...] | None:
@@ -208,6 +215,43 @@ def _immortal_results(night: Night, results: _Results) -> None:
         event = LifeSpent(holder.name)
         results.events.append(event)
         results.remember("immortal", event, life_spent=True)
+
+
+def _guard_results(night: Night, results: _Results) -> None:
+    """§15.3: the Bodyguard's reports, and a red Bodyguard's no-repeat memory."""
+    guard = night.guard
+    if guard is None:
+        return
+    state, ward, keeper = night.state, guard.target, guard.owner
+    if not night.guard_black:
+        memory = replace(results.memory["bodyguard"], last_guard=(ward,))
+        results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
+        killed = night.deaths.get(keeper)
+        moved = [m for m, _ in night.moved]
+        if killed is not None and any(killed is m for m in moved):
+            results.events.append(GuardReport(ward, killed.owner, None, None))
+        elif killed is not None:
+            results.events.append(GuardReport(ward, None, cause_of(killed), None))
+        else:
+            originals = {id(m): original for m, original in night.moved}
+            for attack in night.attacks:
+                if attack.target == keeper:
+                    original = originals.get(id(attack), keeper)
+                    results.events.append(GuardReport(keeper, None, cause_of(attack), original))
+        return
+    killed = night.deaths.get(ward)
+    if killed is not None and killed.action != "suicide":
+        original = night.retargeted.get(killed.owner, ward)
+        results.events.append(
+            GuardReport(
+                keeper,
+                killed.owner,
+                cause_of(killed),
+                original,
+                state.get(killed.owner).team.value,
+                state.get(ward).team.value,
+            )
+        )
 
 
 def _hack_results(night: Night, results: _Results) -> None:
@@ -281,7 +325,7 @@ def _commissar_result(night: Night, holder: Player) -> tuple[str, Colour | None]
     if move is None or night.is_stopped(move) or move.target in night.deaths:
         return "failed", None
     visitors = {m.role for m in night.visits if move.target in m.targets}
-    if visitors & {"doctor", "blocker"}:
+    if visitors & {"doctor", "blocker", "bodyguard"}:
         return "not_provided", None
     return "passed", check_colour(night, holder.name, move.target)
 

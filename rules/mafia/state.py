@@ -58,7 +58,8 @@ class RoleMemory:
     ``weight``: the Judge's ballot weight (§15.14).  ``pair``/``pair_night``: the Journalist's
     last pair with a `same`/`different` result and its night (§15.7).  ``life_spent``,
     ``linked``, ``link_used``: the Immortal's spare life and link (§15.2).  ``corpse``,
-    ``corpse_day``: the Criminalist's examination and its day (§15.22).
+    ``corpse_day``: the Criminalist's examination and its day (§15.22).  ``last_guard``,
+    ``last_guard_night``: the Bodyguard's last guard that took place (§15.3, §5.4).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -74,6 +75,8 @@ class RoleMemory:
     link_used: bool = False
     corpse: str | None = None
     corpse_day: int = 0
+    last_guard: tuple[str, ...] = ()
+    last_guard_night: int = 0
 
 
 @dataclass(frozen=True)

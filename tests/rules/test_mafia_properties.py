@@ -74,7 +74,7 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     seats = RS.deal(NAMES[:n_players], distribution, seed)
     citizens = [i for i, seat in enumerate(seats) if seat.role.startswith("citizen")]
     # The implemented optional peaceful roles replace citizens now and then.
-    optionals = ("judge", "witness", "hacker", "journalist", "immortal", "criminalist")
+    optionals = ("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard")
     optionals = optionals[: chaos % (len(optionals) + 1)]
     for index, optional in zip(citizens, optionals, strict=False):
         role = seats[index].role.replace("citizen", optional, 1)

@@ -8,6 +8,7 @@ from rules.core.model import RoleSpec
 from rules.mafia.roles import (
     active_citizen,
     blocker,
+    bodyguard,
     citizen,
     commissar,
     criminalist,
@@ -37,6 +38,7 @@ _MODULES = (
     journalist,
     immortal,
     criminalist,
+    bodyguard,
     judge,
     mafia,
     maniac,
