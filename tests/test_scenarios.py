@@ -15,6 +15,10 @@ only the players listed are checked), `mayor` (a name; `""` means no mayor), `st
 list of step names of the transcript), `events` / `no_events` (patterns over all steps).
 
 A top-level `until_end = true` runs the game on with every vote missed until it ends.
+
+A ruleset whose transcript opens with a start line (`{"start": true, ...}`, Lupus) has it kept
+apart from the step lines; a top-level `expect_start_events` lists patterns that must each match
+one of its events.
 """
 
 from __future__ import annotations
@@ -99,6 +103,8 @@ def format_errors(data: Mapping[str, Any], folder: str) -> list[str]:
     for index, step in enumerate(steps):
         errors.extend(f"step {index}: {error}" for error in step_errors(step, names, ids))
     errors.extend(expect_errors(data.get("expect", {}), names, ids))
+    for pattern in data.get("expect_start_events", []):
+        errors.extend(f"expect_start_events: {e}" for e in pattern_errors(pattern, names, ids))
     if "expect" in data and not isinstance(data["expect"], dict):
         errors.append("expect must be a table")
     script = [step.get("step") for step in steps]
@@ -355,10 +361,11 @@ def test_scenario(path: Path) -> None:
         raise AssertionError(
             f"{rel}: the runner raised {error!r}\n" + partial_transcript(scenario, rel, data)
         ) from error
-    # A ruleset's first `{"start": true}` line (Mafia, Lupus) is not a scripted step.
-    lines = [plain(line) for line in run.lines if "start" not in line]
+    lines = [plain(line) for line in run.lines]
     traces = list(run.traces)
     assert lines and "end" in lines[-1], f"{rel}: transcript has no final end object"
+    start_events = [event for line in lines if "start" in line for event in line["events"]]
+    lines = [line for line in lines if "start" not in line]
     step_lines, final = lines[:-1], lines[-1]
     script = data["steps"]
 
@@ -379,6 +386,11 @@ def test_scenario(path: Path) -> None:
             break
         failures.extend(check_step(rel, index, step, line, trace))
     final_failures = check_final(data.get("expect", {}), step_lines, final)
+    final_failures.extend(
+        f"expected start event not found: {dump(pattern)}"
+        for pattern in data.get("expect_start_events", [])
+        if not any(matches(pattern, event) for event in start_events)
+    )
     if final_failures:
         failures.append(
             f"{rel}, final state {dump(final)}\n    steps: "
