@@ -349,6 +349,8 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
     extra: dict[str, JsonValue] = {"role": action.role}
     if action.spec.kill and player.side is not None:
         extra["shots"] = ledger.shots(state, player.side)
+    if action.role == "investigator" and action.spec.action == "kill":
+        extra["now"] = status.is_vigilante(state)  # the step mail says whether he may shoot
     if action.role in ("mafia", "son_of_boss"):
         extra["partners"] = list(state.partners(name))
     if (
