@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.12, §15.14, §15.22, §16.1).
+# §15.7, §15.12, §15.14, §15.15, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -30,6 +30,7 @@ PEACEFUL = frozenset(
         "immortal",
         "criminalist",
         "bodyguard",
+        "drug_dealer",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -66,7 +67,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "secretary": frozenset({"player"}),
     "mayor_lost": frozenset({"player", "reason"}),
     "secretary_lost": frozenset({"player", "reason"}),
-    "vote_start": frozenset({"kind", "vertical", "approvals", "needed"}),
+    "vote_start": frozenset({"kind", "vertical", "approvals", "needed", "drugged"}),  # §15.15
     "lynch": frozenset({"player", "players", "totals", "ballots", "auto"}),
     "revote": frozenset({"players", "totals", "ballots", "auto"}),
     "death": frozenset({"player", "cause", "revealed", "via"}),
@@ -108,6 +109,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "examination": frozenset({"player", "target", "role", "team"}),
     "samples": frozenset({"player", "corpse", "killer"}),
     "visitor_names": frozenset({"player", "names"}),
+    # §15.15
+    "drugged": frozenset({"player"}),
     # §15.3 (+ `killer_team`, `ward_team`: what a black holder learns, docs ruling)
     "guard_report": frozenset({"player", "killer", "role", "original", "killer_team", "ward_team"}),
 }
@@ -146,6 +149,10 @@ KEYWORDS = frozenset(
         "guard",
         "allow",
         "alibi",
+        "drug",
+        "double",
+        "triple",
+        "buy",
     }
 )
 
@@ -187,8 +194,12 @@ class MafiaIds(SpecIds):
         return peaceful in PEACEFUL and negative in NEGATIVE
 
     def is_value(self, target: str) -> bool:
-        """A `request` names a role id (§7.9)."""
-        return target in self.roles
+        """A `request` names a role id (§7.9), a `buy` a number of votes (§15.15)."""
+        try:
+            float(target)
+        except ValueError:
+            return target in self.roles
+        return True
 
 
 IDS = MafiaIds(

@@ -30,6 +30,8 @@ VERTICAL = ActionSpec(action="vertical", group="vertical")
 HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0)
 VOUCH = ActionSpec(action="vouch", group="vouch", max_names=4)
 EXAMINE = ActionSpec(action="examine", group="examine", dead_ok=True)
+BUY = ActionSpec(action="buy", group="buy", values=Values.NUMBER)
+"""The Drug dealer's pre-vote move (§15.15): votes bought from his bank, a multiple of 0.5."""
 """The Criminalist's pre-vote move (§15.22): a player who died at night on an earlier night."""
 """The Witness's pre-vote move (§15.12): 1 to 4 players, not himself."""
 CANDIDATE_STEPS = frozenset({Step.RUNOFF, Step.REVOTE, Step.SECRETARY})
@@ -66,6 +68,10 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "guard",
     "allow",
     "alibi",
+    "drug",
+    "double",
+    "triple",
+    "buy",
 )
 
 
@@ -122,6 +128,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(VOUCH, "witness", primary=not is_mayor))
         if player.peaceful == "criminalist":
             found.append(Action(EXAMINE, "criminalist", primary=not is_mayor))
+        if player.peaceful == "drug_dealer":
+            found.append(Action(BUY, "drug_dealer", primary=not is_mayor))
         if status.is_hunt_possible(state):
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
@@ -187,6 +195,10 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
         if any(name not in ROLES for name in names):
             return Rejected(Code.BAD_NAME, "not a role id")
         return None
+    if spec.values is Values.NUMBER:
+        if any(parse_half(name) is None for name in names):
+            return Rejected(Code.BAD_NAME, "not a number of half votes (0.5, 1, 1.5, ...)")
+        return None
     if any(state.find(name) is None for name in names):
         return Rejected(Code.BAD_NAME, "not a player of this game")
     if not names and spec.min_names > 0 and not spec.blank:
@@ -223,6 +235,11 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         memory = state.memory_of("bodyguard")
         if memory.last_guard == names and memory.last_guard_night == state.night - 1:
             return Rejected(Code.REPEAT, "not the same player two nights in a row")
+    bank = state.memory_of("drug_dealer").bank
+    if spec.action == "buy" and names and (parse_half(names[0]) or 0) > bank:
+        return Rejected(Code.NOT_ELIGIBLE, "more than the bank holds")
+    if spec.action == "triple" and player.name in names:
+        return Rejected(Code.SELF, "no triple dose for yourself")
     if spec.action == "examine" and names and names[0] not in state.killers:
         return Rejected(Code.NOT_ELIGIBLE, "not a player who died at night")
     if spec.action == "samples":
@@ -259,6 +276,15 @@ def _journalist_rules(state: GameState, action: str, names: tuple[str, ...]) -> 
     if action == "compare" and names and follows and not set(names) & set(memory.pair):
         return Rejected(Code.NOT_ELIGIBLE, "one name must be of your last pair, or verify")
     return None
+
+
+def parse_half(text: str) -> float | None:
+    """The number of a `buy` vote: a positive multiple of 0.5 (``1.5``, ``2``), else None."""
+    try:
+        value = float(text.replace(",", "."))
+    except ValueError:
+        return None
+    return value if value > 0 and (value * 2).is_integer() else None
 
 
 def _side_votes(state: GameState, side: Side, voter: str, action: str) -> list[StoredVote]:
@@ -329,6 +355,8 @@ def _targets(state: GameState, action: Action, name: str) -> tuple[str, ...]:
     spec = action.spec
     if spec.values is Values.ROLES:
         return tuple(role for role in PEACEFUL if role in state.peaceful_roles)
+    if spec.values is Values.NUMBER:
+        return ()
     if state.step in CANDIDATE_STEPS and action.role == DAY:
         return tuple(c for c in state.today.candidates if state.get(c).alive)
     if spec.action == "verify":
@@ -349,6 +377,8 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
     extra: dict[str, JsonValue] = {"role": action.role}
     if action.spec.kill and player.side is not None:
         extra["shots"] = ledger.shots(state, player.side)
+    if action.spec.action == "buy":
+        extra["bank"] = state.memory_of("drug_dealer").bank
     if action.role == "investigator" and action.spec.action == "kill":
         extra["now"] = status.is_vigilante(state)  # the step mail says whether he may shoot
     if action.role in ("mafia", "son_of_boss"):

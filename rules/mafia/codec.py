@@ -76,6 +76,8 @@ def _load(kind: Any, data: Any, loaders: Loaders) -> Any:
         if not isinstance(data, Mapping):
             raise ValueError(f"expected an object, got {data!r}")
         return {_key(key_type, key): _load(value_type, item, loaders) for key, item in data.items()}
+    if kind is float and isinstance(data, int) and not isinstance(data, bool):
+        return float(data)  # JSON writes 1.0 as 1
     if kind in (str, int, bool, float):
         if (kind is int and isinstance(data, bool)) or not isinstance(data, kind):
             raise ValueError(f"expected {kind.__name__}, got {data!r}")

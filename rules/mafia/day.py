@@ -124,8 +124,9 @@ def pre_vote(state: GameState) -> Outcome:
     needed = (len(state.living) + 1) // 2
     hunt = status.is_hunt_possible(state) and approvals >= needed
     kind = Step.HUNT if hunt else Step.LYNCH
-    event = VoteStart(kind=kind.value, vertical=vertical, approvals=approvals, needed=needed)
-    state = _examine(state)
+    drugged = tuple(p.name for p in state.living if p.name in state.drugged)
+    event = VoteStart(kind.value, vertical, approvals, needed, drugged)
+    state = _examine(_buy(state))
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
     vouched = vouch.targets if vouch is not None else ()
@@ -154,7 +155,7 @@ def lynch(state: GameState) -> Outcome:
             trace.append(f"grey tie-break: {chosen}")
             best = (chosen,)
     if len(best) > 1:
-        event = Revote(best, result.totals, result.ballots_form(), result.auto)
+        event = Revote(best, result.totals_form(), result.ballots_form(), result.auto)
         voters = tuple(name for name in asked if name not in best)
         today = replace(
             state.today, candidates=best, tied_asked=voters, tied_ballots=result.ballots
@@ -201,7 +202,7 @@ def _conclude(
         Lynch(
             lynched[0] if lynched else None,
             lynched,
-            result.totals,
+            result.totals_form(),
             result.ballots_form(),
             result.auto,
         )
@@ -224,6 +225,18 @@ def _conclude(
     events.extend(_examination(state))
     trace.append(f"lynched {list(lynched)}")
     return state, tuple(events), tuple(trace), Step.NIGHT
+
+
+def _buy(state: GameState) -> GameState:
+    """§15.15: votes the Drug dealer buys weigh on his ballots today and leave his bank."""
+    holder = state.holder("drug_dealer")
+    vote = state.vote_of(holder.name, "buy") if holder is not None else None
+    if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
+        return state
+    bought = actions.parse_half(vote.targets[0]) or 0
+    memory = state.memory_of("drug_dealer")
+    memory = replace(memory, bought=bought, bank=memory.bank - bought)
+    return replace(state, memory={**state.memory, "drug_dealer": memory})
 
 
 def _examine(state: GameState) -> GameState:

@@ -80,7 +80,7 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
         day=1,
     )
     if settings.option("mayor", True):
-        return replace(state, step=Step.ELECTION)
+        return replace(state, step=Step.ELECTION.value)
     return enter(state, Step.NIGHT)[0]
 
 
@@ -90,7 +90,10 @@ def enter(state: GameState, step: str) -> tuple[GameState, tuple[str, ...]]:
     if step == Step.NIGHT:
         number = state.day
         blocks = tuple(block for block in state.blocks if block.ends > number)
-        state = replace(state, night=number, blocks=blocks)
+        state = replace(state, night=number, blocks=blocks, drugged={})
+        if "drug_dealer" in state.memory:  # today's bought votes are spent (§15.15)
+            dealer = replace(state.memory["drug_dealer"], bought=0)
+            state = replace(state, memory={**state.memory, "drug_dealer": dealer})
         opened, trace = ledger.open_night(state, number)
         return replace(state, ledger=opened), trace
     if step == Step.PRE_VOTE:

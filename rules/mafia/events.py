@@ -95,6 +95,7 @@ class VoteStart(Event):
     vertical: str | None
     approvals: int
     needed: int
+    drugged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -432,6 +433,14 @@ class GuardReport(_Private):
 
 
 @dataclass(frozen=True)
+class Drugged(_Private):
+    """``player`` was drugged tonight (a barrier at the next day's votes; dose untold, §15.15)."""
+
+    type: ClassVar[str] = "drugged"
+    player: str
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -496,6 +505,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Samples,
         VisitorNames,
         GuardReport,
+        Drugged,
         Inactive,
         RejectedVote,
         Draw,

@@ -363,6 +363,20 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
     return night, [f"{holder.name} heals {', '.join(vote[1])}"]
 
 
+def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
+    """N14 (§15.15): single doses on one or two players, or a double or triple dose on one."""
+    holder = night.state.holder("drug_dealer")
+    vote = _vote(night.state, holder.name, "drug") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "drug_dealer", vote[0], vote[1], slot=14)
+    night.checks["drug_dealer"] = move
+    return night, [
+        f"{holder.name} {vote[0]} {' '.join(vote[1])}: "
+        + ("sent" if night.send(move) else "stopped")
+    ]
+
+
 def checkers(night: Night) -> tuple[Night, Sequence[str]]:
     """N16 the Commissar's check, N17 the Journalist's comparison (§15.7), N18 the Detective's
     tracking or role check (§7.8, §7.9)."""
@@ -484,6 +498,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N9 peaceful kills", peaceful_kills),
     Stage("N10 suicides", suicides),
     Stage("N11 doctor", doctor),
+    Stage("N14 drug dealer", drug_dealer),
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),
     Stage("R deaths", deaths),

@@ -15,6 +15,7 @@ from rules.mafia.events import (
     Blocked,
     Check,
     Compare,
+    Drugged,
     GuardReport,
     Hacked,
     HackResult,
@@ -141,6 +142,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     _detective(night, results)
     _investigator(night, results)
     _criminalist(night, results)
+    drugged = _drug_results(night, results)
     results.events.extend(results.copies)
     _stopped(night, results)
     state, heir_events = death_rules.inherit(
@@ -157,6 +159,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         visits=_visit_log(night, state),
         confirms=tuple(results.confirms),
         killers=killers,
+        drugged=drugged,
     )
     events = (*death_events, *post_events, *publics, *private, *heir_events)
     return state, events, tuple(trace)
@@ -416,6 +419,28 @@ def _journalist(night: Night, results: _Results) -> None:
         for name in move.targets:
             if name in night.rumours and not state.get(name).is_black:
                 results.confirms.append(Confirm("rumour", holder.name, name, night.number))
+
+
+DOSES = {"drug": 1, "double": 2, "triple": 3}
+
+
+def _drug_results(night: Night, results: _Results) -> dict[str, int]:
+    """N14 (§15.15): the doses that took (not on a corpse), the bank, the drugged told."""
+    move = night.checks.get("drug_dealer")
+    if move is None or night.is_stopped(move):
+        return {}
+    dose = DOSES[move.action]
+    drugged: dict[str, int] = {}
+    for target in move.targets:
+        if target in night.deaths:
+            results.events.append(Blocked(move.owner, "drug_dealer"))
+            continue
+        drugged[target] = dose
+        results.events.append(Drugged(target))
+    gain = sum(1 for t in drugged if t != move.owner and dose < 3)
+    memory = results.memory["drug_dealer"]
+    results.memory["drug_dealer"] = replace(memory, bank=memory.bank + gain)
+    return drugged
 
 
 def _criminalist(night: Night, results: _Results) -> None:

@@ -11,6 +11,7 @@ class Values(enum.Enum):
 
     PLAYERS = "players"
     ROLES = "roles"
+    NUMBER = "number"
 
 
 class Holder(enum.Enum):

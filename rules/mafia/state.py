@@ -59,7 +59,8 @@ class RoleMemory:
     last pair with a `same`/`different` result and its night (§15.7).  ``life_spent``,
     ``linked``, ``link_used``: the Immortal's spare life and link (§15.2).  ``corpse``,
     ``corpse_day``: the Criminalist's examination and its day (§15.22).  ``last_guard``,
-    ``last_guard_night``: the Bodyguard's last guard that took place (§15.3, §5.4).
+    ``last_guard_night``: the Bodyguard's last guard that took place (§15.3, §5.4).  ``bank``,
+    ``bought``: the Drug dealer's bank and the votes he bought for today (§15.15).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -77,6 +78,8 @@ class RoleMemory:
     corpse_day: int = 0
     last_guard: tuple[str, ...] = ()
     last_guard_night: int = 0
+    bank: float = 0
+    bought: float = 0
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Ballot:
     voter: str
     targets: tuple[str, ...]
     auto: bool = False
-    weight: int = 1
+    weight: float = 1
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,8 @@ class GameState:
     their drawn order.  ``visits``: role -> night -> players its holder visited (requests).
     ``post_over``: the Mayor's post has ended for the game (§6.11).  ``successor``: the Son of
     the Boss's named successor (§16.1).  ``killers``: a night victim -> (the role whose move was
-    credited with his death, its owner) (§15.22).
+    credited with his death, its owner) (§15.22).  ``drugged``: player -> dose, from the morning
+    until the next night opens (§15.15).
     """
 
     settings: Settings
@@ -191,6 +195,7 @@ class GameState:
     blocks: tuple[RoleBlock, ...] = ()
     successor: str | None = None
     killers: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    drugged: Mapping[str, int] = field(default_factory=dict)
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from rules.core.view import JsonValue
+from rules.core.votes import number
 from rules.mafia import status
 from rules.mafia.ids import Team
 from rules.mafia.state import Ballot, GameState
@@ -16,8 +17,12 @@ class Count:
     """The ballots of a vote (arrival order, auto-votes last) and each named player's total."""
 
     ballots: tuple[Ballot, ...]
-    totals: dict[str, int]
+    totals: dict[str, float]
     auto: tuple[str, ...]
+
+    def totals_form(self) -> dict[str, int | float]:
+        """The totals as the transcript writes numbers (``1``, ``1.5``)."""
+        return {name: number(total) for name, total in self.totals.items()}
 
     def first_ballot(self, name: str) -> int:
         """The arrival index of the first ballot naming ``name`` (large when none)."""
@@ -48,10 +53,17 @@ def black_cap(state: GameState) -> int | None:
     return max(reds - 1, blacks)
 
 
-def _base_weight(state: GameState, voter: str) -> int:
-    """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14)."""
-    judge = state.get(voter).peaceful == "judge" and not state.is_role_blocked(voter)
-    return state.memory_of("judge").weight if judge else 1
+def _base_weight(state: GameState, voter: str) -> float:
+    """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14), the Drug dealer 1 plus
+    the votes he bought today (§15.15)."""
+    player = state.get(voter)
+    if state.is_role_blocked(voter):
+        return 1
+    if player.peaceful == "judge":
+        return state.memory_of("judge").weight
+    if player.peaceful == "drug_dealer":
+        return 1 + state.memory_of("drug_dealer").bought
+    return 1
 
 
 def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
@@ -102,22 +114,58 @@ def count(
     if not plain:
         bonus = _witness_bonus(state, cast)
         cast = [replace(b, weight=b.weight + bonus.get(b.voter, 0)) for b in cast]
+        # A drugged voter's ballots count at most 1 (stage 2 reductions, §15.15).
+        cast = [
+            replace(b, weight=min(b.weight, 1)) if b.voter in state.drugged else b for b in cast
+        ]
         if cap is not None:  # stage 3: the red cap
             cast = [
                 b if state.get(b.voter).is_black else replace(b, weight=min(b.weight, cap))
                 for b in cast
             ]
-    red: dict[str, int] = {}
-    black: dict[str, int] = {}
+    red: dict[str, float] = {}
+    black: dict[str, float] = {}
     for ballot in cast:
         side = black if state.get(ballot.voter).is_black else red
         for target in ballot.targets:
-            side[target] = side.get(target, 0) + ballot.weight
+            weight = ballot.weight if plain else _against(state, ballot, target, cast)
+            side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
     named = sorted({*red, *black}, key=seat.__getitem__)
+    if not plain:  # stage 5: barriers cancel black units first, then red
+        for name in named:
+            barrier = _barrier(state, name, cast)
+            cancel = min(barrier, black.get(name, 0))
+            black[name] = black.get(name, 0) - cancel
+            red[name] = max(red.get(name, 0) - (barrier - cancel), 0)
     capped = {n: min(black.get(n, 0), cap) if cap is not None else black.get(n, 0) for n in named}
     totals = {name: red.get(name, 0) + capped[name] for name in named}
     return Count(tuple(cast), totals, tuple(auto))
+
+
+def _barrier(state: GameState, target: str, cast: Sequence[Ballot]) -> int:
+    """§6.6 stage 5: the largest barrier of ``target`` (a drug dose, §15.15), or 0; a black's
+    barrier is ignored when every living red voted against him."""
+    barrier = state.drugged.get(target, 0)
+    if barrier and state.get(target).is_black:
+        reds = {p.name for p in state.living if not p.is_black}
+        against = {b.voter for b in cast if target in b.targets}
+        if reds and reds <= against:
+            return 0
+    return barrier
+
+
+def _against(state: GameState, ballot: Ballot, target: str, cast: Sequence[Ballot]) -> float:
+    """A ballot's weight against a target with a barrier: at most 1 (a Judge above 3: 2); the
+    Drug dealer's own bought votes are not capped by his drug barrier (§15.15)."""
+    if not _barrier(state, target, cast) or ballot.weight <= 1:
+        return ballot.weight
+    voter = state.get(ballot.voter)
+    if voter.peaceful == "drug_dealer":
+        return ballot.weight
+    if voter.peaceful == "judge" and state.memory_of("judge").weight > 3:
+        return min(ballot.weight, 2)
+    return 1
 
 
 def unanimous(state: GameState, result: Count) -> str | None:
@@ -138,7 +186,7 @@ def judged(state: GameState, result: Count) -> tuple[str, ...]:
     return ballot.targets if ballot is not None and not ballot.auto else ()
 
 
-def top(totals: dict[str, int]) -> tuple[str, ...]:
+def top(totals: Mapping[str, float]) -> tuple[str, ...]:
     """The players with the highest total above 0."""
     best = max(totals.values(), default=0)
     return tuple(name for name, total in totals.items() if total == best) if best > 0 else ()
@@ -200,7 +248,7 @@ def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
 
     by_judge = judged(state, result)
 
-    def rank(name: str) -> tuple[int, bool, int]:
+    def rank(name: str) -> tuple[float, bool, int]:
         return (-result.totals.get(name, 0), name not in by_judge, result.first_ballot(name))
 
     chosen = sorted(qualified, key=rank)[:2]

@@ -60,7 +60,7 @@ def _random_vote(rng: random.Random, state: GameState, name: str) -> Vote:
         return Vote(name, targets, not targets, frozenset({keyword}) if keyword else frozenset())
     action = rng.choice(choices.actions)
     keywords = frozenset({action.keyword}) if action.keyword else frozenset()
-    pool = list(action.targets) or players
+    pool = list(action.targets) or (["0.5", "1", "2.5"] if action.action == "buy" else players)
     if rng.random() < 0.1:
         pool = players  # the dead, the untouchable, himself: rejections the spec lists
     count = rng.randint(action.min_names, max(action.min_names, action.max_names))
@@ -74,7 +74,10 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     seats = RS.deal(NAMES[:n_players], distribution, seed)
     citizens = [i for i, seat in enumerate(seats) if seat.role.startswith("citizen")]
     # The implemented optional peaceful roles replace citizens now and then.
-    optionals = ("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard")
+    optionals = (
+        *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
+        "drug_dealer",
+    )
     optionals = optionals[: chaos % (len(optionals) + 1)]
     for index, optional in zip(citizens, optionals, strict=False):
         role = seats[index].role.replace("citizen", optional, 1)
