@@ -2,87 +2,32 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from rules.core.events import Event
 from rules.core.view import JsonValue
 from rules.mafia import deaths as death_rules
+from rules.mafia import night_optional
 from rules.mafia.events import (
     Attacked,
     Blackened,
     Block,
     Blocked,
     Check,
-    Compare,
-    Drugged,
-    GuardReport,
-    Hacked,
-    HackResult,
     Heal,
     InvestigatorCopy,
     KillConfirmed,
-    LifeSpent,
-    LinkAttack,
     PublicResult,
     RoleRequest,
     RoleSeen,
-    RumourSeen,
-    Samples,
     Track,
     Verified,
     VictimTeam,
-    VisitorNames,
 )
-from rules.mafia.ids import SIDE_OF_ROLE, Colour, Stop
+from rules.mafia.ids import Colour, Stop
 from rules.mafia.moves import Move, Night
-from rules.mafia.state import Confirm, GameState, Player, RoleMemory
-
-
-@dataclass
-class _Results:
-    """The private results being collected for one morning (local to :func:`finish_night`)."""
-
-    events: list[Event] = field(default_factory=list)
-    memory: dict[str, RoleMemory] = field(default_factory=dict)
-    confirms: list[Confirm] = field(default_factory=list)
-    copies: list[InvestigatorCopy] = field(default_factory=list)
-
-    def remember(self, role: str, event: Event, **changes: object) -> None:
-        """Add ``event`` to the history of ``role`` (and apply memory ``changes``)."""
-        memory = self.memory[role]
-        history = (*memory.history, json.dumps(event.to_dict(), sort_keys=True))
-        self.memory[role] = replace(memory, history=history, **changes)  # type: ignore[arg-type]
-
-
-def cause_of(move: Move) -> str:
-    """The death cause of a credited attack (§7.7): a black's kill (or insurance) is his side's,
-    the Son of the Boss's too (`mafia`)."""
-    if move.action == "suicide":
-        return "suicide"
-    side = SIDE_OF_ROLE.get(move.role) if move.negative else None
-    return side.value if side is not None else move.role
-
-
-def _killing_role(move: Move) -> str:
-    """The role whose move killed (§15.22): a side for a black's kill, his role for a suicide."""
-    return move.role if move.action == "suicide" else cause_of(move)
-
-
-def true_colour(state: GameState, checker: str, target: str) -> Colour:
-    """What a verification reads (§1.2): black for every black, never for a self-check."""
-    return Colour.BLACK if state.get(target).is_black and target != checker else Colour.RED
-
-
-def check_colour(night: Night, checker: str, target: str) -> Colour:
-    """A target's check colour tonight (§1.2): self red, team colour, a rumour blackens."""
-    if target in night.rumours:
-        return Colour.BLACK
-    if target == checker:
-        return Colour.RED
-    player = night.state.get(target)
-    # The Son of the Boss always reads red ("clean hands", §16.1).
-    return Colour.BLACK if player.is_black and player.negative != "son_of_boss" else Colour.RED
+from rules.mafia.results import Results, cause_of, check_colour, killing_role, true_colour
+from rules.mafia.state import Confirm, GameState, Player
 
 
 def _ledger(night: Night, trace: list[str]) -> GameState:
@@ -127,22 +72,22 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     state = _vigilante(night, state)
     state, post_events = death_rules.after_deaths(state, dead)
     publics = _public_results(night)
-    results = _Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
-    _hack_results(night, results)
-    _guard_results(night, results)
-    _immortal_results(night, results)
+    results = Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
+    night_optional.hack_results(night, results)
+    night_optional.guard_results(night, results)
+    night_optional.immortal_results(night, results)
     _blocker_results(night, results)
     _attacks(night, results)
     _heal(night, results)
     _commissar(night, results)
-    _journalist(night, results)
+    night_optional.journalist(night, results)
     results.events.extend(
         KillConfirmed(c.player, c.target, c.night) for c in start.confirms if c.kind == "kill"
     )
     _detective(night, results)
     _investigator(night, results)
-    _criminalist(night, results)
-    drugged = _drug_results(night, results)
+    night_optional.criminalist(night, results)
+    drugged = night_optional.drug_results(night, results)
     results.events.extend(results.copies)
     _stopped(night, results)
     state, heir_events = death_rules.inherit(
@@ -152,7 +97,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     private = [e for e in results.events if getattr(e, "player", None) in morning]
     killers = {
         **state.killers,
-        **{name: (_killing_role(move), move.owner) for name, move in night.deaths.items()},
+        **{name: (killing_role(move), move.owner) for name, move in night.deaths.items()},
     }
     state = replace(
         state,
@@ -205,70 +150,7 @@ def _block_roles(night: Night) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(roles)) if roles else None
 
 
-def _immortal_results(night: Night, results: _Results) -> None:
-    """§15.2: the Immortal learns that his life is spent and which of the linked pair was hit."""
-    holder = night.state.holder("immortal")
-    if holder is None:
-        return
-    for target in night.link_attacks:
-        event: Event = LinkAttack(holder.name, target)
-        results.events.append(event)
-        results.remember("immortal", event)
-    if night.life_spent:
-        event = LifeSpent(holder.name)
-        results.events.append(event)
-        results.remember("immortal", event, life_spent=True)
-
-
-def _guard_results(night: Night, results: _Results) -> None:
-    """§15.3: the Bodyguard's reports, and a red Bodyguard's no-repeat memory."""
-    guard = night.guard
-    if guard is None:
-        return
-    state, ward, keeper = night.state, guard.target, guard.owner
-    if not night.guard_black:
-        memory = replace(results.memory["bodyguard"], last_guard=(ward,))
-        results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
-        killed = night.deaths.get(keeper)
-        moved = [m for m, _ in night.moved]
-        if killed is not None and any(killed is m for m in moved):
-            results.events.append(GuardReport(ward, killed.owner, None, None))
-        elif killed is not None:
-            results.events.append(GuardReport(ward, None, cause_of(killed), None))
-        else:
-            originals = {id(m): original for m, original in night.moved}
-            for attack in night.attacks:
-                if attack.target == keeper:
-                    original = originals.get(id(attack), keeper)
-                    results.events.append(GuardReport(keeper, None, cause_of(attack), original))
-        return
-    killed = night.deaths.get(ward)
-    if killed is not None and killed.action != "suicide":
-        original = night.retargeted.get(killed.owner, ward)
-        results.events.append(
-            GuardReport(
-                keeper,
-                killed.owner,
-                cause_of(killed),
-                original,
-                state.get(killed.owner).team.value,
-                state.get(ward).team.value,
-            )
-        )
-
-
-def _hack_results(night: Night, results: _Results) -> None:
-    """§15.5: the hacked player is told; the Hacker learns his peaceful role."""
-    move = night.hack
-    if move is None:
-        return
-    results.events.append(Hacked(player=move.target))
-    event = HackResult(move.owner, move.target, night.state.get(move.target).peaceful)
-    results.events.append(event)
-    results.remember("hacker", event)
-
-
-def _blocker_results(night: Night, results: _Results) -> None:
+def _blocker_results(night: Night, results: Results) -> None:
     holder = night.state.holder("blocker")
     target = night.arrested or night.protected
     if holder is None or target is None:
@@ -280,7 +162,7 @@ def _blocker_results(night: Night, results: _Results) -> None:
     results.remember("blocker", event)
 
 
-def _stopped(night: Night, results: _Results) -> None:
+def _stopped(night: Night, results: Results) -> None:
     seen: set[tuple[str, str]] = set()
     for move, _ in night.stopped:
         if (move.owner, move.role) not in seen:
@@ -288,7 +170,7 @@ def _stopped(night: Night, results: _Results) -> None:
             results.events.append(Blocked(player=move.owner, role=move.role))
 
 
-def _attacks(night: Night, results: _Results) -> None:
+def _attacks(night: Night, results: Results) -> None:
     """``attacked`` for survivors of an attack or attempt; ``victim_team`` for killers."""
     state = night.state
     targets = [m.target for m in (*night.attacks, *night.repelled) if m.action != "suicide"]
@@ -309,7 +191,7 @@ def _attacks(night: Night, results: _Results) -> None:
         results.events.append(VictimTeam(move.owner, move.target, team, partners))
 
 
-def _heal(night: Night, results: _Results) -> None:
+def _heal(night: Night, results: Results) -> None:
     move = night.heal
     if move is None:
         return
@@ -333,7 +215,7 @@ def _commissar_result(night: Night, holder: Player) -> tuple[str, Colour | None]
     return "passed", check_colour(night, holder.name, move.target)
 
 
-def _verify(night: Night, role: str, results: _Results) -> None:
+def _verify(night: Night, role: str, results: Results) -> None:
     holder = night.state.holder(role)
     group = "check" if role == "commissar" else "act"
     vote = night.state.vote_of(holder.name, group) if holder else None
@@ -347,7 +229,7 @@ def _verify(night: Night, role: str, results: _Results) -> None:
     results.remember(role, event)
 
 
-def _commissar(night: Night, results: _Results) -> None:
+def _commissar(night: Night, results: Results) -> None:
     holder = night.state.holder("commissar")
     if holder is None:
         return
@@ -381,87 +263,6 @@ def _commissar(night: Night, results: _Results) -> None:
     )
 
 
-def _journalist(night: Night, results: _Results) -> None:
-    """§15.7: `same`/`different` by check colours, or `not_provided`; `verify`: true colours."""
-    state = night.state
-    holder = state.holder("journalist")
-    if holder is None:
-        return
-    results.events.extend(
-        RumourSeen(c.player, c.target, c.night) for c in state.confirms if c.kind == "rumour"
-    )
-    vote = state.vote_of(holder.name, "compare")
-    memory = results.memory["journalist"]
-    if vote is not None and vote.action == "verify" and memory.pair:
-        if night.evening(Move(holder.name, "journalist", "verify", (), slot=11)):
-            truth = {true_colour(state, holder.name, name) for name in memory.pair}
-            result = "same" if len(truth) == 1 else "different"
-            event = Compare(holder.name, memory.pair, result, True, None)
-            results.events.append(event)
-            results.remember("journalist", event)
-        return
-    move = night.checks.get("journalist")
-    if move is None:
-        return
-    checked = {m.target for m in night.visits if m.role == "commissar" and m.action == "check"}
-    if night.is_stopped(move) or any(t in night.deaths or t in checked for t in move.targets):
-        event = Compare(holder.name, move.targets, "not_provided", False, None)
-        results.events.append(event)
-        results.remember("journalist", event)
-        return
-    read = {name: check_colour(night, holder.name, name) for name in move.targets}
-    result = "same" if len(set(read.values())) == 1 else "different"
-    colours = {name: colour.value for name, colour in read.items()} if holder.is_black else None
-    event = Compare(holder.name, move.targets, result, False, colours)
-    results.events.append(event)
-    results.remember("journalist", event, pair=move.targets, pair_night=night.number)
-    if holder.is_black:
-        for name in move.targets:
-            if name in night.rumours and not state.get(name).is_black:
-                results.confirms.append(Confirm("rumour", holder.name, name, night.number))
-
-
-DOSES = {"drug": 1, "double": 2, "triple": 3}
-
-
-def _drug_results(night: Night, results: _Results) -> dict[str, int]:
-    """N14 (§15.15): the doses that took (not on a corpse), the bank, the drugged told."""
-    move = night.checks.get("drug_dealer")
-    if move is None or night.is_stopped(move):
-        return {}
-    dose = DOSES[move.action]
-    drugged: dict[str, int] = {}
-    for target in move.targets:
-        if target in night.deaths:
-            results.events.append(Blocked(move.owner, "drug_dealer"))
-            continue
-        drugged[target] = dose
-        results.events.append(Drugged(target))
-    gain = sum(1 for t in drugged if t != move.owner and dose < 3)
-    memory = results.memory["drug_dealer"]
-    results.memory["drug_dealer"] = replace(memory, bank=memory.bank + gain)
-    return drugged
-
-
-def _criminalist(night: Night, results: _Results) -> None:
-    """N18 (§15.22): the samples against the day's corpse; the names of his visitors."""
-    state = night.state
-    holder = state.holder("criminalist")
-    if holder is None:
-        return
-    move = night.checks.get("criminalist")
-    memory = results.memory["criminalist"]
-    if move is not None and not night.is_stopped(move) and memory.corpse is not None:
-        killer = state.killers.get(memory.corpse, ("", ""))[1]
-        found = killer if killer in move.targets else None
-        event: Event = Samples(holder.name, memory.corpse, found)
-        results.events.append(event)
-        results.remember("criminalist", event)
-    visitors = night.visitors_of(holder.name)
-    if visitors:
-        results.events.append(VisitorNames(holder.name, visitors))
-
-
 def _faked_colour(state: GameState, name: str, result: str, colour: Colour | None) -> str | None:
     vote = state.vote_of(name, "fake")
     if vote is None or result != "passed" or colour is None:
@@ -473,7 +274,7 @@ def _faked_colour(state: GameState, name: str, result: str, colour: Colour | Non
     return (Colour.RED if colour is Colour.BLACK else Colour.BLACK).value
 
 
-def _detective(night: Night, results: _Results) -> None:
+def _detective(night: Night, results: Results) -> None:
     state = night.state
     holder = state.holder("detective")
     if holder is None:
@@ -508,7 +309,7 @@ def _detective(night: Night, results: _Results) -> None:
     _track(night, holder, move, stopped, results)
 
 
-def _track(night: Night, holder: Player, move: Move, stopped: bool, results: _Results) -> None:
+def _track(night: Night, holder: Player, move: Move, stopped: bool, results: Results) -> None:
     state, target = night.state, move.target
     team = None
     went_to: tuple[str, ...] = ()
@@ -572,7 +373,7 @@ def _request(night: Night, holder: Player, role: str, *, with_visitors: bool) ->
     return RoleRequest(holder.name, role, "provided", nights, visitor_roles)
 
 
-def _investigator(night: Night, results: _Results) -> None:
+def _investigator(night: Night, results: Results) -> None:
     state = night.state
     holder = state.holder("investigator")
     if holder is None:

@@ -1,0 +1,167 @@
+"""The morning results of the optional night roles (§15.2, §15.3, §15.5, §15.7, §15.15, §15.22)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.core.events import Event
+from rules.mafia.events import (
+    Blocked,
+    Compare,
+    Drugged,
+    GuardReport,
+    Hacked,
+    HackResult,
+    LifeSpent,
+    LinkAttack,
+    RumourSeen,
+    Samples,
+    VisitorNames,
+)
+from rules.mafia.moves import Move, Night
+from rules.mafia.results import Results, cause_of, check_colour, true_colour
+from rules.mafia.state import Confirm
+
+
+def immortal_results(night: Night, results: Results) -> None:
+    """§15.2: the Immortal learns that his life is spent and which of the linked pair was hit."""
+    holder = night.state.holder("immortal")
+    if holder is None:
+        return
+    for target in night.link_attacks:
+        event: Event = LinkAttack(holder.name, target)
+        results.events.append(event)
+        results.remember("immortal", event)
+    if night.life_spent:
+        event = LifeSpent(holder.name)
+        results.events.append(event)
+        results.remember("immortal", event, life_spent=True)
+
+
+def guard_results(night: Night, results: Results) -> None:
+    """§15.3: the Bodyguard's reports, and a red Bodyguard's no-repeat memory."""
+    guard = night.guard
+    if guard is None:
+        return
+    state, ward, keeper = night.state, guard.target, guard.owner
+    if not night.guard_black:
+        memory = replace(results.memory["bodyguard"], last_guard=(ward,))
+        results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
+        killed = night.deaths.get(keeper)
+        moved = [m for m, _ in night.moved]
+        if killed is not None and any(killed is m for m in moved):
+            results.events.append(GuardReport(ward, killed.owner, None, None))
+        elif killed is not None:
+            results.events.append(GuardReport(ward, None, cause_of(killed), None))
+        else:
+            originals = {id(m): original for m, original in night.moved}
+            for attack in night.attacks:
+                if attack.target == keeper:
+                    original = originals.get(id(attack), keeper)
+                    results.events.append(GuardReport(keeper, None, cause_of(attack), original))
+        return
+    killed = night.deaths.get(ward)
+    if killed is not None and killed.action != "suicide":
+        original = night.retargeted.get(killed.owner, ward)
+        results.events.append(
+            GuardReport(
+                keeper,
+                killed.owner,
+                cause_of(killed),
+                original,
+                state.get(killed.owner).team.value,
+                state.get(ward).team.value,
+            )
+        )
+
+
+def hack_results(night: Night, results: Results) -> None:
+    """§15.5: the hacked player is told; the Hacker learns his peaceful role."""
+    move = night.hack
+    if move is None:
+        return
+    results.events.append(Hacked(player=move.target))
+    event = HackResult(move.owner, move.target, night.state.get(move.target).peaceful)
+    results.events.append(event)
+    results.remember("hacker", event)
+
+
+def journalist(night: Night, results: Results) -> None:
+    """§15.7: `same`/`different` by check colours, or `not_provided`; `verify`: true colours."""
+    state = night.state
+    holder = state.holder("journalist")
+    if holder is None:
+        return
+    results.events.extend(
+        RumourSeen(c.player, c.target, c.night) for c in state.confirms if c.kind == "rumour"
+    )
+    vote = state.vote_of(holder.name, "compare")
+    memory = results.memory["journalist"]
+    if vote is not None and vote.action == "verify" and memory.pair:
+        if night.evening(Move(holder.name, "journalist", "verify", (), slot=11)):
+            truth = {true_colour(state, holder.name, name) for name in memory.pair}
+            result = "same" if len(truth) == 1 else "different"
+            event = Compare(holder.name, memory.pair, result, True, None)
+            results.events.append(event)
+            results.remember("journalist", event)
+        return
+    move = night.checks.get("journalist")
+    if move is None:
+        return
+    checked = {m.target for m in night.visits if m.role == "commissar" and m.action == "check"}
+    if night.is_stopped(move) or any(t in night.deaths or t in checked for t in move.targets):
+        event = Compare(holder.name, move.targets, "not_provided", False, None)
+        results.events.append(event)
+        results.remember("journalist", event)
+        return
+    read = {name: check_colour(night, holder.name, name) for name in move.targets}
+    result = "same" if len(set(read.values())) == 1 else "different"
+    colours = {name: colour.value for name, colour in read.items()} if holder.is_black else None
+    event = Compare(holder.name, move.targets, result, False, colours)
+    results.events.append(event)
+    results.remember("journalist", event, pair=move.targets, pair_night=night.number)
+    if holder.is_black:
+        for name in move.targets:
+            if name in night.rumours and not state.get(name).is_black:
+                results.confirms.append(Confirm("rumour", holder.name, name, night.number))
+
+
+DOSES = {"drug": 1, "double": 2, "triple": 3}
+
+
+def drug_results(night: Night, results: Results) -> dict[str, int]:
+    """N14 (§15.15): the doses that took (not on a corpse), the bank, the drugged told."""
+    move = night.checks.get("drug_dealer")
+    if move is None or night.is_stopped(move):
+        return {}
+    dose = DOSES[move.action]
+    drugged: dict[str, int] = {}
+    for target in move.targets:
+        if target in night.deaths:
+            results.events.append(Blocked(move.owner, "drug_dealer"))
+            continue
+        drugged[target] = dose
+        results.events.append(Drugged(target))
+    gain = sum(1 for t in drugged if t != move.owner and dose < 3)
+    memory = results.memory["drug_dealer"]
+    results.memory["drug_dealer"] = replace(memory, bank=memory.bank + gain)
+    return drugged
+
+
+def criminalist(night: Night, results: Results) -> None:
+    """N18 (§15.22): the samples against the day's corpse; the names of his visitors."""
+    state = night.state
+    holder = state.holder("criminalist")
+    if holder is None:
+        return
+    move = night.checks.get("criminalist")
+    memory = results.memory["criminalist"]
+    if move is not None and not night.is_stopped(move) and memory.corpse is not None:
+        killer = state.killers.get(memory.corpse, ("", ""))[1]
+        found = killer if killer in move.targets else None
+        event: Event = Samples(holder.name, memory.corpse, found)
+        results.events.append(event)
+        results.remember("criminalist", event)
+    visitors = night.visitors_of(holder.name)
+    if visitors:
+        results.events.append(VisitorNames(holder.name, visitors))
