@@ -19,7 +19,7 @@ from rules.mafia.events import (
     VoteStart,
 )
 from rules.mafia.ids import Cause, Step
-from rules.mafia.state import Ballot, Day, GameState
+from rules.mafia.state import Ballot, Day, GameState, Pending, Player
 
 MAX_JUDGE_WEIGHT = 6
 
@@ -137,11 +137,78 @@ def pre_vote(state: GameState) -> Outcome:
 
 def lynch(state: GameState) -> Outcome:
     """§6.5, §6.7: the lynch (and the extra vote); a tie goes to the grey rules or a revote."""
-    asked = actions.asked(state)
-    result = tally.count(state, asked, auto_votes=True)
-    best = tally.top(result.totals)
-    trace = [f"totals {result.totals}"]
+    return _counted(state, actions.asked(state), auto_votes=True)
+
+
+def hunt(state: GameState) -> Outcome:
+    """§6.8: two players are lynched: the red correction, then the highest totals."""
+    return _counted(state, actions.asked(state), auto_votes=False)
+
+
+def revote(state: GameState) -> Outcome:
+    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
+    return _counted(state, (), auto_votes=False)
+
+
+def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Outcome:
+    """Collect a lynch-type vote; its result now, or after the vote-time moves (§6.9)."""
+    ballots, auto = tally.collect(state, asked, auto_votes=auto_votes)
+    voters = tuple(dict.fromkeys(v.player for v in state.votes if v.group == "vote"))
+    pending = Pending(str(state.step), tuple(asked), voters, ballots, auto)
+    if _liar(state) is not None:
+        today = replace(state.today, pending=pending)
+        return replace(state, today=today), (), ("the Liar may act",), Step.VOTE_MOVES
+    return _decide(state, pending, tally.Scandal())
+
+
+def vote_moves(state: GameState) -> Outcome:
+    """§6.9, §15.13: the Liar's scandal, then the vote's result."""
+    pending = state.today.pending
+    if pending is None:
+        raise ValueError("vote_moves without a pending vote")
+    liar = _liar(state)
+    scandal = tally.Scandal()
+    if liar is not None:
+        named = state.vote_of(liar.name, "scandal")
+        hidden = state.vote_of(liar.name, "hidden") if liar.is_black else None
+        scandal = tally.Scandal(
+            liar.name,
+            named.targets if named is not None else (),
+            liar.is_black,
+            hidden.targets if hidden is not None and named is not None else (),
+        )
+    state = replace(state, today=replace(state.today, pending=None))
+    return _decide(state, pending, scandal)
+
+
+def _liar(state: GameState) -> Player | None:
+    """The Liar when he may make a vote-time move now (alive, his role not blocked)."""
+    liar = state.holder("liar")
+    return None if liar is None or state.is_role_blocked(liar.name) else liar
+
+
+def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outcome:
+    """Count the vote and decide its result by its kind (§6.5-§6.8)."""
+    result = tally.weigh(state, pending.ballots, pending.auto, scandal=scandal)
+    trace = [f"{pending.kind} totals {result.totals}"]
+    if scandal.named:
+        trace.append(f"scandal on {', '.join(scandal.named)}")
+    lynched: tuple[str, ...]
+    if pending.kind == Step.HUNT:
+        lynched = tally.hunt_result(state, result)
+        state = replace(state, hunt_held=True)
+        if len(lynched) == 2 and all(state.get(n).is_black for n in lynched):
+            state = replace(state, ledger=replace(state.ledger, no_due=True))
+        return _conclude(state, lynched, result, pending, trace)
     everybody = tally.unanimous(state, result)
+    if pending.kind == Step.REVOTE:
+        if everybody is not None:
+            lynched = (everybody,)
+        else:
+            lynched = tally.revote_result(state, result, state.today.candidates)
+        state = replace(state, today=replace(state.today, revote_empty=not lynched))
+        return _conclude(state, lynched, result, pending, trace)
+    best = tally.top(result.totals)
     if everybody is not None:
         trace.append(f"every other player voted against {everybody}")
         best = (everybody,)
@@ -156,44 +223,20 @@ def lynch(state: GameState) -> Outcome:
             best = (chosen,)
     if len(best) > 1:
         event = Revote(best, result.totals_form(), result.ballots_form(), result.auto)
-        voters = tuple(name for name in asked if name not in best)
+        voters = tuple(name for name in pending.asked if name not in best)
         today = replace(
             state.today, candidates=best, tied_asked=voters, tied_ballots=result.ballots
         )
-        state, more = _inactivity(replace(state, today=today), asked)
+        state, more = _inactivity(replace(state, today=today), pending)
         return state, (event, *more), tuple(trace), Step.REVOTE
-    return _conclude(state, best, result, asked, trace)
-
-
-def hunt(state: GameState) -> Outcome:
-    """§6.8: two players are lynched: the red correction, then the highest totals."""
-    asked = actions.asked(state)
-    result = tally.count(state, asked, auto_votes=False)
-    lynched = tally.hunt_result(state, result)
-    state = replace(state, hunt_held=True)
-    if len(lynched) == 2 and all(state.get(n).is_black for n in lynched):
-        state = replace(state, ledger=replace(state.ledger, no_due=True))
-    return _conclude(state, lynched, result, asked, [f"hunt totals {result.totals}"])
-
-
-def revote(state: GameState) -> Outcome:
-    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
-    result = tally.count(state, (), auto_votes=False)
-    everybody = tally.unanimous(state, result)
-    if everybody is not None:
-        lynched: tuple[str, ...] = (everybody,)
-    else:
-        lynched = tally.revote_result(state, result, state.today.candidates)
-    today = replace(state.today, revote_empty=not lynched)
-    trace = [f"revote totals {result.totals}: {lynched or 'nobody'}"]
-    return _conclude(replace(state, today=today), lynched, result, (), trace)
+    return _conclude(state, best, result, pending, trace)
 
 
 def _conclude(
     state: GameState,
     lynched: Sequence[str],
     result: tally.Count,
-    asked: Sequence[str],
+    pending: Pending,
     trace: list[str],
 ) -> Outcome:
     """The final result of the day's vote (§6.5, §6.11, §13.4 order of events)."""
@@ -219,7 +262,7 @@ def _conclude(
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
     events.extend((*posts, *died, *heirs))
-    state, more = _inactivity(state, asked)
+    state, more = _inactivity(state, pending)
     events.extend(more)
     state = _stalemate(state)
     events.extend(_examination(state))
@@ -288,11 +331,11 @@ def _firing(state: GameState, lynched: Sequence[str], result: tally.Count) -> li
     return []
 
 
-def _inactivity(state: GameState, asked: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+def _inactivity(state: GameState, pending: Pending) -> tuple[GameState, tuple[Event, ...]]:
     """§5.5: missed day votes count; at ``strictness`` the player is removed."""
-    if state.step not in (Step.LYNCH, Step.EXTRA_VOTE, Step.HUNT):
+    if pending.kind not in (Step.LYNCH, Step.EXTRA_VOTE, Step.HUNT):
         return state, ()
-    voted = {v.player for v in state.votes if v.group == "vote"}
+    asked, voted = pending.asked, set(pending.voters)
     events: list[Event] = []
     removed: list[str] = []
     players = []
@@ -333,4 +376,5 @@ RESOLVERS: Mapping[str, Callable[[GameState], Outcome]] = {
     Step.EXTRA_VOTE: lynch,
     Step.HUNT: hunt,
     Step.REVOTE: revote,
+    Step.VOTE_MOVES: vote_moves,
 }

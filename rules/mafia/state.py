@@ -100,6 +100,19 @@ class Ballot:
     targets: tuple[str, ...]
     auto: bool = False
     weight: float = 1
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A lynch-type vote whose result waits for the vote-time moves (§6.9): its step, the players
+    asked, those who had a vote in force, and the ballots (auto-votes last)."""
+
+    kind: str
+    asked: tuple[str, ...]
+    voters: tuple[str, ...]
+    ballots: tuple[Ballot, ...]
+    auto: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -111,7 +124,8 @@ class Day:
     ``tied_asked``/``tied_ballots``: the asked players and ballots of the vote that tied.
     ``election``: the election's ballots (for the runoff and the Secretary).
     ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
-    ``vouched``: the players the Witness vouched for today (§15.12).
+    ``vouched``: the players the Witness vouched for today (§15.12).  ``pending``: the vote
+    whose result waits for `vote_moves` (§6.9).
     """
 
     vertical: str | None = None
@@ -122,6 +136,7 @@ class Day:
     election: tuple[Ballot, ...] = ()
     revote_empty: bool = False
     vouched: tuple[str, ...] = ()
+    pending: Pending | None = None
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,12 @@ class Count:
         return len(self.ballots)
 
     def ballots_form(self) -> dict[str, JsonValue]:
-        """voter -> target (the hunt: voter -> list), for the public event (§6.5)."""
+        """voter -> target (the hunt: voter -> list), for the public event (§6.5); a black
+        Liar's hidden ballots are not listed (§15.13)."""
         form: dict[str, JsonValue] = {}
         for ballot in self.ballots:
+            if ballot.hidden:
+                continue
             form[ballot.voter] = (
                 ballot.targets[0] if len(ballot.targets) == 1 else [*ballot.targets]
             )
@@ -85,24 +88,25 @@ def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
     return bonus
 
 
-def count(
-    state: GameState, asked: Sequence[str], *, auto_votes: bool, plain: bool = False
-) -> Count:
-    """Collect the ballots in force, then the auto-votes of the asked who sent none (§6.5), and
-    count them by §6.6 (``plain``: every ballot weighs 1, as at the election, §6.1).
+@dataclass(frozen=True)
+class Scandal:
+    """The Liar's vote-time move for one vote (§15.13): the players whose ballots count 0 (a
+    black Liar's: at most 1) and whose barriers are off; a self-named Liar's barrier of 2; a
+    black Liar's hidden ballots."""
 
-    Stage 2 gives the Judge his weight and the Witness's bonuses (an auto-vote weighs 1 fixed),
-    stage 3 caps red ballots and stage 6 the black units against one player by the black cap
-    once a red was lynched; the stages whose sources are optional roles not implemented
-    (zeroing, barriers) have nothing to do.  An auto-vote against a player who may not be voted
-    against today counts nothing (he is listed in ``auto`` only).
-    """
-    cap = None if plain else black_cap(state)
-    cast = [
-        Ballot(v.player, v.targets, weight=1 if plain else _base_weight(state, v.player))
-        for v in state.votes
-        if v.group == "vote" and v.targets
-    ]
+    liar: str = ""
+    named: tuple[str, ...] = ()
+    black: bool = False
+    hidden: tuple[str, ...] = ()
+
+
+def collect(
+    state: GameState, asked: Sequence[str], *, auto_votes: bool
+) -> tuple[tuple[Ballot, ...], tuple[str, ...]]:
+    """The ballots in force (arrival order), then the auto-votes of the asked who sent none
+    (§6.5); an auto-vote against a player who may not be voted against today is no ballot (he is
+    listed among the auto-voters only)."""
+    cast = [Ballot(v.player, v.targets) for v in state.votes if v.group == "vote" and v.targets]
     voters = {v.player for v in state.votes if v.group == "vote"}
     auto: list[str] = []
     if auto_votes:
@@ -111,13 +115,44 @@ def count(
                 auto.append(name)
                 if status.may_be_lynched(state, name):
                     cast.append(Ballot(name, (name,), auto=True))
+    return tuple(cast), tuple(auto)
+
+
+def count(
+    state: GameState, asked: Sequence[str], *, auto_votes: bool, plain: bool = False
+) -> Count:
+    """Collect and count a vote by §6.6 (``plain``: every ballot weighs 1, as at the election)."""
+    cast, auto = collect(state, asked, auto_votes=auto_votes)
+    return weigh(state, cast, auto, plain=plain)
+
+
+def weigh(
+    state: GameState,
+    ballots: Sequence[Ballot],
+    auto: tuple[str, ...],
+    *,
+    plain: bool = False,
+    scandal: Scandal = Scandal(),
+) -> Count:
+    """Count ``ballots`` by §6.6 (``plain``: every ballot weighs 1).
+
+    Stage 2: the Judge's weight, the Drug dealer's bought votes, the Witness's bonuses (an
+    auto-vote weighs 1 fixed), then the reductions (a drugged voter at most 1, the Liar's
+    scandal); stage 3: the red cap; stage 5: barriers; stage 6: the black cap, once a red was
+    lynched.  Stage 4 (zeroing) has no source among the implemented roles.
+    """
+    cap = None if plain else black_cap(state)
+    cast = [
+        b if b.auto or plain else replace(b, weight=_base_weight(state, b.voter)) for b in ballots
+    ]
     if not plain:
         bonus = _witness_bonus(state, cast)
         cast = [replace(b, weight=b.weight + bonus.get(b.voter, 0)) for b in cast]
-        # A drugged voter's ballots count at most 1 (stage 2 reductions, §15.15).
         cast = [
             replace(b, weight=min(b.weight, 1)) if b.voter in state.drugged else b for b in cast
         ]
+        cast = [_scandalised(b, scandal) for b in cast]
+        cast += [Ballot(scandal.liar, (name,), hidden=True) for name in scandal.hidden]
         if cap is not None:  # stage 3: the red cap
             cast = [
                 b if state.get(b.voter).is_black else replace(b, weight=min(b.weight, cap))
@@ -128,25 +163,40 @@ def count(
     for ballot in cast:
         side = black if state.get(ballot.voter).is_black else red
         for target in ballot.targets:
-            weight = ballot.weight if plain else _against(state, ballot, target, cast)
+            weight = ballot.weight if plain else _against(state, ballot, target, cast, scandal)
             side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
     named = sorted({*red, *black}, key=seat.__getitem__)
     if not plain:  # stage 5: barriers cancel black units first, then red
         for name in named:
-            barrier = _barrier(state, name, cast)
+            barrier = _barrier(state, name, cast, scandal)
             cancel = min(barrier, black.get(name, 0))
             black[name] = black.get(name, 0) - cancel
             red[name] = max(red.get(name, 0) - (barrier - cancel), 0)
     capped = {n: min(black.get(n, 0), cap) if cap is not None else black.get(n, 0) for n in named}
     totals = {name: red.get(name, 0) + capped[name] for name in named}
-    return Count(tuple(cast), totals, tuple(auto))
+    return Count(tuple(cast), totals, auto)
 
 
-def _barrier(state: GameState, target: str, cast: Sequence[Ballot]) -> int:
-    """§6.6 stage 5: the largest barrier of ``target`` (a drug dose, §15.15), or 0; a black's
-    barrier is ignored when every living red voted against him."""
+def _scandalised(ballot: Ballot, scandal: Scandal) -> Ballot:
+    """§15.13: a named voter's ballot counts 0 (a black Liar's scandal: at most 1); the Liar
+    naming himself keeps his ballot (he gets a barrier instead)."""
+    if ballot.voter not in scandal.named or ballot.voter == scandal.liar:
+        return ballot
+    return replace(ballot, weight=min(ballot.weight, 1) if scandal.black else 0)
+
+
+def _barrier(
+    state: GameState, target: str, cast: Sequence[Ballot], scandal: Scandal = Scandal()
+) -> int:
+    """§6.6 stage 5: the largest barrier of ``target`` (a drug dose, §15.15; the self-named
+    Liar's 2, §15.13), or 0; a scandalised player's barriers are off; a black's barrier is
+    ignored when every living red voted against him."""
+    if target in scandal.named and target != scandal.liar:
+        return 0
     barrier = state.drugged.get(target, 0)
+    if target == scandal.liar and target in scandal.named:
+        barrier = max(barrier, 2)
     if barrier and state.get(target).is_black:
         reds = {p.name for p in state.living if not p.is_black}
         against = {b.voter for b in cast if target in b.targets}
@@ -155,10 +205,12 @@ def _barrier(state: GameState, target: str, cast: Sequence[Ballot]) -> int:
     return barrier
 
 
-def _against(state: GameState, ballot: Ballot, target: str, cast: Sequence[Ballot]) -> float:
+def _against(
+    state: GameState, ballot: Ballot, target: str, cast: Sequence[Ballot], scandal: Scandal
+) -> float:
     """A ballot's weight against a target with a barrier: at most 1 (a Judge above 3: 2); the
     Drug dealer's own bought votes are not capped by his drug barrier (§15.15)."""
-    if not _barrier(state, target, cast) or ballot.weight <= 1:
+    if not _barrier(state, target, cast, scandal) or ballot.weight <= 1:
         return ballot.weight
     voter = state.get(ballot.voter)
     if voter.peaceful == "drug_dealer":
