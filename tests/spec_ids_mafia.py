@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.12, §15.14, §15.15, §15.22, §16.1).
+# §15.7, §15.12, §15.13, §15.14, §15.15, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -31,6 +31,7 @@ PEACEFUL = frozenset(
         "criminalist",
         "bodyguard",
         "drug_dealer",
+        "liar",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -153,6 +154,8 @@ KEYWORDS = frozenset(
         "double",
         "triple",
         "buy",
+        "scandal",
+        "hidden",
     }
 )
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
 from rules.core.view import JsonValue
-from rules.mafia import ledger, status
+from rules.mafia import ledger, status, tally
 from rules.mafia.ids import Code, Side, Step
 from rules.mafia.roles import ACTIONS, PEACEFUL, ROLES
 from rules.mafia.spec import ActionSpec, Holder, Values
@@ -31,6 +31,10 @@ HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0
 VOUCH = ActionSpec(action="vouch", group="vouch", max_names=4)
 EXAMINE = ActionSpec(action="examine", group="examine", dead_ok=True)
 BUY = ActionSpec(action="buy", group="buy", values=Values.NUMBER)
+SCANDAL = ActionSpec(action="scandal", group="scandal", max_names=2, allow_self=True)
+"""The Liar's vote-time move (§15.13): one or two players' ballots count 0 this vote."""
+HIDDEN = ActionSpec(action="hidden", group="hidden", max_names=2, allow_self=True)
+"""A black Liar's hidden ballots (§15.13), at most one per scandalised other player."""
 """The Drug dealer's pre-vote move (§15.15): votes bought from his bank, a multiple of 0.5."""
 """The Criminalist's pre-vote move (§15.22): a player who died at night on an earlier night."""
 """The Witness's pre-vote move (§15.12): 1 to 4 players, not himself."""
@@ -72,6 +76,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "double",
     "triple",
     "buy",
+    "scandal",
+    "hidden",
 )
 
 
@@ -135,6 +141,11 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
         return tuple(found)
     if step == Step.SECRETARY:
         return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
+    if step == Step.VOTE_MOVES:
+        if player.peaceful != "liar" or state.is_role_blocked(name):
+            return ()
+        moves = [Action(SCANDAL, "liar", primary=True)]
+        return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
     if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
         return ()
     if step in _DAY_VOTE:
@@ -235,6 +246,11 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         memory = state.memory_of("bodyguard")
         if memory.last_guard == names and memory.last_guard_night == state.night - 1:
             return Rejected(Code.REPEAT, "not the same player two nights in a row")
+    if spec.action == "hidden" and names:
+        scandal = state.vote_of(player.name, "scandal")
+        others = [n for n in (scandal.targets if scandal else ()) if n != player.name]
+        if len(names) > len(others):
+            return Rejected(Code.WRONG_COUNT, "one hidden ballot per other scandalised player")
     bank = state.memory_of("drug_dealer").bank
     if spec.action == "buy" and names and (parse_half(names[0]) or 0) > bank:
         return Rejected(Code.NOT_ELIGIBLE, "more than the bank holds")
@@ -379,6 +395,12 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
         extra["shots"] = ledger.shots(state, player.side)
     if action.spec.action == "buy":
         extra["bank"] = state.memory_of("drug_dealer").bank
+    pending = state.today.pending
+    if action.spec.action == "scandal" and pending is not None:
+        # The step mail shows the ballots and the provisional result (§6.9).
+        provisional = tally.weigh(state, pending.ballots, pending.auto)
+        extra["ballots"] = provisional.ballots_form()
+        extra["totals"] = dict(provisional.totals_form())
     if action.role == "investigator" and action.spec.action == "kill":
         extra["now"] = status.is_vigilante(state)  # the step mail says whether he may shoot
     if action.role in ("mafia", "son_of_boss"):
