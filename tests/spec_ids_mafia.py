@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.12, §15.13, §15.14, §15.15, §15.22, §16.1).
+# §15.7, §15.9, §15.12, §15.13, §15.14, §15.15, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -32,6 +32,7 @@ PEACEFUL = frozenset(
         "bodyguard",
         "drug_dealer",
         "liar",
+        "advocate",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -68,7 +69,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "secretary": frozenset({"player"}),
     "mayor_lost": frozenset({"player", "reason"}),
     "secretary_lost": frozenset({"player", "reason"}),
-    "vote_start": frozenset({"kind", "vertical", "approvals", "needed", "drugged"}),  # §15.15
+    # + §15.15 `drugged`, §15.9 `defended`
+    "vote_start": frozenset({"kind", "vertical", "approvals", "needed", "drugged", "defended"}),
     "lynch": frozenset({"player", "players", "totals", "ballots", "auto"}),
     "revote": frozenset({"players", "totals", "ballots", "auto"}),
     "death": frozenset({"player", "cause", "revealed", "via"}),
@@ -156,6 +158,8 @@ KEYWORDS = frozenset(
         "buy",
         "scandal",
         "hidden",
+        "defend",
+        "nobonus",
     }
 )
 

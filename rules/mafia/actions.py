@@ -31,6 +31,10 @@ HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0
 VOUCH = ActionSpec(action="vouch", group="vouch", max_names=4)
 EXAMINE = ActionSpec(action="examine", group="examine", dead_ok=True)
 BUY = ActionSpec(action="buy", group="buy", values=Values.NUMBER)
+DEFEND = ActionSpec(action="defend", group="defend")
+"""The Advocate's legal protection (§15.9): a player with a passed check, not himself."""
+NOBONUS = ActionSpec(action="nobonus", group="nobonus", min_names=0, max_names=0)
+"""A black Advocate cancels his +1 for this vote (§15.9)."""
 SCANDAL = ActionSpec(action="scandal", group="scandal", max_names=2, allow_self=True)
 """The Liar's vote-time move (§15.13): one or two players' ballots count 0 this vote."""
 HIDDEN = ActionSpec(action="hidden", group="hidden", max_names=2, allow_self=True)
@@ -78,6 +82,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "buy",
     "scandal",
     "hidden",
+    "defend",
+    "nobonus",
 )
 
 
@@ -136,13 +142,19 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(EXAMINE, "criminalist", primary=not is_mayor))
         if player.peaceful == "drug_dealer":
             found.append(Action(BUY, "drug_dealer", primary=not is_mayor))
+        if player.peaceful == "advocate" and _defensible(state, player):
+            found.append(Action(DEFEND, "advocate", primary=not is_mayor))
         if status.is_hunt_possible(state):
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
     if step == Step.SECRETARY:
         return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
     if step == Step.VOTE_MOVES:
-        if player.peaceful != "liar" or state.is_role_blocked(name):
+        if state.is_role_blocked(name) or (not player.is_black and player.peaceful != "liar"):
+            return ()
+        if player.peaceful == "advocate":
+            return (Action(NOBONUS, "advocate", primary=True),)
+        if player.peaceful != "liar":
             return ()
         moves = [Action(SCANDAL, "liar", primary=True)]
         return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
@@ -222,7 +234,7 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
     secretary = state.secretary_in_office()
     if mayor in names or (spec.secretary_untouchable and secretary in names):
         return Rejected(Code.UNTOUCHABLE, "the Mayor (or the Secretary) may not be named")
-    if state.step in LYNCH_VOTES and state.today.vertical in names:
+    if state.step in LYNCH_VOTES and set(names) & set(status.protected_today(state)):
         return Rejected(Code.PROTECTED, "nobody may vote against this player today")
     outsiders = [name for name in names if name not in state.today.candidates]
     if state.step in CANDIDATE_STEPS and action.role == DAY and outsiders:
@@ -252,6 +264,15 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         if len(names) > len(others):
             return Rejected(Code.WRONG_COUNT, "one hidden ballot per other scandalised player")
     bank = state.memory_of("drug_dealer").bank
+    if spec.action == "defend" and names:
+        memory = state.memory_of("advocate")
+        allowed = (
+            memory.passed
+            if player.is_black
+            else tuple(n for n in memory.passed if n not in memory.passed_black)
+        )
+        if names[0] not in allowed:
+            return Rejected(Code.NOT_ELIGIBLE, "no passed (red) check on that player")
     if spec.action == "buy" and names and (parse_half(names[0]) or 0) > bank:
         return Rejected(Code.NOT_ELIGIBLE, "more than the bank holds")
     if spec.action == "triple" and player.name in names:
@@ -292,6 +313,21 @@ def _journalist_rules(state: GameState, action: str, names: tuple[str, ...]) -> 
     if action == "compare" and names and follows and not set(names) & set(memory.pair):
         return Rejected(Code.NOT_ELIGIBLE, "one name must be of your last pair, or verify")
     return None
+
+
+def _defensible(state: GameState, advocate: Player) -> tuple[str, ...]:
+    """§15.9: whom the Advocate may defend today: a red check of his (any check when he is
+    black), living, not himself; nobody while his role is blocked."""
+    if state.is_role_blocked(advocate.name):
+        return ()
+    memory = state.memory_of("advocate")
+    return tuple(
+        name
+        for name in memory.passed
+        if (advocate.is_black or name not in memory.passed_black)
+        and name != advocate.name
+        and state.get(name).alive
+    )
 
 
 def parse_half(text: str) -> float | None:
@@ -384,7 +420,7 @@ def _targets(state: GameState, action: Action, name: str) -> tuple[str, ...]:
         for p in state.living
         if p.name not in (mayor, secretary)
         and (spec.allow_self or p.name != name)
-        and not (state.step in LYNCH_VOTES and p.name == state.today.vertical)
+        and not (state.step in LYNCH_VOTES and p.name in status.protected_today(state))
     )
 
 

@@ -125,12 +125,13 @@ def pre_vote(state: GameState) -> Outcome:
     hunt = status.is_hunt_possible(state) and approvals >= needed
     kind = Step.HUNT if hunt else Step.LYNCH
     drugged = tuple(p.name for p in state.living if p.name in state.drugged)
-    event = VoteStart(kind.value, vertical, approvals, needed, drugged)
+    defended = _defended(state)
+    event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended)
     state = _examine(_buy(state))
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
     vouched = vouch.targets if vouch is not None else ()
-    today = replace(state.today, vertical=vertical, hunt=hunt, vouched=vouched)
+    today = replace(state.today, vertical=vertical, hunt=hunt, vouched=vouched, defended=defended)
     state = replace(state, today=today)
     return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
 
@@ -155,9 +156,9 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
     ballots, auto = tally.collect(state, asked, auto_votes=auto_votes)
     voters = tuple(dict.fromkeys(v.player for v in state.votes if v.group == "vote"))
     pending = Pending(str(state.step), tuple(asked), voters, ballots, auto)
-    if _liar(state) is not None:
+    if _liar(state) is not None or _black_advocate(state) is not None:
         today = replace(state.today, pending=pending)
-        return replace(state, today=today), (), ("the Liar may act",), Step.VOTE_MOVES
+        return replace(state, today=today), (), ("vote-time moves",), Step.VOTE_MOVES
     return _decide(state, pending, tally.Scandal())
 
 
@@ -177,6 +178,9 @@ def vote_moves(state: GameState) -> Outcome:
             liar.is_black,
             hidden.targets if hidden is not None and named is not None else (),
         )
+    advocate = _black_advocate(state)
+    if advocate is not None and state.vote_of(advocate.name, "nobonus") is not None:
+        scandal = replace(scandal, nobonus=True)
     state = replace(state, today=replace(state.today, pending=None))
     return _decide(state, pending, scandal)
 
@@ -185,6 +189,14 @@ def _liar(state: GameState) -> Player | None:
     """The Liar when he may make a vote-time move now (alive, his role not blocked)."""
     liar = state.holder("liar")
     return None if liar is None or state.is_role_blocked(liar.name) else liar
+
+
+def _black_advocate(state: GameState) -> Player | None:
+    """A black Advocate who may cancel his +1 at this vote (§15.9), or None."""
+    advocate = state.holder("advocate")
+    if advocate is None or not advocate.is_black or state.is_role_blocked(advocate.name):
+        return None
+    return advocate
 
 
 def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outcome:
@@ -268,6 +280,15 @@ def _conclude(
     events.extend(_examination(state))
     trace.append(f"lynched {list(lynched)}")
     return state, tuple(events), tuple(trace), Step.NIGHT
+
+
+def _defended(state: GameState) -> str | None:
+    """§15.9: the Advocate's legal protection for today (a day move: a role block stops it)."""
+    holder = state.holder("advocate")
+    vote = state.vote_of(holder.name, "defend") if holder is not None else None
+    if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
+        return None
+    return vote.targets[0]
 
 
 def _buy(state: GameState) -> GameState:

@@ -96,6 +96,7 @@ class VoteStart(Event):
     approvals: int
     needed: int
     drugged: tuple[str, ...] = ()
+    defended: str | None = None
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,12 @@ def checkers(night: Night) -> tuple[Night, Sequence[str]]:
     """N16 the Commissar's check, N17 the Journalist's comparison (§15.7), N18 the Detective's
     tracking or role check (§7.8, §7.9)."""
     lines = []
-    slots = (("commissar", "check", 16), ("journalist", "compare", 17), ("detective", "track", 18))
+    slots = (
+        ("commissar", "check", 16),
+        ("advocate", "check", 16),
+        ("journalist", "compare", 17),
+        ("detective", "track", 18),
+    )
     for role, group, slot in slots:
         holder = night.state.holder(role)
         vote = _vote(night.state, holder.name, group) if holder else None

@@ -108,7 +108,11 @@ def journalist(night: Night, results: Results) -> None:
     move = night.checks.get("journalist")
     if move is None:
         return
-    checked = {m.target for m in night.visits if m.role == "commissar" and m.action == "check"}
+    checked = {
+        m.target
+        for m in night.visits
+        if m.role in ("commissar", "advocate") and m.action == "check"
+    }
     if night.is_stopped(move) or any(t in night.deaths or t in checked for t in move.targets):
         event = Compare(holder.name, move.targets, "not_provided", False, None)
         results.events.append(event)

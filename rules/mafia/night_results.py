@@ -80,6 +80,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     _attacks(night, results)
     _heal(night, results)
     _commissar(night, results)
+    _advocate(night, results)
     night_optional.journalist(night, results)
     results.events.extend(
         KillConfirmed(c.player, c.target, c.night) for c in start.confirms if c.kind == "kill"
@@ -204,20 +205,27 @@ def _heal(night: Night, results: Results) -> None:
         results.remember("doctor", event)
 
 
-def _commissar_result(night: Night, holder: Player) -> tuple[str, Colour | None]:
-    """§7.8: ``failed``, ``not_provided`` or ``passed`` (with the colour read)."""
-    move = night.checks.get("commissar")
+CHECKERS = ("commissar", "advocate")
+"""The roles whose N16 checks make each other's `not_provided` (§7.8, §15.9)."""
+
+
+def _commissar_result(
+    night: Night, holder: Player, role: str = "commissar"
+) -> tuple[str, Colour | None]:
+    """§7.8 (§15.9 the same for the Advocate): ``failed``, ``not_provided`` or ``passed``."""
+    move = night.checks.get(role)
     if move is None or night.is_stopped(move) or move.target in night.deaths:
         return "failed", None
-    visitors = {m.role for m in night.visits if move.target in m.targets}
-    if visitors & {"doctor", "blocker", "bodyguard"}:
+    others = {"doctor", "blocker", "bodyguard"} | {r for r in CHECKERS if r != role}
+    visitors = {m.role for m in night.visits if move.target in m.targets and m.action != "compare"}
+    if visitors & others:
         return "not_provided", None
     return "passed", check_colour(night, holder.name, move.target)
 
 
 def _verify(night: Night, role: str, results: Results) -> None:
     holder = night.state.holder(role)
-    group = "check" if role == "commissar" else "act"
+    group = "act" if role == "investigator" else "check"
     vote = night.state.vote_of(holder.name, group) if holder else None
     if holder is None or vote is None or vote.action != "verify" or not vote.targets:
         return
@@ -261,6 +269,39 @@ def _commissar(night: Night, results: Results) -> None:
     results.copies.append(
         InvestigatorCopy("", "commissar", move.target, result, copy_colour, None, None, None)
     )
+
+
+def _advocate(night: Night, results: Results) -> None:
+    """§15.9: the Advocate's check, every result private; a black holder learns false blacks."""
+    holder = night.state.holder("advocate")
+    if holder is None:
+        return
+    _verify(night, "advocate", results)
+    move = night.checks.get("advocate")
+    if move is None:
+        return
+    result, colour = _commissar_result(night, holder, "advocate")
+    false_black = None
+    if holder.is_black:
+        false_black = result == "passed" and colour is Colour.BLACK
+        false_black = false_black and not night.state.get(move.target).is_black
+    event = Check(
+        holder.name,
+        "advocate",
+        move.target,
+        result,
+        colour.value if colour else None,
+        false_black,
+        None,
+    )
+    results.events.append(event)
+    memory = results.memory["advocate"]
+    passed, black = memory.passed, memory.passed_black
+    if result == "passed" and move.target not in passed:
+        passed = (*passed, move.target)
+    if colour is Colour.BLACK and move.target not in black:
+        black = (*black, move.target)
+    results.remember("advocate", event, passed=passed, passed_black=black)
 
 
 def _faked_colour(state: GameState, name: str, result: str, colour: Colour | None) -> str | None:

@@ -61,6 +61,7 @@ class RoleMemory:
     ``corpse_day``: the Criminalist's examination and its day (§15.22).  ``last_guard``,
     ``last_guard_night``: the Bodyguard's last guard that took place (§15.3, §5.4).  ``bank``,
     ``bought``: the Drug dealer's bank and the votes he bought for today (§15.15).
+    ``passed_black``: the players of ``passed`` whose check read `black` (the Advocate, §15.9).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -80,6 +81,7 @@ class RoleMemory:
     last_guard_night: int = 0
     bank: float = 0
     bought: float = 0
+    passed_black: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ class Day:
     ``election``: the election's ballots (for the runoff and the Secretary).
     ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
     ``vouched``: the players the Witness vouched for today (§15.12).  ``pending``: the vote
-    whose result waits for `vote_moves` (§6.9).
+    whose result waits for `vote_moves` (§6.9).  ``defended``: the Advocate's legal protection
+    of today (§15.9).
     """
 
     vertical: str | None = None
@@ -137,6 +140,7 @@ class Day:
     revote_empty: bool = False
     vouched: tuple[str, ...] = ()
     pending: Pending | None = None
+    defended: str | None = None
 
 
 @dataclass(frozen=True)

@@ -33,4 +33,9 @@ def counts(state: GameState) -> tuple[int, int]:
 
 def may_be_lynched(state: GameState, name: str) -> bool:
     """Whether a lynch-type ballot may name ``name`` today (§6.5): not Mayor, not protected."""
-    return name != state.mayor_in_office() and name != state.today.vertical
+    return name != state.mayor_in_office() and name not in protected_today(state)
+
+
+def protected_today(state: GameState) -> tuple[str, ...]:
+    """Nobody may vote against these players today: the vertical, the Advocate's defence."""
+    return tuple(n for n in (state.today.vertical, state.today.defended) if n is not None)

@@ -90,14 +90,15 @@ def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Scandal:
-    """The Liar's vote-time move for one vote (§15.13): the players whose ballots count 0 (a
-    black Liar's: at most 1) and whose barriers are off; a self-named Liar's barrier of 2; a
-    black Liar's hidden ballots."""
+    """The vote-time moves of one vote (§6.9): the Liar's scandal (§15.13: the players whose
+    ballots count 0, a black Liar's at most 1, and whose barriers are off; a self-named Liar's
+    barrier of 2; a black Liar's hidden ballots), and a black Advocate's `nobonus` (§15.9)."""
 
     liar: str = ""
     named: tuple[str, ...] = ()
     black: bool = False
     hidden: tuple[str, ...] = ()
+    nobonus: bool = False
 
 
 def collect(
@@ -160,9 +161,15 @@ def weigh(
             ]
     red: dict[str, float] = {}
     black: dict[str, float] = {}
+    advocated: list[tuple[Ballot, str, float]] = []
     for ballot in cast:
         side = black if state.get(ballot.voter).is_black else red
         for target in ballot.targets:
+            advocate = None if plain else _advocate_bonus(state, ballot, target, scandal)
+            if advocate is not None:
+                advocated.append((ballot, target, ballot.weight + advocate))
+                side.setdefault(target, 0)
+                continue
             weight = ballot.weight if plain else _against(state, ballot, target, cast, scandal)
             side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
@@ -173,9 +180,28 @@ def weigh(
             cancel = min(barrier, black.get(name, 0))
             black[name] = black.get(name, 0) - cancel
             red[name] = max(red.get(name, 0) - (barrier - cancel), 0)
+    for ballot, target, weight in advocated:  # the target's barriers do not act on it (§15.9)
+        side = black if state.get(ballot.voter).is_black else red
+        side[target] = side.get(target, 0) + weight
     capped = {n: min(black.get(n, 0), cap) if cap is not None else black.get(n, 0) for n in named}
     totals = {name: red.get(name, 0) + capped[name] for name in named}
     return Count(tuple(cast), totals, auto)
+
+
+def _advocate_bonus(
+    state: GameState, ballot: Ballot, target: str, scandal: Scandal
+) -> float | None:
+    """§15.9: the Advocate's ballot against a player he checked black (a black Advocate: any
+    passed check) gets +1 (0 after a black Advocate's `nobonus`) and is untouched by that
+    player's barriers; None for every other ballot."""
+    voter = state.get(ballot.voter)
+    if ballot.auto or voter.peaceful != "advocate" or state.is_role_blocked(voter.name):
+        return None
+    memory = state.memory_of("advocate")
+    checked = memory.passed if voter.is_black else memory.passed_black
+    if target not in checked:
+        return None
+    return 0 if scandal.nobonus else 1
 
 
 def _scandalised(ballot: Ballot, scandal: Scandal) -> Ballot:

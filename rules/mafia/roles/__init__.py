@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from rules.core.model import RoleSpec
 from rules.mafia.roles import (
     active_citizen,
+    advocate,
     blocker,
     bodyguard,
     citizen,
@@ -44,6 +45,7 @@ _MODULES = (
     drug_dealer,
     judge,
     liar,
+    advocate,
     mafia,
     maniac,
     son_of_boss,
