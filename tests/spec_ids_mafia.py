@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.9, §15.12, §15.13, §15.14, §15.15, §15.22, §16.1).
+# §15.7, §15.9, §15.10, §15.12, §15.13, §15.14, §15.15, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -33,6 +33,7 @@ PEACEFUL = frozenset(
         "drug_dealer",
         "liar",
         "advocate",
+        "inquisitor",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -57,7 +58,8 @@ STEPS = frozenset(
 # §1.1 teams; §8.7 causes of the core game.
 TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
-    {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity", "link"}  # link: §15.2
+    {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
+    | {"link", "inquisitor"}  # optional: §15.2, §15.10
 )
 
 # §13.3: event type -> fields.

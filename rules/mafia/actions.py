@@ -35,6 +35,8 @@ DEFEND = ActionSpec(action="defend", group="defend")
 """The Advocate's legal protection (§15.9): a player with a passed check, not himself."""
 NOBONUS = ActionSpec(action="nobonus", group="nobonus", min_names=0, max_names=0)
 """A black Advocate cancels his +1 for this vote (§15.9)."""
+LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
+"""The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 SCANDAL = ActionSpec(action="scandal", group="scandal", max_names=2, allow_self=True)
 """The Liar's vote-time move (§15.13): one or two players' ballots count 0 this vote."""
 HIDDEN = ActionSpec(action="hidden", group="hidden", max_names=2, allow_self=True)
@@ -85,6 +87,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "defend",
     "nobonus",
 )
+# (`kill` also names the Inquisitor's burn and last kill.)
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,9 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
 def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
     """Return what ``name`` may send in the current step (primary action first)."""
     player = state.find(name)
+    if player is not None and state.step == Step.LAST_MOVES:
+        # The only step that asks the dead: a lynched player's death-time move (§6.9, §8.2).
+        return (Action(LAST_KILL, "inquisitor", True),) if name in state.today.last_movers else ()
     if player is None or not player.alive or state.step is None:
         return ()
     step = state.step
@@ -244,6 +250,10 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
 
 def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
     spec, names, player = action.spec, vote.targets, state.get(vote.player)
+    if action.role == "inquisitor" and spec.kill and names:
+        refusal = _inquisitor_rules(state, player, spec, names[0])
+        if refusal is not None:
+            return refusal
     if action.role == "investigator" and spec.action == "kill" and not status.is_vigilante(state):
         return Rejected(Code.NOT_NOW, "the Investigator shoots only when both checkers are gone")
     if spec.action == "verify" and names and names[0] not in state.memory_of(action.role).passed:
@@ -297,7 +307,7 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             alone_twice = names == (player.name,) and memory.last_heal == (player.name,)
             if alone_twice or (len(names) == 2 and len(memory.last_heal) == 2):
                 return Rejected(Code.REPEAT, "not the same kind of heal two nights in a row")
-    if spec.kill and names:
+    if spec.kill and names and spec.group != "last":
         return _shot_rules(state, action, vote)
     if spec.action in ("rumour", "insure") and action.is_negative:
         return _side_single(state, action, vote)
@@ -312,6 +322,23 @@ def _journalist_rules(state: GameState, action: str, names: tuple[str, ...]) -> 
     follows = memory.pair and memory.pair_night == state.night - 1
     if action == "compare" and names and follows and not set(names) & set(memory.pair):
         return Rejected(Code.NOT_ELIGIBLE, "one name must be of your last pair, or verify")
+    return None
+
+
+def _inquisitor_rules(
+    state: GameState, player: Player, spec: ActionSpec, target: str
+) -> Rejected | None:
+    """§15.10: a burn only on the night its check allows; the last kill only on a verified
+    black, unless a black Inquisitor burned a true black."""
+    memory = state.memory_of("inquisitor")
+    if spec.group == "last":
+        if memory.burned_true_black and player.is_black:
+            return None
+        if target not in memory.verified_black:
+            return Rejected(Code.NOT_ELIGIBLE, "only a player you verified black")
+        return None
+    if memory.burns.get(target) != state.night:
+        return Rejected(Code.NOT_ELIGIBLE, "no check that allows burning this player tonight")
     return None
 
 

@@ -279,7 +279,46 @@ def _conclude(
     state = _stalemate(state)
     events.extend(_examination(state))
     trace.append(f"lynched {list(lynched)}")
+    movers = tuple(name for name in lynched if _has_last_kill(state, name))
+    if movers:
+        state = replace(state, today=replace(state.today, last_movers=movers))
+        return state, tuple(events), tuple(trace), Step.LAST_MOVES
     return state, tuple(events), tuple(trace), Step.NIGHT
+
+
+def _has_last_kill(state: GameState, name: str) -> bool:
+    """§15.10: a lynched Inquisitor with a living verified black (a black Inquisitor who burned a
+    true black: anybody) has a death-time kill."""
+    player = state.get(name)
+    if player.peaceful != "inquisitor":
+        return False
+    memory = state.memory_of("inquisitor")
+    if player.is_black and memory.burned_true_black:
+        return True
+    return any(state.get(n).alive for n in memory.verified_black)
+
+
+def last_moves(state: GameState) -> Outcome:
+    """§6.9: the lynched players' death-time moves; their victims count as lynched."""
+    events: list[Event] = []
+    victims = []
+    for mover in state.today.last_movers:
+        vote = state.vote_of(mover, "last")
+        if vote is not None and vote.targets and state.get(vote.targets[0]).alive:
+            victims.append(vote.targets[0])
+    victims = list(_seat_sorted(state, list(dict.fromkeys(victims))))
+    if any(not state.get(n).is_black for n in victims):
+        state = replace(state, red_lynched=True)
+        state, lost = deaths.lose_post(state, "red_lynched")
+        events.extend(lost)
+    state, died = deaths.kill(
+        state, [(n, Cause.LYNCH) for n in victims], at_night=False, via="inquisitor"
+    )
+    state, posts = deaths.after_deaths(state, victims)
+    state, heirs = deaths.inherit(state, victims)
+    events.extend((*posts, *died, *heirs))
+    state = replace(state, today=replace(state.today, last_movers=()))
+    return state, tuple(events), (f"last moves take {victims or 'nobody'}",), Step.NIGHT
 
 
 def _defended(state: GameState) -> str | None:
@@ -398,4 +437,5 @@ RESOLVERS: Mapping[str, Callable[[GameState], Outcome]] = {
     Step.HUNT: hunt,
     Step.REVOTE: revote,
     Step.VOTE_MOVES: vote_moves,
+    Step.LAST_MOVES: last_moves,
 }

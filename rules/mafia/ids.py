@@ -54,6 +54,7 @@ class Cause(enum.StrEnum):
     LYNCH = "lynch"
     INACTIVITY = "inactivity"
     LINK = "link"  # optional: the Immortal's link (§15.2)
+    INQUISITOR = "inquisitor"  # optional: the Inquisitor's burn (§15.10)
 
 
 class Code(enum.StrEnum):

@@ -100,26 +100,33 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
-    """N9: the Investigator's vigilante shot (§7.10)."""
-    holder = night.state.holder("investigator")
-    vote = _vote(night.state, holder.name, "act") if holder else None
-    if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
-        return night, []
-    side = holder.side
-    move = Move(
-        holder.name,
-        "investigator",
-        "kill",
-        vote[1],
-        slot=9,
-        kill=True,
-        side=side.value if side else None,
-        shot=PEACEFUL_SHOT if side else None,
-    )
-    if not night.send(move):
-        return night, [f"{holder.name}'s shot is stopped"]
-    night.strike(move)
-    return night, [f"{holder.name} shoots {move.target}"]
+    """N9: the peaceful killers in order: the Investigator's shot (§7.10), the Inquisitor's
+    burn (§15.10); a black's kill through his peaceful role is one of his side's (§7.4.9)."""
+    lines = []
+    for shot, (role, group) in enumerate((("investigator", "act"), ("inquisitor", "check"))):
+        holder = night.state.holder(role)
+        vote = _vote(night.state, holder.name, group) if holder else None
+        if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
+            continue
+        side = holder.side
+        move = Move(
+            holder.name,
+            role,
+            "kill",
+            vote[1],
+            slot=9,
+            kill=True,
+            side=side.value if side else None,
+            shot=PEACEFUL_SHOT - shot if side else None,
+        )
+        if role == "inquisitor":
+            night.checks[role] = move  # the burn replaces the night's check
+        if not night.send(move):
+            lines.append(f"{holder.name}'s {role} kill is stopped")
+            continue
+        night.strike(move)
+        lines.append(f"{holder.name} ({role}) kills {move.target}")
+    return night, lines
 
 
 def suicides(night: Night) -> tuple[Night, Sequence[str]]:
@@ -173,6 +180,7 @@ def checkers(night: Night) -> tuple[Night, Sequence[str]]:
     slots = (
         ("commissar", "check", 16),
         ("advocate", "check", 16),
+        ("inquisitor", "check", 16),
         ("journalist", "compare", 17),
         ("detective", "track", 18),
     )

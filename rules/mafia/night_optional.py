@@ -111,7 +111,7 @@ def journalist(night: Night, results: Results) -> None:
     checked = {
         m.target
         for m in night.visits
-        if m.role in ("commissar", "advocate") and m.action == "check"
+        if m.role in ("commissar", "advocate", "inquisitor") and m.action == "check"
     }
     if night.is_stopped(move) or any(t in night.deaths or t in checked for t in move.targets):
         event = Compare(holder.name, move.targets, "not_provided", False, None)

@@ -81,6 +81,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     _heal(night, results)
     _commissar(night, results)
     _advocate(night, results)
+    _inquisitor(night, results)
     night_optional.journalist(night, results)
     results.events.extend(
         KillConfirmed(c.player, c.target, c.night) for c in start.confirms if c.kind == "kill"
@@ -205,7 +206,7 @@ def _heal(night: Night, results: Results) -> None:
         results.remember("doctor", event)
 
 
-CHECKERS = ("commissar", "advocate")
+CHECKERS = ("commissar", "advocate", "inquisitor")
 """The roles whose N16 checks make each other's `not_provided` (§7.8, §15.9)."""
 
 
@@ -302,6 +303,66 @@ def _advocate(night: Night, results: Results) -> None:
     if colour is Colour.BLACK and move.target not in black:
         black = (*black, move.target)
     results.remember("advocate", event, passed=passed, passed_black=black)
+
+
+def _inquisitor(night: Night, results: Results) -> None:
+    """§15.10: private checks (burns allowed by a black result the next night; a black holder
+    also by a red or false black one, the night after), verifications, the burn's aftermath."""
+    state = night.state
+    holder = state.holder("inquisitor")
+    if holder is None:
+        return
+    memory = results.memory["inquisitor"]
+    vote = state.vote_of(holder.name, "check")
+    if vote is not None and vote.action == "verify" and vote.targets:
+        target = vote.targets[0]
+        if night.evening(Move(holder.name, "inquisitor", "verify", vote.targets, slot=11)):
+            truth = true_colour(state, holder.name, target)
+            event: Event = Verified(holder.name, target, truth.value)
+            results.events.append(event)
+            blacks = memory.verified_black
+            if truth is Colour.BLACK and target not in blacks:
+                blacks = (*blacks, target)
+            results.remember("inquisitor", event, verified_black=blacks)
+        return
+    move = night.checks.get("inquisitor")
+    if move is None:
+        return
+    if move.action == "kill":
+        killed = night.deaths.get(move.target)
+        if killed is move and holder.is_black:
+            black = state.get(move.target).is_black
+            memory = replace(
+                memory, reads_red=black, burned_true_black=memory.burned_true_black or black
+            )
+            results.memory["inquisitor"] = memory
+        return
+    result, colour = _commissar_result(night, holder, "inquisitor")
+    truly_black = state.get(move.target).is_black
+    false_black = None
+    if holder.is_black:
+        false_black = result == "passed" and colour is Colour.BLACK and not truly_black
+    event = Check(
+        holder.name,
+        "inquisitor",
+        move.target,
+        result,
+        colour.value if colour else None,
+        false_black,
+        None,
+    )
+    results.events.append(event)
+    burns = dict(memory.burns)
+    if result == "passed" and colour is Colour.BLACK and (truly_black or not holder.is_black):
+        burns[move.target] = night.number + 1
+    elif result == "passed" and holder.is_black:
+        burns[move.target] = night.number + 2
+    passed = (
+        memory.passed
+        if move.target in memory.passed or result != "passed"
+        else (*memory.passed, move.target)
+    )
+    results.remember("inquisitor", event, burns=burns, passed=passed)
 
 
 def _faked_colour(state: GameState, name: str, result: str, colour: Colour | None) -> str | None:

@@ -58,5 +58,10 @@ def check_colour(night: Night, checker: str, target: str) -> Colour:
     if target == checker:
         return Colour.RED
     player = night.state.get(target)
-    # The Son of the Boss always reads red ("clean hands", §16.1).
-    return Colour.BLACK if player.is_black and player.negative != "son_of_boss" else Colour.RED
+    # The Son of the Boss always reads red ("clean hands", §16.1); a black Inquisitor reads red
+    # after burning a black, until he burns a red (§15.10).
+    if player.negative == "son_of_boss":
+        return Colour.RED
+    if player.peaceful == "inquisitor" and night.state.memory_of("inquisitor").reads_red:
+        return Colour.RED
+    return Colour.BLACK if player.is_black else Colour.RED

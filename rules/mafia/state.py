@@ -62,6 +62,9 @@ class RoleMemory:
     ``last_guard_night``: the Bodyguard's last guard that took place (§15.3, §5.4).  ``bank``,
     ``bought``: the Drug dealer's bank and the votes he bought for today (§15.15).
     ``passed_black``: the players of ``passed`` whose check read `black` (the Advocate, §15.9).
+    ``burns``: player -> the night the Inquisitor may burn him; ``verified_black``: his verified
+    blacks (his death-time kill); ``burned_true_black``, ``reads_red``: a black Inquisitor's
+    burn of a true black, and his red reading after burning a black (§15.10).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -82,6 +85,10 @@ class RoleMemory:
     bank: float = 0
     bought: float = 0
     passed_black: tuple[str, ...] = ()
+    burns: Mapping[str, int] = field(default_factory=dict)
+    verified_black: tuple[str, ...] = ()
+    burned_true_black: bool = False
+    reads_red: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ class Day:
     ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
     ``vouched``: the players the Witness vouched for today (§15.12).  ``pending``: the vote
     whose result waits for `vote_moves` (§6.9).  ``defended``: the Advocate's legal protection
-    of today (§15.9).
+    of today (§15.9).  ``last_movers``: the lynched players asked in `last_moves` (§6.9).
     """
 
     vertical: str | None = None
@@ -141,6 +148,7 @@ class Day:
     vouched: tuple[str, ...] = ()
     pending: Pending | None = None
     defended: str | None = None
+    last_movers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

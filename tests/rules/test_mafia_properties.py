@@ -76,7 +76,7 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     # The implemented optional peaceful roles replace citizens now and then.
     optionals = (
         *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
-        *("drug_dealer", "liar", "advocate"),
+        *("drug_dealer", "liar", "advocate", "inquisitor"),
     )
     optionals = optionals[: chaos % (len(optionals) + 1)]
     for index, optional in zip(citizens, optionals, strict=False):
@@ -133,7 +133,8 @@ def check_verdict(state: GameState, vote: Vote, verdict: Accepted[GameState] | R
     if isinstance(verdict, Rejected):
         assert verdict.code in REASONS, verdict
         return
-    assert player is not None and player.alive, f"a dead player's vote was accepted: {vote}"
+    assert player is not None, f"a stranger's vote was accepted: {vote}"
+    assert player.alive or state.step == "last_moves", f"a dead player's vote was accepted: {vote}"
     assert vote.player in RS.asked(state), f"an unasked player's vote was accepted: {vote}"
     assert STRANGER not in vote.targets, f"a stranger was accepted: {vote}"
 
@@ -147,7 +148,11 @@ def check_step(before: GameState, after: GameState, events: Sequence[Any]) -> No
     else:
         assert view.day == view.night + 1
     asked = RS.asked(before)
-    assert all(before.get(name).alive for name in asked), "a dead player was asked"
+    # The dead act only in `last_moves`, the lynched players' death-time moves (§6.9, §8.2).
+    if view.step != "last_moves":
+        assert all(before.get(name).alive for name in asked), "a dead player was asked"
+    else:
+        assert all(before.get(name).cause == "lynch" for name in asked), "a non-lynched mover"
     assert list(asked) == [p.name for p in before.players if p.name in asked], "not seat order"
     alive_before = {p.name for p in before.players if p.alive}
     dead_so_far: set[str] = set()
