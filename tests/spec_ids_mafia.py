@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.9, §15.10, §15.12, §15.13, §15.14, §15.15, §15.22, §16.1).
+# §15.7, §15.9, §15.10, §15.12-§15.16, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -34,6 +34,7 @@ PEACEFUL = frozenset(
         "liar",
         "advocate",
         "inquisitor",
+        "hero",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -116,6 +117,9 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "visitor_names": frozenset({"player", "names"}),
     # §15.15
     "drugged": frozenset({"player"}),
+    # §15.16 (`saved_team`: a black Hero's finding, docs ruling)
+    "hero_save": frozenset({"player", "target", "result"}),
+    "saved_team": frozenset({"player", "target", "team"}),
     # §15.3 (+ `killer_team`, `ward_team`: what a black holder learns, docs ruling)
     "guard_report": frozenset({"player", "killer", "role", "original", "killer_team", "ward_team"}),
 }
@@ -162,6 +166,8 @@ KEYWORDS = frozenset(
         "hidden",
         "defend",
         "nobonus",
+        "save",
+        "take",
     }
 )
 

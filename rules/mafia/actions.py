@@ -37,6 +37,10 @@ NOBONUS = ActionSpec(action="nobonus", group="nobonus", min_names=0, max_names=0
 """A black Advocate cancels his +1 for this vote (§15.9)."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
+LAST_TAKE = ActionSpec(action="take", group="last")
+"""A lynched red Hero's death-time move (§15.16): one of the players whose ballot named him."""
+SAVE = ActionSpec(action="save", group="save")
+"""The Hero's vote-time save (§15.16): one of the players the provisional result lynches."""
 SCANDAL = ActionSpec(action="scandal", group="scandal", max_names=2, allow_self=True)
 """The Liar's vote-time move (§15.13): one or two players' ballots count 0 this vote."""
 HIDDEN = ActionSpec(action="hidden", group="hidden", max_names=2, allow_self=True)
@@ -86,6 +90,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "hidden",
     "defend",
     "nobonus",
+    "save",
+    "take",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -131,7 +137,11 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
     player = state.find(name)
     if player is not None and state.step == Step.LAST_MOVES:
         # The only step that asks the dead: a lynched player's death-time move (§6.9, §8.2).
-        return (Action(LAST_KILL, "inquisitor", True),) if name in state.today.last_movers else ()
+        if name not in state.today.last_movers:
+            return ()
+        if player.peaceful == "hero":
+            return (Action(LAST_TAKE, "hero", True),)
+        return (Action(LAST_KILL, "inquisitor", True),)
     if player is None or not player.alive or state.step is None:
         return ()
     step = state.step
@@ -156,10 +166,12 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
     if step == Step.SECRETARY:
         return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
     if step == Step.VOTE_MOVES:
-        if state.is_role_blocked(name) or (not player.is_black and player.peaceful != "liar"):
+        if state.is_role_blocked(name):
             return ()
-        if player.peaceful == "advocate":
+        if player.peaceful == "advocate" and player.is_black:
             return (Action(NOBONUS, "advocate", primary=True),)
+        if player.peaceful == "hero" and status.hero_may_save(state):
+            return (Action(SAVE, "hero", primary=True),)
         if player.peaceful != "liar":
             return ()
         moves = [Action(SCANDAL, "liar", primary=True)]
@@ -250,6 +262,15 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
 
 def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
     spec, names, player = action.spec, vote.targets, state.get(vote.player)
+    if spec.action == "save" and names:
+        pending = state.today.pending
+        named = {t for b in (pending.ballots if pending else ()) for t in b.targets}
+        if names[0] not in named:
+            return Rejected(Code.NOT_CANDIDATE, "nobody voted against that player")
+    if spec.action == "take" and names and names[0] not in state.today.takeable:
+        return Rejected(Code.NOT_CANDIDATE, "only a player whose ballot named you")
+    if spec.kill and names and spec.group != "last" and _hero_bars(state, player.name):
+        return Rejected(Code.NOT_NOW, "no kill move the night after the Hero's save")
     if action.role == "inquisitor" and spec.kill and names:
         refusal = _inquisitor_rules(state, player, spec, names[0])
         if refusal is not None:
@@ -323,6 +344,12 @@ def _journalist_rules(state: GameState, action: str, names: tuple[str, ...]) -> 
     if action == "compare" and names and follows and not set(names) & set(memory.pair):
         return Rejected(Code.NOT_ELIGIBLE, "one name must be of your last pair, or verify")
     return None
+
+
+def _hero_bars(state: GameState, name: str) -> bool:
+    """§15.16: a black Hero and the black he saved make no kill move on the next night."""
+    memory = state.memory_of("hero")
+    return name in memory.no_kill and memory.no_kill_night == state.night
 
 
 def _inquisitor_rules(

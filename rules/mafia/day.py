@@ -9,11 +9,13 @@ from rules.core.events import Event
 from rules.mafia import actions, deaths, status, tally
 from rules.mafia.events import (
     Examination,
+    HeroSave,
     Inactive,
     Lynch,
     Mayor,
     NoMayor,
     Revote,
+    SavedTeam,
     Secretary,
     SecretaryLost,
     VoteStart,
@@ -156,9 +158,13 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
     ballots, auto = tally.collect(state, asked, auto_votes=auto_votes)
     voters = tuple(dict.fromkeys(v.player for v in state.votes if v.group == "vote"))
     pending = Pending(str(state.step), tuple(asked), voters, ballots, auto)
-    if _liar(state) is not None or _black_advocate(state) is not None:
-        today = replace(state.today, pending=pending)
-        return replace(state, today=today), (), ("vote-time moves",), Step.VOTE_MOVES
+    waiting = replace(state, today=replace(state.today, pending=pending))
+    if (
+        _liar(state) is not None
+        or _black_advocate(state) is not None
+        or status.hero_may_save(waiting)
+    ):
+        return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
     return _decide(state, pending, tally.Scandal())
 
 
@@ -218,8 +224,9 @@ def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outco
             lynched = (everybody,)
         else:
             lynched = tally.revote_result(state, result, state.today.candidates)
+        state, lynched, saved = _hero_save(state, lynched)
         state = replace(state, today=replace(state.today, revote_empty=not lynched))
-        return _conclude(state, lynched, result, pending, trace)
+        return _conclude(state, lynched, result, pending, trace, saved)
     best = tally.top(result.totals)
     if everybody is not None:
         trace.append(f"every other player voted against {everybody}")
@@ -241,7 +248,42 @@ def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outco
         )
         state, more = _inactivity(replace(state, today=today), pending)
         return state, (event, *more), tuple(trace), Step.REVOTE
-    return _conclude(state, best, result, pending, trace)
+    state, best, saved = _hero_save(state, best)
+    return _conclude(state, best, result, pending, trace, saved)
+
+
+def _hero_save(
+    state: GameState, lynched: tuple[str, ...]
+) -> tuple[GameState, tuple[str, ...], tuple[Event, ...]]:
+    """§15.16: the Hero's save of a player the result lynches: a red's lynch (any for a black
+    Hero) is cancelled; a red Hero saving a black is lynched with him."""
+    hero = state.holder("hero")
+    vote = state.vote_of(hero.name, "save") if hero is not None else None
+    if hero is None or vote is None or not vote.targets or vote.targets[0] not in lynched:
+        return state, lynched, ()
+    target = state.get(vote.targets[0])
+    memory = replace(
+        state.memory_of("hero"),
+        save_used=True,
+        saved_on={**state.memory_of("hero").saved_on, target.name: state.day},
+    )
+    events: list[Event] = []
+    if target.is_black and not hero.is_black:
+        lynched = (*lynched, hero.name)
+        events.append(HeroSave(hero.name, target.name, "joined"))
+    else:
+        lynched = tuple(n for n in lynched if n != target.name)
+        events.append(HeroSave(hero.name, target.name, "cancelled"))
+        state = replace(state, today=replace(state.today, hero_cancelled=True))
+        if not target.is_black:
+            memory = replace(memory, cancelled_red=True)
+        if hero.is_black:
+            events.append(SavedTeam(hero.name, target.name, target.team.value))
+            if target.is_black:
+                memory = replace(memory, no_kill=(hero.name, target.name), no_kill_night=state.day)
+            else:
+                memory = replace(memory, spared=target.name)
+    return replace(state, memory={**state.memory, "hero": memory}), lynched, tuple(events)
 
 
 def _conclude(
@@ -250,17 +292,19 @@ def _conclude(
     result: tally.Count,
     pending: Pending,
     trace: list[str],
+    saved: Sequence[Event] = (),
 ) -> Outcome:
     """The final result of the day's vote (§6.5, §6.11, §13.4 order of events)."""
     lynched = _seat_sorted(state, lynched)
     events: list[Event] = [
+        *saved,
         Lynch(
             lynched[0] if lynched else None,
             lynched,
             result.totals_form(),
             result.ballots_form(),
             result.auto,
-        )
+        ),
     ]
     if any(not state.get(n).is_black for n in lynched):
         state = replace(state, red_lynched=True)
@@ -279,17 +323,37 @@ def _conclude(
     state = _stalemate(state)
     events.extend(_examination(state))
     trace.append(f"lynched {list(lynched)}")
-    movers = tuple(name for name in lynched if _has_last_kill(state, name))
+    movers = tuple(name for name in lynched if _has_death_move(state, name))
+    takeable = tuple(b.voter for b in result.ballots if any(n in b.targets for n in movers))
     if movers:
-        state = replace(state, today=replace(state.today, last_movers=movers))
-        return state, tuple(events), tuple(trace), Step.LAST_MOVES
-    return state, tuple(events), tuple(trace), Step.NIGHT
+        today = replace(state.today, last_movers=movers, takeable=takeable, lynched=lynched)
+        return replace(state, today=today), tuple(events), tuple(trace), Step.LAST_MOVES
+    state, following = _after_day_vote(state, lynched)
+    return state, tuple(events), tuple(trace), following
 
 
-def _has_last_kill(state: GameState, name: str) -> bool:
-    """§15.10: a lynched Inquisitor with a living verified black (a black Inquisitor who burned a
-    true black: anybody) has a death-time kill."""
+def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState, str]:
+    """§6.10: one lynched player whom the Hero saved on an earlier day brings an extra vote (at
+    most one a day); otherwise the night comes."""
+    saved_on = state.memory_of("hero").saved_on
+    if (
+        len(lynched) == 1
+        and saved_on.get(lynched[0], state.day) < state.day
+        and not state.today.extra_done
+    ):
+        today = replace(state.today, extra_done=True, tied_ballots=(), candidates=())
+        return replace(state, today=today), Step.EXTRA_VOTE
+    return state, Step.NIGHT
+
+
+def _has_death_move(state: GameState, name: str) -> bool:
+    """§6.9: a lynched red Hero who once cancelled a red's lynch may take a voter (§15.16); a
+    lynched Inquisitor with a living verified black (a black one who burned a true black:
+    anybody) has a death-time kill (§15.10)."""
     player = state.get(name)
+    if player.peaceful == "hero":
+        memory = state.memory_of("hero")
+        return not player.is_black and memory.cancelled_red and not memory.inherited
     if player.peaceful != "inquisitor":
         return False
     memory = state.memory_of("inquisitor")
@@ -302,23 +366,25 @@ def last_moves(state: GameState) -> Outcome:
     """§6.9: the lynched players' death-time moves; their victims count as lynched."""
     events: list[Event] = []
     victims = []
+    via = None
     for mover in state.today.last_movers:
         vote = state.vote_of(mover, "last")
         if vote is not None and vote.targets and state.get(vote.targets[0]).alive:
             victims.append(vote.targets[0])
+            via = state.get(mover).peaceful
     victims = list(_seat_sorted(state, list(dict.fromkeys(victims))))
     if any(not state.get(n).is_black for n in victims):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")
         events.extend(lost)
-    state, died = deaths.kill(
-        state, [(n, Cause.LYNCH) for n in victims], at_night=False, via="inquisitor"
-    )
+    state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in victims], at_night=False, via=via)
     state, posts = deaths.after_deaths(state, victims)
     state, heirs = deaths.inherit(state, victims)
     events.extend((*posts, *died, *heirs))
-    state = replace(state, today=replace(state.today, last_movers=()))
-    return state, tuple(events), (f"last moves take {victims or 'nobody'}",), Step.NIGHT
+    lynched = (*state.today.lynched, *victims)
+    state = replace(state, today=replace(state.today, last_movers=(), takeable=()))
+    state, following = _after_day_vote(state, lynched)
+    return state, tuple(events), (f"last moves take {victims or 'nobody'}",), following
 
 
 def _defended(state: GameState) -> str | None:
@@ -418,8 +484,9 @@ def _inactivity(state: GameState, pending: Pending) -> tuple[GameState, tuple[Ev
 
 
 def _stalemate(state: GameState) -> GameState:
-    """§6.12: two days in a row end in an empty revote with the same living players: a draw."""
-    if not state.today.revote_empty:
+    """§6.12: two days in a row end in an empty revote with the same living players: a draw (a
+    day on which the Hero cancelled a lynch does not count)."""
+    if not state.today.revote_empty or state.today.hero_cancelled:
         return replace(state, stalemate=None)
     alive = tuple(p.name for p in state.living)
     if state.stalemate == alive:

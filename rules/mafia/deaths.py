@@ -121,5 +121,9 @@ def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Eve
     players = tuple(
         replace(p, peaceful=changes[p.name]) if p.name in changes else p for p in state.players
     )
-    state, son = pass_son(replace(state, players=players), dead)
+    state = replace(state, players=players)
+    if "hero" in changes.values():  # an inherited Hero gives only his night information (§8.3)
+        hero = replace(state.memory_of("hero"), inherited=True)
+        state = replace(state, memory={**state.memory, "hero": hero})
+    state, son = pass_son(state, dead)
     return state, (*events, *son)

@@ -442,6 +442,27 @@ class Drugged(_Private):
 
 
 @dataclass(frozen=True)
+class HeroSave(Event):
+    """The Hero saves ``target`` (public, §15.16): ``result`` `cancelled` (the lynch of ``target``
+    is cancelled) or `joined` (the Hero is lynched with a black ``target``)."""
+
+    type: ClassVar[str] = "hero_save"
+    player: str
+    target: str
+    result: str
+
+
+@dataclass(frozen=True)
+class SavedTeam(_Private):
+    """A black Hero learns the team of the player he saved (§15.16)."""
+
+    type: ClassVar[str] = "saved_team"
+    player: str
+    target: str
+    team: str
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -507,6 +528,8 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         VisitorNames,
         GuardReport,
         Drugged,
+        HeroSave,
+        SavedTeam,
         Inactive,
         RejectedVote,
         Draw,

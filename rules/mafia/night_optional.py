@@ -166,6 +166,11 @@ def criminalist(night: Night, results: Results) -> None:
         event: Event = Samples(holder.name, memory.corpse, found)
         results.events.append(event)
         results.remember("criminalist", event)
-    visitors = night.visitors_of(holder.name)
+    visitor_names(night, results, holder.name)
+
+
+def visitor_names(night: Night, results: Results, name: str) -> None:
+    """N18: the names of a player's night visitors (the Criminalist §15.22, the Hero §15.16)."""
+    visitors = night.visitors_of(name)
     if visitors:
-        results.events.append(VisitorNames(holder.name, visitors))
+        results.events.append(VisitorNames(name, visitors))

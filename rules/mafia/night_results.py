@@ -89,6 +89,9 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     _detective(night, results)
     _investigator(night, results)
     night_optional.criminalist(night, results)
+    hero = night.state.holder("hero")
+    if hero is not None and not night.state.is_role_blocked(hero.name):
+        night_optional.visitor_names(night, results, hero.name)
     drugged = night_optional.drug_results(night, results)
     results.events.extend(results.copies)
     _stopped(night, results)

@@ -64,4 +64,7 @@ def check_colour(night: Night, checker: str, target: str) -> Colour:
         return Colour.RED
     if player.peaceful == "inquisitor" and night.state.memory_of("inquisitor").reads_red:
         return Colour.RED
+    spared = night.state.memory_of("hero").spared  # a black Hero's saved red lives (§15.16)
+    if player.peaceful == "hero" and spared is not None and night.state.get(spared).alive:
+        return Colour.RED
     return Colour.BLACK if player.is_black else Colour.RED

@@ -64,7 +64,11 @@ class RoleMemory:
     ``passed_black``: the players of ``passed`` whose check read `black` (the Advocate, §15.9).
     ``burns``: player -> the night the Inquisitor may burn him; ``verified_black``: his verified
     blacks (his death-time kill); ``burned_true_black``, ``reads_red``: a black Inquisitor's
-    burn of a true black, and his red reading after burning a black (§15.10).
+    burn of a true black, and his red reading after burning a black (§15.10).  The Hero's
+    (§15.16): ``save_used``; ``saved_on``: saved player -> day; ``cancelled_red``: he cancelled
+    a red's lynch; ``inherited``: an heir holds the role (night information only); ``spared``: the
+    red a black Hero saved (he reads red while that red lives); ``no_kill``/``no_kill_night``:
+    the black Hero and the black he saved make no kill move that night.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -89,6 +93,13 @@ class RoleMemory:
     verified_black: tuple[str, ...] = ()
     burned_true_black: bool = False
     reads_red: bool = False
+    save_used: bool = False
+    saved_on: Mapping[str, int] = field(default_factory=dict)
+    cancelled_red: bool = False
+    inherited: bool = False
+    spared: str | None = None
+    no_kill: tuple[str, ...] = ()
+    no_kill_night: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,7 +146,9 @@ class Day:
     ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
     ``vouched``: the players the Witness vouched for today (§15.12).  ``pending``: the vote
     whose result waits for `vote_moves` (§6.9).  ``defended``: the Advocate's legal protection
-    of today (§15.9).  ``last_movers``: the lynched players asked in `last_moves` (§6.9).
+    of today (§15.9).  ``last_movers``: the lynched players asked in `last_moves` (§6.9);
+    ``takeable``: whom a lynched Hero may take (the voters against him).  ``extra_done``: today's
+    extra vote was held (§6.10); ``hero_cancelled``: the Hero cancelled a lynch today (§6.12).
     """
 
     vertical: str | None = None
@@ -149,6 +162,10 @@ class Day:
     pending: Pending | None = None
     defended: str | None = None
     last_movers: tuple[str, ...] = ()
+    takeable: tuple[str, ...] = ()
+    lynched: tuple[str, ...] = ()
+    extra_done: bool = False
+    hero_cancelled: bool = False
 
 
 @dataclass(frozen=True)

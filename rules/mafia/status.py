@@ -39,3 +39,19 @@ def may_be_lynched(state: GameState, name: str) -> bool:
 def protected_today(state: GameState) -> tuple[str, ...]:
     """Nobody may vote against these players today: the vertical, the Advocate's defence."""
     return tuple(n for n in (state.today.vertical, state.today.defended) if n is not None)
+
+
+def hero_may_save(state: GameState) -> bool:
+    """§15.16: the Hero's save is unused, he holds the role from the start, he is alive and not
+    blocked, and the pending vote is no hunt."""
+    hero = state.holder("hero")
+    memory = state.memory_of("hero")
+    pending = state.today.pending
+    return (
+        hero is not None
+        and not state.is_role_blocked(hero.name)
+        and not memory.save_used
+        and not memory.inherited
+        and pending is not None
+        and pending.kind != "hunt"
+    )

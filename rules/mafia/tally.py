@@ -223,6 +223,10 @@ def _barrier(
     barrier = state.drugged.get(target, 0)
     if target == scandal.liar and target in scandal.named:
         barrier = max(barrier, 2)
+    player = state.get(target)
+    hero = player.peaceful == "hero" and not state.memory_of("hero").inherited
+    if hero and not state.is_role_blocked(target):
+        barrier = max(barrier, 1)  # the Hero's barrier at votes (§15.16)
     if barrier and state.get(target).is_black:
         reds = {p.name for p in state.living if not p.is_black}
         against = {b.voter for b in cast if target in b.targets}

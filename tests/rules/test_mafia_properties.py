@@ -76,7 +76,7 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     # The implemented optional peaceful roles replace citizens now and then.
     optionals = (
         *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
-        *("drug_dealer", "liar", "advocate", "inquisitor"),
+        *("drug_dealer", "liar", "advocate", "inquisitor", "hero"),
     )
     optionals = optionals[: chaos % (len(optionals) + 1)]
     for index, optional in zip(citizens, optionals, strict=False):
