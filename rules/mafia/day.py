@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from rules.core.events import Event
-from rules.mafia import actions, deaths, status, tally
+from rules.mafia import actions, deaths, status, tally, validate
 from rules.mafia.events import (
     Examination,
     HeroSave,
@@ -402,7 +402,7 @@ def _buy(state: GameState) -> GameState:
     vote = state.vote_of(holder.name, "buy") if holder is not None else None
     if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
         return state
-    bought = actions.parse_half(vote.targets[0]) or 0
+    bought = validate.parse_half(vote.targets[0]) or 0
     memory = state.memory_of("drug_dealer")
     memory = replace(memory, bought=bought, bank=memory.bank - bought)
     return replace(state, memory={**state.memory, "drug_dealer": memory})

@@ -19,7 +19,7 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.view import GameView, JsonValue, SeatView
-from rules.mafia import actions, distributions, engine, state, wins
+from rules.mafia import actions, distributions, engine, state, validate, wins
 from rules.mafia.events import EVENT_TYPES, Death, RoleInfo, Setup
 from rules.mafia.ids import CAUSES, STEPS, TEAMS
 from rules.mafia.roles import ROLES
@@ -104,7 +104,7 @@ class MafiaRuleset:
 
     def apply(self, state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
         """Validate and store a vote (it replaces the earlier vote of the same move group)."""
-        return actions.apply_vote(state, vote)
+        return validate.apply_vote(state, vote)
 
     def resolve(self, state: GameState) -> Resolution[GameState]:
         """Resolve the current step and advance (ValueError when the game is over)."""
