@@ -1,5 +1,4 @@
-"""The optional roles' day moves and effects: the Advocate's defence, the Drug dealer's bought
-votes, the Criminalist's examination, the Judge's weight, the Hero's save (docs/rules/mafia.md)."""
+"""Optional roles' day moves: the Advocate's defence, bought votes, examination, Judge, Hero."""
 
 from __future__ import annotations
 
