@@ -1,5 +1,8 @@
-"""Unit tests of the Mafia ruleset's entry points that scenarios do not reach: choices,
-close_early, distributions, the state codec, settings validation (docs/rules/mafia.md)."""
+"""Unit tests of the Mafia ruleset's entry points that the scenario files do not reach.
+
+Choices, close_early, distributions, the state codec, settings validation, the audience of the
+side's events (docs/rules/mafia.md).
+"""
 
 from __future__ import annotations
 
