@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.9, §15.10, §15.12-§15.16, §15.22, §16.1).
+# §15.7, §15.9, §15.10, §15.12-§15.17, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -35,6 +35,7 @@ PEACEFUL = frozenset(
         "advocate",
         "inquisitor",
         "hero",
+        "fanatic",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -60,7 +61,7 @@ STEPS = frozenset(
 TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
-    | {"link", "inquisitor"}  # optional: §15.2, §15.10
+    | {"link", "inquisitor", "fanatic"}  # optional: §15.2, §15.10, §15.17
 )
 
 # §13.3: event type -> fields.
@@ -117,6 +118,10 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "visitor_names": frozenset({"player", "names"}),
     # §15.15
     "drugged": frozenset({"player"}),
+    # §15.17 (`favourite_moves` fields and `revenge`: docs ruling)
+    "favourite": frozenset({"player", "target", "role"}),
+    "favourite_moves": frozenset({"player", "target", "went_to"}),
+    "revenge": frozenset({"player", "result"}),
     # §15.16 (`saved_team`: a black Hero's finding, docs ruling)
     "hero_save": frozenset({"player", "target", "result"}),
     "saved_team": frozenset({"player", "target", "team"}),
@@ -168,6 +173,7 @@ KEYWORDS = frozenset(
         "nobonus",
         "save",
         "take",
+        "favourite",
     }
 )
 

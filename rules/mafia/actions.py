@@ -92,6 +92,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "nobonus",
     "save",
     "take",
+    "favourite",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -110,11 +111,20 @@ class Action:
         return ROLES[self.role].has("negative") if self.role in ROLES else False
 
 
+def _offered(state: GameState, spec: ActionSpec) -> bool:
+    """Moves offered only at times (§15.17): the Fanatic's favourite on night 1, his revenge."""
+    if spec.group == "favourite":
+        return state.night == 1 and state.memory_of("fanatic").favourite is None
+    if spec.group == "revenge":
+        return status.revenge_active(state)
+    return True
+
+
 def _night_actions(state: GameState, player: Player) -> list[Action]:
     found = [
         Action(spec, player.peaceful)
         for spec in ACTIONS[player.peaceful]
-        if spec.holder is Holder.ANY or player.is_black
+        if (spec.holder is Holder.ANY or player.is_black) and _offered(state, spec)
     ]
     side = player.side
     if player.negative is not None:
@@ -139,8 +149,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
         # The only step that asks the dead: a lynched player's death-time move (§6.9, §8.2).
         if name not in state.today.last_movers:
             return ()
-        if player.peaceful == "hero":
-            return (Action(LAST_TAKE, "hero", True),)
+        if player.peaceful in ("hero", "fanatic"):
+            return (Action(LAST_TAKE, player.peaceful, True),)
         return (Action(LAST_KILL, "inquisitor", True),)
     if player is None or not player.alive or state.step is None:
         return ()

@@ -308,10 +308,14 @@ def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState
 
 
 def _has_death_move(state: GameState, name: str) -> bool:
-    """§6.9: a lynched red Hero who once cancelled a red's lynch may take a voter (§15.16); a
+    """§6.9: a lynched Fanatic who killed a teammate before avenging may take anyone (§15.17);
+    a lynched red Hero who once cancelled a red's lynch may take a voter (§15.16); a
     lynched Inquisitor with a living verified black (a black one who burned a true black:
     anybody) has a death-time kill (§15.10)."""
     player = state.get(name)
+    if player.peaceful == "fanatic":  # §15.17: after killing a teammate, before avenging
+        memory = state.memory_of("fanatic")
+        return memory.killed_mate and not memory.avenged
     if player.peaceful == "hero":
         memory = state.memory_of("hero")
         return not player.is_black and memory.cancelled_red and not memory.inherited

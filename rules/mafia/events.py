@@ -463,6 +463,36 @@ class SavedTeam(_Private):
 
 
 @dataclass(frozen=True)
+class Favourite(_Private):
+    """The Fanatic ``player``'s favourite ``target`` and his peaceful ``role`` (§15.17)."""
+
+    type: ClassVar[str] = "favourite"
+    player: str
+    target: str
+    role: str
+
+
+@dataclass(frozen=True)
+class FavouriteMoves(_Private):
+    """Whom the Fanatic's favourite ``target`` visited with his peaceful role tonight (§15.17)."""
+
+    type: ClassVar[str] = "favourite_moves"
+    player: str
+    target: str
+    went_to: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Revenge(_Private):
+    """The Fanatic's night of revenge: ``avenged`` (it ends), ``again`` (no kill credited, he may
+    try again) or ``go_on`` (he killed a teammate) (§15.17)."""
+
+    type: ClassVar[str] = "revenge"
+    player: str
+    result: str
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -530,6 +560,9 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Drugged,
         HeroSave,
         SavedTeam,
+        Favourite,
+        FavouriteMoves,
+        Revenge,
         Inactive,
         RejectedVote,
         Draw,

@@ -55,6 +55,7 @@ class Cause(enum.StrEnum):
     INACTIVITY = "inactivity"
     LINK = "link"  # optional: the Immortal's link (§15.2)
     INQUISITOR = "inquisitor"  # optional: the Inquisitor's burn (§15.10)
+    FANATIC = "fanatic"  # optional: the Fanatic's revenge (§15.17)
 
 
 class Code(enum.StrEnum):

@@ -32,6 +32,19 @@ def successor(night: Night) -> tuple[Night, Sequence[str]]:
     return night, []
 
 
+def favourite(night: Night) -> tuple[Night, Sequence[str]]:
+    """E6 (§15.17): the Fanatic names his favourite on night 1 (a missing one is drawn at R)."""
+    holder = night.state.holder("fanatic")
+    vote = night.state.vote_of(holder.name, "favourite") if holder else None
+    if holder is None or vote is None or not vote.targets:
+        return night, []
+    if not night.evening(Move(holder.name, "fanatic", "favourite", vote.targets, slot=6)):
+        return night, [f"{holder.name}'s favourite is stopped"]
+    memory = replace(night.state.memory_of("fanatic"), favourite=vote.targets[0])
+    night.state = replace(night.state, memory={**night.state.memory, "fanatic": memory})
+    return night, [f"{holder.name}'s favourite is {vote.targets[0]}"]
+
+
 def hacker(night: Night) -> tuple[Night, Sequence[str]]:
     """E2 (§15.5): the hack blocks the target's roles from tonight for one day-cycle (§8.5);
     a red Hacker blocks a black's peaceful role for a second one."""
@@ -100,10 +113,12 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
-    """N9: the peaceful killers in order: the Investigator's shot (§7.10), the Inquisitor's
-    burn (§15.10); a black's kill through his peaceful role is one of his side's (§7.4.9)."""
+    """N9: the peaceful killers in order: the Fanatic's revenge (§15.17), the Investigator's shot
+    (§7.10), the Inquisitor's burn (§15.10); a black's kill through his peaceful role is one of
+    his side's (§7.4.9)."""
     lines = []
-    for shot, (role, group) in enumerate((("investigator", "act"), ("inquisitor", "check"))):
+    killers = (("fanatic", "revenge"), ("investigator", "act"), ("inquisitor", "check"))
+    for shot, (role, group) in enumerate(killers):
         holder = night.state.holder(role)
         vote = _vote(night.state, holder.name, group) if holder else None
         if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
@@ -293,6 +308,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E1 immortal", immortal_link),
     Stage("E2 hacker", hacker),
     Stage("E5 successor", successor),
+    Stage("E6 favourite", favourite),
     Stage("E10-E11 evening", evening),
     Stage("N2 blocker", blocker),
     Stage("N6 bodyguard", bodyguard),

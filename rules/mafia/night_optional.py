@@ -5,22 +5,26 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.core.events import Event
+from rules.core.rng import draw_from
 from rules.mafia.events import (
     Blocked,
     Compare,
     Drugged,
+    Favourite,
+    FavouriteMoves,
     GuardReport,
     Hacked,
     HackResult,
     LifeSpent,
     LinkAttack,
+    Revenge,
     RumourSeen,
     Samples,
     VisitorNames,
 )
 from rules.mafia.moves import Move, Night
 from rules.mafia.results import Results, cause_of, check_colour, true_colour
-from rules.mafia.state import Confirm
+from rules.mafia.state import Confirm, GameState
 
 
 def immortal_results(night: Night, results: Results) -> None:
@@ -174,3 +178,43 @@ def visitor_names(night: Night, results: Results, name: str) -> None:
     visitors = night.visitors_of(name)
     if visitors:
         results.events.append(VisitorNames(name, visitors))
+
+
+def fanatic_results(night: Night, state: GameState, results: Results) -> GameState:
+    """§15.17: the favourite (drawn with the seed among night 1's survivors when none was named),
+    the favourite's moves, and the revenge's outcome.  Returns the state with its draw counter."""
+    holder = night.state.holder("fanatic")
+    if holder is None:
+        return state
+    memory = results.memory["fanatic"]
+    named = night.state.memory_of("fanatic").favourite
+    if night.number == 1 and state.get(holder.name).alive:
+        if named is None:
+            pool = [p.name for p in state.living if p.name != holder.name]
+            if pool:
+                named = draw_from(state.seed, state.draws, pool)
+                state = replace(state, draws=state.draws + 1)
+        if named is not None:
+            event: Event = Favourite(holder.name, named, state.get(named).peaceful)
+            results.events.append(event)
+            results.remember("fanatic", event, favourite=named)
+            memory = results.memory["fanatic"]
+    favourite = memory.favourite
+    if favourite is not None and night.state.get(favourite).alive:
+        own = [m for m in night.visits if m.owner == favourite and not m.negative]
+        went = tuple(dict.fromkeys(t for m in own for t in m.targets if t != favourite))
+        results.events.append(FavouriteMoves(holder.name, favourite, went))
+    revenge = [m for m in (*night.visits, *night.attacks) if m.owner == holder.name and m.kill]
+    if not revenge:
+        return state
+    credited = [v for v, m in night.deaths.items() if m.role == "fanatic"]
+    enemies = [v for v in credited if state.get(v).team is not holder.team]
+    if enemies:
+        result, memory = "avenged", replace(memory, avenged=True)
+    elif credited:
+        result, memory = "go_on", replace(memory, killed_mate=True)
+    else:
+        result = "again"
+    results.memory["fanatic"] = memory
+    results.events.append(Revenge(holder.name, result))
+    return state

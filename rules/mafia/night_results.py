@@ -76,6 +76,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     night_optional.hack_results(night, results)
     night_optional.guard_results(night, results)
     night_optional.immortal_results(night, results)
+    state = night_optional.fanatic_results(night, state, results)
     _blocker_results(night, results)
     _attacks(night, results)
     _heal(night, results)

@@ -68,7 +68,9 @@ class RoleMemory:
     (§15.16): ``save_used``; ``saved_on``: saved player -> day; ``cancelled_red``: he cancelled
     a red's lynch; ``inherited``: an heir holds the role (night information only); ``spared``: the
     red a black Hero saved (he reads red while that red lives); ``no_kill``/``no_kill_night``:
-    the black Hero and the black he saved make no kill move that night.
+    the black Hero and the black he saved make no kill move that night.  The Fanatic's
+    (§15.17): ``favourite``; ``avenged``: his revenge ended; ``killed_mate``: he killed a
+    teammate while avenging.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -100,6 +102,9 @@ class RoleMemory:
     spared: str | None = None
     no_kill: tuple[str, ...] = ()
     no_kill_night: int = 0
+    favourite: str | None = None
+    avenged: bool = False
+    killed_mate: bool = False
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,19 @@ def hero_may_save(state: GameState) -> bool:
         and pending is not None
         and pending.kind != "hunt"
     )
+
+
+def revenge_active(state: GameState) -> bool:
+    """§15.17: the Fanatic's favourite is dead and not yet avenged; for a black Fanatic only when
+    the favourite died by a lynch or by a killer who is not the Fanatic or his partner."""
+    fanatic = state.holder("fanatic")
+    memory = state.memory_of("fanatic")
+    if fanatic is None or memory.favourite is None or memory.avenged:
+        return False
+    favourite = state.get(memory.favourite)
+    if favourite.alive:
+        return False
+    if fanatic.is_black and favourite.cause != "lynch":
+        killer = state.killers.get(favourite.name, ("", ""))[1]
+        return killer not in (fanatic.name, *state.partners(fanatic.name))
+    return True

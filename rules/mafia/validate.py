@@ -90,7 +90,8 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         named = {t for b in (pending.ballots if pending else ()) for t in b.targets}
         if names[0] not in named:
             return Rejected(Code.NOT_CANDIDATE, "nobody voted against that player")
-    if spec.action == "take" and names and names[0] not in state.today.takeable:
+    hero_take = spec.action == "take" and action.role == "hero"
+    if hero_take and names and names[0] not in state.today.takeable:
         return Rejected(Code.NOT_CANDIDATE, "only a player whose ballot named you")
     if spec.kill and names and spec.group != "last" and _hero_bars(state, player.name):
         return Rejected(Code.NOT_NOW, "no kill move the night after the Hero's save")

@@ -32,11 +32,16 @@ NAMES = (
 )  # fmt: skip
 STRANGER = "Nobody"
 MAX_STEPS = 400
+# docs/rules/mafia.md §2: the optional peaceful roles this engine implements.
+OPTIONAL_PEACEFUL = (
+    *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
+    *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic"),
+)
 DAY_STEPS = frozenset(STEPS - {"night"})
 # Events a dead player may still receive: none is private to the dead (§7.11), public ones aside.
 PUBLIC = frozenset(
     {"setup", "mayor", "no_mayor", "secretary", "mayor_lost", "secretary_lost", "vote_start"}
-    | {"lynch", "revote", "death", "public_result", "draw", "win"}
+    | {"lynch", "revote", "death", "public_result", "draw", "win", "hero_save"}
 )
 
 
@@ -73,12 +78,8 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     distribution = RS.pick_distribution(n_players, seed)
     seats = RS.deal(NAMES[:n_players], distribution, seed)
     citizens = [i for i, seat in enumerate(seats) if seat.role.startswith("citizen")]
-    # The implemented optional peaceful roles replace citizens now and then.
-    optionals = (
-        *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
-        *("drug_dealer", "liar", "advocate", "inquisitor", "hero"),
-    )
-    optionals = optionals[: chaos % (len(optionals) + 1)]
+    # A random set of the implemented optional peaceful roles replaces citizens.
+    optionals = random.Random(chaos).sample(OPTIONAL_PEACEFUL, k=min(len(citizens), chaos % 5))
     for index, optional in zip(citizens, optionals, strict=False):
         role = seats[index].role.replace("citizen", optional, 1)
         seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
