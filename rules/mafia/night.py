@@ -89,7 +89,8 @@ def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     if holder is None or vote is None or not vote[1]:
         return night, ["no block"]
     mode, (target,) = vote
-    night.send(Move(holder.name, "blocker", mode, (target,), slot=2))
+    if not night.send(Move(holder.name, "blocker", mode, (target,), slot=2)):
+        return night, [f"{holder.name}'s {mode} is stopped"]  # only a role block can (§7.5)
     if mode == "arrest":
         night.arrested = target
     else:
