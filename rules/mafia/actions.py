@@ -209,9 +209,7 @@ def vote_key(state: GameState, vote: StoredVote) -> str:
 
 def defensible(state: GameState, advocate: Player) -> tuple[str, ...]:
     """§15.9: whom the Advocate may defend today: a red check of his (any check when he is
-    black), living, not himself; nobody while his role is blocked."""
-    if state.is_role_blocked(advocate.name):
-        return ()
+    black), living, not himself (a role block stops the defence, not the asking, §8.5)."""
     memory = state.memory_of("advocate")
     return tuple(
         name
