@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7, §15.9, §15.10, §15.12-§15.17, §15.22, §16.1).
+# §15.7-§15.10, §15.12-§15.17, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -36,6 +36,7 @@ PEACEFUL = frozenset(
         "inquisitor",
         "hero",
         "fanatic",
+        "bum",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -118,6 +119,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "visitor_names": frozenset({"player", "names"}),
     # §15.15
     "drugged": frozenset({"player"}),
+    # §15.8
+    "watch": frozenset({"player", "target", "visitors", "left", "own_visitors"}),
     # §15.17 (`favourite_moves` fields and `revenge`: docs ruling)
     "favourite": frozenset({"player", "target", "role"}),
     "favourite_moves": frozenset({"player", "target", "went_to"}),
@@ -174,6 +177,8 @@ KEYWORDS = frozenset(
         "save",
         "take",
         "favourite",
+        "watch",
+        "drink",
     }
 )
 

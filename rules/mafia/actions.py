@@ -93,6 +93,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "save",
     "take",
     "favourite",
+    "watch",
+    "drink",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -117,6 +119,8 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         return state.night == 1 and state.memory_of("fanatic").favourite is None
     if spec.group == "revenge":
         return status.revenge_active(state)
+    if spec.group == "watch":  # the night after a chosen watch repeats it (§15.8)
+        return status.bum_repeats(state) is None
     return True
 
 

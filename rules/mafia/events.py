@@ -493,6 +493,19 @@ class Revenge(_Private):
 
 
 @dataclass(frozen=True)
+class Watch(_Private):
+    """The Bum's watch of ``target`` (§15.8): who visited the house, whether ``target`` went out
+    (``left``), and who visited the Bum himself."""
+
+    type: ClassVar[str] = "watch"
+    player: str
+    target: str
+    visitors: tuple[str, ...]
+    left: bool
+    own_visitors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Inactive(_Private):
     """``player`` has missed ``missed`` day votes in a row (§5.5)."""
 
@@ -563,6 +576,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Favourite,
         FavouriteMoves,
         Revenge,
+        Watch,
         Inactive,
         RejectedVote,
         Draw,

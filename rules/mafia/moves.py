@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from rules.mafia import status
 from rules.mafia.ids import Stop
 from rules.mafia.state import GameState
 
@@ -48,6 +49,7 @@ class Night:
     hack: Move | None = None
     arrested: str | None = None
     protected: str | None = None
+    block: tuple[str, str] | None = None
     visits: list[Move] = field(default_factory=list)
     stopped: list[tuple[Move, Stop]] = field(default_factory=list)
     repelled: list[Move] = field(default_factory=list)
@@ -66,6 +68,8 @@ class Night:
     guard_allows: bool = False
     moved: list[tuple[Move, str]] = field(default_factory=list)
     retargeted: dict[str, str] = field(default_factory=dict)
+    watch: Move | None = None
+    shot_at_drunk: bool = False
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
@@ -95,10 +99,17 @@ class Night:
             self.went_out.add(move.owner)
         return True
 
+    def fails_at(self, name: str) -> bool:
+        """Whether moves aimed at ``name`` fail as on a corpse: the drunk Bum (§15.8)."""
+        return name == status.drunk_bum(self.state)
+
     def strike(self, move: Move) -> None:
-        """A kill move that happens reaches its target (§7.3): a red Bodyguard's ward passes it
-        to the Bodyguard (§15.3); a black Bodyguard's ward cannot be protected; else the
-        Blocker's protection repels it, or it is an attack."""
+        """A kill move that happens reaches its target (§7.3): on the drunk Bum it fails (§15.8);
+        a red Bodyguard's ward passes it to the Bodyguard (§15.3); a black Bodyguard's ward
+        cannot be protected; else the Blocker's protection repels it, or it is an attack."""
+        if self.fails_at(move.target):
+            self.shot_at_drunk = True
+            return
         guard = self.guard
         if (
             guard is not None

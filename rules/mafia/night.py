@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rules.core.pipeline import Stage
-from rules.mafia import kills
+from rules.mafia import kills, status
 from rules.mafia.moves import Move, Night
 from rules.mafia.state import GameState, RoleBlock
 
@@ -91,6 +91,9 @@ def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     mode, (target,) = vote
     if not night.send(Move(holder.name, "blocker", mode, (target,), slot=2)):
         return night, [f"{holder.name}'s {mode} is stopped"]  # only a role block can (§7.5)
+    night.block = (mode, target)
+    if night.fails_at(target) or target == status.acting_bum(night.state):
+        return night, [f"{holder.name}'s {mode} fails on the Bum (§15.8)"]
     if mode == "arrest":
         night.arrested = target
     else:
@@ -107,10 +110,31 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
     move = Move(holder.name, "bodyguard", "guard", vote[1], slot=6)
     if not night.send(move):
         return night, [f"{holder.name}'s guard is stopped"]
+    if night.fails_at(move.target):
+        return night, [f"{holder.name}'s guard fails on the drunk Bum"]
     night.guard = move
     night.guard_black = holder.is_black
     night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
     return night, [f"{holder.name} guards {move.target}"]
+
+
+def bum(night: Night) -> tuple[Night, Sequence[str]]:
+    """N7 (§15.8): the Bum settles at the house he watches (chosen, or repeated), or drinks."""
+    holder = night.state.holder("bum")
+    if holder is None:
+        return night, []
+    target = status.bum_repeats(night.state)
+    vote = _vote(night.state, holder.name, "watch")
+    if target is None and vote is not None and vote[0] == "watch" and vote[1]:
+        target = vote[1][0]
+    if target is None:
+        drunk = night.fails_at(holder.name)
+        return night, [f"{holder.name} is drunk"] if drunk else []
+    move = Move(holder.name, "bum", "watch", (target,), slot=7)
+    if not night.send(move):
+        return night, [f"{holder.name}'s watch is stopped"]
+    night.watch = move
+    return night, [f"{holder.name} watches {target}"]
 
 
 def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
@@ -171,8 +195,8 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
     night.heal = move
     if not night.send(move, exempt=vote[1] == (holder.name,)):
         return night, [f"{holder.name}'s heal is stopped"]
-    night.healed = vote[1]
-    return night, [f"{holder.name} heals {', '.join(vote[1])}"]
+    night.healed = tuple(name for name in vote[1] if not night.fails_at(name))
+    return night, [f"{holder.name} heals {', '.join(night.healed) or 'nobody'}"]
 
 
 def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
@@ -313,6 +337,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E10-E11 evening", evening),
     Stage("N2 blocker", blocker),
     Stage("N6 bodyguard", bodyguard),
+    Stage("N7 bum", bum),
     Stage("N8 negative kills", kills.negative_kills),
     Stage("N9 peaceful kills", peaceful_kills),
     Stage("N10 suicides", suicides),

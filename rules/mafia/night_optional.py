@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from rules.core.events import Event
 from rules.core.rng import draw_from
+from rules.mafia import status
 from rules.mafia.events import (
     Blocked,
     Compare,
@@ -21,6 +22,7 @@ from rules.mafia.events import (
     RumourSeen,
     Samples,
     VisitorNames,
+    Watch,
 )
 from rules.mafia.moves import Move, Night
 from rules.mafia.results import Results, cause_of, check_colour, true_colour
@@ -117,7 +119,8 @@ def journalist(night: Night, results: Results) -> None:
         for m in night.visits
         if m.role in ("commissar", "advocate", "inquisitor") and m.action == "check"
     }
-    if night.is_stopped(move) or any(t in night.deaths or t in checked for t in move.targets):
+    fail = any(t in night.deaths or t in checked or night.fails_at(t) for t in move.targets)
+    if night.is_stopped(move) or fail:
         event = Compare(holder.name, move.targets, "not_provided", False, None)
         results.events.append(event)
         results.remember("journalist", event)
@@ -145,7 +148,7 @@ def drug_results(night: Night, results: Results) -> dict[str, int]:
     dose = DOSES[move.action]
     drugged: dict[str, int] = {}
     for target in move.targets:
-        if target in night.deaths:
+        if target in night.deaths or night.fails_at(target):
             results.events.append(Blocked(move.owner, "drug_dealer"))
             continue
         drugged[target] = dose
@@ -218,3 +221,38 @@ def fanatic_results(night: Night, state: GameState, results: Results) -> GameSta
     results.memory["fanatic"] = memory
     results.events.append(Revenge(holder.name, result))
     return state
+
+
+def bum_results(night: Night, results: Results) -> None:
+    """§15.8: the watch result (not for a drunk Bum: he learns nothing); his drinking memory."""
+    holder = night.state.holder("bum")
+    if holder is None:
+        return
+    memory = results.memory["bum"]
+    if night.fails_at(holder.name):
+        results.memory["bum"] = replace(
+            memory, drank_night=night.number, no_drink=memory.no_drink or night.shot_at_drunk
+        )
+        return
+    move = night.watch
+    if move is None:
+        return
+    target = move.target
+    killers = {m.owner for m in night.attacks if m.target == target}
+    survivors = {target, holder.name} - set(night.deaths)
+    attacked_alive = any(m.target in survivors for m in night.attacks)
+    credited = night.deaths.get(target)
+    shown = []
+    for visitor in night.visitors_of(target):
+        if visitor in killers and (attacked_alive or (credited and visitor != credited.owner)):
+            continue  # §15.8: killers left out, or only the credited one
+        if visitor != holder.name:
+            shown.append(visitor)
+    left = any(m.owner == target for m in night.visits)
+    event: Event = Watch(holder.name, target, tuple(shown), left, night.visitors_of(holder.name))
+    results.events.append(event)
+    chosen = status.bum_repeats(night.state) is None
+    if chosen:
+        results.remember("bum", event, watched=target, watched_night=night.number)
+    else:
+        results.remember("bum", event)

@@ -77,6 +77,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     night_optional.guard_results(night, results)
     night_optional.immortal_results(night, results)
     state = night_optional.fanatic_results(night, state, results)
+    night_optional.bum_results(night, results)
     _blocker_results(night, results)
     _attacks(night, results)
     _heal(night, results)
@@ -158,11 +159,10 @@ def _block_roles(night: Night) -> tuple[str, ...] | None:
 
 def _blocker_results(night: Night, results: Results) -> None:
     holder = night.state.holder("blocker")
-    target = night.arrested or night.protected
-    if holder is None or target is None:
+    if holder is None or night.block is None:
         return
     roles = _block_roles(night)
-    mode = "arrest" if night.arrested else "protect"
+    mode, target = night.block
     event = Block(holder.name, mode, target, "hit" if roles else "miss", roles or ())
     results.events.append(event)
     results.remember("blocker", event)
@@ -219,7 +219,8 @@ def _commissar_result(
 ) -> tuple[str, Colour | None]:
     """§7.8 (§15.9 the same for the Advocate): ``failed``, ``not_provided`` or ``passed``."""
     move = night.checks.get(role)
-    if move is None or night.is_stopped(move) or move.target in night.deaths:
+    corpse = move is not None and (move.target in night.deaths or night.fails_at(move.target))
+    if move is None or night.is_stopped(move) or corpse:
         return "failed", None
     others = {"doctor", "blocker", "bodyguard"} | {r for r in CHECKERS if r != role}
     visitors = {m.role for m in night.visits if move.target in m.targets and m.action != "compare"}
@@ -400,7 +401,7 @@ def _detective(night: Night, results: Results) -> None:
     move = night.checks.get("detective")
     if move is None:
         return
-    stopped = night.is_stopped(move)
+    stopped = night.is_stopped(move) or night.fails_at(move.target)  # the drunk Bum (§15.8)
     if move.action == "role":
         target = state.get(move.target)
         role = "not_provided" if stopped else target.peaceful

@@ -70,7 +70,9 @@ class RoleMemory:
     red a black Hero saved (he reads red while that red lives); ``no_kill``/``no_kill_night``:
     the black Hero and the black he saved make no kill move that night.  The Fanatic's
     (§15.17): ``favourite``; ``avenged``: his revenge ended; ``killed_mate``: he killed a
-    teammate while avenging.
+    teammate while avenging.  The Bum's (§15.8): ``watched``/``watched_night``: his chosen
+    watch (repeated automatically the next night); ``drank_night``; ``no_drink``: a kill was
+    aimed at him while drunk.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -105,6 +107,10 @@ class RoleMemory:
     favourite: str | None = None
     avenged: bool = False
     killed_mate: bool = False
+    watched: str | None = None
+    watched_night: int = 0
+    drank_night: int = 0
+    no_drink: bool = False
 
 
 @dataclass(frozen=True)

@@ -71,3 +71,32 @@ def revenge_active(state: GameState) -> bool:
         killer = state.killers.get(favourite.name, ("", ""))[1]
         return killer not in (fanatic.name, *state.partners(fanatic.name))
     return True
+
+
+def bum_repeats(state: GameState) -> str | None:
+    """§15.8: the player the Bum watches again tonight, automatically, after choosing him last
+    night (None: he chooses tonight)."""
+    bum = state.holder("bum")
+    memory = state.memory_of("bum")
+    if bum is None or memory.watched is None or memory.watched_night != state.night - 1:
+        return None
+    return memory.watched if state.get(memory.watched).alive else None
+
+
+def drunk_bum(state: GameState) -> str | None:
+    """§15.8: the Bum when he drinks tonight (his `drink` in force, his role not blocked)."""
+    bum = state.holder("bum")
+    if bum is None or state.is_role_blocked(bum.name) or bum_repeats(state) is not None:
+        return None
+    vote = state.vote_of(bum.name, "watch")
+    return bum.name if vote is not None and vote.action == "drink" else None
+
+
+def acting_bum(state: GameState) -> str | None:
+    """§15.8: the Bum when he watches tonight (chosen or repeated): immune to the Blocker."""
+    bum = state.holder("bum")
+    if bum is None or state.is_role_blocked(bum.name):
+        return None
+    vote = state.vote_of(bum.name, "watch")
+    watching = vote is not None and vote.action == "watch" and vote.targets
+    return bum.name if bum_repeats(state) is not None or watching else None

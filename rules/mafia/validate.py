@@ -85,6 +85,10 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
 
 def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
     spec, names, player = action.spec, vote.targets, state.get(vote.player)
+    if spec.action == "drink":
+        memory = state.memory_of("bum")
+        if memory.no_drink or memory.drank_night == state.night - 1:
+            return Rejected(Code.NOT_NOW, "not two nights in a row (nor ever, once shot at drunk)")
     if spec.action == "save" and names:
         pending = state.today.pending
         named = {t for b in (pending.ballots if pending else ()) for t in b.targets}
