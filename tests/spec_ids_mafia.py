@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from tests.spec_ids import SpecIds
 
 # §2: the core roles of §0.2, and the optional roles implemented so far (§15.2, §15.3, §15.5,
-# §15.7-§15.10, §15.12-§15.17, §15.22, §16.1).
+# §15.7-§15.10, §15.12-§15.17, §15.21, §15.22, §16.1).
 PEACEFUL = frozenset(
     {
         "citizen",
@@ -37,6 +37,7 @@ PEACEFUL = frozenset(
         "hero",
         "fanatic",
         "bum",
+        "cultist",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -62,7 +63,7 @@ STEPS = frozenset(
 TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
-    | {"link", "inquisitor", "fanatic"}  # optional: §15.2, §15.10, §15.17
+    | {"link", "inquisitor", "fanatic", "cultist"}  # optional: §15.2, §15.10, §15.17, §15.21
 )
 
 # §13.3: event type -> fields.
@@ -179,6 +180,7 @@ KEYWORDS = frozenset(
         "favourite",
         "watch",
         "drink",
+        "souls",
     }
 )
 

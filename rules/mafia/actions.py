@@ -95,6 +95,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "favourite",
     "watch",
     "drink",
+    "souls",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -121,6 +122,9 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         return status.revenge_active(state)
     if spec.group == "watch":  # the night after a chosen watch repeats it (§15.8)
         return status.bum_repeats(state) is None
+    if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
+        memory = state.memory_of("cultist")
+        return memory.souls_gained >= 3 and not memory.devoured
     return True
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from rules.core.events import Event
@@ -47,7 +47,7 @@ def kill(
         for p in state.players
         if p.name in causes and p.alive
     )
-    state = replace(state, players=players)
+    state = _souls(replace(state, players=players), causes)
     owed = dict(state.ledger.owed)
     for side in ledger.SIDES:
         if not before[side] and ledger.is_eliminated(state, side):
@@ -55,6 +55,17 @@ def kill(
             owed[rival.value] += owed[side.value]
             owed[side.value] = 0
     return replace(state, ledger=replace(state.ledger, owed=owed)), events
+
+
+def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:
+    """§15.21: the living Cultist gains a soul when one of his targets dies (not by his devour)."""
+    cultist = state.holder("cultist")
+    memory = state.memory_of("cultist")
+    gained = sum(1 for n, c in causes.items() if n in memory.soul_targets and c != "cultist")
+    if cultist is None or not gained:
+        return state
+    memory = replace(memory, souls=memory.souls + gained, souls_gained=memory.souls_gained + gained)
+    return replace(state, memory={**state.memory, "cultist": memory})
 
 
 def lose_post(state: GameState, reason: str) -> tuple[GameState, tuple[Event, ...]]:

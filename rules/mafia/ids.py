@@ -56,6 +56,7 @@ class Cause(enum.StrEnum):
     LINK = "link"  # optional: the Immortal's link (§15.2)
     INQUISITOR = "inquisitor"  # optional: the Inquisitor's burn (§15.10)
     FANATIC = "fanatic"  # optional: the Fanatic's revenge (§15.17)
+    CULTIST = "cultist"  # optional: the Cultist's devour (§15.21)
 
 
 class Code(enum.StrEnum):

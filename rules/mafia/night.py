@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from rules.core.pipeline import Stage
 from rules.mafia import kills, status
+from rules.mafia.ids import Stop
 from rules.mafia.moves import Move, Night
 from rules.mafia.state import GameState, RoleBlock
 
@@ -138,11 +139,16 @@ def bum(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
-    """N9: the peaceful killers in order: the Fanatic's revenge (§15.17), the Investigator's shot
-    (§7.10), the Inquisitor's burn (§15.10); a black's kill through his peaceful role is one of
-    his side's (§7.4.9)."""
+    """N9: the peaceful killers in order: the Fanatic's revenge (§15.17), the Cultist's devour
+    (§15.21), the Investigator's shot (§7.10), the Inquisitor's burn (§15.10); a black's kill
+    through his peaceful role is one of his side's (§7.4.9)."""
     lines = []
-    killers = (("fanatic", "revenge"), ("investigator", "act"), ("inquisitor", "check"))
+    killers = (
+        ("fanatic", "revenge"),
+        ("cultist", "cult"),
+        ("investigator", "act"),
+        ("inquisitor", "check"),
+    )
     for shot, (role, group) in enumerate(killers):
         holder = night.state.holder(role)
         vote = _vote(night.state, holder.name, group) if holder else None
@@ -197,6 +203,46 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
         return night, [f"{holder.name}'s heal is stopped"]
     night.healed = tuple(name for name in vote[1] if not night.fails_at(name))
     return night, [f"{holder.name} heals {', '.join(night.healed) or 'nobody'}"]
+
+
+def cult_heal(night: Night) -> tuple[Night, Sequence[str]]:
+    """N11, after the Doctor (§15.21): the Cultist heals one player for souls: 1 for another, 2
+    for himself (3 two nights running), one less when the heal is not needed."""
+    holder = night.state.holder("cultist")
+    vote = _vote(night.state, holder.name, "cult") if holder else None
+    if holder is None or vote is None or vote[0] != "heal" or not vote[1]:
+        return night, []
+    target = vote[1][0]
+    move = Move(holder.name, "cultist", "heal", vote[1], slot=11)
+    night.checks["cult_heal"] = move
+    if not night.send(move, exempt=target == holder.name) or night.fails_at(target):
+        return night, [f"{holder.name}'s heal is stopped or fails"]
+    memory = night.state.memory_of("cultist")
+    cost = 1
+    if target == holder.name:
+        cost = 3 if memory.self_heal_night == night.number - 1 else 2
+    needed = target not in night.healed and any(m.target == target for m in night.attacks)
+    cost -= 0 if needed else 1
+    if memory.souls < cost:
+        night.stopped.append((move, Stop.ROLE_BLOCKED))  # told like a stopped move
+        return night, [f"{holder.name} has {memory.souls} soul(s), the heal costs {cost}"]
+    night.healed = (*night.healed, target)
+    memory = replace(memory, souls=memory.souls - cost)
+    if target == holder.name:
+        memory = replace(memory, self_heal_night=night.number)
+    night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
+    return night, [f"{holder.name} heals {target} for {cost} soul(s)"]
+
+
+def souls(night: Night) -> tuple[Night, Sequence[str]]:
+    """E7 (§15.21): the Cultist names his three soul targets (the Hacker cannot stop it)."""
+    holder = night.state.holder("cultist")
+    vote = night.state.vote_of(holder.name, "souls") if holder else None
+    if holder is None or vote is None or len(vote.targets) != 3:
+        return night, []
+    memory = replace(night.state.memory_of("cultist"), soul_targets=vote.targets)
+    night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
+    return night, [f"{holder.name}'s souls: {', '.join(vote.targets)}"]
 
 
 def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
@@ -256,12 +302,21 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
     """R: every attacked player dies unless healed; the first attack is credited (§7.7)."""
     lines = []
     for move in night.attacks:
-        if move.target in night.healed and not night.is_unsavable(move.target):
+        healable = move.role != "cultist"  # the Doctor cannot save the devour's victim (§15.21)
+        if healable and move.target in night.healed and not night.is_unsavable(move.target):
             continue
         if move.target not in night.deaths:
             night.deaths[move.target] = move
             lines.append(f"{move.target} dies ({move.role} {move.owner})")
     lines.extend(_immortal_deaths(night))
+    cultist = night.state.holder("cultist")
+    if cultist is not None and cultist.name in night.deaths:
+        memory = night.state.memory_of("cultist")
+        if memory.cult_life:  # a devoured teammate's spare life (§15.21)
+            del night.deaths[cultist.name]
+            memory = replace(memory, cult_life=False)
+            night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
+            lines.append(f"{cultist.name}'s spare life saves him")
     return night, lines
 
 
@@ -334,6 +389,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E2 hacker", hacker),
     Stage("E5 successor", successor),
     Stage("E6 favourite", favourite),
+    Stage("E7 souls", souls),
     Stage("E10-E11 evening", evening),
     Stage("N2 blocker", blocker),
     Stage("N6 bodyguard", bodyguard),
@@ -342,6 +398,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N9 peaceful kills", peaceful_kills),
     Stage("N10 suicides", suicides),
     Stage("N11 doctor", doctor),
+    Stage("N11 cultist heal", cult_heal),
     Stage("N14 drug dealer", drug_dealer),
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),

@@ -16,6 +16,7 @@ from rules.mafia.events import (
     GuardReport,
     Hacked,
     HackResult,
+    Heal,
     LifeSpent,
     LinkAttack,
     Revenge,
@@ -256,3 +257,28 @@ def bum_results(night: Night, results: Results) -> None:
         results.remember("bum", event, watched=target, watched_night=night.number)
     else:
         results.remember("bum", event)
+
+
+def cult_results(night: Night, results: Results) -> None:
+    """§15.21: the Cultist's heal result; a successful devour ends his devouring, and a devoured
+    teammate gives him a spare life."""
+    holder = night.state.holder("cultist")
+    if holder is None:
+        return
+    memory = results.memory["cultist"]
+    heal = night.checks.get("cult_heal")
+    if heal is not None and heal.target in night.healed and not night.is_stopped(heal):
+        saved = tuple(
+            t
+            for t in heal.targets
+            if any(m.target == t for m in night.attacks) and t not in night.deaths
+        )
+        event: Event = Heal(holder.name, heal.targets, "hit" if saved else "miss", saved)
+        results.events.append(event)
+        results.remember("cultist", event)
+        memory = results.memory["cultist"]
+    devoured = [v for v, m in night.deaths.items() if m.role == "cultist"]
+    if devoured:
+        mate = any(night.state.get(v).team is holder.team for v in devoured)
+        memory = replace(memory, devoured=True, cult_life=memory.cult_life or mate)
+    results.memory["cultist"] = memory

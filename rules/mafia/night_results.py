@@ -78,6 +78,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     night_optional.immortal_results(night, results)
     state = night_optional.fanatic_results(night, state, results)
     night_optional.bum_results(night, results)
+    night_optional.cult_results(night, results)
     _blocker_results(night, results)
     _attacks(night, results)
     _heal(night, results)
@@ -223,8 +224,9 @@ def _commissar_result(
     if move is None or night.is_stopped(move) or corpse:
         return "failed", None
     others = {"doctor", "blocker", "bodyguard"} | {r for r in CHECKERS if r != role}
-    visitors = {m.role for m in night.visits if move.target in m.targets and m.action != "compare"}
-    if visitors & others:
+    visits = [m for m in night.visits if move.target in m.targets]
+    cult_heal = any(m.role == "cultist" and m.action == "heal" for m in visits)  # §15.21
+    if {m.role for m in visits if m.action != "compare"} & others or cult_heal:
         return "not_provided", None
     return "passed", check_colour(night, holder.name, move.target)
 

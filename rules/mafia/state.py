@@ -72,7 +72,9 @@ class RoleMemory:
     (§15.17): ``favourite``; ``avenged``: his revenge ended; ``killed_mate``: he killed a
     teammate while avenging.  The Bum's (§15.8): ``watched``/``watched_night``: his chosen
     watch (repeated automatically the next night); ``drank_night``; ``no_drink``: a kill was
-    aimed at him while drunk.
+    aimed at him while drunk.  The Cultist's (§15.21): ``soul_targets``; ``souls`` (to spend)
+    and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
+    life from a devoured teammate; ``self_heal_night``: his last heal of himself.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -111,6 +113,12 @@ class RoleMemory:
     watched_night: int = 0
     drank_night: int = 0
     no_drink: bool = False
+    soul_targets: tuple[str, ...] = ()
+    souls: int = 0
+    souls_gained: int = 0
+    devoured: bool = False
+    cult_life: bool = False
+    self_heal_night: int = 0
 
 
 @dataclass(frozen=True)

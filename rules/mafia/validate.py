@@ -85,6 +85,10 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
 
 def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
     spec, names, player = action.spec, vote.targets, state.get(vote.player)
+    if action.role == "cultist" and spec.action == "heal" and names:
+        cost = (2 if names[0] == player.name else 1) - 1  # at least the cost of a heal not needed
+        if state.memory_of("cultist").souls < max(cost, 1) or len(names) > 1:
+            return Rejected(Code.NOT_NOW, "not enough souls for that heal")
     if spec.action == "drink":
         memory = state.memory_of("bum")
         if memory.no_drink or memory.drank_night == state.night - 1:
