@@ -9,6 +9,7 @@ from rules.core.ruleset import Ruleset
 
 # Ruleset id -> module that defines RULESET.  Add a line here for a new ruleset.
 _RULESETS: dict[str, str] = {
+    "mafia": "rules.mafia",
     "wakkerdam": "rules.wakkerdam",
     "lupus": "rules.lupus",
     "vampiri": "rules.vampiri",

@@ -1,0 +1,296 @@
+"""Who may send what now, and the step mail's choices (docs/rules/mafia.md §4, §5.1, §7.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from rules.core.model import ActionChoice, Choices
+from rules.core.view import JsonValue
+from rules.mafia import ledger, status, tally
+from rules.mafia.ids import Step
+from rules.mafia.roles import ACTIONS, PEACEFUL, ROLES
+from rules.mafia.spec import ActionSpec, Holder, Values
+from rules.mafia.state import GameState, Player, StoredVote
+
+DAY = "day"
+"""The pseudo-role of the day votes (they belong to no role)."""
+
+# The day votes of §6, one spec per step (the name rules that differ by step are below).
+_DAY_VOTE: Mapping[str, ActionSpec] = {
+    Step.ELECTION: ActionSpec(action="vote", group="vote"),
+    Step.RUNOFF: ActionSpec(action="vote", group="vote"),
+    Step.SECRETARY: ActionSpec(action="vote", group="vote", blank=False),
+    Step.LYNCH: ActionSpec(action="vote", group="vote", allow_self=True, blank=False),
+    Step.EXTRA_VOTE: ActionSpec(action="vote", group="vote", allow_self=True, blank=False),
+    Step.REVOTE: ActionSpec(action="vote", group="vote"),
+    Step.HUNT: ActionSpec(action="vote", group="vote", max_names=2, allow_self=True),
+}
+VERTICAL = ActionSpec(action="vertical", group="vertical")
+HUNT_APPROVAL = ActionSpec(action="hunt", group="hunt", min_names=0, max_names=0)
+VOUCH = ActionSpec(action="vouch", group="vouch", max_names=4)
+EXAMINE = ActionSpec(action="examine", group="examine", dead_ok=True)
+BUY = ActionSpec(action="buy", group="buy", values=Values.NUMBER)
+DEFEND = ActionSpec(action="defend", group="defend")
+"""The Advocate's legal protection (§15.9): a player with a passed check, not himself."""
+NOBONUS = ActionSpec(action="nobonus", group="nobonus", min_names=0, max_names=0)
+"""A black Advocate cancels his +1 for this vote (§15.9)."""
+LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
+"""The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
+LAST_TAKE = ActionSpec(action="take", group="last")
+"""A lynched red Hero's death-time move (§15.16): one of the players whose ballot named him."""
+SAVE = ActionSpec(action="save", group="save")
+"""The Hero's vote-time save (§15.16): one of the players the provisional result lynches."""
+SCANDAL = ActionSpec(action="scandal", group="scandal", max_names=2, allow_self=True)
+"""The Liar's vote-time move (§15.13): one or two players' ballots count 0 this vote."""
+HIDDEN = ActionSpec(action="hidden", group="hidden", max_names=2, allow_self=True)
+"""A black Liar's hidden ballots (§15.13), at most one per scandalised other player."""
+"""The Drug dealer's pre-vote move (§15.15): votes bought from his bank, a multiple of 0.5."""
+"""The Criminalist's pre-vote move (§15.22): a player who died at night on an earlier night."""
+"""The Witness's pre-vote move (§15.12): 1 to 4 players, not himself."""
+CANDIDATE_STEPS = frozenset({Step.RUNOFF, Step.REVOTE, Step.SECRETARY})
+LYNCH_VOTES = frozenset({Step.LYNCH, Step.EXTRA_VOTE, Step.REVOTE})
+KEYWORD_ORDER: tuple[str, ...] = (
+    "kill",
+    "insure",
+    "noinsure",
+    "suicide",
+    "approve",
+    "rumour",
+    "heal",
+    "arrest",
+    "protect",
+    "check",
+    "verify",
+    "fake_red",
+    "fake_black",
+    "fake_invert",
+    "fake",
+    "track",
+    "role",
+    "request",
+    "vertical",
+    "hunt",
+    "vouch",
+    "hack",
+    "compare",
+    "successor",
+    "link",
+    "unlink",
+    "examine",
+    "samples",
+    "guard",
+    "allow",
+    "alibi",
+    "drug",
+    "double",
+    "triple",
+    "buy",
+    "scandal",
+    "hidden",
+    "defend",
+    "nobonus",
+    "save",
+    "take",
+    "favourite",
+    "watch",
+    "drink",
+    "souls",
+)
+# (`kill` also names the Inquisitor's burn and last kill.)
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action a player has now: its spec, the role that gives it, whether it is primary."""
+
+    spec: ActionSpec
+    role: str
+    primary: bool = False
+
+    @property
+    def is_negative(self) -> bool:
+        """Whether a negative role gives it."""
+        return ROLES[self.role].has("negative") if self.role in ROLES else False
+
+
+def _offered(state: GameState, spec: ActionSpec) -> bool:
+    """Moves offered only at times (§15.17): the Fanatic's favourite on night 1, his revenge."""
+    if spec.group == "favourite":
+        return state.night == 1 and state.memory_of("fanatic").favourite is None
+    if spec.group == "revenge":
+        return status.revenge_active(state)
+    if spec.group == "watch":  # the night after a chosen watch repeats it (§15.8)
+        return status.bum_repeats(state) is None
+    if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
+        memory = state.memory_of("cultist")
+        return memory.souls_gained >= 3 and not memory.devoured
+    return True
+
+
+def _night_actions(state: GameState, player: Player) -> list[Action]:
+    found = [
+        Action(spec, player.peaceful)
+        for spec in ACTIONS[player.peaceful]
+        if (spec.holder is Holder.ANY or player.is_black) and _offered(state, spec)
+    ]
+    side = player.side
+    if player.negative is not None:
+        for spec in ACTIONS[player.negative]:
+            if spec.action == "rumour" and (
+                side is None or not ledger.has_night(state, side, state.night)
+            ):
+                continue
+            found.append(Action(spec, player.negative))
+    default = [a for a in found if a.spec.default and not a.is_negative]
+    if default:
+        return [replace(default[0], primary=True), *(a for a in found if a is not default[0])]
+    if len(found) == 1:
+        return [replace(found[0], primary=True)]
+    return found
+
+
+def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
+    """Return what ``name`` may send in the current step (primary action first)."""
+    player = state.find(name)
+    if player is not None and state.step == Step.LAST_MOVES:
+        # The only step that asks the dead: a lynched player's death-time move (§6.9, §8.2).
+        if name not in state.today.last_movers:
+            return ()
+        if player.peaceful in ("hero", "fanatic"):
+            return (Action(LAST_TAKE, player.peaceful, True),)
+        return (Action(LAST_KILL, "inquisitor", True),)
+    if player is None or not player.alive or state.step is None:
+        return ()
+    step = state.step
+    if step == Step.NIGHT:
+        return tuple(_night_actions(state, player))
+    if step == Step.PRE_VOTE:
+        found = []
+        is_mayor = state.mayor_in_office() == name
+        if is_mayor:
+            found.append(Action(VERTICAL, DAY, primary=True))
+        if player.peaceful == "witness":
+            found.append(Action(VOUCH, "witness", primary=not is_mayor))
+        if player.peaceful == "criminalist":
+            found.append(Action(EXAMINE, "criminalist", primary=not is_mayor))
+        if player.peaceful == "drug_dealer":
+            found.append(Action(BUY, "drug_dealer", primary=not is_mayor))
+        if player.peaceful == "advocate" and defensible(state, player):
+            found.append(Action(DEFEND, "advocate", primary=not is_mayor))
+        if status.is_hunt_possible(state):
+            found.append(Action(HUNT_APPROVAL, DAY))
+        return tuple(found)
+    if step == Step.SECRETARY:
+        return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
+    if step == Step.VOTE_MOVES:
+        if state.is_role_blocked(name):
+            return ()
+        if player.peaceful == "advocate" and player.is_black:
+            return (Action(NOBONUS, "advocate", primary=True),)
+        if player.peaceful == "hero" and status.hero_may_save(state):
+            return (Action(SAVE, "hero", primary=True),)
+        if player.peaceful != "liar":
+            return ()
+        moves = [Action(SCANDAL, "liar", primary=True)]
+        return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
+    if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
+        return ()
+    if step in _DAY_VOTE:
+        return (Action(_DAY_VOTE[step], DAY, True),)
+    return ()
+
+
+def asked(state: GameState) -> tuple[str, ...]:
+    """Return the players asked in the current step, in seat order."""
+    return tuple(p.name for p in state.players if actions_of(state, p.name))
+
+
+def vote_key(state: GameState, vote: StoredVote) -> str:
+    """The scenario form of a vote's key: ``Name`` for the primary action, else
+    ``Name:keyword``."""
+    for action in actions_of(state, vote.player):
+        if action.spec.action == vote.action and action.spec.group == vote.group:
+            return vote.player if action.primary else f"{vote.player}:{vote.action}"
+    return f"{vote.player}:{vote.action}"
+
+
+def defensible(state: GameState, advocate: Player) -> tuple[str, ...]:
+    """§15.9: whom the Advocate may defend today: a red check of his (any check when he is
+    black), living, not himself (a role block stops the defence, not the asking, §8.5)."""
+    memory = state.memory_of("advocate")
+    return tuple(
+        name
+        for name in memory.passed
+        if (advocate.is_black or name not in memory.passed_black)
+        and name != advocate.name
+        and state.get(name).alive
+    )
+
+
+def _targets(state: GameState, action: Action, name: str) -> tuple[str, ...]:
+    spec = action.spec
+    if spec.values is Values.ROLES:
+        return tuple(role for role in PEACEFUL if role in state.peaceful_roles)
+    if spec.values is Values.NUMBER:
+        return ()
+    if state.step in CANDIDATE_STEPS and action.role == DAY:
+        return tuple(c for c in state.today.candidates if state.get(c).alive)
+    if spec.action == "verify":
+        return state.memory_of(action.role).passed
+    mayor = state.mayor_in_office()
+    secretary = state.secretary_in_office() if spec.secretary_untouchable else None
+    return tuple(
+        p.name
+        for p in state.living
+        if p.name not in (mayor, secretary)
+        and (spec.allow_self or p.name != name)
+        and not (state.step in LYNCH_VOTES and p.name in status.protected_today(state))
+    )
+
+
+def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
+    player = state.get(name)
+    extra: dict[str, JsonValue] = {"role": action.role}
+    if action.spec.kill and player.side is not None:
+        extra["shots"] = ledger.shots(state, player.side)
+    if action.spec.action == "buy":
+        extra["bank"] = state.memory_of("drug_dealer").bank
+    pending = state.today.pending
+    if action.spec.action == "scandal" and pending is not None:
+        # The step mail shows the ballots and the provisional result (§6.9).
+        provisional = tally.weigh(state, pending.ballots, pending.auto)
+        extra["ballots"] = provisional.ballots_form()
+        extra["totals"] = dict(provisional.totals_form())
+    if action.role == "investigator" and action.spec.action == "kill":
+        extra["now"] = status.is_vigilante(state)  # the step mail says whether he may shoot
+    if action.role in ("mafia", "son_of_boss"):
+        extra["partners"] = list(state.partners(name))
+    if (
+        action.role == DAY
+        and state.step in (*LYNCH_VOTES, Step.HUNT)
+        and player.peaceful == "judge"
+    ):
+        extra["weight"] = state.memory_of("judge").weight
+    return extra
+
+
+def choices(state: GameState, name: str) -> Choices:
+    """Return what ``name`` may send now, the primary action first (§5.1)."""
+    found = actions_of(state, name)
+    return Choices(
+        player=name,
+        step=state.step,
+        actions=tuple(
+            ActionChoice(
+                action=action.spec.action,
+                keyword=None if action.primary else action.spec.keyword,
+                targets=_targets(state, action, name),
+                min_names=action.spec.min_names,
+                max_names=action.spec.max_names,
+                blanco=action.spec.blank and action.spec.min_names > 0,
+                extra=_extra(state, action, name),
+            )
+            for action in found
+        ),
+    )

@@ -1,0 +1,414 @@
+"""The day's vote steps (§6): election, runoff, secretary, pre-vote, lynch, hunt, revote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from rules.core.events import Event
+from rules.mafia import actions, day_roles, deaths, status, tally
+from rules.mafia.events import (
+    Inactive,
+    Lynch,
+    Mayor,
+    NoMayor,
+    Revote,
+    Secretary,
+    SecretaryLost,
+    VoteStart,
+)
+from rules.mafia.ids import Cause, Step
+from rules.mafia.state import Ballot, Day, GameState, Pending, Player
+
+Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], str]
+"""A resolved step: the new state, its events, its trace, and the next step's id."""
+
+
+def _cast(state: GameState) -> tuple[Ballot, ...]:
+    return tuple(
+        Ballot(v.player, v.targets) for v in state.votes if v.group == "vote" and v.targets
+    )
+
+
+def _seat_sorted(state: GameState, names: Sequence[str]) -> tuple[str, ...]:
+    seat = {p.name: i for i, p in enumerate(state.players)}
+    return tuple(sorted(names, key=seat.__getitem__))
+
+
+def election(state: GameState) -> Outcome:
+    """§6.1: the most votes makes the Mayor; nobody voted: no Mayor; a tie: a runoff."""
+    ballots = _cast(state)
+    totals = tally.count(state, (), auto_votes=False, plain=True).totals
+    best = tally.top(totals)
+    if not best:
+        return state, (NoMayor(),), ("nobody received a vote",), Step.NIGHT
+    if len(best) > 1:
+        asked = tuple(n for n in actions.asked(state) if n not in best)
+        today = Day(candidates=best, tied_asked=asked, election=ballots)
+        return replace(state, today=today), (), (f"tie between {best}",), Step.RUNOFF
+    return _elected(state, best[0], "election", ballots, ())
+
+
+def runoff(state: GameState) -> Outcome:
+    """§6.2: the most runoff votes; a tie: the earliest vote; none: the earliest election vote."""
+    result = tally.count(state, (), auto_votes=False, plain=True)
+    best = tally.top(result.totals)
+    candidates = state.today.candidates
+    if len(best) == 1:
+        winner, why = best[0], "most runoff votes"
+    elif best:
+        winner = min(best, key=result.first_ballot)
+        why = "earliest runoff vote among the tied"
+    else:
+        election_count = tally.Count(state.today.election, {}, ())
+        winner = min(candidates, key=election_count.first_ballot)
+        why = "no runoff vote: earliest election vote"
+    rivals = tuple(
+        b.voter for b in state.today.election if b.voter in candidates and b.targets == (winner,)
+    )
+    return _elected(state, winner, "runoff", result.ballots, rivals, why)
+
+
+def _elected(
+    state: GameState,
+    mayor: str,
+    via: str,
+    deciding: Sequence[Ballot],
+    rivals: Sequence[str],
+    why: str = "most votes",
+) -> Outcome:
+    """The Mayor is in office; the Secretary is appointed or chosen (§6.3)."""
+    state = replace(state, mayor=mayor)
+    events: list[Event] = [Mayor(player=mayor, via=via)]
+    eligible = [b.voter for b in deciding if b.targets == (mayor,) and state.get(b.voter).alive]
+    eligible += [r for r in rivals if r not in eligible and r != mayor]
+    trace = (f"{mayor} is Mayor ({why}); eligible secretaries {eligible}",)
+    if len(eligible) >= 2:
+        today = replace(state.today, candidates=tuple(eligible))
+        return replace(state, today=today), tuple(events), trace, Step.SECRETARY
+    if eligible:
+        state = replace(state, secretary=eligible[0])
+        events.append(Secretary(player=eligible[0]))
+    return state, tuple(events), trace, Step.NIGHT
+
+
+def secretary(state: GameState) -> Outcome:
+    """§6.3: the Mayor names one eligible player; a missing vote: the earliest voter."""
+    vote = state.vote_of(state.mayor or "", "vote")
+    chosen = vote.targets[0] if vote is not None and vote.targets else state.today.candidates[0]
+    state = replace(state, secretary=chosen)
+    return state, (Secretary(player=chosen),), (f"{chosen} is Secretary",), Step.NIGHT
+
+
+def pre_vote(state: GameState) -> Outcome:
+    """§6.4: the power vertical and the hunt approvals decide today's main vote.
+
+    When nobody was asked (no Mayor in office, no hunt possible) the step did not run: the main
+    vote is a lynch with no vertical, and there is no event.
+    """
+    if not actions.asked(state):
+        return state, (), ("no pre-vote today: a lynch with no vertical",), Step.LYNCH
+    mayor = state.mayor_in_office()
+    vertical: str | None = None
+    if mayor is not None:
+        vote = state.vote_of(mayor, "vertical")
+        if vote is not None:
+            vertical = vote.targets[0] if vote.targets else None
+        else:
+            secretary = state.secretary_in_office()
+            vertical = secretary if secretary and state.get(secretary).alive else None
+    approvals = sum(1 for v in state.votes if v.action == "hunt")
+    needed = (len(state.living) + 1) // 2
+    hunt = status.is_hunt_possible(state) and approvals >= needed
+    kind = Step.HUNT if hunt else Step.LYNCH
+    drugged = tuple(p.name for p in state.living if p.name in state.drugged)
+    defended = day_roles.defended(state)
+    event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended)
+    state = day_roles.examine(day_roles.buy(state))
+    witness = state.holder("witness")
+    vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
+    vouched = vouch.targets if vouch is not None else ()
+    today = replace(state.today, vertical=vertical, hunt=hunt, vouched=vouched, defended=defended)
+    state = replace(state, today=today)
+    return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
+
+
+def lynch(state: GameState) -> Outcome:
+    """§6.5, §6.7: the lynch (and the extra vote); a tie goes to the grey rules or a revote."""
+    return _counted(state, actions.asked(state), auto_votes=True)
+
+
+def hunt(state: GameState) -> Outcome:
+    """§6.8: two players are lynched: the red correction, then the highest totals."""
+    return _counted(state, actions.asked(state), auto_votes=False)
+
+
+def revote(state: GameState) -> Outcome:
+    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
+    return _counted(state, (), auto_votes=False)
+
+
+def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Outcome:
+    """Collect a lynch-type vote; its result now, or after the vote-time moves (§6.9)."""
+    ballots, auto = tally.collect(state, asked, auto_votes=auto_votes)
+    voters = tuple(dict.fromkeys(v.player for v in state.votes if v.group == "vote"))
+    pending = Pending(str(state.step), tuple(asked), voters, ballots, auto)
+    waiting = replace(state, today=replace(state.today, pending=pending))
+    if (
+        _liar(state) is not None
+        or _black_advocate(state) is not None
+        or status.hero_may_save(waiting)
+    ):
+        return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
+    return _decide(state, pending, tally.Scandal())
+
+
+def vote_moves(state: GameState) -> Outcome:
+    """§6.9, §15.13: the Liar's scandal, then the vote's result."""
+    pending = state.today.pending
+    if pending is None:
+        raise ValueError("vote_moves without a pending vote")
+    liar = _liar(state)
+    scandal = tally.Scandal()
+    if liar is not None:
+        named = state.vote_of(liar.name, "scandal")
+        hidden = state.vote_of(liar.name, "hidden") if liar.is_black else None
+        scandal = tally.Scandal(
+            liar.name,
+            named.targets if named is not None else (),
+            liar.is_black,
+            hidden.targets if hidden is not None and named is not None else (),
+        )
+    advocate = _black_advocate(state)
+    if advocate is not None and state.vote_of(advocate.name, "nobonus") is not None:
+        scandal = replace(scandal, nobonus=True)
+    state = replace(state, today=replace(state.today, pending=None))
+    return _decide(state, pending, scandal)
+
+
+def _liar(state: GameState) -> Player | None:
+    """The Liar when he may make a vote-time move now (alive, his role not blocked)."""
+    liar = state.holder("liar")
+    return None if liar is None or state.is_role_blocked(liar.name) else liar
+
+
+def _black_advocate(state: GameState) -> Player | None:
+    """A black Advocate who may cancel his +1 at this vote (§15.9), or None."""
+    advocate = state.holder("advocate")
+    if advocate is None or not advocate.is_black or state.is_role_blocked(advocate.name):
+        return None
+    return advocate
+
+
+def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outcome:
+    """Count the vote and decide its result by its kind (§6.5-§6.8)."""
+    result = tally.weigh(state, pending.ballots, pending.auto, scandal=scandal)
+    trace = [f"{pending.kind} totals {result.totals}"]
+    if scandal.named:
+        trace.append(f"scandal on {', '.join(scandal.named)}")
+    lynched: tuple[str, ...]
+    if pending.kind == Step.HUNT:
+        lynched = tally.hunt_result(state, result)
+        state = replace(state, hunt_held=True)
+        if len(lynched) == 2 and all(state.get(n).is_black for n in lynched):
+            state = replace(state, ledger=replace(state.ledger, no_due=True))
+        return _conclude(state, lynched, result, pending, trace)
+    everybody = tally.unanimous(state, result)
+    if pending.kind == Step.REVOTE:
+        if everybody is not None:
+            lynched = (everybody,)
+        else:
+            lynched = tally.revote_result(state, result, state.today.candidates)
+        state, lynched, saved = day_roles.hero_save(state, lynched)
+        state = replace(state, today=replace(state.today, revote_empty=not lynched))
+        return _conclude(state, lynched, result, pending, trace, saved)
+    best = tally.top(result.totals)
+    if everybody is not None:
+        trace.append(f"every other player voted against {everybody}")
+        best = (everybody,)
+    by_judge = [name for name in best if name in tally.judged(state, result)]
+    if len(best) > 1 and len(by_judge) == 1:
+        trace.append(f"the Judge's ballot settles the tie: {by_judge[0]}")
+        best = (by_judge[0],)
+    if len(best) == 2:
+        chosen = tally.grey_tie_break(state, result, (best[0], best[1]))
+        if chosen is not None:
+            trace.append(f"grey tie-break: {chosen}")
+            best = (chosen,)
+    if len(best) > 1:
+        event = Revote(best, result.totals_form(), result.ballots_form(), result.auto)
+        voters = tuple(name for name in pending.asked if name not in best)
+        today = replace(
+            state.today, candidates=best, tied_asked=voters, tied_ballots=result.ballots
+        )
+        state, more = _inactivity(replace(state, today=today), pending)
+        return state, (event, *more), tuple(trace), Step.REVOTE
+    state, best, saved = day_roles.hero_save(state, best)
+    return _conclude(state, best, result, pending, trace, saved)
+
+
+def _conclude(
+    state: GameState,
+    lynched: Sequence[str],
+    result: tally.Count,
+    pending: Pending,
+    trace: list[str],
+    saved: Sequence[Event] = (),
+) -> Outcome:
+    """The final result of the day's vote (§6.5, §6.11, §13.4 order of events)."""
+    lynched = _seat_sorted(state, lynched)
+    events: list[Event] = [
+        *saved,
+        Lynch(
+            lynched[0] if lynched else None,
+            lynched,
+            result.totals_form(),
+            result.ballots_form(),
+            result.auto,
+        ),
+    ]
+    if any(not state.get(n).is_black for n in lynched):
+        state = replace(state, red_lynched=True)
+        state, lost = deaths.lose_post(state, "red_lynched")
+        events.extend(lost)
+    events.extend(_firing(state, lynched, result))
+    if any(isinstance(e, SecretaryLost) and e.reason == "fired" for e in events):
+        state = replace(state, secretary=None)
+    state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
+    state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
+    state, posts = deaths.after_deaths(state, lynched)
+    state, heirs = deaths.inherit(state, lynched)
+    events.extend((*posts, *died, *heirs))
+    state, more = _inactivity(state, pending)
+    events.extend(more)
+    state = _stalemate(state)
+    events.extend(day_roles.examination(state))
+    trace.append(f"lynched {list(lynched)}")
+    movers = tuple(name for name in lynched if _has_death_move(state, name))
+    takeable = tuple(b.voter for b in result.ballots if any(n in b.targets for n in movers))
+    if movers:
+        today = replace(state.today, last_movers=movers, takeable=takeable, lynched=lynched)
+        return replace(state, today=today), tuple(events), tuple(trace), Step.LAST_MOVES
+    state, following = _after_day_vote(state, lynched)
+    return state, tuple(events), tuple(trace), following
+
+
+def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState, str]:
+    """§6.10: one lynched player whom the Hero saved on an earlier day brings an extra vote (at
+    most one a day); otherwise the night comes."""
+    saved_on = state.memory_of("hero").saved_on
+    if (
+        len(lynched) == 1
+        and saved_on.get(lynched[0], state.day) < state.day
+        and not state.today.extra_done
+    ):
+        today = replace(state.today, extra_done=True, tied_ballots=(), candidates=())
+        return replace(state, today=today), Step.EXTRA_VOTE
+    return state, Step.NIGHT
+
+
+def _has_death_move(state: GameState, name: str) -> bool:
+    """§6.9: a lynched Fanatic who killed a teammate before avenging may take anyone (§15.17);
+    a lynched red Hero who once cancelled a red's lynch may take a voter (§15.16); a
+    lynched Inquisitor with a living verified black (a black one who burned a true black:
+    anybody) has a death-time kill (§15.10)."""
+    player = state.get(name)
+    if player.peaceful == "fanatic":  # §15.17: after killing a teammate, before avenging
+        memory = state.memory_of("fanatic")
+        return memory.killed_mate and not memory.avenged
+    if player.peaceful == "hero":
+        memory = state.memory_of("hero")
+        return not player.is_black and memory.cancelled_red and not memory.inherited
+    if player.peaceful != "inquisitor":
+        return False
+    memory = state.memory_of("inquisitor")
+    if player.is_black and memory.burned_true_black:
+        return True
+    return any(state.get(n).alive for n in memory.verified_black)
+
+
+def last_moves(state: GameState) -> Outcome:
+    """§6.9: the lynched players' death-time moves; their victims count as lynched."""
+    events: list[Event] = []
+    victims = []
+    via = None
+    for mover in state.today.last_movers:
+        vote = state.vote_of(mover, "last")
+        if vote is not None and vote.targets and state.get(vote.targets[0]).alive:
+            victims.append(vote.targets[0])
+            via = state.get(mover).peaceful
+    victims = list(_seat_sorted(state, list(dict.fromkeys(victims))))
+    if any(not state.get(n).is_black for n in victims):
+        state = replace(state, red_lynched=True)
+        state, lost = deaths.lose_post(state, "red_lynched")
+        events.extend(lost)
+    state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in victims], at_night=False, via=via)
+    state, posts = deaths.after_deaths(state, victims)
+    state, heirs = deaths.inherit(state, victims)
+    events.extend((*posts, *died, *heirs))
+    lynched = (*state.today.lynched, *victims)
+    state = replace(state, today=replace(state.today, last_movers=(), takeable=()))
+    state, following = _after_day_vote(state, lynched)
+    return state, tuple(events), (f"last moves take {victims or 'nobody'}",), following
+
+
+def _firing(state: GameState, lynched: Sequence[str], result: tally.Count) -> list[Event]:
+    """§6.11: the Mayor fires his Secretary by a ballot against her that does not lynch her."""
+    mayor, secretary = state.mayor_in_office(), state.secretary_in_office()
+    if mayor is None or secretary is None or secretary in lynched:
+        return []
+    ballots = (*state.today.tied_ballots, *result.ballots)
+    if any(b.voter == mayor and secretary in b.targets for b in ballots):
+        return [SecretaryLost(player=secretary, reason="fired")]
+    return []
+
+
+def _inactivity(state: GameState, pending: Pending) -> tuple[GameState, tuple[Event, ...]]:
+    """§5.5: missed day votes count; at ``strictness`` the player is removed."""
+    if pending.kind not in (Step.LYNCH, Step.EXTRA_VOTE, Step.HUNT):
+        return state, ()
+    asked, voted = pending.asked, set(pending.voters)
+    events: list[Event] = []
+    removed: list[str] = []
+    players = []
+    for player in state.players:
+        if player.name in asked and player.alive:
+            missed = 0 if player.name in voted else player.missed + 1
+            player = replace(player, missed=missed)
+            if missed:
+                events.append(Inactive(player=player.name, missed=missed))
+            if missed >= state.settings.strictness:
+                removed.append(player.name)
+        players.append(player)
+    state = replace(state, players=tuple(players))
+    if removed:
+        state, died = deaths.kill(state, [(n, Cause.INACTIVITY) for n in removed], at_night=False)
+        state, posts = deaths.after_deaths(state, removed)
+        state, heirs = deaths.inherit(state, removed)
+        events.extend((*posts, *died, *heirs))
+    return state, tuple(events)
+
+
+def _stalemate(state: GameState) -> GameState:
+    """§6.12: two days in a row end in an empty revote with the same living players: a draw (a
+    day on which the Hero cancelled a lynch does not count)."""
+    if not state.today.revote_empty or state.today.hero_cancelled:
+        return replace(state, stalemate=None)
+    alive = tuple(p.name for p in state.living)
+    if state.stalemate == alive:
+        return replace(state, draw=True)
+    return replace(state, stalemate=alive)
+
+
+RESOLVERS: Mapping[str, Callable[[GameState], Outcome]] = {
+    Step.ELECTION: election,
+    Step.RUNOFF: runoff,
+    Step.SECRETARY: secretary,
+    Step.PRE_VOTE: pre_vote,
+    Step.LYNCH: lynch,
+    Step.EXTRA_VOTE: lynch,
+    Step.HUNT: hunt,
+    Step.REVOTE: revote,
+    Step.VOTE_MOVES: vote_moves,
+    Step.LAST_MOVES: last_moves,
+}

@@ -1,0 +1,106 @@
+"""Optional roles' day moves: the Advocate's defence, bought votes, examination, Judge, Hero."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from rules.core.events import Event
+from rules.mafia import validate
+from rules.mafia.events import Examination, HeroSave, SavedTeam
+from rules.mafia.state import Ballot, GameState
+
+MAX_JUDGE_WEIGHT = 6
+
+
+def hero_save(
+    state: GameState, lynched: tuple[str, ...]
+) -> tuple[GameState, tuple[str, ...], tuple[Event, ...]]:
+    """§15.16: the Hero's save of a player the result lynches: a red's lynch (any for a black
+    Hero) is cancelled; a red Hero saving a black is lynched with him."""
+    hero = state.holder("hero")
+    vote = state.vote_of(hero.name, "save") if hero is not None else None
+    if hero is None or vote is None or not vote.targets or vote.targets[0] not in lynched:
+        return state, lynched, ()
+    target = state.get(vote.targets[0])
+    memory = replace(
+        state.memory_of("hero"),
+        save_used=True,
+        saved_on={**state.memory_of("hero").saved_on, target.name: state.day},
+    )
+    events: list[Event] = []
+    if target.is_black and not hero.is_black:
+        lynched = (*lynched, hero.name)
+        events.append(HeroSave(hero.name, target.name, "joined"))
+    else:
+        lynched = tuple(n for n in lynched if n != target.name)
+        events.append(HeroSave(hero.name, target.name, "cancelled"))
+        state = replace(state, today=replace(state.today, hero_cancelled=True))
+        if not target.is_black:
+            memory = replace(memory, cancelled_red=True)
+        if hero.is_black:
+            events.append(SavedTeam(hero.name, target.name, target.team.value))
+            if target.is_black:
+                memory = replace(memory, no_kill=(hero.name, target.name), no_kill_night=state.day)
+            else:
+                memory = replace(memory, spared=target.name)
+    return replace(state, memory={**state.memory, "hero": memory}), lynched, tuple(events)
+
+
+def defended(state: GameState) -> str | None:
+    """§15.9: the Advocate's legal protection for today (a day move: a role block stops it)."""
+    holder = state.holder("advocate")
+    vote = state.vote_of(holder.name, "defend") if holder is not None else None
+    if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
+        return None
+    return vote.targets[0]
+
+
+def buy(state: GameState) -> GameState:
+    """§15.15: votes the Drug dealer buys weigh on his ballots today and leave his bank."""
+    holder = state.holder("drug_dealer")
+    vote = state.vote_of(holder.name, "buy") if holder is not None else None
+    if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
+        return state
+    bought = validate.parse_half(vote.targets[0]) or 0
+    memory = state.memory_of("drug_dealer")
+    memory = replace(memory, bought=bought, bank=memory.bank - bought)
+    return replace(state, memory={**state.memory, "drug_dealer": memory})
+
+
+def examine(state: GameState) -> GameState:
+    """§15.22: the Criminalist's examination is a day move (a role block stops it)."""
+    holder = state.holder("criminalist")
+    vote = state.vote_of(holder.name, "examine") if holder is not None else None
+    if holder is None or vote is None or not vote.targets or state.is_role_blocked(holder.name):
+        return state
+    memory = replace(state.memory_of("criminalist"), corpse=vote.targets[0], corpse_day=state.day)
+    return replace(state, memory={**state.memory, "criminalist": memory})
+
+
+def examination(state: GameState) -> tuple[Event, ...]:
+    """§15.22: at the result of the day's last vote the Criminalist learns the killing role and
+    the corpse's team."""
+    holder = state.holder("criminalist")
+    memory = state.memory_of("criminalist")
+    if holder is None or memory.corpse is None or memory.corpse_day != state.day:
+        return ()
+    role, _ = state.killers[memory.corpse]
+    return (Examination(holder.name, memory.corpse, role, state.get(memory.corpse).team.value),)
+
+
+def judge_weight(state: GameState, lynched: Sequence[str], ballots: Sequence[Ballot]) -> GameState:
+    """§15.14: the Judge's weight after a result: -3 per lynched red he voted against, -2 per
+    other lynched red, +1 per lynched black he voted against (at most 6, never below 1)."""
+    judge = state.holder("judge")
+    if judge is None or not lynched:
+        return state
+    against = {t for b in ballots if b.voter == judge.name and not b.auto for t in b.targets}
+    weight = state.memory_of("judge").weight
+    for name in lynched:
+        if state.get(name).is_black:
+            weight = min(weight + (1 if name in against else 0), MAX_JUDGE_WEIGHT)
+        else:
+            weight -= 3 if name in against else 2
+    memory = replace(state.memory_of("judge"), weight=max(weight, 1))
+    return replace(state, memory={**state.memory, "judge": memory})

@@ -1,0 +1,140 @@
+"""Death and its consequences (§8): reveals, the Mayor's post, side elimination, inheritance."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from rules.core.events import Event
+from rules.mafia import ledger
+from rules.mafia.events import Death, MayorLost, RoleChange, SecretaryLost, SideRoleChange
+from rules.mafia.ids import Side, Team
+from rules.mafia.roles import INHERITED
+from rules.mafia.state import GameState, Player
+
+
+def revealed(player: Player, *, at_night: bool) -> dict[str, str]:
+    """What a death shows (§8.1): a night death only the peaceful role, a day death all."""
+    if at_night:
+        return {"role": player.peaceful}
+    shown = {"role": player.peaceful, "team": player.team.value}
+    if player.negative is not None:
+        shown["negative"] = player.negative
+    return shown
+
+
+def kill(
+    state: GameState, deaths: Sequence[tuple[str, str]], *, at_night: bool, via: str | None = None
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Kill every (name, cause) at once; return the state and the ``death`` events (seat order).
+
+    Sides that lose their last member pass their owed shots to the other side (§7.4.9).
+    """
+    causes = {name: str(cause) for name, cause in deaths}
+    before = {side: ledger.is_eliminated(state, side) for side in ledger.SIDES}
+    players = tuple(
+        replace(p, alive=False, cause=causes[p.name]) if p.name in causes and p.alive else p
+        for p in state.players
+    )
+    events = tuple(
+        Death(
+            player=p.name,
+            cause=causes[p.name],
+            revealed=revealed(p, at_night=at_night),
+            via=via,
+        )
+        for p in state.players
+        if p.name in causes and p.alive
+    )
+    state = _souls(replace(state, players=players), causes)
+    owed = dict(state.ledger.owed)
+    for side in ledger.SIDES:
+        if not before[side] and ledger.is_eliminated(state, side):
+            rival: Side = ledger.other(side)
+            owed[rival.value] += owed[side.value]
+            owed[side.value] = 0
+    return replace(state, ledger=replace(state.ledger, owed=owed)), events
+
+
+def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:
+    """§15.21: the living Cultist gains a soul when one of his targets dies (not by his devour)."""
+    cultist = state.holder("cultist")
+    memory = state.memory_of("cultist")
+    gained = sum(1 for n, c in causes.items() if n in memory.soul_targets and c != "cultist")
+    if cultist is None or not gained:
+        return state
+    memory = replace(memory, souls=memory.souls + gained, souls_gained=memory.souls_gained + gained)
+    return replace(state, memory={**state.memory, "cultist": memory})
+
+
+def lose_post(state: GameState, reason: str) -> tuple[GameState, tuple[Event, ...]]:
+    """End the Mayor's post for the game, and the Secretary's with it (§6.11)."""
+    if state.mayor_in_office() is None or state.mayor is None:
+        return state, ()
+    events: list[Event] = [MayorLost(player=state.mayor, reason=reason)]
+    if state.secretary is not None:
+        events.append(SecretaryLost(player=state.secretary, reason="mayor_lost"))
+    return replace(state, post_over=True), tuple(events)
+
+
+def after_deaths(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+    """The posts of dead title holders end (§6.11, §8.6)."""
+    events: list[Event] = []
+    if state.mayor_in_office() in dead:
+        state, lost = lose_post(state, "dead")
+        events.extend(lost)
+    elif state.secretary_in_office() in dead and state.secretary is not None:
+        events.append(SecretaryLost(player=state.secretary, reason="dead"))
+        state = replace(state, secretary=None)
+    return state, tuple(events)
+
+
+def pass_son(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+    """§16.1: a dead Son of the Boss's living successor becomes the Son, unless he would be the
+    last `mafia` member alive."""
+    sons = [name for name in dead if state.get(name).negative == "son_of_boss"]
+    heir = state.find(state.successor) if state.successor else None
+    if not sons or heir is None or not heir.alive or heir.negative != "mafia":
+        return state, ()
+    others = [p for p in state.living if p.negative == "mafia" and p.name != heir.name]
+    if not others:
+        return state, ()
+    players = tuple(
+        replace(p, negative="son_of_boss") if p.name == heir.name else p for p in state.players
+    )
+    partners = tuple(p.name for p in others)
+    event = SideRoleChange(heir.name, "son_of_boss", sons[0], (), partners)
+    return replace(state, players=players, successor=None), (event,)
+
+
+def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+    """Give the roles freed by ``dead`` to the living Active citizens, in order (§8.3), and pass
+    a dead Son of the Boss's status to his successor (§16.1)."""
+    seat = {p.name: i for i, p in enumerate(state.players)}
+    freed = sorted(
+        (state.get(name) for name in dead if state.get(name).peaceful in INHERITED),
+        key=lambda p: (p.team is not Team.RED, seat[p.name]),
+    )
+    heirs = [
+        name
+        for name in state.heirs
+        if state.get(name).alive and state.get(name).peaceful == "active_citizen"
+    ]
+    events: list[Event] = []
+    changes: dict[str, str] = {}
+    for holder, heir in zip(freed, heirs, strict=False):
+        changes[heir] = holder.peaceful
+        history = tuple(json.loads(text) for text in state.memory_of(holder.peaceful).history)
+        events.append(
+            RoleChange(player=heir, role=holder.peaceful, from_player=holder.name, history=history)
+        )
+    players = tuple(
+        replace(p, peaceful=changes[p.name]) if p.name in changes else p for p in state.players
+    )
+    state = replace(state, players=players)
+    if "hero" in changes.values():  # an inherited Hero gives only his night information (§8.3)
+        hero = replace(state.memory_of("hero"), inherited=True)
+        state = replace(state, memory={**state.memory, "hero": hero})
+    state, son = pass_son(state, dead)
+    return state, (*events, *son)

@@ -1,0 +1,185 @@
+"""Night moves and what happens to them (§7.3): sending, visits, stop reasons, attacks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from rules.mafia import status
+from rules.mafia.ids import Stop
+from rules.mafia.state import GameState
+
+
+@dataclass(frozen=True)
+class Move:
+    """A sent night move at its slot (§7.2).
+
+    ``role``: the role that makes it (a peaceful or negative role id); ``side``/``shot``: the
+    side's shot a kill move spends (an insurance carries the insured shot).
+    """
+
+    owner: str
+    role: str
+    action: str
+    targets: tuple[str, ...]
+    slot: int
+    negative: bool = False
+    kill: bool = False
+    side: str | None = None
+    shot: int | None = None
+    insurance: bool = False
+    stays_home: bool = False
+
+    @property
+    def target(self) -> str:
+        """The first (for kill moves: the only) target."""
+        return self.targets[0]
+
+
+@dataclass
+class Night:
+    """Everything one night's resolution has decided so far.
+
+    It is created by :func:`rules.mafia.night.resolve_night` for one resolution and never
+    escapes it; the stages add to it in slot order, which is why it is not frozen.
+    """
+
+    state: GameState
+    number: int
+    rumours: dict[str, str] = field(default_factory=dict)
+    hack: Move | None = None
+    arrested: str | None = None
+    protected: str | None = None
+    block: tuple[str, str] | None = None
+    visits: list[Move] = field(default_factory=list)
+    stopped: list[tuple[Move, Stop]] = field(default_factory=list)
+    repelled: list[Move] = field(default_factory=list)
+    attacks: list[Move] = field(default_factory=list)
+    attacked: set[str] = field(default_factory=set)
+    went_out: set[str] = field(default_factory=set)
+    healed: tuple[str, ...] = ()
+    heal: Move | None = None
+    checks: dict[str, Move] = field(default_factory=dict)
+    void_shots: dict[str, int] = field(default_factory=dict)
+    deaths: dict[str, Move] = field(default_factory=dict)
+    life_spent: bool = False
+    link_attacks: list[str] = field(default_factory=list)
+    guard: Move | None = None
+    guard_black: bool = False
+    guard_allows: bool = False
+    moved: list[tuple[Move, str]] = field(default_factory=list)
+    retargeted: dict[str, str] = field(default_factory=dict)
+    watch: Move | None = None
+    shot_at_drunk: bool = False
+
+    def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
+        """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
+        move is not stopped by an earlier attack (the Doctor healing only himself)."""
+        if owner in self.attacked and not exempt:
+            return Stop.ATTACKED
+        if self.state.is_role_blocked(owner, negative=not peaceful):
+            return Stop.ROLE_BLOCKED
+        if owner == self.arrested:
+            return Stop.ARREST
+        if owner == self.protected and peaceful and not kill:
+            return Stop.HOME
+        return None
+
+    def send(self, move: Move, *, exempt: bool = False) -> bool:
+        """Send ``move``: record its visits; return whether it happens (not stopped)."""
+        reason = self.stop_reason(
+            move.owner, peaceful=not move.negative, kill=move.kill, exempt=exempt
+        )
+        visits = not move.stays_home and any(t != move.owner for t in move.targets)
+        if reason is not Stop.HOME and visits:
+            self.visits.append(move)
+        if reason is not None:
+            self.stopped.append((move, reason))
+            return False
+        if move.kill and move.negative:
+            self.went_out.add(move.owner)
+        return True
+
+    def fails_at(self, name: str) -> bool:
+        """Whether moves aimed at ``name`` fail as on a corpse: the drunk Bum (§15.8)."""
+        return name == status.drunk_bum(self.state)
+
+    def strike(self, move: Move) -> None:
+        """A kill move that happens reaches its target (§7.3): on the drunk Bum it fails (§15.8);
+        a red Bodyguard's ward passes it to the Bodyguard (§15.3); a black Bodyguard's ward
+        cannot be protected; else the Blocker's protection repels it, or it is an attack."""
+        if self.fails_at(move.target):
+            self.shot_at_drunk = True
+            return
+        guard = self.guard
+        if (
+            guard is not None
+            and move.target == guard.target
+            and move.action != "suicide"
+            and move.owner != guard.owner
+        ):
+            if not self.guard_black:
+                if move.target == self.protected:
+                    self.repelled.append(move)  # both trigger: the Blocker counts it (§15.3)
+                moved = replace(move, targets=(guard.owner,))
+                self.moved.append((moved, move.target))
+                self._hit(moved)
+                return
+            if not self.guard_allows:
+                self.attacks.append(move)
+                self.attacked.add(move.target)
+                return
+        self._hit(move)
+
+    def _hit(self, move: Move) -> None:
+        if move.target == self.protected:
+            self.repelled.append(move)
+            return
+        self.attacks.append(move)
+        self.attacked.add(move.target)
+
+    def is_unsavable(self, name: str) -> bool:
+        """Whether a heal cannot save ``name`` tonight: a black Bodyguard guards him without
+        `allow` (§15.3)."""
+        guard = self.guard
+        return (
+            guard is not None
+            and self.guard_black
+            and not self.guard_allows
+            and guard.target == name
+        )
+
+    def evening(self, move: Move) -> bool:
+        """An evening move (§7.2): no visit, stopped only by a role block; whether it happens."""
+        if self.state.is_role_blocked(move.owner, negative=move.negative):
+            self.stopped.append((move, Stop.ROLE_BLOCKED))
+            return False
+        return True
+
+    def stops_of(self, owner: str) -> list[tuple[Move, Stop]]:
+        """The stopped moves of ``owner``."""
+        return [(move, reason) for move, reason in self.stopped if move.owner == owner]
+
+    def visitors_of(self, name: str) -> tuple[str, ...]:
+        """The players who visited ``name`` tonight, in slot order (§7.3)."""
+        found: list[str] = []
+        for move in self.visits:
+            if name in move.targets and move.owner != name and move.owner not in found:
+                found.append(move.owner)
+        return tuple(found)
+
+    def went_to(self, name: str) -> tuple[str, ...]:
+        """Whom ``name`` visited, in slot order; only his negative role's visits when he made
+        visits with both roles (§7.9)."""
+        own = [move for move in self.visits if move.owner == name]
+        if any(m.negative for m in own) and any(not m.negative for m in own):
+            own = [m for m in own if m.negative]
+        found: list[str] = []
+        for move in own:
+            for target in move.targets:
+                if target != name and target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def is_stopped(self, move: Move) -> bool:
+        """Whether ``move`` was stopped."""
+        return any(m is move for m, _ in self.stopped)

@@ -1,0 +1,407 @@
+"""The night resolution (§7.2): the slot table as a pipeline of stages, each tracing its work."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from rules.core.pipeline import Stage
+from rules.mafia import kills, status
+from rules.mafia.ids import Stop
+from rules.mafia.moves import Move, Night
+from rules.mafia.state import GameState, RoleBlock
+
+PEACEFUL_SHOT = -1
+"""The shot id of a black's kill through his peaceful role (one of his side's kill moves)."""
+
+
+def _vote(state: GameState, name: str, group: str) -> tuple[str, tuple[str, ...]] | None:
+    vote = state.vote_of(name, group)
+    return None if vote is None else (vote.action, vote.targets)
+
+
+def successor(night: Night) -> tuple[Night, Sequence[str]]:
+    """E5 (§16.1): the Son of the Boss names (or renames) his successor."""
+    for player in night.state.living:
+        vote = night.state.vote_of(player.name, "successor")
+        if player.negative != "son_of_boss" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "son_of_boss", "successor", vote.targets, 5, negative=True)
+        if night.evening(move):
+            night.state = replace(night.state, successor=vote.targets[0])
+            return night, [f"{player.name} names {vote.targets[0]} his successor"]
+    return night, []
+
+
+def favourite(night: Night) -> tuple[Night, Sequence[str]]:
+    """E6 (§15.17): the Fanatic names his favourite on night 1 (a missing one is drawn at R)."""
+    holder = night.state.holder("fanatic")
+    vote = night.state.vote_of(holder.name, "favourite") if holder else None
+    if holder is None or vote is None or not vote.targets:
+        return night, []
+    if not night.evening(Move(holder.name, "fanatic", "favourite", vote.targets, slot=6)):
+        return night, [f"{holder.name}'s favourite is stopped"]
+    memory = replace(night.state.memory_of("fanatic"), favourite=vote.targets[0])
+    night.state = replace(night.state, memory={**night.state.memory, "fanatic": memory})
+    return night, [f"{holder.name}'s favourite is {vote.targets[0]}"]
+
+
+def hacker(night: Night) -> tuple[Night, Sequence[str]]:
+    """E2 (§15.5): the hack blocks the target's roles from tonight for one day-cycle (§8.5);
+    a red Hacker blocks a black's peaceful role for a second one."""
+    holder = night.state.holder("hacker")
+    vote = _vote(night.state, holder.name, "hack") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "hacker", "hack", vote[1], slot=2)
+    if not night.evening(move):
+        return night, [f"{holder.name}'s hack is stopped"]
+    night.hack = move
+    target = night.state.get(move.target)
+    ends = night.number + 1
+    blocks = [RoleBlock(target.name, False, ends)]
+    if target.is_black:
+        blocks.append(RoleBlock(target.name, True, ends))
+        if not holder.is_black:
+            blocks[0] = RoleBlock(target.name, False, ends + 1)
+    night.state = replace(night.state, blocks=(*night.state.blocks, *blocks))
+    return night, [f"{holder.name} hacks {target.name} until night {max(b.ends for b in blocks)}"]
+
+
+def evening(night: Night) -> tuple[Night, Sequence[str]]:
+    """E10 rumours (§7.1.1); E11 verifications and requests are read again at R."""
+    lines = []
+    for vote in night.state.votes:
+        player = night.state.get(vote.player)
+        if vote.action == "rumour" and vote.targets and player.side is not None:
+            move = Move(player.name, player.negative or "", "rumour", vote.targets, 10, True)
+            if not night.evening(move):
+                lines.append(f"{player.name}'s rumour is stopped (role blocked)")
+                continue
+            night.rumours.setdefault(vote.targets[0], player.side.value)
+            lines.append(f"{player.name} spreads a rumour on {vote.targets[0]}")
+    return night, lines
+
+
+def blocker(night: Night) -> tuple[Night, Sequence[str]]:
+    """N2: the Blocker's arrest or protection; nothing before him can stop it (§7.5)."""
+    holder = night.state.holder("blocker")
+    vote = _vote(night.state, holder.name, "block") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, ["no block"]
+    mode, (target,) = vote
+    if not night.send(Move(holder.name, "blocker", mode, (target,), slot=2)):
+        return night, [f"{holder.name}'s {mode} is stopped"]  # only a role block can (§7.5)
+    night.block = (mode, target)
+    if night.fails_at(target) or target == status.acting_bum(night.state):
+        return night, [f"{holder.name}'s {mode} fails on the Bum (§15.8)"]
+    if mode == "arrest":
+        night.arrested = target
+    else:
+        night.protected = target
+    return night, [f"{holder.name} {mode}s {target}"]
+
+
+def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
+    """N6 (§15.3): the Bodyguard guards a player for the killers that come later."""
+    holder = night.state.holder("bodyguard")
+    vote = _vote(night.state, holder.name, "guard") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "bodyguard", "guard", vote[1], slot=6)
+    if not night.send(move):
+        return night, [f"{holder.name}'s guard is stopped"]
+    if night.fails_at(move.target):
+        return night, [f"{holder.name}'s guard fails on the drunk Bum"]
+    night.guard = move
+    night.guard_black = holder.is_black
+    night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
+    return night, [f"{holder.name} guards {move.target}"]
+
+
+def bum(night: Night) -> tuple[Night, Sequence[str]]:
+    """N7 (§15.8): the Bum settles at the house he watches (chosen, or repeated), or drinks."""
+    holder = night.state.holder("bum")
+    if holder is None:
+        return night, []
+    target = status.bum_repeats(night.state)
+    vote = _vote(night.state, holder.name, "watch")
+    if target is None and vote is not None and vote[0] == "watch" and vote[1]:
+        target = vote[1][0]
+    if target is None:
+        drunk = night.fails_at(holder.name)
+        return night, [f"{holder.name} is drunk"] if drunk else []
+    move = Move(holder.name, "bum", "watch", (target,), slot=7)
+    if not night.send(move):
+        return night, [f"{holder.name}'s watch is stopped"]
+    night.watch = move
+    return night, [f"{holder.name} watches {target}"]
+
+
+def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
+    """N9: the peaceful killers in order: the Fanatic's revenge (§15.17), the Cultist's devour
+    (§15.21), the Investigator's shot (§7.10), the Inquisitor's burn (§15.10); a black's kill
+    through his peaceful role is one of his side's (§7.4.9)."""
+    lines = []
+    killers = (
+        ("fanatic", "revenge"),
+        ("cultist", "cult"),
+        ("investigator", "act"),
+        ("inquisitor", "check"),
+    )
+    for shot, (role, group) in enumerate(killers):
+        holder = night.state.holder(role)
+        vote = _vote(night.state, holder.name, group) if holder else None
+        if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
+            continue
+        side = holder.side
+        move = Move(
+            holder.name,
+            role,
+            "kill",
+            vote[1],
+            slot=9,
+            kill=True,
+            side=side.value if side else None,
+            shot=PEACEFUL_SHOT - shot if side else None,
+        )
+        if role == "inquisitor":
+            night.checks[role] = move  # the burn replaces the night's check
+        if not night.send(move):
+            lines.append(f"{holder.name}'s {role} kill is stopped")
+            continue
+        night.strike(move)
+        lines.append(f"{holder.name} ({role}) kills {move.target}")
+    return night, lines
+
+
+def suicides(night: Night) -> tuple[Night, Sequence[str]]:
+    """N10: blacks' suicides, with a partner's approval; they cannot be stopped (§7.4.10)."""
+    state, lines = night.state, []
+    for player in state.living:
+        if player.negative is None or state.vote_of(player.name, "suicide") is None:
+            continue
+        partners = [n for n in state.partners(player.name) if state.get(n).alive]
+        if partners and not any(kills.approves(state, n) for n in partners):
+            lines.append(f"{player.name}'s suicide lacks a partner's approval")
+            continue
+        move = Move(player.name, player.negative, "suicide", (player.name,), 10, True, True)
+        night.strike(move)
+        lines.append(f"{player.name} commits suicide")
+    return night, lines
+
+
+def doctor(night: Night) -> tuple[Night, Sequence[str]]:
+    """N11: the Doctor's heal; an attacked Doctor may still heal himself alone (§7.6)."""
+    holder = night.state.holder("doctor")
+    vote = _vote(night.state, holder.name, "heal") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "doctor", "heal", vote[1], slot=11)
+    night.heal = move
+    if not night.send(move, exempt=vote[1] == (holder.name,)):
+        return night, [f"{holder.name}'s heal is stopped"]
+    night.healed = tuple(name for name in vote[1] if not night.fails_at(name))
+    return night, [f"{holder.name} heals {', '.join(night.healed) or 'nobody'}"]
+
+
+def cult_heal(night: Night) -> tuple[Night, Sequence[str]]:
+    """N11, after the Doctor (§15.21): the Cultist heals one player for souls: 1 for another, 2
+    for himself (3 two nights running), one less when the heal is not needed."""
+    holder = night.state.holder("cultist")
+    vote = _vote(night.state, holder.name, "cult") if holder else None
+    if holder is None or vote is None or vote[0] != "heal" or not vote[1]:
+        return night, []
+    target = vote[1][0]
+    move = Move(holder.name, "cultist", "heal", vote[1], slot=11)
+    night.checks["cult_heal"] = move
+    if not night.send(move, exempt=target == holder.name) or night.fails_at(target):
+        return night, [f"{holder.name}'s heal is stopped or fails"]
+    memory = night.state.memory_of("cultist")
+    cost = 1
+    if target == holder.name:
+        cost = 3 if memory.self_heal_night == night.number - 1 else 2
+    needed = target not in night.healed and any(m.target == target for m in night.attacks)
+    cost -= 0 if needed else 1
+    if memory.souls < cost:
+        night.stopped.append((move, Stop.ROLE_BLOCKED))  # told like a stopped move
+        return night, [f"{holder.name} has {memory.souls} soul(s), the heal costs {cost}"]
+    night.healed = (*night.healed, target)
+    memory = replace(memory, souls=memory.souls - cost)
+    if target == holder.name:
+        memory = replace(memory, self_heal_night=night.number)
+    night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
+    return night, [f"{holder.name} heals {target} for {cost} soul(s)"]
+
+
+def souls(night: Night) -> tuple[Night, Sequence[str]]:
+    """E7 (§15.21): the Cultist names his three soul targets (the Hacker cannot stop it)."""
+    holder = night.state.holder("cultist")
+    vote = night.state.vote_of(holder.name, "souls") if holder else None
+    if holder is None or vote is None or len(vote.targets) != 3:
+        return night, []
+    memory = replace(night.state.memory_of("cultist"), soul_targets=vote.targets)
+    night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
+    return night, [f"{holder.name}'s souls: {', '.join(vote.targets)}"]
+
+
+def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
+    """N14 (§15.15): single doses on one or two players, or a double or triple dose on one."""
+    holder = night.state.holder("drug_dealer")
+    vote = _vote(night.state, holder.name, "drug") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "drug_dealer", vote[0], vote[1], slot=14)
+    night.checks["drug_dealer"] = move
+    return night, [
+        f"{holder.name} {vote[0]} {' '.join(vote[1])}: "
+        + ("sent" if night.send(move) else "stopped")
+    ]
+
+
+def checkers(night: Night) -> tuple[Night, Sequence[str]]:
+    """N16 the Commissar's check, N17 the Journalist's comparison (§15.7), N18 the Detective's
+    tracking or role check (§7.8, §7.9)."""
+    lines = []
+    slots = (
+        ("commissar", "check", 16),
+        ("advocate", "check", 16),
+        ("inquisitor", "check", 16),
+        ("journalist", "compare", 17),
+        ("detective", "track", 18),
+    )
+    for role, group, slot in slots:
+        holder = night.state.holder(role)
+        vote = _vote(night.state, holder.name, group) if holder else None
+        if holder is None or vote is None or vote[0] not in ("check", "compare", "track", "role"):
+            continue
+        if not vote[1]:
+            continue
+        move = Move(holder.name, role, vote[0], vote[1], slot=slot)
+        night.checks[role] = move
+        happened = night.send(move)
+        names = " ".join(vote[1])
+        lines.append(f"{holder.name} {vote[0]} {names}: {'sent' if happened else 'stopped'}")
+    return night, lines
+
+
+def samples(night: Night) -> tuple[Night, Sequence[str]]:
+    """N18 (§15.22): the Criminalist's samples, a night move that visits nobody."""
+    holder = night.state.holder("criminalist")
+    vote = _vote(night.state, holder.name, "samples") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "criminalist", "samples", vote[1], slot=18, stays_home=True)
+    night.checks["criminalist"] = move
+    return night, [
+        f"{holder.name} samples {' '.join(vote[1])}: " + ("sent" if night.send(move) else "stopped")
+    ]
+
+
+def deaths(night: Night) -> tuple[Night, Sequence[str]]:
+    """R: every attacked player dies unless healed; the first attack is credited (§7.7)."""
+    lines = []
+    for move in night.attacks:
+        healable = move.role != "cultist"  # the Doctor cannot save the devour's victim (§15.21)
+        if healable and move.target in night.healed and not night.is_unsavable(move.target):
+            continue
+        if move.target not in night.deaths:
+            night.deaths[move.target] = move
+            lines.append(f"{move.target} dies ({move.role} {move.owner})")
+    lines.extend(_immortal_deaths(night))
+    cultist = night.state.holder("cultist")
+    if cultist is not None and cultist.name in night.deaths:
+        memory = night.state.memory_of("cultist")
+        if memory.cult_life:  # a devoured teammate's spare life (§15.21)
+            del night.deaths[cultist.name]
+            memory = replace(memory, cult_life=False)
+            night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
+            lines.append(f"{cultist.name}'s spare life saves him")
+    return night, lines
+
+
+def _immortal_deaths(night: Night) -> list[str]:
+    """§15.2: the spare life takes the first deadly attack on the Immortal or his linked player
+    (all of that night's); once it is spent, an attack's death of either kills the other."""
+    state = night.state
+    holder = state.holder("immortal")
+    if holder is None or state.is_role_blocked(holder.name):
+        return []
+    memory = state.memory_of("immortal")
+    linked = memory.linked if memory.linked and state.get(memory.linked).alive else None
+    if linked == holder.name:  # an heir who was the linked player: the link is void
+        linked = None
+    pair = [holder.name, *([linked] if linked else [])]
+    if linked:
+        night.link_attacks = [n for n in pair if any(m.target == n for m in night.attacks)]
+    hit = [name for name in pair if name in night.deaths]
+    if not hit:
+        return []
+    if not memory.life_spent:
+        for name in hit:
+            del night.deaths[name]
+        night.life_spent = True
+        return [f"the Immortal's spare life saves {', '.join(hit)}"]
+    if linked is None:
+        return []
+    lines = []
+    for dead, other in ((holder.name, linked), (linked, holder.name)):
+        if dead in night.deaths and other not in night.deaths:
+            night.deaths[other] = Move(dead, "link", "link", (other,), slot=19)
+            lines.append(f"{other} dies with {dead} (link)")
+    return lines
+
+
+def immortal_link(night: Night) -> tuple[Night, Sequence[str]]:
+    """E1 (§15.2): the Immortal links himself to a player (once per game) or unlinks."""
+    holder = night.state.holder("immortal")
+    vote = night.state.vote_of(holder.name, "link") if holder else None
+    if holder is None or vote is None:
+        return night, []
+    if not night.evening(Move(holder.name, "immortal", vote.action, vote.targets, slot=1)):
+        return night, [f"{holder.name}'s {vote.action} is stopped"]
+    memory = night.state.memory_of("immortal")
+    if vote.action == "link" and vote.targets:
+        memory = replace(memory, linked=vote.targets[0], link_used=True)
+    elif vote.action == "unlink":
+        memory = replace(memory, linked=None)
+    night.state = replace(night.state, memory={**night.state.memory, "immortal": memory})
+    return night, [f"{holder.name} {vote.action}s {' '.join(vote.targets)}".rstrip()]
+
+
+def alibi(night: Night) -> tuple[Night, Sequence[str]]:
+    """§15.3: when a black Bodyguard's ward was attacked, every reader of visits (trackers,
+    watchers, the Commissar's "same target") sees the Bodyguard visit his alibi instead."""
+    guard = night.guard
+    if guard is None or not night.guard_black or guard.target not in night.attacked:
+        return night, []
+    vote = night.state.vote_of(guard.owner, "alibi")
+    if vote is None or not vote.targets:
+        return night, []
+    night.visits[:] = [
+        replace(move, targets=vote.targets) if move is guard else move for move in night.visits
+    ]
+    return night, [f"{guard.owner} is seen at {vote.targets[0]} (alibi)"]
+
+
+STAGES: tuple[Stage[Night], ...] = (
+    Stage("E1 immortal", immortal_link),
+    Stage("E2 hacker", hacker),
+    Stage("E5 successor", successor),
+    Stage("E6 favourite", favourite),
+    Stage("E7 souls", souls),
+    Stage("E10-E11 evening", evening),
+    Stage("N2 blocker", blocker),
+    Stage("N6 bodyguard", bodyguard),
+    Stage("N7 bum", bum),
+    Stage("N8 negative kills", kills.negative_kills),
+    Stage("N9 peaceful kills", peaceful_kills),
+    Stage("N10 suicides", suicides),
+    Stage("N11 doctor", doctor),
+    Stage("N11 cultist heal", cult_heal),
+    Stage("N14 drug dealer", drug_dealer),
+    Stage("N16-N18 checks", checkers),
+    Stage("N18 samples", samples),
+    Stage("R deaths", deaths),
+    Stage("R alibi", alibi),
+)

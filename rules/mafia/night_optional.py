@@ -1,0 +1,284 @@
+"""The morning results of the optional night roles (§15.2, §15.3, §15.5, §15.7, §15.15, §15.22)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.core.events import Event
+from rules.core.rng import draw_from
+from rules.mafia import status
+from rules.mafia.events import (
+    Blocked,
+    Compare,
+    Drugged,
+    Favourite,
+    FavouriteMoves,
+    GuardReport,
+    Hacked,
+    HackResult,
+    Heal,
+    LifeSpent,
+    LinkAttack,
+    Revenge,
+    RumourSeen,
+    Samples,
+    VisitorNames,
+    Watch,
+)
+from rules.mafia.moves import Move, Night
+from rules.mafia.results import Results, cause_of, check_colour, true_colour
+from rules.mafia.state import Confirm, GameState
+
+
+def immortal_results(night: Night, results: Results) -> None:
+    """§15.2: the Immortal learns that his life is spent and which of the linked pair was hit."""
+    holder = night.state.holder("immortal")
+    if holder is None:
+        return
+    for target in night.link_attacks:
+        event: Event = LinkAttack(holder.name, target)
+        results.events.append(event)
+        results.remember("immortal", event)
+    if night.life_spent:
+        event = LifeSpent(holder.name)
+        results.events.append(event)
+        results.remember("immortal", event, life_spent=True)
+
+
+def guard_results(night: Night, results: Results) -> None:
+    """§15.3: the Bodyguard's reports, and a red Bodyguard's no-repeat memory."""
+    guard = night.guard
+    if guard is None:
+        return
+    state, ward, keeper = night.state, guard.target, guard.owner
+    if not night.guard_black:
+        memory = replace(results.memory["bodyguard"], last_guard=(ward,))
+        results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
+        killed = night.deaths.get(keeper)
+        moved = [m for m, _ in night.moved]
+        if killed is not None and any(killed is m for m in moved):
+            results.events.append(GuardReport(ward, killed.owner, None, None))
+        elif killed is not None:
+            results.events.append(GuardReport(ward, None, cause_of(killed), None))
+        else:
+            originals = {id(m): original for m, original in night.moved}
+            for attack in night.attacks:
+                if attack.target == keeper:
+                    original = originals.get(id(attack), keeper)
+                    results.events.append(GuardReport(keeper, None, cause_of(attack), original))
+        return
+    killed = night.deaths.get(ward)
+    if killed is not None and killed.action != "suicide":
+        original = night.retargeted.get(killed.owner, ward)
+        results.events.append(
+            GuardReport(
+                keeper,
+                killed.owner,
+                cause_of(killed),
+                original,
+                state.get(killed.owner).team.value,
+                state.get(ward).team.value,
+            )
+        )
+
+
+def hack_results(night: Night, results: Results) -> None:
+    """§15.5: the hacked player is told; the Hacker learns his peaceful role."""
+    move = night.hack
+    if move is None:
+        return
+    results.events.append(Hacked(player=move.target))
+    event = HackResult(move.owner, move.target, night.state.get(move.target).peaceful)
+    results.events.append(event)
+    results.remember("hacker", event)
+
+
+def journalist(night: Night, results: Results) -> None:
+    """§15.7: `same`/`different` by check colours, or `not_provided`; `verify`: true colours."""
+    state = night.state
+    holder = state.holder("journalist")
+    if holder is None:
+        return
+    results.events.extend(
+        RumourSeen(c.player, c.target, c.night) for c in state.confirms if c.kind == "rumour"
+    )
+    vote = state.vote_of(holder.name, "compare")
+    memory = results.memory["journalist"]
+    if vote is not None and vote.action == "verify" and memory.pair:
+        if night.evening(Move(holder.name, "journalist", "verify", (), slot=11)):
+            truth = {true_colour(state, holder.name, name) for name in memory.pair}
+            result = "same" if len(truth) == 1 else "different"
+            event = Compare(holder.name, memory.pair, result, True, None)
+            results.events.append(event)
+            results.remember("journalist", event)
+        return
+    move = night.checks.get("journalist")
+    if move is None:
+        return
+    checked = {
+        m.target
+        for m in night.visits
+        if m.role in ("commissar", "advocate", "inquisitor") and m.action == "check"
+    }
+    fail = any(t in night.deaths or t in checked or night.fails_at(t) for t in move.targets)
+    if night.is_stopped(move) or fail:
+        event = Compare(holder.name, move.targets, "not_provided", False, None)
+        results.events.append(event)
+        results.remember("journalist", event)
+        return
+    read = {name: check_colour(night, holder.name, name) for name in move.targets}
+    result = "same" if len(set(read.values())) == 1 else "different"
+    colours = {name: colour.value for name, colour in read.items()} if holder.is_black else None
+    event = Compare(holder.name, move.targets, result, False, colours)
+    results.events.append(event)
+    results.remember("journalist", event, pair=move.targets, pair_night=night.number)
+    if holder.is_black:
+        for name in move.targets:
+            if name in night.rumours and not state.get(name).is_black:
+                results.confirms.append(Confirm("rumour", holder.name, name, night.number))
+
+
+DOSES = {"drug": 1, "double": 2, "triple": 3}
+
+
+def drug_results(night: Night, results: Results) -> dict[str, int]:
+    """N14 (§15.15): the doses that took (not on a corpse), the bank, the drugged told."""
+    move = night.checks.get("drug_dealer")
+    if move is None or night.is_stopped(move):
+        return {}
+    dose = DOSES[move.action]
+    drugged: dict[str, int] = {}
+    for target in move.targets:
+        if target in night.deaths or night.fails_at(target):
+            results.events.append(Blocked(move.owner, "drug_dealer"))
+            continue
+        drugged[target] = dose
+        results.events.append(Drugged(target))
+    gain = sum(1 for t in drugged if t != move.owner and dose < 3)
+    memory = results.memory["drug_dealer"]
+    results.memory["drug_dealer"] = replace(memory, bank=memory.bank + gain)
+    return drugged
+
+
+def criminalist(night: Night, results: Results) -> None:
+    """N18 (§15.22): the samples against the day's corpse; the names of his visitors."""
+    state = night.state
+    holder = state.holder("criminalist")
+    if holder is None:
+        return
+    move = night.checks.get("criminalist")
+    memory = results.memory["criminalist"]
+    if move is not None and not night.is_stopped(move) and memory.corpse is not None:
+        killer = state.killers.get(memory.corpse, ("", ""))[1]
+        found = killer if killer in move.targets else None
+        event: Event = Samples(holder.name, memory.corpse, found)
+        results.events.append(event)
+        results.remember("criminalist", event)
+    visitor_names(night, results, holder.name)
+
+
+def visitor_names(night: Night, results: Results, name: str) -> None:
+    """N18: the names of a player's night visitors (the Criminalist §15.22, the Hero §15.16)."""
+    visitors = night.visitors_of(name)
+    if visitors:
+        results.events.append(VisitorNames(name, visitors))
+
+
+def fanatic_results(night: Night, state: GameState, results: Results) -> GameState:
+    """§15.17: the favourite (drawn with the seed among night 1's survivors when none was named),
+    the favourite's moves, and the revenge's outcome.  Returns the state with its draw counter."""
+    holder = night.state.holder("fanatic")
+    if holder is None:
+        return state
+    memory = results.memory["fanatic"]
+    named = night.state.memory_of("fanatic").favourite
+    if night.number == 1 and state.get(holder.name).alive:
+        if named is None:
+            pool = [p.name for p in state.living if p.name != holder.name]
+            if pool:
+                named = draw_from(state.seed, state.draws, pool)
+                state = replace(state, draws=state.draws + 1)
+        if named is not None:
+            event: Event = Favourite(holder.name, named, state.get(named).peaceful)
+            results.events.append(event)
+            results.remember("fanatic", event, favourite=named)
+            memory = results.memory["fanatic"]
+    favourite = memory.favourite
+    if favourite is not None and night.state.get(favourite).alive:
+        own = [m for m in night.visits if m.owner == favourite and not m.negative]
+        went = tuple(dict.fromkeys(t for m in own for t in m.targets if t != favourite))
+        results.events.append(FavouriteMoves(holder.name, favourite, went))
+    revenge = [m for m in (*night.visits, *night.attacks) if m.owner == holder.name and m.kill]
+    if not revenge:
+        return state
+    credited = [v for v, m in night.deaths.items() if m.role == "fanatic"]
+    enemies = [v for v in credited if state.get(v).team is not holder.team]
+    if enemies:
+        result, memory = "avenged", replace(memory, avenged=True)
+    elif credited:
+        result, memory = "go_on", replace(memory, killed_mate=True)
+    else:
+        result = "again"
+    results.memory["fanatic"] = memory
+    results.events.append(Revenge(holder.name, result))
+    return state
+
+
+def bum_results(night: Night, results: Results) -> None:
+    """§15.8: the watch result (not for a drunk Bum: he learns nothing); his drinking memory."""
+    holder = night.state.holder("bum")
+    if holder is None:
+        return
+    memory = results.memory["bum"]
+    if night.fails_at(holder.name):
+        results.memory["bum"] = replace(
+            memory, drank_night=night.number, no_drink=memory.no_drink or night.shot_at_drunk
+        )
+        return
+    move = night.watch
+    if move is None:
+        return
+    target = move.target
+    killers = {m.owner for m in night.attacks if m.target == target}
+    survivors = {target, holder.name} - set(night.deaths)
+    attacked_alive = any(m.target in survivors for m in night.attacks)
+    credited = night.deaths.get(target)
+    shown = []
+    for visitor in night.visitors_of(target):
+        if visitor in killers and (attacked_alive or (credited and visitor != credited.owner)):
+            continue  # §15.8: killers left out, or only the credited one
+        if visitor != holder.name:
+            shown.append(visitor)
+    left = any(m.owner == target for m in night.visits)
+    event: Event = Watch(holder.name, target, tuple(shown), left, night.visitors_of(holder.name))
+    results.events.append(event)
+    chosen = status.bum_repeats(night.state) is None
+    if chosen:
+        results.remember("bum", event, watched=target, watched_night=night.number)
+    else:
+        results.remember("bum", event)
+
+
+def cult_results(night: Night, results: Results) -> None:
+    """§15.21: the Cultist's heal result; a successful devour ends his devouring, and a devoured
+    teammate gives him a spare life."""
+    holder = night.state.holder("cultist")
+    if holder is None:
+        return
+    memory = results.memory["cultist"]
+    heal = night.checks.get("cult_heal")
+    if heal is not None and heal.target in night.healed and not night.is_stopped(heal):
+        saved = tuple(
+            t
+            for t in heal.targets
+            if any(m.target == t for m in night.attacks) and t not in night.deaths
+        )
+        event: Event = Heal(holder.name, heal.targets, "hit" if saved else "miss", saved)
+        results.events.append(event)
+        results.remember("cultist", event)
+        memory = results.memory["cultist"]
+    devoured = [v for v, m in night.deaths.items() if m.role == "cultist"]
+    if devoured:
+        mate = any(night.state.get(v).team is holder.team for v in devoured)
+        memory = replace(memory, devoured=True, cult_life=memory.cult_life or mate)
+    results.memory["cultist"] = memory

@@ -1,0 +1,177 @@
+"""The Mafia ruleset object: the public entry points of rules.core.ruleset.Ruleset."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rules.core.events import Audience, AudienceKind, Event
+from rules.core.model import (
+    Accepted,
+    Choices,
+    Distribution,
+    Rejected,
+    Resolution,
+    RoleSpec,
+    Seat,
+    Settings,
+    Vote,
+)
+from rules.core.view import GameView, JsonValue, SeatView
+from rules.mafia import actions, distributions, engine, state, validate, wins
+from rules.mafia.events import EVENT_TYPES, Death, RoleInfo, Setup
+from rules.mafia.ids import CAUSES, STEPS, TEAMS
+from rules.mafia.roles import ROLES
+from rules.mafia.state import GameState
+
+
+class MafiaRuleset:
+    """The rules of forum Mafia (seed 004) by mail (docs/rules/mafia.md)."""
+
+    id = "mafia"
+    roles: Mapping[str, RoleSpec] = ROLES
+    steps: tuple[str, ...] = STEPS
+    causes: tuple[str, ...] = CAUSES
+    teams: tuple[str, ...] = TEAMS
+    keywords: tuple[str, ...] = actions.KEYWORD_ORDER
+    options: Mapping[str, JsonValue] = engine.OPTIONS
+    event_types: Mapping[str, type[Event]] = EVENT_TYPES
+    distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS
+
+    def pick_distribution(
+        self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
+    ) -> Distribution:
+        """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError: none fits)."""
+        return distributions.pick(n_players, seed, extra)
+
+    def deal(
+        self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
+    ) -> tuple[Seat, ...]:
+        """Deal the distribution (seat order kept); a black's role is ``peaceful+negative``."""
+        return distributions.deal(names, distribution, seed)
+
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
+        """Return a new game at its first step (ValueError on bad seats or settings)."""
+        return engine.new_game(seats, settings)
+
+    def view(self, state: GameState) -> GameView:
+        """Return the typed view: step, numbering, players with their composite roles, titles."""
+        step = state.step
+        return GameView(
+            step=step,
+            phase=engine.STEP_TABLE.get(step).phase if step is not None else None,
+            night=state.night,
+            day=state.day,
+            over=state.is_over,
+            winners=state.winners,
+            teams=state.teams,
+            players=tuple(
+                SeatView(p.name, p.alive, p.role, p.team.value, p.missed) for p in state.players
+            ),
+            votes={actions.vote_key(state, v): v.targets for v in state.votes},
+            facts={
+                "mayor": state.mayor_in_office(),
+                "secretary": state.secretary_in_office(),
+                "format": state.format,
+                "vertical": state.today.vertical,
+            },
+        )
+
+    def asked(self, state: GameState) -> tuple[str, ...]:
+        """Return who may vote in the current step, in seat order."""
+        return actions.asked(state)
+
+    def all_voted(self, state: GameState) -> bool:
+        """Whether every asked player has sent his vote (for ``close_early``, §3).
+
+        A player with a primary action must have a vote in force for it; a player without one
+        (a black citizen at night, the Investigator) any vote.  The keyword-only statements
+        (`suicide`, `approve`, `noinsure`, hunt approval, `fake_*`) are choices not to wait for.
+        """
+        for name in actions.asked(state):
+            primary = [a for a in actions.actions_of(state, name) if a.primary]
+            if primary:
+                if state.vote_of(name, primary[0].spec.group) is None:
+                    return False
+            elif not any(True for _ in state.votes_by(name)):
+                return False
+        return True
+
+    def choices(self, state: GameState, player: str) -> Choices:
+        """Return what ``player`` may send now (no actions when he is not asked)."""
+        return actions.choices(state, player)
+
+    def apply(self, state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+        """Validate and store a vote (it replaces the earlier vote of the same move group)."""
+        return validate.apply_vote(state, vote)
+
+    def resolve(self, state: GameState) -> Resolution[GameState]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        return engine.resolve(state)
+
+    def start_events(self, state: GameState) -> tuple[Event, ...]:
+        """The ``setup`` event and one ``role`` event per player (§10)."""
+        peaceful = Counter(p.peaceful for p in state.players)
+        negative = Counter(p.negative for p in state.players if p.negative)
+        events: list[Event] = [
+            Setup(
+                state.format,
+                dict(sorted(peaceful.items())),
+                dict(sorted(negative.items())),
+                False,
+                {},
+            )
+        ]
+        for p in state.players:
+            events.append(
+                RoleInfo(p.name, p.peaceful, p.negative, p.team.value, state.partners(p.name))
+            )
+        return tuple(events)
+
+    def told_role(self, state: GameState, name: str) -> str | None:
+        """Return the roles ``name`` knows he has (the truth: nobody is deceived), or None."""
+        player = state.find(name)
+        return None if player is None else player.role
+
+    def as_told(self, event: Event) -> Event:
+        """A night death is told without its cause (§7.11); other events as they are."""
+        if isinstance(event, Death) and event.at_night:
+            return Death(player=event.player, cause=None, revealed=event.revealed, via=event.via)
+        return event
+
+    def recipients(self, state: GameState, audience: Audience) -> frozenset[str] | None:
+        """Return who may learn an event (None: everybody); a team is its living members."""
+        if audience.kind is AudienceKind.PUBLIC:
+            return None
+        if audience.kind is AudienceKind.PLAYERS:
+            return frozenset(audience.names)
+        return frozenset(p.name for p in state.living if p.team.value in audience.names)
+
+    def transcript_start(self, state: GameState) -> dict[str, Any] | None:
+        """The first line (§13.2): ``{"start": true, "night": 0, "day": 0, "events": [...]}``."""
+        events = [event.to_dict() for event in self.start_events(state)]
+        return {"start": True, "night": 0, "day": 0, "events": events}
+
+    def transcript_end(self, state: GameState) -> dict[str, Any]:
+        """The end line (§13.2): winners, teams, alive, roles (scenario form), mayor, outcomes."""
+        return {
+            "end": state.is_over,
+            "winners": list(state.winners),
+            "teams": list(state.teams),
+            "alive": [p.name for p in state.living],
+            "roles": {p.name: p.role for p in state.players},
+            "mayor": state.mayor_in_office(),
+            "outcomes": wins.outcomes(state),
+        }
+
+    def dump_state(self, game: GameState) -> dict[str, Any]:
+        """Return the state as a JSON-safe dict."""
+        return state.dump_state(game)
+
+    def load_state(self, data: Mapping[str, Any]) -> GameState:
+        """Return the state from :meth:`dump_state`'s dict."""
+        return state.load_state(data)
+
+
+RULESET = MafiaRuleset()

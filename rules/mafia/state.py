@@ -1,0 +1,356 @@
+"""The Mafia game state: players with their role overlay, titles, the kill ledger, the day."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.core.model import Settings
+from rules.mafia.codec import from_json, to_json
+from rules.mafia.ids import SIDE_OF_ROLE, Side, Team
+
+RULESET_ID = "mafia"
+STATE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Player:
+    """One main player: his peaceful role, his negative role (blacks only), life, missed votes."""
+
+    name: str
+    peaceful: str
+    negative: str | None = None
+    gender: str | None = None
+    alive: bool = True
+    cause: str | None = None
+    missed: int = 0
+
+    @property
+    def team(self) -> Team:
+        """``black`` for a player with a negative role, else ``red`` (§1.1)."""
+        return Team.BLACK if self.negative is not None else Team.RED
+
+    @property
+    def is_black(self) -> bool:
+        """Whether the player has a negative role."""
+        return self.negative is not None
+
+    @property
+    def side(self) -> Side | None:
+        """The killing side of a black (§1.1), None for a red."""
+        return SIDE_OF_ROLE.get(self.negative) if self.negative is not None else None
+
+    @property
+    def role(self) -> str:
+        """The scenario form of his roles: ``peaceful`` or ``peaceful+negative`` (§13.1)."""
+        return f"{self.peaceful}+{self.negative}" if self.negative else self.peaceful
+
+
+@dataclass(frozen=True)
+class RoleMemory:
+    """What a peaceful role remembers; it passes with the role to an heir (§8.3).
+
+    ``last_heal``/``last_heal_night``: the Doctor's last heal that took place (§5.4, §7.6).
+    ``passed``: players on whom the role got a passed Commissar result (the Commissar's own
+    checks, the Investigator's copies) and may verify.  ``vigilante_done``: the Investigator's
+    shot right ended (§7.10).  ``history``: the role's earlier private results (JSON texts).
+    ``weight``: the Judge's ballot weight (§15.14).  ``pair``/``pair_night``: the Journalist's
+    last pair with a `same`/`different` result and its night (§15.7).  ``life_spent``,
+    ``linked``, ``link_used``: the Immortal's spare life and link (§15.2).  ``corpse``,
+    ``corpse_day``: the Criminalist's examination and its day (§15.22).  ``last_guard``,
+    ``last_guard_night``: the Bodyguard's last guard that took place (§15.3, §5.4).  ``bank``,
+    ``bought``: the Drug dealer's bank and the votes he bought for today (§15.15).
+    ``passed_black``: the players of ``passed`` whose check read `black` (the Advocate, §15.9).
+    ``burns``: player -> the night the Inquisitor may burn him; ``verified_black``: his verified
+    blacks (his death-time kill); ``burned_true_black``, ``reads_red``: a black Inquisitor's
+    burn of a true black, and his red reading after burning a black (§15.10).  The Hero's
+    (§15.16): ``save_used``; ``saved_on``: saved player -> day; ``cancelled_red``: he cancelled
+    a red's lynch; ``inherited``: an heir holds the role (night information only); ``spared``: the
+    red a black Hero saved (he reads red while that red lives); ``no_kill``/``no_kill_night``:
+    the black Hero and the black he saved make no kill move that night.  The Fanatic's
+    (§15.17): ``favourite``; ``avenged``: his revenge ended; ``killed_mate``: he killed a
+    teammate while avenging.  The Bum's (§15.8): ``watched``/``watched_night``: his chosen
+    watch (repeated automatically the next night); ``drank_night``; ``no_drink``: a kill was
+    aimed at him while drunk.  The Cultist's (§15.21): ``soul_targets``; ``souls`` (to spend)
+    and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
+    life from a devoured teammate; ``self_heal_night``: his last heal of himself.
+    """
+
+    last_heal: tuple[str, ...] = ()
+    last_heal_night: int = 0
+    passed: tuple[str, ...] = ()
+    vigilante_done: bool = False
+    history: tuple[str, ...] = ()
+    weight: int = 6
+    pair: tuple[str, ...] = ()
+    pair_night: int = 0
+    life_spent: bool = False
+    linked: str | None = None
+    link_used: bool = False
+    corpse: str | None = None
+    corpse_day: int = 0
+    last_guard: tuple[str, ...] = ()
+    last_guard_night: int = 0
+    bank: float = 0
+    bought: float = 0
+    passed_black: tuple[str, ...] = ()
+    burns: Mapping[str, int] = field(default_factory=dict)
+    verified_black: tuple[str, ...] = ()
+    burned_true_black: bool = False
+    reads_red: bool = False
+    save_used: bool = False
+    saved_on: Mapping[str, int] = field(default_factory=dict)
+    cancelled_red: bool = False
+    inherited: bool = False
+    spared: str | None = None
+    no_kill: tuple[str, ...] = ()
+    no_kill_night: int = 0
+    favourite: str | None = None
+    avenged: bool = False
+    killed_mate: bool = False
+    watched: str | None = None
+    watched_night: int = 0
+    drank_night: int = 0
+    no_drink: bool = False
+    soul_targets: tuple[str, ...] = ()
+    souls: int = 0
+    souls_gained: int = 0
+    devoured: bool = False
+    cult_life: bool = False
+    self_heal_night: int = 0
+
+
+@dataclass(frozen=True)
+class StoredVote:
+    """A vote in force: ``player``'s vote for ``action`` (of move group ``group``)."""
+
+    player: str
+    group: str
+    action: str
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """A counted day ballot (§6.6); ``auto``: an auto-vote against oneself (§6.5)."""
+
+    voter: str
+    targets: tuple[str, ...]
+    auto: bool = False
+    weight: float = 1
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A lynch-type vote whose result waits for the vote-time moves (§6.9): its step, the players
+    asked, those who had a vote in force, and the ballots (auto-votes last)."""
+
+    kind: str
+    asked: tuple[str, ...]
+    voters: tuple[str, ...]
+    ballots: tuple[Ballot, ...]
+    auto: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Day:
+    """What the current day remembers between its steps.
+
+    ``vertical``: the player nobody may vote against today (§6.4).  ``hunt``: today's main vote
+    is a hunt.  ``candidates``: runoff/revote targets, or the Secretary's eligible players.
+    ``tied_asked``/``tied_ballots``: the asked players and ballots of the vote that tied.
+    ``election``: the election's ballots (for the runoff and the Secretary).
+    ``revote_empty``: today's vote ended in a revote that lynched nobody (§6.12).
+    ``vouched``: the players the Witness vouched for today (§15.12).  ``pending``: the vote
+    whose result waits for `vote_moves` (§6.9).  ``defended``: the Advocate's legal protection
+    of today (§15.9).  ``last_movers``: the lynched players asked in `last_moves` (§6.9);
+    ``takeable``: whom a lynched Hero may take (the voters against him).  ``extra_done``: today's
+    extra vote was held (§6.10); ``hero_cancelled``: the Hero cancelled a lynch today (§6.12).
+    """
+
+    vertical: str | None = None
+    hunt: bool = False
+    candidates: tuple[str, ...] = ()
+    tied_asked: tuple[str, ...] = ()
+    tied_ballots: tuple[Ballot, ...] = ()
+    election: tuple[Ballot, ...] = ()
+    revote_empty: bool = False
+    vouched: tuple[str, ...] = ()
+    pending: Pending | None = None
+    defended: str | None = None
+    last_movers: tuple[str, ...] = ()
+    takeable: tuple[str, ...] = ()
+    lynched: tuple[str, ...] = ()
+    extra_done: bool = False
+    hero_cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The black kill ledger (§7.4.2): owed shots per side, tonight's usable shots.
+
+    ``no_due``: the next night gives no new shot (a hunt lynched two blacks).
+    ``black_killed``: an Extended night 1/2 black already died by a black's kill (§7.4.8).
+    """
+
+    owed: Mapping[str, int] = field(default_factory=lambda: {"mafia": 0, "maniac": 0})
+    shots: Mapping[str, int] = field(default_factory=lambda: {"mafia": 0, "maniac": 0})
+    no_due: bool = False
+    black_killed: bool = False
+
+
+@dataclass(frozen=True)
+class RoleBlock:
+    """A timed role block (§8.5): ``player``'s peaceful (or negative) role is blocked until the
+    ``night`` step of night ``ends`` opens."""
+
+    player: str
+    negative: bool
+    ends: int
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """Information due one night later (§7.9, §7.10): a kill confirmation or a blackened copy."""
+
+    kind: str
+    player: str
+    target: str
+    night: int
+    side: str | None = None
+
+
+@dataclass(frozen=True)
+class GameState:
+    """A whole game at one moment; immutable.  ``step`` is None once the game is over.
+
+    ``votes``: the votes in force in arrival order.  ``peaceful_roles``: the distribution's
+    peaceful roles (what a role request may name, §7.9).  ``heirs``: the Active citizens in
+    their drawn order.  ``visits``: role -> night -> players its holder visited (requests).
+    ``post_over``: the Mayor's post has ended for the game (§6.11).  ``successor``: the Son of
+    the Boss's named successor (§16.1).  ``killers``: a night victim -> (the role whose move was
+    credited with his death, its owner) (§15.22).  ``drugged``: player -> dose, from the morning
+    until the next night opens (§15.15).
+    """
+
+    settings: Settings
+    players: tuple[Player, ...]
+    format: str
+    peaceful_roles: tuple[str, ...]
+    step: str | None = None
+    night: int = 0
+    day: int = 0
+    votes: tuple[StoredVote, ...] = ()
+    draws: int = 0
+    mayor: str | None = None
+    secretary: str | None = None
+    post_over: bool = False
+    red_lynched: bool = False
+    hunt_held: bool = False
+    today: Day = field(default_factory=Day)
+    ledger: Ledger = field(default_factory=Ledger)
+    memory: Mapping[str, RoleMemory] = field(default_factory=dict)
+    heirs: tuple[str, ...] = ()
+    visits: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
+    confirms: tuple[Confirm, ...] = ()
+    blocks: tuple[RoleBlock, ...] = ()
+    successor: str | None = None
+    killers: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    drugged: Mapping[str, int] = field(default_factory=dict)
+    stalemate: tuple[str, ...] | None = None
+    winners: tuple[str, ...] = ()
+    teams: tuple[str, ...] = ()
+    draw: bool = False
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.step is None
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return self.settings.seed
+
+    @property
+    def living(self) -> tuple[Player, ...]:
+        """The living main players, in seat order."""
+        return tuple(p for p in self.players if p.alive)
+
+    def find(self, name: str) -> Player | None:
+        """Return the player called ``name``, or None."""
+        for player in self.players:
+            if player.name == name:
+                return player
+        return None
+
+    def get(self, name: str) -> Player:
+        """Return the player called ``name``; raises KeyError when there is none."""
+        player = self.find(name)
+        if player is None:
+            raise KeyError(name)
+        return player
+
+    def holder(self, role: str) -> Player | None:
+        """Return the living holder of the peaceful ``role`` (one per game, §1.1), or None."""
+        for player in self.living:
+            if player.peaceful == role:
+                return player
+        return None
+
+    def partners(self, name: str) -> tuple[str, ...]:
+        """The other members of ``name``'s mafia side, living or dead (§7.4.5)."""
+        player = self.get(name)
+        if player.side is not Side.MAFIA:
+            return ()
+        return tuple(p.name for p in self.players if p.side is Side.MAFIA and p.name != player.name)
+
+    def side_members(self, side: Side) -> tuple[Player, ...]:
+        """The living members of ``side``."""
+        return tuple(p for p in self.living if p.side is side)
+
+    def vote_of(self, player: str, group: str) -> StoredVote | None:
+        """Return ``player``'s vote in force for move group ``group``, or None."""
+        for vote in self.votes:
+            if vote.player == player and vote.group == group:
+                return vote
+        return None
+
+    def votes_by(self, player: str) -> Iterator[StoredVote]:
+        """Yield ``player``'s votes in force."""
+        return (vote for vote in self.votes if vote.player == player)
+
+    def mayor_in_office(self) -> str | None:
+        """The Mayor while he holds his post (§6.11), else None."""
+        return None if self.post_over else self.mayor
+
+    def secretary_in_office(self) -> str | None:
+        """The Secretary while she holds her post, else None."""
+        return None if self.post_over else self.secretary
+
+    def is_role_blocked(self, name: str, *, negative: bool = False) -> bool:
+        """Whether ``name``'s peaceful (``negative``: negative) role is blocked now (§8.5)."""
+        return any(b.player == name and b.negative == negative for b in self.blocks)
+
+    def memory_of(self, role: str) -> RoleMemory:
+        """Return the memory of the peaceful ``role``."""
+        return self.memory.get(role, RoleMemory())
+
+
+def dump_state(state: GameState) -> dict[str, Any]:
+    """Return the state as a JSON-safe dict (settings in their own dict form)."""
+    data: dict[str, Any] = to_json(state)
+    data["settings"] = state.settings.to_dict()
+    data["ruleset"] = RULESET_ID
+    data["version"] = STATE_VERSION
+    return data
+
+
+def load_state(data: Mapping[str, Any]) -> GameState:
+    """Return the state from :func:`dump_state`'s dict (ValueError when it is not one)."""
+    if data.get("ruleset") != RULESET_ID:
+        raise ValueError(f"not a {RULESET_ID} state")
+    body = {key: value for key, value in data.items() if key not in ("ruleset", "version")}
+    return from_json(GameState, body, {Settings: Settings.from_dict})

@@ -1,0 +1,102 @@
+"""Derived facts of a state that several modules ask: the hunt, the vigilante, the counts."""
+
+from __future__ import annotations
+
+from rules.mafia.state import GameState
+
+
+def is_hunt_unlocked(state: GameState) -> bool:
+    """§6.4 (a): the Mayor lost his post, or there never was one and a red was lynched."""
+    if state.mayor is not None:
+        return state.post_over
+    return state.red_lynched
+
+
+def is_hunt_possible(state: GameState) -> bool:
+    """§6.4 (a)-(c): whether today's main vote may be a hunt."""
+    minimum = 6 if state.format == "extended" else 5
+    return is_hunt_unlocked(state) and not state.hunt_held and len(state.living) > minimum
+
+
+def is_vigilante(state: GameState) -> bool:
+    """§7.10: nobody alive holds `commissar` or `detective`, and the shot right is not spent."""
+    if state.memory_of("investigator").vigilante_done:
+        return False
+    return state.holder("commissar") is None and state.holder("detective") is None
+
+
+def counts(state: GameState) -> tuple[int, int]:
+    """Return (R, B): the living red and black main players (§9.1)."""
+    reds = sum(1 for p in state.living if not p.is_black)
+    return reds, len(state.living) - reds
+
+
+def may_be_lynched(state: GameState, name: str) -> bool:
+    """Whether a lynch-type ballot may name ``name`` today (§6.5): not Mayor, not protected."""
+    return name != state.mayor_in_office() and name not in protected_today(state)
+
+
+def protected_today(state: GameState) -> tuple[str, ...]:
+    """Nobody may vote against these players today: the vertical, the Advocate's defence."""
+    return tuple(n for n in (state.today.vertical, state.today.defended) if n is not None)
+
+
+def hero_may_save(state: GameState) -> bool:
+    """§15.16: the Hero's save is unused, he holds the role from the start, he is alive and not
+    blocked, and the pending vote is no hunt."""
+    hero = state.holder("hero")
+    memory = state.memory_of("hero")
+    pending = state.today.pending
+    return (
+        hero is not None
+        and not state.is_role_blocked(hero.name)
+        and not memory.save_used
+        and not memory.inherited
+        and pending is not None
+        and pending.kind != "hunt"
+    )
+
+
+def revenge_active(state: GameState) -> bool:
+    """§15.17: the Fanatic's favourite is dead and not yet avenged; for a black Fanatic only when
+    the favourite died by a lynch or by a killer who is not the Fanatic or his partner."""
+    fanatic = state.holder("fanatic")
+    memory = state.memory_of("fanatic")
+    if fanatic is None or memory.favourite is None or memory.avenged:
+        return False
+    favourite = state.get(memory.favourite)
+    if favourite.alive:
+        return False
+    if fanatic.is_black and favourite.cause != "lynch":
+        killer = state.killers.get(favourite.name, ("", ""))[1]
+        return killer not in (fanatic.name, *state.partners(fanatic.name))
+    return True
+
+
+def bum_repeats(state: GameState) -> str | None:
+    """§15.8: the player the Bum watches again tonight, automatically, after choosing him last
+    night (None: he chooses tonight)."""
+    bum = state.holder("bum")
+    memory = state.memory_of("bum")
+    if bum is None or memory.watched is None or memory.watched_night != state.night - 1:
+        return None
+    return memory.watched if state.get(memory.watched).alive else None
+
+
+def drunk_bum(state: GameState) -> str | None:
+    """§15.8: the Bum when he drinks tonight (his `drink` in force, his role not blocked)."""
+    bum = state.holder("bum")
+    if bum is None or state.is_role_blocked(bum.name) or bum_repeats(state) is not None:
+        return None
+    vote = state.vote_of(bum.name, "watch")
+    return bum.name if vote is not None and vote.action == "drink" else None
+
+
+def acting_bum(state: GameState) -> str | None:
+    """§15.8: the Bum when he watches tonight (chosen or repeated): immune to the Blocker."""
+    bum = state.holder("bum")
+    if bum is None or state.is_role_blocked(bum.name):
+        return None
+    vote = state.vote_of(bum.name, "watch")
+    watching = vote is not None and vote.action == "watch" and vote.targets
+    return bum.name if bum_repeats(state) is not None or watching else None
