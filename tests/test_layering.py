@@ -101,11 +101,12 @@ def _string_literals(path: Path) -> list[tuple[int, str]]:
 
 
 # The core's own words (transcript keys and phases, interfaces §3; the event types every ruleset
-# shares): a ruleset may name a step like one of them (Mafia's `night`, `lynch`), and the core
-# may still write them, meaning its own.
+# shares; the role mail and a player's `role`): a ruleset may name a step or a keyword like one of
+# them (Mafia's `night`, `lynch`, `role`), and the core may still write them, meaning its own.
 CORE_WORDS = frozenset(
     {"start", "night", "day", "end", "step", "asked", "votes", "events", "winners", "teams"}
     | {"alive", "roles", "mayor", "death", "lynch", "role_change", "inactive", "rejected", "win"}
+    | {"role"}
 )
 
 

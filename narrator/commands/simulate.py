@@ -65,25 +65,12 @@ def describe_event(event: Mapping[str, Any]) -> str:
     """Return one event as an English sentence."""
     kind = event.get("type")
     p = event.get("player")
+    # The event kinds every ruleset shares (interfaces §3); a ruleset's own read as fields.
     sentences: dict[str, str] = {
         "death": f"{p} dies ({event.get('cause')})",
-        "saved": f"{p} survives the night",
         "role_change": f"{p} is now {event.get('role')}",
-        "lovers": f"{_names(event.get('players'))} are lovers",
-        "bodyguard": f"{p} is the bodyguard of {event.get('guards')}",
-        "asleep": f"{p} falls asleep",
-        "seen": f"{p} sees that {event.get('target')} is {event.get('role')}",
-        "burns": f"{p} sprinkles {event.get('target')}: "
-        + ("burns" if event.get("value") else "does not burn"),
-        "tally": f"{p} overhears the {event.get('pack')}: {event.get('counts')}",
-        "enchanted": f"{p} is enchanted",
-        "warned": f"{p} is warned",
-        "marked": f"{p} carries the raven's mark",
-        "jailed": f"{p} is jailed",
-        "guilty": f"{_names(event.get('players'))} may not vote in the next lynch",
         "mayor": f"{p} becomes mayor (by {event.get('via')})",
         "no_mayor": "no mayor: the election failed",
-        "fool_revealed": f"{p} is the dorpsgek and is spared",
         "lynch": f"the village burns {p or 'nobody'} (totals {event.get('totals')})",
         "inactive": f"{p} missed a vote ({event.get('missed')} in a row)",
         "rejected": f"vote of {p} rejected: {event.get('reason')}",
