@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rules.core.deal import deal_shuffled
 from rules.core.events import Audience, AudienceKind, Event
 from rules.core.model import (
     Accepted,
@@ -17,7 +18,6 @@ from rules.core.model import (
     Settings,
     Vote,
 )
-from rules.core.rng import shuffled
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.example import distributions, engine, state
@@ -48,15 +48,11 @@ class ExampleRuleset:
     def deal(
         self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
     ) -> tuple[Seat, ...]:
-        """Deal the roles to ``names`` (seat order kept) by a seeded shuffle."""
-        if len(names) != distribution.players:
-            raise ValueError(f"{distribution.id} is for {distribution.players} players")
-        roles = shuffled(seed, "deal", distribution.roles)
-        seats = []
-        for entry, role in zip(names, roles, strict=True):
-            name, gender = (entry, None) if isinstance(entry, str) else entry
-            seats.append(Seat(name=name, role=role, gender=gender))
-        return tuple(seats)
+        """Deal the distribution's roles to ``names`` (seat order kept) by a seeded shuffle.
+
+        ``names`` may be ``(name, gender)`` pairs.  Raises ValueError when the counts differ.
+        """
+        return deal_shuffled(names, distribution, seed)
 
     def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
         """Start a game at its first step (ValueError on bad seats or settings)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rules.core.deal import deal_shuffled
 from rules.core.events import Audience, AudienceKind, Event
 from rules.core.model import (
     Accepted,
@@ -17,7 +18,6 @@ from rules.core.model import (
     Settings,
     Vote,
 )
-from rules.core.rng import shuffled
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.wakkerdam import actions, distributions, engine, state
@@ -72,17 +72,7 @@ class WakkerdamRuleset:
 
         ``names`` may be ``(name, gender)`` pairs.  Raises ValueError when the counts differ.
         """
-        if len(names) != distribution.players:
-            raise ValueError(f"{distribution.id} is for {distribution.players} players")
-        roles = shuffled(seed, "deal", distribution.roles)
-        seats: list[Seat] = []
-        for entry, role in zip(names, roles, strict=True):
-            if isinstance(entry, str):
-                seats.append(Seat(name=entry, role=role))
-            else:
-                name, gender = entry
-                seats.append(Seat(name=name, role=role, gender=gender))
-        return tuple(seats)
+        return deal_shuffled(names, distribution, seed)
 
     def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
         """Start a game: the state at its first step (ValueError on bad seats or settings)."""
