@@ -151,8 +151,9 @@ def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     create.add_argument(
         "--strictness",
         type=int,
-        default=DEFAULT_STRICTNESS,
-        help="missed votes in a row before a player dies of inactivity (default 2)",
+        default=None,
+        help="missed votes in a row before a player dies of inactivity "
+        "(default: the ruleset's, else 2)",
     )
     create.add_argument("--theme", help="story theme (default: the ruleset's own)")
     create.add_argument("--lang", help="language of the mails (default: [narrator] language)")
@@ -171,7 +172,9 @@ def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
         "--no-reveal-roles",
         dest="reveal_roles",
         action="store_false",
-        help="do not announce the role of each dead player",
+        default=None,
+        help="do not announce the role of each dead player (default: the ruleset's, else "
+        "announce it)",
     )
     create.add_argument(
         "--option",
@@ -212,10 +215,15 @@ def _create(args: argparse.Namespace) -> None:
         speed = parse_duration(args.speed)
     except ValueError as error:
         raise CommandError(f"--speed: {error}") from None
-    if args.strictness < 1:
-        raise CommandError(f"--strictness must be 1 or more, not {args.strictness}")
     ruleset_id = args.ruleset or config.narrator.ruleset
     ruleset = ruleset_or_error(ruleset_id)
+    defaults = ruleset.settings_defaults
+    strictness = args.strictness if args.strictness is not None else defaults.get("strictness")
+    strictness = strictness if isinstance(strictness, int) else DEFAULT_STRICTNESS
+    if strictness < 1:
+        raise CommandError(f"--strictness must be 1 or more, not {strictness}")
+    reveal = args.reveal_roles if args.reveal_roles is not None else defaults.get("reveal_roles")
+    reveal_roles = reveal if isinstance(reveal, bool) else True
     options = parse_options(args.option, ruleset.options)
     language = args.lang or config.narrator.language
     if not _LANGUAGE.fullmatch(language):
@@ -248,9 +256,9 @@ def _create(args: argparse.Namespace) -> None:
                 theme=theme,
                 timezone=timezone,
                 speed=speed,
-                strictness=args.strictness,
+                strictness=strictness,
                 close_early=args.close_early,
-                reveal_roles=args.reveal_roles,
+                reveal_roles=reveal_roles,
                 options=options,
                 status=GameStatus.SIGNUP.value,
             )
@@ -265,7 +273,7 @@ def _create(args: argparse.Namespace) -> None:
         return
     print(
         f"created game {name} ({ruleset_id}, {language}, theme {theme}, time zone {timezone}, "
-        f"speed {format_duration(speed)}, strictness {args.strictness}); signups are open: "
+        f"speed {format_duration(speed)}, strictness {strictness}); signups are open: "
         f"players mail {config.narrator.address} with subject {name}"
     )
 

@@ -70,6 +70,13 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
+    def settings_defaults(self) -> Mapping[str, JsonValue]:
+        """The core settings a new game of this ruleset starts with unless the admin says
+        otherwise (Lupus: ``{"reveal_roles": False}``, its dead are never revealed; Mafia:
+        ``{"strictness": 3}``); empty: the core's own defaults."""
+        ...
+
+    @property
     def event_types(self) -> Mapping[str, type[Event]]:
         """Transcript event type -> its class, for every event the ruleset emits."""
         ...

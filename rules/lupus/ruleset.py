@@ -39,6 +39,9 @@ class LupusRuleset:
     teams: tuple[str, ...] = FACTIONS
     keywords: tuple[str, ...] = KEYWORDS
     options: Mapping[str, JsonValue] = engine.OPTIONS
+    settings_defaults: Mapping[str, JsonValue] = {
+        "reveal_roles": False
+    }  # never revealed (docs/rules/lupus.md)
     event_types: Mapping[str, type[Event]] = EVENT_TYPES
     distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS
 

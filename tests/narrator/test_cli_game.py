@@ -315,3 +315,16 @@ def test_an_option_of_the_game_wins_over_its_distributions(
         game = find_game(session, "WW5")
         assert game is not None and game.options == {"mayor": False}
         assert game.state is not None and game.state["settings"]["mayor"] is False
+
+
+def test_a_new_game_starts_with_its_rulesets_defaults(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    """Lupus never reveals the dead's roles: its games start without, unless the admin says."""
+    assert run_cli("game", "create", "Borgo", "--ruleset", "lupus", "--lang", "it").status == 0
+    assert run_cli("game", "create", "WW7").status == 0
+    with transaction(sessions) as session:
+        borgo, ww7 = find_game(session, "Borgo"), find_game(session, "WW7")
+        assert borgo is not None and ww7 is not None
+        assert (borgo.reveal_roles, borgo.strictness) == (False, 2)
+        assert (ww7.reveal_roles, ww7.strictness) == (True, 2)
