@@ -90,6 +90,16 @@ class RejectedVote(Event):
         return Audience.player(self.player)
 
 
+@dataclass(frozen=True)
+class Win(Event):
+    """The game is over: ``teams`` won, ``winners`` are every winning player in seat order
+    (public).  Every ruleset ends its games with it (interfaces: ``win`` [teams, winners])."""
+
+    type: ClassVar[str] = "win"
+    teams: tuple[str, ...]
+    winners: tuple[str, ...]
+
+
 def event_fields(event_type: type[Event]) -> tuple[str, ...]:
     """Return the transcript fields of an event type, in declaration order."""
     return tuple(field.name for field in dataclasses.fields(event_type))

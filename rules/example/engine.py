@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules.core.events import Event
+from rules.core.events import Event, Win
 from rules.core.model import (
     Accepted,
     ActionChoice,
@@ -25,7 +25,7 @@ from rules.core.model import (
 from rules.core.rng import draw_from
 from rules.core.steps import StepSpec, StepTable
 from rules.core.votes import count, leaders
-from rules.example.events import Death, Inactive, Lynch, Spared, Vision, Win
+from rules.example.events import Death, Inactive, Lynch, Spared, Vision
 from rules.example.roles import LUPI, LUPO, ROLES, VEGGENTE, VILLAGGIO
 from rules.example.state import GameState, Player
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote
+from rules.core.events import Audience, Event, RejectedVote, Win
 
 
 @dataclass(frozen=True)
@@ -58,15 +58,6 @@ class Inactive(Event):
     @property
     def audience(self) -> Audience:
         return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class Win(Event):
-    """The game is over: ``teams`` won, ``winners`` are every winning player (public)."""
-
-    type: ClassVar[str] = "win"
-    teams: tuple[str, ...]
-    winners: tuple[str, ...]
 
 
 @dataclass(frozen=True)

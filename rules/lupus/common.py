@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules.core.events import Event
+from rules.core.events import Event, Win
 from rules.lupus.dice import Dice
-from rules.lupus.events import Defeat, Exile, Ghost, Knows, Mayor, Win
+from rules.lupus.events import Defeat, Exile, Ghost, Knows, Mayor
 from rules.lupus.ids import EXILED, FACTIONS, FANTASMA_POWERS, LUPI, NEGROMANTI
 from rules.lupus.state import GameState
 

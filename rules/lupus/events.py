@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote
+from rules.core.events import Audience, Event, RejectedVote, Win
 
 
 class _Private(Event):
@@ -212,15 +212,6 @@ class Exile(Event):
     type: ClassVar[str] = "exile"
     player: str
     cause: str
-
-
-@dataclass(frozen=True)
-class Win(Event):
-    """The game is over: the winning ``teams`` and every winner (seat order)."""
-
-    type: ClassVar[str] = "win"
-    teams: tuple[str, ...]
-    winners: tuple[str, ...]
 
 
 _TYPES: tuple[type[Event], ...] = (

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote
+from rules.core.events import Audience, Event, RejectedVote, Win
 from rules.core.view import JsonValue
 
 
@@ -520,15 +520,6 @@ class Draw(Event):
 
     type: ClassVar[str] = "draw"
     reason: str
-
-
-@dataclass(frozen=True)
-class Win(Event):
-    """The game is won by ``teams``; ``winners`` in seat order (public, §9)."""
-
-    type: ClassVar[str] = "win"
-    teams: tuple[str, ...]
-    winners: tuple[str, ...]
 
 
 EVENT_TYPES: Mapping[str, type[Event]] = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.core.events import Event
+from rules.core.events import Event, Win
 from rules.mafia import status
-from rules.mafia.events import Draw, Win
+from rules.mafia.events import Draw
 from rules.mafia.ids import Team
 from rules.mafia.state import GameState
 

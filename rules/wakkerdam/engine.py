@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from rules.core.events import Win
 from rules.core.model import Resolution, Seat, Settings
 from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
@@ -29,7 +30,6 @@ from rules.wakkerdam.events import (
     RoleChange,
     Saved,
     Warned,
-    Win,
 )
 from rules.wakkerdam.night import resolve_night, saved_events
 from rules.wakkerdam.roles import ROLES
