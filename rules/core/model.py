@@ -51,10 +51,11 @@ class Settings:
             if key not in allowed:
                 known = ", ".join(sorted(allowed)) or "none"
                 raise ValueError(f"unknown option {key!r} (this ruleset has: {known})")
-            expected = type(allowed[key])
-            if allowed[key] is not None and not isinstance(value, expected):
-                raise ValueError(f"option {key!r} must be a {expected.__name__}, not {value!r}")
-            if isinstance(value, bool) and expected is not bool:
+            default = allowed[key]
+            if default is None:
+                continue  # an option whose default is None takes any JSON value
+            expected = type(default)
+            if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
                 raise ValueError(f"option {key!r} must be a {expected.__name__}, not {value!r}")
 
     def to_dict(self) -> dict[str, JsonValue]:

@@ -75,3 +75,34 @@ def test_distribution_accepts_counts_or_lists() -> None:
     assert by_count.to_dict()["roles"] == {"burger": 2, "weerwolf": 1}
     with pytest.raises(ValueError):
         Distribution("bad", 4, ("burger",), {"mayor": False})
+
+
+def test_an_option_whose_default_is_none_takes_any_value_and_typed_ones_keep_their_type() -> None:
+    from rules.core.model import Settings
+
+    allowed = {"faceless": None, "rounds": 3, "secret": True}
+    Settings(seed=1, options={"faceless": False, "rounds": 4, "secret": False}).check_options(
+        allowed
+    )
+    with pytest.raises(ValueError, match="'rounds' must be a int"):
+        Settings(seed=1, options={"rounds": True}).check_options(allowed)
+    with pytest.raises(ValueError, match="'secret' must be a bool"):
+        Settings(seed=1, options={"secret": "yes"}).check_options(allowed)
+    with pytest.raises(ValueError, match="unknown option 'colour'"):
+        Settings(seed=1, options={"colour": 1}).check_options(allowed)
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_every_built_in_distribution_starts_a_game(ruleset_id: str) -> None:
+    """A game starts with each built-in distribution, its options merged as the narrator merges
+    them (narrator.service.games: the ruleset's options, then the distribution's)."""
+    from rules.core.model import Settings
+
+    ruleset = get_ruleset(ruleset_id)
+    for distribution in ruleset.distributions:
+        players = distribution.players
+        names = [(f"P{n}", "man") for n in range(players)]
+        seats = ruleset.deal(names, distribution, 1)
+        options = {**ruleset.options, **distribution.options}
+        state = ruleset.new_game(seats, Settings(seed=1, strictness=3, options=options))
+        assert ruleset.view(state).step is not None, (ruleset_id, players)
