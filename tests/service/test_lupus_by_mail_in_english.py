@@ -76,9 +76,7 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     assert "Malombra" in role_mails[_address(seer)]
     mayor = str(_view(factory).facts["mayor"])
     start = [text_of(m) for _, kind, m in mails if kind == "story"]
-    assert {subject_of(m) for _, kind, m in mails if kind == "story"} == {
-        "Laguna — The beginning"
-    }
+    assert {subject_of(m) for _, kind, m in mails if kind == "story"} == {"Laguna — The beginning"}
     assert len(start) == 6 and all(mayor in text for text in start)
     steps = {to: text_of(m) for to, kind, m in mails if kind == "step"}
     assert "“nobody”" in steps[_address(seer)]

@@ -320,9 +320,9 @@ def test_no_subject_names_a_role_or_repeats_itself(
     role_words = {
         phrase_key(form) for role in words.roles.values() for form in (role.name, role.plural)
     }
-    role_words |= {
-        phrase_key(w) for r in words.roles.values() for w in r.name.split()
-    } - COMMON[language]
+    role_words |= {phrase_key(w) for r in words.roles.values() for w in r.name.split()} - COMMON[
+        language
+    ]
     checked = 0
     for source, _context, mail in mails:
         written = [phrase_key(w) for w in re.findall(r"\w+", mail.subject)]
@@ -368,7 +368,6 @@ def test_a_dawn_mail_reads_as_morning_and_a_dusk_mail_as_evening(
 def test_every_mail_is_signed_by_the_theme(
     renderer: Renderer, sources: list[StorySource], pack: tuple[str, str]
 ) -> None:
-    language, theme = pack
     for source in sources:
         key = source.key
         if (key.language, key.theme) != pack or not key.is_mail or key.is_partial:
