@@ -594,3 +594,42 @@ def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) ->
                         assert not any(words in text for words in causes.values()), text
                     told += 1
     assert lines[-1]["end"] is True and told >= 2
+
+
+@pytest.mark.parametrize("theme", ["lupus", "laguna"])
+def test_every_english_mail_kind_reads_in_english(renderer: Renderer, theme: str) -> None:
+    """A rendered sample of each mail kind of an English game: English words (not the pack's
+    Italian ones), the role's English name in the role mail, an error's English wording, the
+    factions and every role at the end."""
+    words = load_words(RULESET, "en")
+    italian = re.compile(r"\b(il|della|sei|nessuno|scheda|Narratore|Cronista)\b")
+    seen: set[str] = set()
+    for event in keys_of(RULESET):
+        key = StoryKey(RULESET, "en", theme, event)
+        if not key.is_mail or key.is_partial:
+            continue
+        for number, context in enumerate(list(mail_samples(key))[:12]):
+            mail = renderer.render_mail(key, context, number)
+            ours = mail.text.replace(str(context.get("message") or ""), "")  # the parser's
+            if event == "help_forward":  # the player's own words are quoted as written
+                ours = ours.split("The message:")[0] + ours.split("Answer the player")[-1]
+            assert mail.subject and not italian.search(ours), (event, mail.text)
+            seen.add(event)
+            if event == "role":
+                role = words.roles[context["role"]]
+                assert role.name in mail.text and "Your aura is" in mail.text
+            elif event == "error":
+                wording = words.error_text(context["code"], {})
+                if context.get("message"):
+                    wording = context["message"]
+                assert wording.split("[")[0][:20] in mail.text, (context["code"], mail.text)
+            elif event == "game_over":
+                assert all(p.name in mail.text for p in context["players"])
+                assert (
+                    any(words.teams[t] in mail.text for t in context["teams"])
+                    or not (context["teams"])
+                )
+            elif event == "receipt":
+                assert all(name in mail.text for name in context["targets"])
+    assert {"role", "step", "receipt", "reminder", "error", "game_over"} <= seen
+    assert {"night_result", "day_result", "signup_confirmed", "help_forward"} <= seen
