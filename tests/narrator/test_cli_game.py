@@ -328,3 +328,17 @@ def test_a_new_game_starts_with_its_rulesets_defaults(
         assert borgo is not None and ww7 is not None
         assert (borgo.reveal_roles, borgo.strictness) == (False, 2)
         assert (ww7.reveal_roles, ww7.strictness) == (True, 2)
+
+
+def test_a_lupus_game_in_english_with_the_laguna_theme(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    """Lupus is told in Italian and in English, both in the themes lupus and laguna."""
+    created = run_cli(
+        "game", "create", "LU7", "--ruleset", "lupus", "--lang", "en", "--theme", "laguna"
+    )
+    assert created.status == 0, created.err
+    assert "(lupus, en, theme laguna," in created.out
+    with transaction(sessions) as session:
+        game = find_game(session, "LU7")
+        assert game is not None and (game.language, game.theme) == ("en", "laguna")

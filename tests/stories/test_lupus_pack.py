@@ -1,6 +1,7 @@
-"""The Italian pack of Lupus (stories/lupus): every key renders with every sample, every word a
-mail tells a player to write is one the parser reads, no subject names a role, and a private
-event reaches nobody but its audience."""
+"""The packs of Lupus (stories/lupus: Italian and English, themes lupus and laguna): every key
+renders with every sample, every word a mail tells a player to write is one the parser reads, no
+subject names a role, a dawn mail reads as the morning and a dusk mail as the evening, a public
+event has three variants in every theme, and a private event reaches nobody but its audience."""
 
 from __future__ import annotations
 
@@ -17,27 +18,60 @@ from narrator.service.words import lexicon_for
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.scenario import run_scenario
-from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
+from stories import (
+    Event,
+    FileStore,
+    Game,
+    MemoryStore,
+    Player,
+    Renderer,
+    StoryKey,
+    check_store,
+)
 from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words
 
-RULESET, LANGUAGE, THEME = "lupus", "it", "lupus"
-#: How a mail of the pack quotes what the player is to write: «nessuno», «sindaco Anna».
-QUOTED = re.compile(r"«([^«»]+)»")
+RULESET = "lupus"
+#: Every shipped (language, theme) of the ruleset: the same two themes in both languages.
+PACKS = [("it", "lupus"), ("it", "laguna"), ("en", "lupus"), ("en", "laguna")]
+LANGUAGES = ("it", "en")
+#: How a mail of each language quotes what the player is to write: «nessuno», “mayor Anna”.
+QUOTES = {"it": re.compile(r"«([^«»]+)»"), "en": re.compile(r"“([^“”]+)”")}
+#: The blank word each language's mails ask for.
+BLANK = {"it": "nessuno", "en": "nobody"}
+#: How each pack signs its mails, and how each language writes the sample deadline.
+SIGNED = {
+    ("it", "lupus"): "Il Narratore",
+    ("it", "laguna"): "Il Cronista di Malombra",
+    ("en", "lupus"): "The Narrator",
+    ("en", "laguna"): "The Chronicler of Malombra",
+}
+DEADLINE = {"it": "mercoledì 18 novembre alle 09:00", "en": "Wednesday 18 November at 09:00"}
+#: Words of a role's name that are also plain words of a subject (Guardia del corpo, …).
+COMMON = {"it": {"del", "corpo", "cimitero"}, "en": set()}
 #: The events every player may learn (docs/rules/lupus.md §9, §13); the others are private.
 PUBLIC = {"resurrected", "death", "election", "mayor", "lynch", "defeat", "exile", "win"}
 
 
-@pytest.fixture(scope="module")
-def words() -> Words:
-    return load_words(RULESET, LANGUAGE)
+def pack_id(pack: tuple[str, str]) -> str:
+    return "/".join(pack)
+
+
+@pytest.fixture(scope="module", params=LANGUAGES)
+def language(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture(scope="module")
-def lexicon() -> Lexicon:
-    return lexicon_for(RULESET, LANGUAGE)
+def words(language: str) -> Words:
+    return load_words(RULESET, language)
+
+
+@pytest.fixture(scope="module")
+def lexicon(language: str) -> Lexicon:
+    return lexicon_for(RULESET, language)
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +86,12 @@ def renderer() -> Renderer:
 
 @pytest.fixture(scope="module")
 def mails(
-    renderer: Renderer, sources: list[StorySource]
+    renderer: Renderer, sources: list[StorySource], language: str
 ) -> list[tuple[StorySource, dict[str, Any], Any]]:
-    """(source, sample context, RenderedMail) for every mail template and every sample."""
-    return list(_rendered_mails(renderer, sources))
+    """(source, sample context, RenderedMail) for every mail template of `language` and every
+    sample."""
+    mine = [s for s in sources if s.key.language == language]
+    return list(_rendered_mails(renderer, mine))
 
 
 def _rendered_mails(
@@ -99,23 +135,39 @@ def _readable(lexicon: Lexicon, word: str, names: set[str]) -> bool:
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
     report = check_store(MemoryStore(sources))
     assert report.problems == []
-    assert report.renders > 2000
+    assert report.renders > 2000 * len(PACKS)
+    assert {(s.key.language, s.key.theme) for s in sources} >= set(PACKS)
 
 
-def test_every_key_has_a_template_and_every_event_two_variants() -> None:
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+def test_every_key_has_a_template_and_every_public_event_three_variants(
+    pack: tuple[str, str],
+) -> None:
+    """Each theme tells every event and mail itself (only the admins' help_forward, and in the
+    main theme the error mail, come from _base, whose signature is the main theme's); a public
+    event has three variants in every theme, a private one two."""
+    language, theme = pack
     store = FileStore()
     missing = [
         event
         for event in keys_of(RULESET)
-        if not store.variants(StoryKey(RULESET, LANGUAGE, THEME, event))
-        and not store.variants(StoryKey(RULESET, LANGUAGE, "_base", event))
+        if not store.variants(StoryKey(RULESET, language, theme, event))
+        and not store.variants(StoryKey(RULESET, language, "_base", event))
     ]
     assert missing == []
+    shared = {"role", "help_forward"} | ({"error"} if theme == RULESET else set())
+    own = [
+        event
+        for event in keys_of(RULESET)
+        if event not in shared and not store.variants(StoryKey(RULESET, language, theme, event))
+    ]
+    assert own == []
     few = [
         event
         for event in events_of(RULESET)
         if event != "role"  # the role event is told by the role mail
-        and len(store.variants(StoryKey(RULESET, LANGUAGE, THEME, event))) < 2
+        and len(store.variants(StoryKey(RULESET, language, theme, event)))
+        < (3 if event in PUBLIC else 2)
     ]
     assert few == []
 
@@ -134,7 +186,8 @@ def test_every_event_renders_with_every_sample(
     assert renders > 500
 
 
-def test_the_parser_words_are_the_rules_and_the_spec(words: Words, lexicon: Lexicon) -> None:
+def test_the_parser_words_are_the_rules_and_the_spec() -> None:
+    words, lexicon = load_words(RULESET, "it"), lexicon_for(RULESET, "it")
     assert set(words.keywords) == set(get_ruleset(RULESET).keywords)
     for keyword in get_ruleset(RULESET).keywords:
         assert lexicon.keywords[keyword] == keyword
@@ -150,70 +203,216 @@ def test_the_parser_words_are_the_rules_and_the_spec(words: Words, lexicon: Lexi
     )
 
 
+def test_the_english_parser_reads_the_english_forms_and_the_italian_keywords() -> None:
+    """An English game reads mayor, successor and the English power words, and still every
+    Italian keyword of the spec (sindaco, successore, visione, …), nessuno and uomo/donna."""
+    words, lexicon = load_words(RULESET, "en"), lexicon_for(RULESET, "en")
+    italian = lexicon_for(RULESET, "it")
+    assert set(words.keywords) == set(get_ruleset(RULESET).keywords)
+    for keyword in get_ruleset(RULESET).keywords:
+        assert lexicon.keywords[keyword] == keyword  # the Italian word, as the spec writes it
+    english = {
+        "mayor": "sindaco",
+        "successor": "successore",
+        "amnesia": "amnesia",
+        "confusion": "confusione",
+        "corruption": "corruzione",
+        "illusion": "illusione",
+        "hypnosis": "ipnosi",
+        "death": "morte",
+        "concealment": "occultamento",
+        "vision": "visione",
+    }
+    for written, keyword in english.items():
+        assert lexicon.keywords[written] == keyword
+        assert italian.keywords[written] == keyword  # the Italian games take them too
+    assert {"nobody", "blank", "abstain", "nessuno"} <= lexicon.blanco_words
+    assert "white" not in lexicon.blanco_words  # an aura, not a blank vote
+    assert lexicon.genders["man"] == "man" and lexicon.genders["woman"] == "vrouw"
+    assert lexicon.genders["uomo"] == "man" and lexicon.genders["donna"] == "vrouw"
+    assert {"help", "aiuto"} <= lexicon.help_words
+    assert {"wrote", "iphone", "thanks", "vote", "the"} <= lexicon.stop_words
+    assert not {"alice", "rosa", "frank", "vera", "anna", "marco"} & set(
+        map(phrase_key, words.stop_words)
+    )
+
+
 def test_every_quoted_word_of_a_mail_is_one_the_parser_reads(
-    mails: list[tuple[StorySource, dict[str, Any], Any]], words: Words, lexicon: Lexicon
+    mails: list[tuple[StorySource, dict[str, Any], Any]],
+    words: Words,
+    lexicon: Lexicon,
+    language: str,
 ) -> None:
-    """What a mail tells a player to write (quoted «so») is a keyword, nessuno or a name."""
+    """What a mail tells a player to write (quoted «so» / “so”) is a keyword, the blank word
+    or a name."""
+    quoted_by = QUOTES[language]
     quoted: set[str] = set()
     for source, context, mail in mails:
         names = _names(context)
-        for phrase in QUOTED.findall(mail.text):
+        for phrase in quoted_by.findall(mail.text):
             for word in phrase.split():
                 assert _readable(lexicon, word, names), f"{source.origin} asks for «{phrase}»"
                 quoted.add(phrase_key(word))
     for code, text in words.errors.items():
-        for phrase in QUOTED.findall(text):
+        for phrase in quoted_by.findall(text):
             for word in phrase.split():
                 assert _readable(lexicon, word, set()), f"[errors] {code} asks for «{phrase}»"
-    assert {"nessuno", "sindaco", "successore", "visione", "morte"} <= quoted
+    if language == "it":
+        assert {"nessuno", "sindaco", "successore", "visione", "morte"} <= quoted
+    else:
+        assert {"nobody", "mayor", "successor", "vision", "death"} <= quoted
 
 
-def test_the_step_mail_says_exactly_what_to_write(renderer: Renderer, lexicon: Lexicon) -> None:
-    key = StoryKey(RULESET, LANGUAGE, THEME, "step")
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+@pytest.mark.parametrize("event", ["step", "reminder"])
+def test_the_step_mail_says_exactly_what_to_write(
+    renderer: Renderer, pack: tuple[str, str], event: str
+) -> None:
+    language, theme = pack
+    lexicon = lexicon_for(RULESET, language)
+    blank = BLANK[language]
+    key = StoryKey(RULESET, language, theme, event)
     kinds: set[str] = set()
     for number, context in enumerate(mail_samples(key)):
         mail = renderer.render_mail(key, context, number)
-        quoted = QUOTED.findall(mail.text)
-        assert "mercoledì 18 novembre alle 09:00" in mail.text
-        assert mail.text.rstrip().endswith("Il Narratore")
+        quoted = QUOTES[language].findall(mail.text)
+        assert DEADLINE[language] in mail.text
+        assert mail.text.rstrip().endswith(SIGNED[pack])
         for action in context["actions"]:
             kinds.add(action.kind)
             assert all(name in mail.text for name in action.choices)
             if action.keyword:
-                assert f"{action.keyword} nessuno" in quoted
                 assert any(
-                    q.split()[0] == action.keyword and phrase_key(q.split()[1]) != "nessuno"
+                    len(q.split()) == 2
+                    and lexicon.keywords.get(phrase_key(q.split()[0])) == action.keyword
+                    and q.split()[1] == blank
+                    for q in quoted
+                )
+                assert any(
+                    lexicon.keywords.get(phrase_key(q.split()[0])) == action.keyword
+                    and phrase_key(q.split()[-1]) != blank
                     for q in quoted
                 )
             else:
-                assert "nessuno" in quoted
+                assert blank in quoted
             if action.kind == "negromante":
+                told = {lexicon.keywords.get(phrase_key(q)) for q in quoted}
                 for power in action.extra["powers"]:
-                    assert power in quoted
-                assert any(len(q.split()) == 2 and q.split()[1] in lexicon.keywords for q in quoted)
+                    assert power in told
+                assert any(
+                    len(q.split()) == 2 and phrase_key(q.split()[1]) in lexicon.keywords
+                    for q in quoted
+                )
             if action.max == 2:
                 assert any(len(q.split()) == 2 for q in quoted)
     assert {"rogo", "sindaco", "successore", "negromante", "confusione", "lupo"} <= kinds
 
 
-def test_no_subject_names_a_role(
-    mails: list[tuple[StorySource, dict[str, Any], Any]], words: Words
+def test_no_subject_names_a_role_or_repeats_itself(
+    mails: list[tuple[StorySource, dict[str, Any], Any]],
+    words: Words,
+    lexicon: Lexicon,
+    language: str,
 ) -> None:
-    """A subject shows in notifications and mail lists, where anybody may read it."""
+    """A subject shows in notifications and mail lists, where anybody may read it; a reply
+    quotes it, so it holds no keyword or blank word either; and it never says a word twice."""
     role_words = {
         phrase_key(form) for role in words.roles.values() for form in (role.name, role.plural)
     }
-    role_words |= {phrase_key(w) for r in words.roles.values() for w in r.name.split()} - {
-        "del",
-        "corpo",
-        "cimitero",
-    }
+    role_words |= {phrase_key(w) for r in words.roles.values() for w in r.name.split()} - COMMON[
+        language
+    ]
     checked = 0
     for source, _context, mail in mails:
-        subject = {phrase_key(w) for w in re.findall(r"\w+", mail.subject)}
+        written = [phrase_key(w) for w in re.findall(r"\w+", mail.subject)]
+        subject = set(written)
         assert not subject & role_words, f"{source.origin}: {mail.subject!r}"
+        if source.key.event != "help_forward":  # it quotes the player's own subject
+            assert not subject & set(lexicon.keywords), f"{source.origin}: {mail.subject!r}"
+            assert not subject & set(lexicon.blanco_words), f"{source.origin}: {mail.subject!r}"
+            long = [w for w in written if len(w) > 4]
+            assert len(long) == len(set(long)), f"{source.origin}: {mail.subject!r}"
         checked += 1
     assert checked > 1000
+
+
+#: What a mail read in the morning never says, and what one read at night never says.
+NOT_AT_DAWN = {
+    "it": ("buonasera", "buonanotte", "sogni d'oro"),
+    "en": ("good evening", "good night", "goodnight", "sleep well", "sleep tight"),
+}
+NOT_AT_DUSK = {"it": ("buongiorno", "buon mattino"), "en": ("good morning", "morning,")}
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+def test_a_dawn_mail_reads_as_morning_and_a_dusk_mail_as_evening(
+    renderer: Renderer, pack: tuple[str, str]
+) -> None:
+    """The night's story is read at dawn, the day's at nightfall: every variant greets and
+    signs off for its hour, in the theme's voice."""
+    language, theme = pack
+    for event, banned in (("night_result", NOT_AT_DAWN), ("day_result", NOT_AT_DUSK)):
+        key = StoryKey(RULESET, language, theme, event)
+        sources = FileStore().variants(key)
+        assert sources
+        for source in sources:
+            for number, context in enumerate(mail_samples(key)):
+                mail = renderer.render_source_mail(source, context, random.Random(number))
+                text = mail.text.casefold()
+                assert not any(word in text for word in banned[language]), (source.origin, text)
+                assert mail.text.rstrip().endswith(SIGNED[pack]), source.origin
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+def test_every_mail_is_signed_by_the_theme(
+    renderer: Renderer, sources: list[StorySource], pack: tuple[str, str]
+) -> None:
+    for source in sources:
+        key = source.key
+        if (key.language, key.theme) != pack or not key.is_mail or key.is_partial:
+            continue
+        for number, context in enumerate(list(mail_samples(key))[:3]):
+            mail = renderer.render_source_mail(source, context, random.Random(number))
+            assert mail.text.rstrip().endswith(SIGNED[pack]), source.origin
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+def test_the_death_names_the_role_only_when_revealed(
+    renderer: Renderer, pack: tuple[str, str]
+) -> None:
+    """Lupus never reveals a role (Ruling 12), but a story told a revealed role names it, and
+    one told none names no role; a night death never says how it came."""
+    language, theme = pack
+    words = load_words(RULESET, language)
+    key = StoryKey(RULESET, language, theme, "death")
+    game = Game(
+        name="LU1",
+        ruleset=RULESET,
+        language=language,
+        theme=theme,
+        step="notte",
+        phase="night",
+        night=2,
+        day=1,
+    )
+    role_names = {r.name for r in words.roles.values()} - {words.roles["sindaco"].name}
+    for variant, source in enumerate(FileStore().variants(key)):
+        for recipient in (None, "Bram", "Anna"):
+            context = {"game": game, "players": CAST, "recipient": recipient}
+            for cause in ("lupi", "morte", "rogo"):
+                hidden = {"type": "death", "player": "Bram", "cause": cause, "role": None}
+                shown = {**hidden, "role": "veggente"}
+                seed = f"{variant}|{cause}"
+                plain = renderer.render_source_event(
+                    source, context, Event.from_dict(hidden, RULESET), random.Random(seed)
+                )
+                told = renderer.render_source_event(
+                    source, context, Event.from_dict(shown, RULESET), random.Random(seed)
+                )
+                assert "Bram" in plain and "Bram" in told
+                assert not any(re.search(rf"\b{re.escape(n)}\b", plain) for n in role_names)
+                assert words.roles["veggente"].name in told, (source.origin, told)
+                assert not any(c in plain for c in words.causes.values()), plain
 
 
 # --- a private event reaches its audience only ----------------------------------------------
@@ -308,16 +507,20 @@ PRIVATE_EVENTS: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_a_private_event_is_told_to_its_audience_only(renderer: Renderer, seed: int) -> None:
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+@pytest.mark.parametrize("seed", range(3))
+def test_a_private_event_is_told_to_its_audience_only(
+    renderer: Renderer, seed: int, pack: tuple[str, str]
+) -> None:
     assert {e["type"] for e in PRIVATE_EVENTS} | PUBLIC >= set(events_of(RULESET)) - {"role"}
     assert not {e["type"] for e in PRIVATE_EVENTS} & PUBLIC
-    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
+    language, theme = pack
+    key = StoryKey(RULESET, language, theme, "night_result")
     game = Game(
         name="LU1",
         ruleset=RULESET,
-        language=LANGUAGE,
-        theme=THEME,
+        language=language,
+        theme=theme,
         step="notte",
         phase="night",
         night=2,
@@ -361,32 +564,71 @@ def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) ->
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     lines = run_scenario(data, until_end=True).lines
     players = [Player(name) for name in data["players"]]
-    key = StoryKey(RULESET, LANGUAGE, THEME, "night_result")
-    causes = load_words(RULESET, LANGUAGE).causes
     told = 0
-    for number, line in enumerate(lines[:-1]):
-        step = line.get("step")
-        phase = {"notte": "night", "giorno": "day"}.get(str(step), "start")
-        game = Game(
-            name="LU2",
-            ruleset=RULESET,
-            language=LANGUAGE,
-            theme=THEME,
-            step=step,
-            phase=phase,
-            night=line["night"],
-            day=line["day"],
-        )
-        for event in line["events"]:
-            if event["type"] == "role":
-                continue  # the role mail tells it
-            subject = event.get("player")
-            for recipient in (None, subject):
-                context = {"game": game, "players": players, "recipient": recipient}
-                for seed in (number, number + 1):
-                    text = renderer.render_event(key, context, event, seed)
+    for language, theme in PACKS:
+        key = StoryKey(RULESET, language, theme, "night_result")
+        causes = load_words(RULESET, language).causes
+        for number, line in enumerate(lines[:-1]):
+            step = line.get("step")
+            phase = {"notte": "night", "giorno": "day"}.get(str(step), "start")
+            game = Game(
+                name="LU2",
+                ruleset=RULESET,
+                language=language,
+                theme=theme,
+                step=step,
+                phase=phase,
+                night=line["night"],
+                day=line["day"],
+            )
+            for event in line["events"]:
+                if event["type"] == "role":
+                    continue  # the role mail tells it
+                subject = event.get("player")
+                for recipient in (None, subject):
+                    context = {"game": game, "players": players, "recipient": recipient}
+                    text = renderer.render_event(key, context, event, number)
                     assert text.strip(), event
                     if event["type"] == "death":
                         assert not any(words in text for words in causes.values()), text
-                told += 1
+                    told += 1
     assert lines[-1]["end"] is True and told >= 2
+
+
+@pytest.mark.parametrize("theme", ["lupus", "laguna"])
+def test_every_english_mail_kind_reads_in_english(renderer: Renderer, theme: str) -> None:
+    """A rendered sample of each mail kind of an English game: English words (not the pack's
+    Italian ones), the role's English name in the role mail, an error's English wording, the
+    factions and every role at the end."""
+    words = load_words(RULESET, "en")
+    italian = re.compile(r"\b(il|della|sei|nessuno|scheda|Narratore|Cronista)\b")
+    seen: set[str] = set()
+    for event in keys_of(RULESET):
+        key = StoryKey(RULESET, "en", theme, event)
+        if not key.is_mail or key.is_partial:
+            continue
+        for number, context in enumerate(list(mail_samples(key))[:12]):
+            mail = renderer.render_mail(key, context, number)
+            ours = mail.text.replace(str(context.get("message") or ""), "")  # the parser's
+            if event == "help_forward":  # the player's own words are quoted as written
+                ours = ours.split("The message:")[0] + ours.split("Answer the player")[-1]
+            assert mail.subject and not italian.search(ours), (event, mail.text)
+            seen.add(event)
+            if event == "role":
+                role = words.roles[context["role"]]
+                assert role.name in mail.text and "Your aura is" in mail.text
+            elif event == "error":
+                wording = words.error_text(context["code"], {})
+                if context.get("message"):
+                    wording = context["message"]
+                assert wording.split("[")[0][:20] in mail.text, (context["code"], mail.text)
+            elif event == "game_over":
+                assert all(p.name in mail.text for p in context["players"])
+                assert (
+                    any(words.teams[t] in mail.text for t in context["teams"])
+                    or not (context["teams"])
+                )
+            elif event == "receipt":
+                assert all(name in mail.text for name in context["targets"])
+    assert {"role", "step", "receipt", "reminder", "error", "game_over"} <= seen
+    assert {"night_result", "day_result", "signup_confirmed", "help_forward"} <= seen

@@ -1,0 +1,174 @@
+"""Lupus played by mail in English, theme laguna, signup to the winners' mail, through the
+narrator service.
+
+Signups `Name, man|woman`, English keywords (`nobody`, `successor`, `mayor`, the power word
+`vision`) and, in the same game, the Italian words of the spec (`donna`, `nessuno`, `sindaco`,
+`visione`); errors in English; every mail English, signed by the theme's Chronicler, no role in
+a subject, and the Seer's vision told to the Seer alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import session_factory, transaction
+from narrator.models import Game, GameStatus
+from narrator.service import games as service
+from narrator.service.work import unit_of_work
+from stories.words import load_words
+from tests.service.test_example_by_mail import Table
+from tests.service.test_lupus_by_mail import _address, _view, subject_of, text_of
+
+SIGNUPS = {
+    "Lea": "woman",
+    "Vera": "donna",  # the Italian word works in an English game too
+    "Carlo": "man",
+    "Dina": "woman",
+    "Ezio": "uomo",
+    "Ugo": "man",
+}
+SIGNED = "The Chronicler of Malombra"
+
+
+@pytest.fixture
+def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
+    yield session_factory(engine)
+
+
+def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None:
+    table = Table(factory)
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Laguna",
+                name_key="laguna",
+                ruleset="lupus",
+                language="en",
+                theme="laguna",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    write = table.write
+    for name, gender in SIGNUPS.items():
+        assert write(name, f"{name}, {gender}", "Laguna") == f"signup: {name}"
+    assert write("Zeno", "Zeno, perhaps", "Laguna").startswith("error: bad-gender")
+    refusal = text_of(table.mails()[-1][2])
+    assert "man" in refusal and "woman" in refusal and SIGNED in refusal
+
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=11)
+    roles = table.roles()
+    by_role = {role: name for name, role in roles.items()}
+    wolf, necro, seer = by_role["lupo"], by_role["negromante"], by_role["veggente"]
+    guard, farmer, sleuth = by_role["guardia"], by_role["contadino"], by_role["investigatore"]
+    mails = table.mails()
+    role_mails = {to: text_of(m) for to, kind, m in mails if kind == "role"}
+    assert len(role_mails) == 6
+    assert "hides a Seer" in role_mails[_address(seer)]
+    assert "Malombra" in role_mails[_address(seer)]
+    mayor = str(_view(factory).facts["mayor"])
+    start = [text_of(m) for _, kind, m in mails if kind == "story"]
+    assert {subject_of(m) for _, kind, m in mails if kind == "story"} == {"Laguna — The beginning"}
+    assert len(start) == 6 and all(mayor in text for text in start)
+    steps = {to: text_of(m) for to, kind, m in mails if kind == "step"}
+    assert "“nobody”" in steps[_address(seer)]
+
+    # Night 1, in English: the Seer looks at the wolf, the Bodyguard stays home, the Mayor
+    # names a successor; the farmer has nothing to do tonight.
+    assert write(seer, f"Tonight I look at {wolf}", "Laguna") == "vote accepted"
+    assert write(guard, "nobody", "Laguna") == "vote accepted"
+    heir = next(n for n in SIGNUPS if n not in (mayor, wolf, necro))
+    assert write(mayor, f"successor {heir}", "Laguna") == "vote accepted"
+    if farmer != mayor:
+        assert write(farmer, wolf, "Laguna") == "vote rejected: not-asked"
+    before = len(table.mails())
+    table.deadline()
+    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    assert "black" in stories[_address(seer)] and wolf in stories[_address(seer)]
+    assert all(text.startswith("Good morning") for text in stories.values())
+    for name in SIGNUPS:
+        if name != seer:
+            assert not re.search(r"\baura\b", stories.get(_address(name), "")), name
+
+    # Day 1: the island burns the farmer; a ballot for Mayor in Italian (sindaco), an Italian
+    # blank (nessuno), errors in English.
+    voters = [n for n in SIGNUPS if n != farmer]
+    for name in voters[:-1]:
+        assert write(name, f"To the stake with {farmer}!", "Laguna") == "vote accepted"
+    assert write(voters[-1], "nessuno", "Laguna") == "vote accepted"
+    assert write(farmer, f"sindaco {farmer}", "Laguna") == "vote accepted"
+    assert write(farmer, f"mayor {farmer}", "Laguna") == "vote accepted"
+    assert write(farmer, f"{wolf} {seer}", "Laguna").startswith("error: too-many-names")
+    error = text_of(table.mails()[-1][2])
+    assert "too many players" in error and error.rstrip().endswith(SIGNED)
+    assert write(farmer, "Gandalf", "Laguna").startswith("error: no-name")
+    before = len(table.mails())
+    table.deadline()
+    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    assert len(day) == 6 and all(farmer in text for text in day)
+    assert all("ballot" in text for text in day)  # the count of the stake, voter by voter
+    assert all(text.startswith("Good evening") for text in day)
+
+    # Night 2: the Necromancer raises the farmer with the English power word; the wolf hunts
+    # the Investigator, who looks at the farmer's aura first; the Bodyguard watches the Seer.
+    assert write(necro, f"{farmer} vision", "Laguna") == "vote accepted"
+    assert write(necro, farmer, "Laguna").startswith("vote rejected: power-missing")
+    assert write(wolf, sleuth, "Laguna") == "vote accepted"
+    assert write(sleuth, farmer, "Laguna") == "vote accepted"
+    assert write(guard, seer, "Laguna") == "vote accepted"
+    assert write(seer, necro, "Laguna") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    view = _view(factory)
+    dead = view.find(sleuth)
+    assert dead is not None and not dead.alive
+    assert "Spectre" in stories[_address(farmer)] and "Vision" in stories[_address(farmer)]
+    assert "white" in stories[_address(sleuth)]  # the dead farmer's aura, told at dawn
+    for name in SIGNUPS:
+        if name != farmer:
+            assert "Spectre" not in stories.get(_address(name), ""), name
+        assert sleuth in stories[_address(name)]  # the death is public
+
+    # Day 2: the island burns the Necromancer: the negromanti, the new Spectre included, are
+    # defeated and exiled.
+    for seat in view.players:
+        if seat.alive and seat.name != necro:
+            assert write(seat.name, f"I vote {necro}", "Laguna") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    assert day and all(necro in text and farmer in text for text in day)
+
+    # Night 3: the wolf spares everybody (in Italian); day 3: the island burns the wolf.
+    assert write(wolf, "nessuno", "Laguna") == "vote accepted"
+    table.deadline()
+    view = _view(factory)
+    for seat in view.players:
+        if seat.alive and seat.name != wolf:
+            assert write(seat.name, wolf, "Laguna") == "vote accepted"
+    table.deadline()
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        assert game.status == GameStatus.ENDED.value
+    over = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "game_over"]
+    assert sorted(to for to, _ in over) == sorted(_address(n) for n in SIGNUPS)
+    assert all("Commoners" in text and "Wolf" in text for _, text in over)
+
+    # Every mail is English and signed by the theme; no subject names a role.
+    words = load_words("lupus", "en")
+    role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}
+    for to, kind, message in table.mails():
+        text = text_of(message)
+        assert text.rstrip().endswith(SIGNED), (to, kind, text)
+        assert not re.search(r"\b(il|della|sei|nessuno|Narratore)\b", text), (to, kind, text)
+        subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
+        assert not subject & role_words, subject_of(message)
