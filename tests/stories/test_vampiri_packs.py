@@ -82,25 +82,25 @@ def own_sources(store: FileStore, language: str, theme: str) -> Iterator[StorySo
             yield source
 
 
-def mail_source(store: FileStore, language: str, theme: str, mail: str) -> StorySource:
-    """The first variant of `mail` in the theme, else in the language's `_base`."""
+def mail_sources(store: FileStore, language: str, theme: str, mail: str) -> list[StorySource]:
+    """Every variant of `mail` in the theme, else in the language's `_base`."""
     for name in (theme, "_base"):
         found = store.variants(StoryKey(RULESET, language, name, mail))
         if found:
-            return found[0]
+            return list(found)
     raise AssertionError(f"no {mail} in {language}/{theme}")
 
 
 def rendered(
     store: FileStore, renderer: Renderer, language: str, theme: str
 ) -> Iterator[tuple[StorySource, dict, str, str]]:
-    """(source, context, subject, text) of every mail of the theme with every sample."""
+    """(source, context, subject, text) of every mail variant of the theme with every sample."""
     for mail in MAILS:
-        source = mail_source(store, language, theme, mail)
         key = StoryKey(RULESET, language, theme, mail)
-        for number, context in enumerate(mail_samples(key)):
-            out = renderer.render_source_mail(source, context, random.Random(number))
-            yield source, context, out.subject, out.text
+        for source in mail_sources(store, language, theme, mail):
+            for number, context in enumerate(mail_samples(key)):
+                out = renderer.render_source_mail(source, context, random.Random(number))
+                yield source, context, out.subject, out.text
 
 
 def test_every_vampiri_pack_passes_stories_check(store: FileStore) -> None:
@@ -122,7 +122,7 @@ def test_every_event_and_mail_has_a_story_and_public_events_three(
     assert set(MAILS) | set(events_of(RULESET)) == set(keys_of(RULESET))
     few = {
         event: len(store.variants(StoryKey(RULESET, language, theme, event)))
-        for event in PUBLIC_EVENTS
+        for event in (*PUBLIC_EVENTS, "night_result", "day_result")
     }
     assert all(n >= 3 for n in few.values()), few
 
@@ -261,7 +261,7 @@ MUST_SAY = {
         "receipt": "Fino a|Puoi ancora cambiarlo",
         "error": "non sono riuscito a farne niente",
         "reminder": "Hai tempo fino a",
-        "night_result": "niente da raccontarti",
+        "night_result": "(?i)comincia (un nuovo|il) giorno",
         "day_result": "cacciatori hanno colpito",
         "game_over": "- Anna: ",
         "help_forward": "Non ho capito cosa fa la Lamia",
@@ -273,7 +273,7 @@ MUST_SAY = {
         "receipt": "Until|You can still change it",
         "error": "I couldn't do anything with it",
         "reminder": "You have until",
-        "night_result": "nothing (for me )?to tell you",
+        "night_result": "day begins",
         "day_result": "the hunters struck",
         "game_over": "- Anna: ",
         "help_forward": "Non ho capito cosa fa la Lamia",
@@ -302,9 +302,7 @@ def test_the_english_mails_read_as_english_prose(renderer: Renderer) -> None:
     step = sample_of(renderer, "en", "vampiri", "step")
     assert "Write the names of everyone you suspect" in step and "“nobody”" in step
     nightfall = sample_of(renderer, "en", "teatro", "day_result")
-    assert "At noon the hunters struck" in nightfall and nightfall.rstrip().endswith(
-        "The Stage Manager"
-    )
+    assert "the hunters struck" in nightfall and nightfall.rstrip().endswith("The Stage Manager")
     role = sample_of(renderer, "en", "teatro", "role", 3)
     assert "Teatro del Passo" in role and "1890" in role
     ruolo = sample_of(renderer, "it", "teatro", "role", 3)
@@ -477,3 +475,28 @@ def test_the_parser_reads_english_and_italian_in_an_english_game(
     )
     vote = read_command(parse_mail(raw), info, context)
     assert (vote.targets, vote.blanco, tuple(vote.keywords)) == expected, vote
+
+
+STRUCK = {"it": ("cacciatori hanno colpito", "nessuno è caduto"), "en": ("hunters struck", "")}
+
+
+@pytest.mark.parametrize(("language", "theme"), PACKS)
+def test_every_nightfall_says_the_hunters_struck_and_who_fell(
+    store: FileStore, renderer: Renderer, language: str, theme: str
+) -> None:
+    """Ruling: the nightfall mail always says the hunters struck, and says so when nobody fell."""
+    struck, nobody_fell = STRUCK[language]
+    game = {"name": "VN5", "ruleset": RULESET, "language": language, "theme": theme}
+    game |= {"step": "giorno", "phase": "day", "night": 2, "day": 2}
+    context = {"game": game, "players": sample_players(RULESET), "recipient": "Carla"}
+    variants = store.variants(StoryKey(RULESET, language, theme, "day_result"))
+    assert len(variants) >= 3
+    for source in variants:
+        for stories in ((), ("Bram is dead.",)):
+            events = [{"type": "death", "player": "Bram", "cause": "ucciso"}] if stories else []
+            mail = renderer.render_source_mail(
+                source, {**context, "stories": stories, "events": events}, random.Random(1)
+            )
+            assert struck in mail.text, (source.origin, mail.text)
+            if not stories and nobody_fell:
+                assert nobody_fell in mail.text, (source.origin, mail.text)
