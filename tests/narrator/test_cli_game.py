@@ -342,3 +342,24 @@ def test_a_lupus_game_in_english_with_the_laguna_theme(
     with transaction(sessions) as session:
         game = find_game(session, "LU7")
         assert game is not None and (game.language, game.theme) == ("en", "laguna")
+
+
+def test_a_vampiri_game_is_created_in_english_with_the_teatro_theme(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    """The vampiri packs: Italian and English, themes vampiri and teatro in both."""
+    made = run_cli(
+        "game", "create", "Night", "--ruleset", "vampiri", "--lang", "en", "--theme", "teatro"
+    )
+    assert made.status == 0 and "(vampiri, en, theme teatro" in made.out
+    assert (
+        run_cli(
+            "game", "create", "Notte", "--ruleset", "vampiri", "--lang", "it", "--theme", "teatro"
+        ).status
+        == 0
+    )
+    with transaction(sessions) as session:
+        night, notte = find_game(session, "Night"), find_game(session, "Notte")
+        assert night is not None and notte is not None
+        assert (night.ruleset, night.language, night.theme) == ("vampiri", "en", "teatro")
+        assert (notte.language, notte.theme) == ("it", "teatro")

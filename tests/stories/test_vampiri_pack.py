@@ -1,4 +1,4 @@
-"""The Italian story pack of La Notte dei Vampiri (`stories/vampiri/it/`).
+"""The Italian story pack of La Notte dei Vampiri (`stories/vampiri/it/`, theme `vampiri`).
 
 Every template of the pack renders with every sample; every word a mail tells a player to write
 (the pack writes them between « and ») is one the parser accepts; no subject names a role; and
@@ -48,7 +48,9 @@ def renderer(store: FileStore) -> Renderer:
 def sources(store: FileStore) -> Iterator[StorySource]:
     for source in store.all():
         key = source.key
-        if (key.ruleset, key.language) == (RULESET, LANGUAGE) and not key.is_partial:
+        # the other themes are test_vampiri_packs.py's
+        own = key.theme in (THEME, "_base") and not key.is_partial
+        if own and (key.ruleset, key.language) == (RULESET, LANGUAGE):
             yield source
 
 
