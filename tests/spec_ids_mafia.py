@@ -38,6 +38,7 @@ PEACEFUL = frozenset(
         "fanatic",
         "bum",
         "cultist",
+        "politician",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -76,7 +77,10 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "mayor_lost": frozenset({"player", "reason"}),
     "secretary_lost": frozenset({"player", "reason"}),
     # + §15.15 `drugged`, §15.9 `defended`
-    "vote_start": frozenset({"kind", "vertical", "approvals", "needed", "drugged", "defended"}),
+    # + §15.1 `shadow`
+    "vote_start": frozenset(
+        {"kind", "vertical", "approvals", "needed", "drugged", "defended", "shadow"}
+    ),
     "lynch": frozenset({"player", "players", "totals", "ballots", "auto"}),
     "revote": frozenset({"players", "totals", "ballots", "auto"}),
     "death": frozenset({"player", "cause", "revealed", "via"}),
@@ -131,6 +135,9 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "saved_team": frozenset({"player", "target", "team"}),
     # §15.3 (+ `killer_team`, `ward_team`: what a black holder learns, docs ruling)
     "guard_report": frozenset({"player", "killer", "role", "original", "killer_team", "ward_team"}),
+    # §15.1 (`visitor_roles` also §15.11, §15.18; `patronage`: docs ruling)
+    "visitor_roles": frozenset({"player", "roles"}),
+    "patronage": frozenset({"player", "target", "roles"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -181,6 +188,9 @@ KEYWORDS = frozenset(
         "watch",
         "drink",
         "souls",
+        "support",
+        "shadow",
+        "patronage",
     }
 )
 

@@ -35,6 +35,10 @@ DEFEND = ActionSpec(action="defend", group="defend")
 """The Advocate's legal protection (§15.9): a player with a passed check, not himself."""
 NOBONUS = ActionSpec(action="nobonus", group="nobonus", min_names=0, max_names=0)
 """A black Advocate cancels his +1 for this vote (§15.9)."""
+SUPPORT = ActionSpec(action="support", group="support", max_names=2)
+"""The Politician's supporters for today (§15.1): up to his current cap, not himself."""
+SHADOW = ActionSpec(action="shadow", group="shadow")
+"""The Politician's shadow vertical (§15.1): one player, not himself, or blank."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -96,6 +100,9 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "watch",
     "drink",
     "souls",
+    "support",
+    "shadow",
+    "patronage",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -122,6 +129,10 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         return status.revenge_active(state)
     if spec.group == "watch":  # the night after a chosen watch repeats it (§15.8)
         return status.bum_repeats(state) is None
+    if spec.group == "patronage":  # the Politician as Mayor or Secretary (§15.1)
+        holder = state.holder("politician")
+        posts = (state.mayor_in_office(), state.secretary_in_office())
+        return holder is not None and holder.name in posts
     if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
         memory = state.memory_of("cultist")
         return memory.souls_gained >= 3 and not memory.devoured
@@ -178,6 +189,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(BUY, "drug_dealer", primary=not is_mayor))
         if player.peaceful == "advocate" and defensible(state, player):
             found.append(Action(DEFEND, "advocate", primary=not is_mayor))
+        if player.peaceful == "politician":
+            found.extend(_politician_pre_vote(state, is_mayor))
         if status.is_hunt_possible(state):
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
@@ -199,6 +212,20 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
     if step in _DAY_VOTE:
         return (Action(_DAY_VOTE[step], DAY, True),)
     return ()
+
+
+def _politician_pre_vote(state: GameState, is_mayor: bool) -> list[Action]:
+    """§15.1: supporters (not as Mayor; up to his cap) and, while a Mayor is in office, the
+    shadow vertical; a lone one of them is his primary action."""
+    found = []
+    cap = state.memory_of("politician").support_cap
+    if not is_mayor and cap > 0:
+        found.append(Action(replace(SUPPORT, max_names=cap), "politician"))
+    if state.mayor_in_office() is not None:
+        found.append(Action(SHADOW, "politician"))
+    if len(found) == 1 and not is_mayor:
+        found[0] = replace(found[0], primary=True)
+    return found
 
 
 def asked(state: GameState) -> tuple[str, ...]:

@@ -123,12 +123,21 @@ def pre_vote(state: GameState) -> Outcome:
     kind = Step.HUNT if hunt else Step.LYNCH
     drugged = tuple(p.name for p in state.living if p.name in state.drugged)
     defended = day_roles.defended(state)
-    event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended)
+    supporters, shadow = day_roles.politician_pre_vote(state)
+    event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended, shadow)
     state = day_roles.examine(day_roles.buy(state))
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
     vouched = vouch.targets if vouch is not None else ()
-    today = replace(state.today, vertical=vertical, hunt=hunt, vouched=vouched, defended=defended)
+    today = replace(
+        state.today,
+        vertical=vertical,
+        hunt=hunt,
+        vouched=vouched,
+        defended=defended,
+        supporters=supporters,
+        shadow=shadow,
+    )
     state = replace(state, today=today)
     return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
 
@@ -275,6 +284,7 @@ def _conclude(
     if any(isinstance(e, SecretaryLost) and e.reason == "fired" for e in events):
         state = replace(state, secretary=None)
     state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
+    state = day_roles.politician_cap(state, lynched, result.ballots)
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)

@@ -89,6 +89,40 @@ def examination(state: GameState) -> tuple[Event, ...]:
     return (Examination(holder.name, memory.corpse, role, state.get(memory.corpse).team.value),)
 
 
+def politician_pre_vote(state: GameState) -> tuple[tuple[str, ...], str | None]:
+    """§15.1: today's supporters and shadow vertical (a day move: a role block stops them); the
+    shadow vertical only while a Mayor is in office."""
+    holder = state.holder("politician")
+    if holder is None or state.is_role_blocked(holder.name):
+        return (), None
+    support = state.vote_of(holder.name, "support")
+    shadow = state.vote_of(holder.name, "shadow")
+    supporters = support.targets if support is not None else ()
+    if holder.name == state.mayor_in_office():
+        supporters = ()
+    named = shadow.targets[0] if shadow is not None and shadow.targets else None
+    return supporters, named if state.mayor_in_office() is not None else None
+
+
+def politician_cap(
+    state: GameState, lynched: Sequence[str], ballots: Sequence[Ballot]
+) -> GameState:
+    """§15.1: the Politician's cap of supporters: +1 per lynched black, -1 (not below 0) per
+    lynched red his own ballot named."""
+    holder = state.holder("politician")
+    if holder is None or not lynched:
+        return state
+    own = {t for b in ballots if b.voter == holder.name and not b.auto for t in b.targets}
+    cap = state.memory_of("politician").support_cap
+    for name in lynched:
+        if state.get(name).is_black:
+            cap += 1
+        elif name in own:
+            cap = max(cap - 1, 0)
+    memory = replace(state.memory_of("politician"), support_cap=cap)
+    return replace(state, memory={**state.memory, "politician": memory})
+
+
 def judge_weight(state: GameState, lynched: Sequence[str], ballots: Sequence[Ballot]) -> GameState:
     """§15.14: the Judge's weight after a result: -3 per lynched red he voted against, -2 per
     other lynched red, +1 per lynched black he voted against (at most 6, never below 1)."""

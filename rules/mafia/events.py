@@ -97,6 +97,7 @@ class VoteStart(Event):
     needed: int
     drugged: tuple[str, ...] = ()
     defended: str | None = None
+    shadow: str | None = None
 
 
 @dataclass(frozen=True)
@@ -434,6 +435,35 @@ class GuardReport(_Private):
 
 
 @dataclass(frozen=True)
+class VisitorRoles(_Private):
+    """The roles (scenario form, no names) of ``player``'s night visitors and of the players who
+    made a move on themselves (the Politician §15.1, the Priest §15.11, the Hypnotist §15.18)."""
+
+    type: ClassVar[str] = "visitor_roles"
+    player: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Patronage(_Private):
+    """The Politician's patronage of ``target`` (§15.1): the roles of ``target``'s visitors."""
+
+    type: ClassVar[str] = "patronage"
+    player: str
+    target: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Crippled(_Private):
+    """``player`` is crippled by ``by`` (a role id, §8.4): his peaceful role is lost for good."""
+
+    type: ClassVar[str] = "crippled"
+    player: str
+    by: str
+
+
+@dataclass(frozen=True)
 class Drugged(_Private):
     """``player`` was drugged tonight (a barrier at the next day's votes; dose untold, §15.15)."""
 
@@ -560,6 +590,9 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Examination,
         Samples,
         VisitorNames,
+        VisitorRoles,
+        Patronage,
+        Crippled,
         GuardReport,
         Drugged,
         HeroSave,

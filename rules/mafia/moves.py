@@ -70,6 +70,8 @@ class Night:
     retargeted: dict[str, str] = field(default_factory=dict)
     watch: Move | None = None
     shot_at_drunk: bool = False
+    sent: list[Move] = field(default_factory=list)
+    patron: Move | None = None
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
@@ -89,6 +91,7 @@ class Night:
         reason = self.stop_reason(
             move.owner, peaceful=not move.negative, kill=move.kill, exempt=exempt
         )
+        self.sent.append(move)
         visits = not move.stays_home and any(t != move.owner for t in move.targets)
         if reason is not Stop.HOME and visits:
             self.visits.append(move)
@@ -178,6 +181,14 @@ class Night:
             for target in move.targets:
                 if target != name and target not in found:
                     found.append(target)
+        return tuple(found)
+
+    def self_movers(self) -> tuple[str, ...]:
+        """The players who sent a night move aimed at themselves tonight, in slot order."""
+        found: list[str] = []
+        for move in self.sent:
+            if move.owner in move.targets and move.owner not in found:
+                found.append(move.owner)
         return tuple(found)
 
     def is_stopped(self, move: Move) -> bool:

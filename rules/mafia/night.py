@@ -83,6 +83,19 @@ def evening(night: Night) -> tuple[Night, Sequence[str]]:
     return night, lines
 
 
+def patronage(night: Night) -> tuple[Night, Sequence[str]]:
+    """E12 (§15.1): the Politician as Mayor or Secretary takes a player under his patronage."""
+    holder = night.state.holder("politician")
+    vote = night.state.vote_of(holder.name, "patronage") if holder else None
+    if holder is None or vote is None or not vote.targets:
+        return night, []
+    move = Move(holder.name, "politician", "patronage", vote.targets, slot=12)
+    if not night.evening(move):
+        return night, [f"{holder.name}'s patronage is stopped"]
+    night.patron = move
+    return night, [f"{holder.name} takes {move.target} under his patronage"]
+
+
 def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     """N2: the Blocker's arrest or protection; nothing before him can stop it (§7.5)."""
     holder = night.state.holder("blocker")
@@ -391,6 +404,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E6 favourite", favourite),
     Stage("E7 souls", souls),
     Stage("E10-E11 evening", evening),
+    Stage("E12 patronage", patronage),
     Stage("N2 blocker", blocker),
     Stage("N6 bodyguard", bodyguard),
     Stage("N7 bum", bum),

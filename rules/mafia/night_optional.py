@@ -19,14 +19,16 @@ from rules.mafia.events import (
     Heal,
     LifeSpent,
     LinkAttack,
+    Patronage,
     Revenge,
     RumourSeen,
     Samples,
     VisitorNames,
+    VisitorRoles,
     Watch,
 )
 from rules.mafia.moves import Move, Night
-from rules.mafia.results import Results, cause_of, check_colour, true_colour
+from rules.mafia.results import Results, cause_of, check_colour, is_colourless, true_colour
 from rules.mafia.state import Confirm, GameState
 
 
@@ -120,7 +122,10 @@ def journalist(night: Night, results: Results) -> None:
         for m in night.visits
         if m.role in ("commissar", "advocate", "inquisitor") and m.action == "check"
     }
-    fail = any(t in night.deaths or t in checked or night.fails_at(t) for t in move.targets)
+    fail = any(
+        t in night.deaths or t in checked or night.fails_at(t) or is_colourless(night, t)
+        for t in move.targets
+    )
     if night.is_stopped(move) or fail:
         event = Compare(holder.name, move.targets, "not_provided", False, None)
         results.events.append(event)
@@ -282,3 +287,29 @@ def cult_results(night: Night, results: Results) -> None:
         mate = any(night.state.get(v).team is holder.team for v in devoured)
         memory = replace(memory, devoured=True, cult_life=memory.cult_life or mate)
     results.memory["cultist"] = memory
+
+
+def visitor_roles(night: Night, results: Results, name: str) -> None:
+    """N18: the roles (no names) of a player's night visitors and of the players who made a
+    move on themselves (the Politician §15.1, the Priest §15.11, the Hypnotist §15.18)."""
+    state = night.state
+    if state.is_role_blocked(name):
+        return
+    movers = [*night.visitors_of(name), *(n for n in night.self_movers() if n != name)]
+    roles = tuple(state.get(n).role for n in dict.fromkeys(movers))
+    if roles:
+        results.events.append(VisitorRoles(name, roles))
+
+
+def politician_results(night: Night, results: Results) -> None:
+    """§15.1: the Politician's visitor roles, and the roles of his patronage's visitors."""
+    holder = night.state.holder("politician")
+    if holder is None:
+        return
+    visitor_roles(night, results, holder.name)
+    patron = night.patron
+    if patron is not None:
+        roles = tuple(night.state.get(n).role for n in night.visitors_of(patron.target))
+        event: Event = Patronage(holder.name, patron.target, roles)
+        results.events.append(event)
+        results.remember("politician", event)

@@ -26,7 +26,14 @@ from rules.mafia.events import (
 )
 from rules.mafia.ids import Colour, Stop
 from rules.mafia.moves import Move, Night
-from rules.mafia.results import Results, cause_of, check_colour, killing_role, true_colour
+from rules.mafia.results import (
+    Results,
+    cause_of,
+    check_colour,
+    is_colourless,
+    killing_role,
+    true_colour,
+)
 from rules.mafia.state import Confirm, GameState, Player
 
 
@@ -95,6 +102,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     hero = night.state.holder("hero")
     if hero is not None and not night.state.is_role_blocked(hero.name):
         night_optional.visitor_names(night, results, hero.name)
+    night_optional.politician_results(night, results)
     drugged = night_optional.drug_results(night, results)
     results.events.extend(results.copies)
     _stopped(night, results)
@@ -223,6 +231,8 @@ def _commissar_result(
     corpse = move is not None and (move.target in night.deaths or night.fails_at(move.target))
     if move is None or night.is_stopped(move) or corpse:
         return "failed", None
+    if is_colourless(night, move.target):
+        return "not_provided", None
     others = {"doctor", "blocker", "bodyguard"} | {r for r in CHECKERS if r != role}
     visits = [m for m in night.visits if move.target in m.targets]
     cult_heal = any(m.role == "cultist" and m.action == "heal" for m in visits)  # §15.21

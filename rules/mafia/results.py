@@ -46,6 +46,19 @@ def killing_role(move: Move) -> str:
     return move.role if move.action == "suicide" else cause_of(move)
 
 
+COLOURLESS_ROLES = frozenset({"politician", "terrorist", "hypnotist"})
+"""Peaceful roles on which colour checks and comparisons give "not provided" (§15.1, §15.6,
+§15.18)."""
+
+
+def is_colourless(night: Night, name: str) -> bool:
+    """Whether colour checks and comparisons on ``name`` give "not provided" tonight: he is
+    crippled (§8.4), holds a colourless role, or is under the Politician's patronage (§15.1)."""
+    player = night.state.get(name)
+    patron = night.patron is not None and night.patron.target == name
+    return player.crippled or player.peaceful in COLOURLESS_ROLES or patron
+
+
 def true_colour(state: GameState, checker: str, target: str) -> Colour:
     """What a verification reads (§1.2): black for every black, never for a self-check."""
     return Colour.BLACK if state.get(target).is_black and target != checker else Colour.RED

@@ -16,7 +16,8 @@ STATE_VERSION = 1
 
 @dataclass(frozen=True)
 class Player:
-    """One main player: his peaceful role, his negative role (blacks only), life, missed votes."""
+    """One main player: his peaceful role, his negative role (blacks only), life, missed votes;
+    ``crippled``: he lost his peaceful role's moves, effects and colour for good (§8.4)."""
 
     name: str
     peaceful: str
@@ -25,6 +26,7 @@ class Player:
     alive: bool = True
     cause: str | None = None
     missed: int = 0
+    crippled: bool = False
 
     @property
     def team(self) -> Team:
@@ -74,7 +76,8 @@ class RoleMemory:
     watch (repeated automatically the next night); ``drank_night``; ``no_drink``: a kill was
     aimed at him while drunk.  The Cultist's (§15.21): ``soul_targets``; ``souls`` (to spend)
     and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
-    life from a devoured teammate; ``self_heal_night``: his last heal of himself.
+    life from a devoured teammate; ``self_heal_night``: his last heal of himself.  The
+    Politician's (§15.1): ``support_cap``, how many supporters he may name.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -119,6 +122,7 @@ class RoleMemory:
     devoured: bool = False
     cult_life: bool = False
     self_heal_night: int = 0
+    support_cap: int = 2
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ class Day:
     of today (§15.9).  ``last_movers``: the lynched players asked in `last_moves` (§6.9);
     ``takeable``: whom a lynched Hero may take (the voters against him).  ``extra_done``: today's
     extra vote was held (§6.10); ``hero_cancelled``: the Hero cancelled a lynch today (§6.12).
+    ``supporters``, ``shadow``: the Politician's supporters and shadow vertical of today (§15.1).
     """
 
     vertical: str | None = None
@@ -185,6 +190,8 @@ class Day:
     lynched: tuple[str, ...] = ()
     extra_done: bool = False
     hero_cancelled: bool = False
+    supporters: tuple[str, ...] = ()
+    shadow: str | None = None
 
 
 @dataclass(frozen=True)
@@ -331,7 +338,12 @@ class GameState:
         return None if self.post_over else self.secretary
 
     def is_role_blocked(self, name: str, *, negative: bool = False) -> bool:
-        """Whether ``name``'s peaceful (``negative``: negative) role is blocked now (§8.5)."""
+        """Whether ``name``'s peaceful (``negative``: negative) role is blocked now (§8.5); a
+        crippled player's peaceful role is blocked for good (§8.4)."""
+        if not negative:
+            player = self.find(name)
+            if player is not None and player.crippled:
+                return True
         return any(b.player == name and b.negative == negative for b in self.blocks)
 
     def memory_of(self, role: str) -> RoleMemory:

@@ -37,8 +37,10 @@ def may_be_lynched(state: GameState, name: str) -> bool:
 
 
 def protected_today(state: GameState) -> tuple[str, ...]:
-    """Nobody may vote against these players today: the vertical, the Advocate's defence."""
-    return tuple(n for n in (state.today.vertical, state.today.defended) if n is not None)
+    """Nobody may vote against these players today: the vertical, the Politician's shadow
+    vertical (§15.1), the Advocate's defence (§15.9)."""
+    today = state.today
+    return tuple(n for n in (today.vertical, today.shadow, today.defended) if n is not None)
 
 
 def hero_may_save(state: GameState) -> bool:

@@ -88,6 +88,56 @@ def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
     return bonus
 
 
+def _politician_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
+    """§6.6 stage 2, §15.1: voter -> the Politician's support bonus.
+
+    Each supporter of today whose ballot names a player the Politician's ballot names gets +1,
+    the Politician +1 per two of them; as Mayor he gets half his cap instead.  A Mayor whose
+    ballot names the same player as the Politician's gets the whole support bonus of the vote.
+    """
+    holder = state.holder("politician")
+    own = next((b for b in cast if holder and b.voter == holder.name and not b.auto), None)
+    if holder is None or own is None or state.is_role_blocked(holder.name):
+        return {}
+    mayor = state.mayor_in_office()
+    if holder.name == mayor:
+        return {holder.name: state.memory_of("politician").support_cap // 2}
+    backing = [
+        b.voter
+        for b in cast
+        if b.voter in state.today.supporters
+        and b.voter != holder.name
+        and not b.auto
+        and set(b.targets) & set(own.targets)
+    ]
+    bonus = dict.fromkeys(backing, 1)
+    bonus[holder.name] = len(backing) // 2
+    mayor_ballot = next((b for b in cast if b.voter == mayor and not b.auto), None)
+    if mayor_ballot is not None and set(mayor_ballot.targets) & set(own.targets):
+        bonus[mayor_ballot.voter] = (
+            bonus.get(mayor_ballot.voter, 0) + len(backing) + len(backing) // 2
+        )
+    return bonus
+
+
+def _zeroed(state: GameState, ballot: Ballot, target: str, cast: Sequence[Ballot]) -> bool:
+    """§6.6 stage 4, §15.1: while a Mayor is in office and his ballot does not name the
+    Politician, ballots against the Politician count 0; a Politician Mayor whose vertical names
+    someone else shields his Secretary the same way."""
+    holder = state.holder("politician")
+    mayor = state.mayor_in_office()
+    if holder is None or mayor is None or state.is_role_blocked(holder.name):
+        return False
+    mayor_ballot = next((b for b in cast if b.voter == mayor and not b.auto), None)
+    mayor_names = mayor_ballot.targets if mayor_ballot is not None else ()
+    if target == holder.name and holder.name != mayor:
+        return target not in mayor_names
+    secretary = state.secretary_in_office()
+    if holder.name == mayor and target == secretary and state.today.vertical != secretary:
+        return target not in mayor_names
+    return False
+
+
 @dataclass(frozen=True)
 class Scandal:
     """The vote-time moves of one vote (§6.9): the Liar's scandal (§15.13: the players whose
@@ -148,6 +198,8 @@ def weigh(
     ]
     if not plain:
         bonus = _witness_bonus(state, cast)
+        for voter, more in _politician_bonus(state, cast).items():
+            bonus[voter] = bonus.get(voter, 0) + more
         cast = [replace(b, weight=b.weight + bonus.get(b.voter, 0)) for b in cast]
         cast = [
             replace(b, weight=min(b.weight, 1)) if b.voter in state.drugged else b for b in cast
@@ -171,6 +223,8 @@ def weigh(
                 side.setdefault(target, 0)
                 continue
             weight = ballot.weight if plain else _against(state, ballot, target, cast, scandal)
+            if not plain and _zeroed(state, ballot, target, cast):
+                weight = 0
             side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
     named = sorted({*red, *black}, key=seat.__getitem__)
@@ -240,7 +294,8 @@ def _against(
 ) -> float:
     """A ballot's weight against a target with a barrier: at most 1 (a Judge above 3: 2); the
     Drug dealer's own bought votes are not capped by his drug barrier (§15.15)."""
-    if not _barrier(state, target, cast, scandal) or ballot.weight <= 1:
+    capped = _barrier(state, target, cast, scandal) or _zero_barrier(state, target, cast, scandal)
+    if not capped or ballot.weight <= 1:
         return ballot.weight
     voter = state.get(ballot.voter)
     if voter.peaceful == "drug_dealer":
@@ -248,6 +303,21 @@ def _against(
     if voter.peaceful == "judge" and state.memory_of("judge").weight > 3:
         return min(ballot.weight, 2)
     return 1
+
+
+def _zero_barrier(state: GameState, target: str, cast: Sequence[Ballot], scandal: Scandal) -> bool:
+    """§15.1: the Politician's barrier of size 0 (only the per-ballot cap), off when scandalised
+    or when every living red voted against a black Politician (§6.6 stage 5)."""
+    player = state.get(target)
+    if player.peaceful != "politician" or state.is_role_blocked(target):
+        return False
+    if target in scandal.named and target != scandal.liar:
+        return False
+    if player.is_black:
+        reds = {p.name for p in state.living if not p.is_black}
+        if reds and reds <= {b.voter for b in cast if target in b.targets}:
+            return False
+    return True
 
 
 def unanimous(state: GameState, result: Count) -> str | None:

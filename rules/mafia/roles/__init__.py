@@ -29,6 +29,7 @@ from rules.mafia.roles import (
     liar,
     mafia,
     maniac,
+    politician,
     son_of_boss,
     witness,
 )
@@ -60,6 +61,7 @@ _MODULES = (
     maniac,
     son_of_boss,
     witness,
+    politician,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
