@@ -39,6 +39,7 @@ PEACEFUL = frozenset(
         "bum",
         "cultist",
         "politician",
+        "prostitute",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -138,6 +139,9 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # §15.1 (`visitor_roles` also §15.11, §15.18; `patronage`: docs ruling)
     "visitor_roles": frozenset({"player", "roles"}),
     "patronage": frozenset({"player", "target", "roles"}),
+    # §15.4 (`client_role`: docs ruling; §16.5 the same)
+    "night_visit": frozenset({"player"}),
+    "client_role": frozenset({"player", "target", "role"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -191,6 +195,7 @@ KEYWORDS = frozenset(
         "support",
         "shadow",
         "patronage",
+        "safe",
     }
 )
 

@@ -8,7 +8,15 @@ from dataclasses import replace
 
 from rules.core.events import Event
 from rules.mafia import ledger
-from rules.mafia.events import Death, MayorLost, RoleChange, SecretaryLost, SideRoleChange
+from rules.mafia.events import (
+    Crippled,
+    Death,
+    LifeSpent,
+    MayorLost,
+    RoleChange,
+    SecretaryLost,
+    SideRoleChange,
+)
 from rules.mafia.ids import Side, Team
 from rules.mafia.roles import INHERITED
 from rules.mafia.state import GameState, Player
@@ -68,6 +76,28 @@ def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:
     return replace(state, memory={**state.memory, "cultist": memory})
 
 
+def cripple(
+    state: GameState, victims: Sequence[tuple[str, str]]
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Cripple every living (name, by-role) (§8.4): his peaceful role is lost for good and he is
+    told (`crippled`); an Immortal whose spare life is intact loses the life instead (§15.2)."""
+    events: list[Event] = []
+    for name, by in victims:
+        player = state.get(name)
+        if not player.alive or player.crippled:
+            continue
+        memory = state.memory_of("immortal")
+        if player.peaceful == "immortal" and not memory.life_spent:
+            memory = replace(memory, life_spent=True)
+            state = replace(state, memory={**state.memory, "immortal": memory})
+            events.append(LifeSpent(name))
+            continue
+        players = tuple(replace(p, crippled=True) if p.name == name else p for p in state.players)
+        state = replace(state, players=players)
+        events.append(Crippled(name, by))
+    return state, tuple(events)
+
+
 def lose_post(state: GameState, reason: str) -> tuple[GameState, tuple[Event, ...]]:
     """End the Mayor's post for the game, and the Secretary's with it (§6.11)."""
     if state.mayor_in_office() is None or state.mayor is None:
@@ -113,7 +143,11 @@ def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Eve
     a dead Son of the Boss's status to his successor (§16.1)."""
     seat = {p.name: i for i, p in enumerate(state.players)}
     freed = sorted(
-        (state.get(name) for name in dead if state.get(name).peaceful in INHERITED),
+        (
+            state.get(name)
+            for name in dead
+            if state.get(name).peaceful in INHERITED and not state.get(name).crippled
+        ),
         key=lambda p: (p.team is not Team.RED, seat[p.name]),
     )
     heirs = [

@@ -455,6 +455,24 @@ class Patronage(_Private):
 
 
 @dataclass(frozen=True)
+class NightVisit(_Private):
+    """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
+
+    type: ClassVar[str] = "night_visit"
+    player: str
+
+
+@dataclass(frozen=True)
+class ClientRole(_Private):
+    """The Prostitute (or the Geisha) ``player`` learns her client's peaceful ``role``."""
+
+    type: ClassVar[str] = "client_role"
+    player: str
+    target: str
+    role: str
+
+
+@dataclass(frozen=True)
 class Crippled(_Private):
     """``player`` is crippled by ``by`` (a role id, §8.4): his peaceful role is lost for good."""
 
@@ -593,6 +611,8 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         VisitorRoles,
         Patronage,
         Crippled,
+        NightVisit,
+        ClientRole,
         GuardReport,
         Drugged,
         HeroSave,

@@ -8,6 +8,9 @@ from rules.mafia import status
 from rules.mafia.ids import Stop
 from rules.mafia.state import GameState
 
+CLIENT_EXEMPT = frozenset({"executor", "drug_dealer", "journalist"})
+"""The roles whose moves on the Prostitute's client do not fail (§15.4)."""
+
 
 @dataclass(frozen=True)
 class Move:
@@ -72,6 +75,10 @@ class Night:
     shot_at_drunk: bool = False
     sent: list[Move] = field(default_factory=list)
     patron: Move | None = None
+    client: str | None = None
+    client_safe: bool = False
+    taker: Move | None = None
+    failed: list[Move] = field(default_factory=list)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
@@ -80,6 +87,8 @@ class Night:
             return Stop.ATTACKED
         if self.state.is_role_blocked(owner, negative=not peaceful):
             return Stop.ROLE_BLOCKED
+        if owner == self.client:
+            return Stop.CLIENT
         if owner == self.arrested:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
@@ -102,8 +111,12 @@ class Night:
             self.went_out.add(move.owner)
         return True
 
-    def fails_at(self, name: str) -> bool:
-        """Whether moves aimed at ``name`` fail as on a corpse: the drunk Bum (§15.8)."""
+    def fails_at(self, name: str, role: str = "") -> bool:
+        """Whether ``role``'s moves aimed at ``name`` fail: on the drunk Bum as on a corpse
+        (§15.8); on the Prostitute's client except the Executor's, the Drug dealer's and the
+        Journalist's (§15.4)."""
+        if name == self.client and role not in CLIENT_EXEMPT:
+            return True
         return name == status.drunk_bum(self.state)
 
     def strike(self, move: Move) -> None:
@@ -111,7 +124,7 @@ class Night:
         a red Bodyguard's ward passes it to the Bodyguard (§15.3); a black Bodyguard's ward
         cannot be protected; else the Blocker's protection repels it, or it is an attack."""
         if self.fails_at(move.target):
-            self.shot_at_drunk = True
+            self.shot_at_drunk = self.shot_at_drunk or move.target != self.client
             return
         guard = self.guard
         if (
@@ -139,6 +152,13 @@ class Night:
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
+        taker = self.taker
+        client = self.client
+        spreads = not self.client_safe and move.action != "suicide"
+        if taker is not None and move.target == taker.owner and client is not None and spreads:
+            # §15.4: a kill that reaches her reaches her client alike.
+            self.attacks.append(replace(move, targets=(client,)))
+            self.attacked.add(client)
 
     def is_unsavable(self, name: str) -> bool:
         """Whether a heal cannot save ``name`` tonight: a black Bodyguard guards him without

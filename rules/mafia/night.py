@@ -115,6 +115,39 @@ def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     return night, [f"{holder.name} {mode}s {target}"]
 
 
+def _with_client(night: Night, healed: tuple[str, ...]) -> tuple[str, ...]:
+    """§15.4: a heal that reaches the Prostitute reaches her client alike."""
+    taker, client = night.taker, night.client
+    if taker is None or client is None or taker.owner not in healed or client in healed:
+        return healed
+    return (*healed, client)
+
+
+def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
+    """N4 (§15.4): the Prostitute takes a client (``safe``: with protection); the Blocker's move
+    on her client has no effect (RULING 25)."""
+    holder = night.state.holder("prostitute")
+    vote = _vote(night.state, holder.name, "take") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "prostitute", vote[0], vote[1], slot=4)
+    if not night.send(move):
+        return night, [f"{holder.name}'s {vote[0]} is stopped"]
+    client = move.target
+    if night.fails_at(client) or client == status.acting_bum(night.state):
+        night.failed.append(move)
+        return night, [f"{holder.name}'s {vote[0]} fails on {client}"]
+    night.taker = move
+    night.client = client
+    black_pair = holder.is_black and night.state.get(client).is_black
+    night.client_safe = vote[0] == "safe" or black_pair
+    if night.arrested == client:
+        night.arrested = None
+    if night.protected == client:
+        night.protected = None
+    return night, [f"{holder.name} takes {client}" + (" (safe)" if night.client_safe else "")]
+
+
 def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
     """N6 (§15.3): the Bodyguard guards a player for the killers that come later."""
     holder = night.state.holder("bodyguard")
@@ -142,7 +175,7 @@ def bum(night: Night) -> tuple[Night, Sequence[str]]:
     if target is None and vote is not None and vote[0] == "watch" and vote[1]:
         target = vote[1][0]
     if target is None:
-        drunk = night.fails_at(holder.name)
+        drunk = holder.name == status.drunk_bum(night.state)
         return night, [f"{holder.name} is drunk"] if drunk else []
     move = Move(holder.name, "bum", "watch", (target,), slot=7)
     if not night.send(move):
@@ -214,7 +247,7 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
     night.heal = move
     if not night.send(move, exempt=vote[1] == (holder.name,)):
         return night, [f"{holder.name}'s heal is stopped"]
-    night.healed = tuple(name for name in vote[1] if not night.fails_at(name))
+    night.healed = _with_client(night, tuple(n for n in vote[1] if not night.fails_at(n)))
     return night, [f"{holder.name} heals {', '.join(night.healed) or 'nobody'}"]
 
 
@@ -239,7 +272,7 @@ def cult_heal(night: Night) -> tuple[Night, Sequence[str]]:
     if memory.souls < cost:
         night.stopped.append((move, Stop.ROLE_BLOCKED))  # told like a stopped move
         return night, [f"{holder.name} has {memory.souls} soul(s), the heal costs {cost}"]
-    night.healed = (*night.healed, target)
+    night.healed = _with_client(night, (*night.healed, target))
     memory = replace(memory, souls=memory.souls - cost)
     if target == holder.name:
         memory = replace(memory, self_heal_night=night.number)
@@ -406,6 +439,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E10-E11 evening", evening),
     Stage("E12 patronage", patronage),
     Stage("N2 blocker", blocker),
+    Stage("N4 prostitute", prostitute),
     Stage("N6 bodyguard", bodyguard),
     Stage("N7 bum", bum),
     Stage("N8 negative kills", kills.negative_kills),

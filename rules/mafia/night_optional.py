@@ -9,6 +9,7 @@ from rules.core.rng import draw_from
 from rules.mafia import status
 from rules.mafia.events import (
     Blocked,
+    ClientRole,
     Compare,
     Drugged,
     Favourite,
@@ -19,6 +20,7 @@ from rules.mafia.events import (
     Heal,
     LifeSpent,
     LinkAttack,
+    NightVisit,
     Patronage,
     Revenge,
     RumourSeen,
@@ -123,7 +125,10 @@ def journalist(night: Night, results: Results) -> None:
         if m.role in ("commissar", "advocate", "inquisitor") and m.action == "check"
     }
     fail = any(
-        t in night.deaths or t in checked or night.fails_at(t) or is_colourless(night, t)
+        t in night.deaths
+        or t in checked
+        or night.fails_at(t, "journalist")
+        or is_colourless(night, t)
         for t in move.targets
     )
     if night.is_stopped(move) or fail:
@@ -154,7 +159,7 @@ def drug_results(night: Night, results: Results) -> dict[str, int]:
     dose = DOSES[move.action]
     drugged: dict[str, int] = {}
     for target in move.targets:
-        if target in night.deaths or night.fails_at(target):
+        if target in night.deaths or night.fails_at(target, "drug_dealer"):
             results.events.append(Blocked(move.owner, "drug_dealer"))
             continue
         drugged[target] = dose
@@ -235,7 +240,7 @@ def bum_results(night: Night, results: Results) -> None:
     if holder is None:
         return
     memory = results.memory["bum"]
-    if night.fails_at(holder.name):
+    if holder.name == status.drunk_bum(night.state):
         results.memory["bum"] = replace(
             memory, drank_night=night.number, no_drink=memory.no_drink or night.shot_at_drunk
         )
@@ -313,3 +318,24 @@ def politician_results(night: Night, results: Results) -> None:
         event: Event = Patronage(holder.name, patron.target, roles)
         results.events.append(event)
         results.remember("politician", event)
+
+
+def prostitute_results(night: Night, results: Results) -> None:
+    """§15.4: the client is told of the visit; the Prostitute learns his peaceful role."""
+    taker = night.taker
+    if taker is None or night.client is None:
+        return
+    results.events.append(NightVisit(night.client))
+    event: Event = ClientRole(taker.owner, night.client, night.state.get(night.client).peaceful)
+    results.events.append(event)
+    results.remember("prostitute", event)
+
+
+def cripples(night: Night) -> list[tuple[str, str]]:
+    """§15.4: a `safe` client of a Prostitute who died from an attack is crippled."""
+    taker, client = night.taker, night.client
+    if taker is None or client is None or not night.client_safe:
+        return []
+    if taker.owner in night.deaths and client not in night.deaths:
+        return [(client, "prostitute")]
+    return []

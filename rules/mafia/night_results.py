@@ -78,8 +78,11 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     )
     state = _vigilante(night, state)
     state, post_events = death_rules.after_deaths(state, dead)
+    state, crippled = death_rules.cripple(state, night_optional.cripples(night))
     publics = _public_results(night)
     results = Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
+    results.events.extend(crippled)
+    night_optional.prostitute_results(night, results)
     night_optional.hack_results(night, results)
     night_optional.guard_results(night, results)
     night_optional.immortal_results(night, results)
@@ -179,7 +182,7 @@ def _blocker_results(night: Night, results: Results) -> None:
 
 def _stopped(night: Night, results: Results) -> None:
     seen: set[tuple[str, str]] = set()
-    for move, _ in night.stopped:
+    for move in (*(m for m, _ in night.stopped), *night.failed):
         if (move.owner, move.role) not in seen:
             seen.add((move.owner, move.role))
             results.events.append(Blocked(player=move.owner, role=move.role))

@@ -30,6 +30,7 @@ from rules.mafia.roles import (
     mafia,
     maniac,
     politician,
+    prostitute,
     son_of_boss,
     witness,
 )
@@ -62,6 +63,7 @@ _MODULES = (
     son_of_boss,
     witness,
     politician,
+    prostitute,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
