@@ -40,6 +40,7 @@ PEACEFUL = frozenset(
         "cultist",
         "politician",
         "prostitute",
+        "terrorist",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -80,7 +81,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # + §15.15 `drugged`, §15.9 `defended`
     # + §15.1 `shadow`
     "vote_start": frozenset(
-        {"kind", "vertical", "approvals", "needed", "drugged", "defended", "shadow"}
+        {"kind", "vertical", "approvals", "needed", "drugged", "defended", "shadow", "detonator"}
     ),
     "lynch": frozenset({"player", "players", "totals", "ballots", "auto"}),
     "revote": frozenset({"players", "totals", "ballots", "auto"}),
@@ -142,6 +143,9 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # §15.4 (`client_role`: docs ruling; §16.5 the same)
     "night_visit": frozenset({"player"}),
     "client_role": frozenset({"player", "target", "role"}),
+    # §15.6
+    "explosion": frozenset({"player", "blocked"}),
+    "detonator": frozenset({"player", "target", "effect"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -196,6 +200,7 @@ KEYWORDS = frozenset(
         "shadow",
         "patronage",
         "safe",
+        "detonate",
     }
 )
 

@@ -39,6 +39,10 @@ SUPPORT = ActionSpec(action="support", group="support", max_names=2)
 """The Politician's supporters for today (§15.1): up to his current cap, not himself."""
 SHADOW = ActionSpec(action="shadow", group="shadow")
 """The Politician's shadow vertical (§15.1): one player, not himself, or blank."""
+ARM = ActionSpec(action="detonate", group="detonate", min_names=0, max_names=0)
+"""The Terrorist arms his detonator in the pre-vote (§15.6), once per game."""
+DETONATE = ActionSpec(action="detonate", group="detonate")
+"""The armed Terrorist names his detonator's target in `vote_moves` (§15.6)."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -103,6 +107,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "support",
     "shadow",
     "patronage",
+    "safe",
+    "detonate",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -191,12 +197,16 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(DEFEND, "advocate", primary=not is_mayor))
         if player.peaceful == "politician":
             found.extend(_politician_pre_vote(state, is_mayor))
+        if player.peaceful == "terrorist" and not state.memory_of("terrorist").detonator_used:
+            found.append(Action(ARM, "terrorist"))
         if status.is_hunt_possible(state):
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
     if step == Step.SECRETARY:
         return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
     if step == Step.VOTE_MOVES:
+        if name == state.today.armed:
+            return (Action(DETONATE, "terrorist", primary=True),)
         if state.is_role_blocked(name):
             return ()
         if player.peaceful == "advocate" and player.is_black:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.mafia import actions, day_roles, deaths, status, tally
 from rules.mafia.events import (
+    Detonator,
     Inactive,
     Lynch,
     Mayor,
@@ -18,7 +19,7 @@ from rules.mafia.events import (
     VoteStart,
 )
 from rules.mafia.ids import Cause, Step
-from rules.mafia.state import Ballot, Day, GameState, Pending, Player
+from rules.mafia.state import Ballot, Day, GameState, Pending, Player, RoleBlock
 
 Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], str]
 """A resolved step: the new state, its events, its trace, and the next step's id."""
@@ -125,7 +126,8 @@ def pre_vote(state: GameState) -> Outcome:
     defended = day_roles.defended(state)
     supporters, shadow = day_roles.politician_pre_vote(state)
     event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended, shadow)
-    state = day_roles.examine(day_roles.buy(state))
+    state = day_roles.arm(day_roles.examine(day_roles.buy(state)))
+    event = replace(event, detonator=state.today.armed)
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
     vouched = vouch.targets if vouch is not None else ()
@@ -164,7 +166,8 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
     pending = Pending(str(state.step), tuple(asked), voters, ballots, auto)
     waiting = replace(state, today=replace(state.today, pending=pending))
     if (
-        _liar(state) is not None
+        state.today.armed is not None
+        or _liar(state) is not None
         or _black_advocate(state) is not None
         or status.hero_may_save(waiting)
     ):
@@ -177,6 +180,8 @@ def vote_moves(state: GameState) -> Outcome:
     pending = state.today.pending
     if pending is None:
         raise ValueError("vote_moves without a pending vote")
+    if state.today.armed is not None:
+        return _detonate(replace(state, today=replace(state.today, pending=None)), pending)
     liar = _liar(state)
     scandal = tally.Scandal()
     if liar is not None:
@@ -193,6 +198,39 @@ def vote_moves(state: GameState) -> Outcome:
         scandal = replace(scandal, nobonus=True)
     state = replace(state, today=replace(state.today, pending=None))
     return _decide(state, pending, scandal)
+
+
+def _detonate(state: GameState, pending: Pending) -> Outcome:
+    """§15.6: the armed Terrorist's detonation is the day's result: a red Terrorist kills a black
+    (or Faceless) target with him and cripples a red one (the Mayor loses his post); a black
+    Terrorist cripples his target (a black target also loses his night's negative move).  In a
+    hunt they take the place of the lower-ranked victim."""
+    armed = state.today.armed or ""
+    terrorist = state.get(armed)
+    result = tally.weigh(state, pending.ballots, pending.auto)
+    state, target = day_roles.detonator_target(state, pending.ballots)
+    victim = state.get(target)
+    killed = not terrorist.is_black and victim.is_black
+    effect = "killed" if killed else "crippled"
+    trace = [f"{armed} detonates on {target}: {effect}"]
+    dead = [armed, *([target] if killed else [])]
+    if pending.kind == Step.HUNT:
+        ranked = [n for n in tally.hunt_ranked(state, result) if n not in (armed, target)]
+        dead = [*ranked[:1], *dead]
+        state = replace(state, hunt_held=True)
+    state, after = day_roles.explode(state, (armed,), result.ballots, also=target)
+    if not killed and not terrorist.is_black and not victim.is_black:
+        state, lost = deaths.lose_post(state, "detonator")
+        after = (*after, *lost)
+    if terrorist.is_black and victim.is_black:
+        blocks = (*state.blocks, RoleBlock(target, True, state.day + 1))
+        state = replace(state, blocks=blocks)
+    if not killed:
+        state, crippled = deaths.cripple(state, [(target, "terrorist")])
+        after = (*after, *crippled)
+    state = replace(state, today=replace(state.today, armed=None))
+    saved = (Detonator(armed, target, effect),)
+    return _conclude(state, dead, result, pending, trace, saved, after)
 
 
 def _liar(state: GameState) -> Player | None:
@@ -263,8 +301,10 @@ def _conclude(
     pending: Pending,
     trace: list[str],
     saved: Sequence[Event] = (),
+    after: Sequence[Event] = (),
 ) -> Outcome:
-    """The final result of the day's vote (§6.5, §6.11, §13.4 order of events)."""
+    """The final result of the day's vote (§6.5, §6.11, §13.4 order of events); ``saved``: events
+    before the `lynch` event, ``after``: events right after it (the explosion)."""
     lynched = _seat_sorted(state, lynched)
     events: list[Event] = [
         *saved,
@@ -275,7 +315,11 @@ def _conclude(
             result.ballots_form(),
             result.auto,
         ),
+        *after,
     ]
+    if not after:
+        state, boom = day_roles.explode(state, lynched, result.ballots)
+        events.extend(boom)
     if any(not state.get(n).is_black for n in lynched):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")

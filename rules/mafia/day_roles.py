@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rules.core.events import Event
+from rules.core.rng import draw_from
 from rules.mafia import validate
-from rules.mafia.events import Examination, HeroSave, SavedTeam
-from rules.mafia.state import Ballot, GameState
+from rules.mafia.events import Examination, Explosion, HeroSave, SavedTeam
+from rules.mafia.state import Ballot, GameState, RoleBlock
 
 MAX_JUDGE_WEIGHT = 6
 
@@ -138,3 +139,54 @@ def judge_weight(state: GameState, lynched: Sequence[str], ballots: Sequence[Bal
             weight -= 3 if name in against else 2
     memory = replace(state.memory_of("judge"), weight=max(weight, 1))
     return replace(state, memory={**state.memory, "judge": memory})
+
+
+def arm(state: GameState) -> GameState:
+    """§15.6: a Terrorist who sent `detonate` in the pre-vote arms his detonator (once per game;
+    a role block stops it): today's main vote ends with his detonation."""
+    holder = state.holder("terrorist")
+    if holder is None or state.vote_of(holder.name, "detonate") is None:
+        return state
+    if state.is_role_blocked(holder.name) or state.memory_of("terrorist").detonator_used:
+        return state
+    memory = replace(state.memory_of("terrorist"), detonator_used=True)
+    today = replace(state.today, armed=holder.name)
+    return replace(state, memory={**state.memory, "terrorist": memory}, today=today)
+
+
+def detonator_target(state: GameState, ballots: Sequence[Ballot]) -> tuple[GameState, str]:
+    """§15.6: the armed Terrorist's target: his `detonate X`, else the player his own ballot named,
+    else one drawn with the seed (RULING) among the living but him and the Mayor."""
+    armed = state.today.armed or ""
+    mayor = state.mayor_in_office()
+    vote = state.vote_of(armed, "detonate")
+    if vote is not None and vote.targets and state.get(vote.targets[0]).alive:
+        return state, vote.targets[0]
+    own = next((b for b in ballots if b.voter == armed and not b.auto), None)
+    if own is not None and own.targets[0] not in (armed, mayor):
+        return state, own.targets[0]
+    pool = [p.name for p in state.living if p.name not in (armed, mayor)]
+    return replace(state, draws=state.draws + 1), draw_from(state.seed, state.draws, pool)
+
+
+def explode(
+    state: GameState, lynched: Sequence[str], ballots: Sequence[Ballot], also: str | None = None
+) -> tuple[GameState, tuple[Event, ...]]:
+    """§15.6: every lynched Terrorist (role not blocked) blocks the roles of the players whose
+    ballots named him (or ``also``, his detonator's target) until the next night but one opens;
+    a black Terrorist's explosion leaves negative roles alone."""
+    events: list[Event] = []
+    blocks: list[RoleBlock] = []
+    for name in lynched:
+        terrorist = state.get(name)
+        if terrorist.peaceful != "terrorist" or state.is_role_blocked(name):
+            continue
+        named = {name, also} - {None}
+        voters = tuple(dict.fromkeys(b.voter for b in ballots if set(b.targets) & named))
+        ends = state.day + 1
+        for voter in voters:
+            blocks.append(RoleBlock(voter, False, ends))
+            if not terrorist.is_black and state.get(voter).is_black:
+                blocks.append(RoleBlock(voter, True, ends))
+        events.append(Explosion(name, voters))
+    return replace(state, blocks=(*state.blocks, *blocks)), tuple(events)

@@ -98,6 +98,7 @@ class VoteStart(Event):
     drugged: tuple[str, ...] = ()
     defended: str | None = None
     shadow: str | None = None
+    detonator: str | None = None
 
 
 @dataclass(frozen=True)
@@ -455,6 +456,27 @@ class Patronage(_Private):
 
 
 @dataclass(frozen=True)
+class Explosion(Event):
+    """The lynched Terrorist ``player``'s explosion blocks the roles of the players whose ballots
+    named him (public, §15.6)."""
+
+    type: ClassVar[str] = "explosion"
+    player: str
+    blocked: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Detonator(Event):
+    """The Terrorist ``player``'s detonator on ``target`` (public, §15.6): ``effect`` `killed`
+    (both die) or `crippled` (the target lives, crippled)."""
+
+    type: ClassVar[str] = "detonator"
+    player: str
+    target: str
+    effect: str
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -613,6 +635,8 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Crippled,
         NightVisit,
         ClientRole,
+        Explosion,
+        Detonator,
         GuardReport,
         Drugged,
         HeroSave,

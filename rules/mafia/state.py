@@ -77,7 +77,8 @@ class RoleMemory:
     aimed at him while drunk.  The Cultist's (§15.21): ``soul_targets``; ``souls`` (to spend)
     and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
     life from a devoured teammate; ``self_heal_night``: his last heal of himself.  The
-    Politician's (§15.1): ``support_cap``, how many supporters he may name.
+    Politician's (§15.1): ``support_cap``, how many supporters he may name.  The Terrorist's
+    (§15.6): ``detonator_used``.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -123,6 +124,7 @@ class RoleMemory:
     cult_life: bool = False
     self_heal_night: int = 0
     support_cap: int = 2
+    detonator_used: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,7 @@ class Day:
     ``takeable``: whom a lynched Hero may take (the voters against him).  ``extra_done``: today's
     extra vote was held (§6.10); ``hero_cancelled``: the Hero cancelled a lynch today (§6.12).
     ``supporters``, ``shadow``: the Politician's supporters and shadow vertical of today (§15.1).
+    ``armed``: the Terrorist whose detonator decides today's main vote (§15.6).
     """
 
     vertical: str | None = None
@@ -192,6 +195,7 @@ class Day:
     hero_cancelled: bool = False
     supporters: tuple[str, ...] = ()
     shadow: str | None = None
+    armed: str | None = None
 
 
 @dataclass(frozen=True)

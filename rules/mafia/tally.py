@@ -388,8 +388,8 @@ def revote_result(state: GameState, result: Count, targets: tuple[str, ...]) -> 
     return tuple(name for _, name in voted[:2])
 
 
-def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
-    """§6.8: the two players a hunt lynches (the red correction first)."""
+def hunt_ranked(state: GameState, result: Count) -> tuple[str, ...]:
+    """§6.8: the two players a hunt lynches (the red correction first), higher-ranked first."""
     reds = {p.name for p in state.living if not p.is_black}
     red_names = [set(b.targets) for b in result.ballots if b.voter in reds]
     qualified = [
@@ -406,5 +406,10 @@ def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
     chosen = sorted(qualified, key=rank)[:2]
     rest = sorted((n for n in result.totals if n not in chosen), key=rank)
     chosen += rest[: 2 - len(chosen)]
+    return tuple(chosen)
+
+
+def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
+    """§6.8: the two players a hunt lynches, in seat order."""
     seat = {p.name: i for i, p in enumerate(state.players)}
-    return tuple(sorted(chosen, key=seat.__getitem__))
+    return tuple(sorted(hunt_ranked(state, result), key=seat.__getitem__))

@@ -32,6 +32,7 @@ from rules.mafia.roles import (
     politician,
     prostitute,
     son_of_boss,
+    terrorist,
     witness,
 )
 from rules.mafia.spec import ActionSpec
@@ -64,6 +65,7 @@ _MODULES = (
     witness,
     politician,
     prostitute,
+    terrorist,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
