@@ -41,6 +41,7 @@ PEACEFUL = frozenset(
         "politician",
         "prostitute",
         "terrorist",
+        "priest",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -146,6 +147,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     # §15.6
     "explosion": frozenset({"player", "blocked"}),
     "detonator": frozenset({"player", "target", "effect"}),
+    # §15.11
+    "forgiven": frozenset({"player", "target"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -201,6 +204,8 @@ KEYWORDS = frozenset(
         "patronage",
         "safe",
         "detonate",
+        "forgive",
+        "instead",
     }
 )
 

@@ -43,6 +43,10 @@ ARM = ActionSpec(action="detonate", group="detonate", min_names=0, max_names=0)
 """The Terrorist arms his detonator in the pre-vote (§15.6), once per game."""
 DETONATE = ActionSpec(action="detonate", group="detonate")
 """The armed Terrorist names his detonator's target in `vote_moves` (§15.6)."""
+FORGIVE = ActionSpec(action="forgive", group="forgive", min_names=0, max_names=0)
+"""The Priest forgives the player his ballot named (§15.11), in `vote_moves`."""
+INSTEAD = ActionSpec(action="instead", group="last", min_names=0, max_names=0)
+"""The Priest lynched in a priest revote takes the rescued player with him (§15.11)."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -109,6 +113,8 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "patronage",
     "safe",
     "detonate",
+    "forgive",
+    "instead",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -176,6 +182,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             return ()
         if player.peaceful in ("hero", "fanatic"):
             return (Action(LAST_TAKE, player.peaceful, True),)
+        if player.peaceful == "priest":
+            return (Action(INSTEAD, "priest"),)
         return (Action(LAST_KILL, "inquisitor", True),)
     if player is None or not player.alive or state.step is None:
         return ()
@@ -213,12 +221,16 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             return (Action(NOBONUS, "advocate", primary=True),)
         if player.peaceful == "hero" and status.hero_may_save(state):
             return (Action(SAVE, "hero", primary=True),)
+        if player.peaceful == "priest" and tally.priest_may_forgive(state):
+            return (Action(FORGIVE, "priest"),)
         if player.peaceful != "liar":
             return ()
         moves = [Action(SCANDAL, "liar", primary=True)]
         return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
     if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
         return ()
+    if step == Step.REVOTE and state.today.rescued is not None:
+        return (Action(_DAY_VOTE[Step.LYNCH], DAY, True),)  # a priest revote (§15.11)
     if step in _DAY_VOTE:
         return (Action(_DAY_VOTE[step], DAY, True),)
     return ()

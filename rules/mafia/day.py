@@ -9,6 +9,7 @@ from rules.core.events import Event
 from rules.mafia import actions, day_roles, deaths, status, tally
 from rules.mafia.events import (
     Detonator,
+    Forgiven,
     Inactive,
     Lynch,
     Mayor,
@@ -155,7 +156,10 @@ def hunt(state: GameState) -> Outcome:
 
 
 def revote(state: GameState) -> Outcome:
-    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
+    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks.  A priest
+    revote (§15.11) has the lynch's auto-votes."""
+    if state.today.rescued is not None:
+        return _counted(state, state.today.tied_asked, auto_votes=True)
     return _counted(state, (), auto_votes=False)
 
 
@@ -170,6 +174,7 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
         or _liar(state) is not None
         or _black_advocate(state) is not None
         or status.hero_may_save(waiting)
+        or tally.priest_may_forgive(waiting)
     ):
         return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
     return _decide(state, pending, tally.Scandal())
@@ -196,8 +201,60 @@ def vote_moves(state: GameState) -> Outcome:
     advocate = _black_advocate(state)
     if advocate is not None and state.vote_of(advocate.name, "nobonus") is not None:
         scandal = replace(scandal, nobonus=True)
+    forgiven = _forgiven(state)
     state = replace(state, today=replace(state.today, pending=None))
+    if forgiven is not None:
+        return _forgive(state, pending, scandal, forgiven)
     return _decide(state, pending, scandal)
+
+
+def _forgiven(state: GameState) -> str | None:
+    """§15.11: the player the Priest forgives now (his `forgive` in force), unless that would
+    leave the Politician, the Advocate and the Priest all protected today (§15.1)."""
+    priest = state.holder("priest")
+    target = tally.priest_forgives(state)
+    if priest is None or target is None or state.vote_of(priest.name, "forgive") is None:
+        return None
+    holders = [state.holder(role) for role in ("politician", "advocate", "priest")]
+    immune = {state.today.shadow, state.today.defended, target}
+    if all(h is not None and h.name in immune for h in holders):
+        return None
+    return target
+
+
+def _forgive(state: GameState, pending: Pending, scandal: tally.Scandal, forgiven: str) -> Outcome:
+    """§15.11: ballots against the forgiven count 0.  If he would have been lynched he is rescued
+    (public `forgiven`): in a two-player revote the other is lynched; otherwise a priest revote
+    follows (the rules of a lynch, nobody may vote against him)."""
+    priest = state.holder("priest")
+    result = tally.weigh(state, pending.ballots, pending.auto, scandal=scandal)
+    trace = [f"{pending.kind} totals before forgiveness {result.totals}"]
+    if pending.kind == Step.REVOTE:
+        would = tally.revote_result(state, result, state.today.candidates)
+    else:
+        would = tally.top(result.totals)
+    if forgiven not in would or priest is None:
+        return _decide(state, pending, replace(scandal, forgiven=forgiven))
+    event = Forgiven(priest.name, forgiven)
+    candidates = state.today.candidates
+    if pending.kind == Step.REVOTE and len(candidates) == 2:
+        other = tuple(c for c in candidates if c != forgiven)
+        trace.append(f"{forgiven} forgiven in a two-player revote: {other} lynched")
+        after = replace(scandal, forgiven=forgiven)
+        counted = tally.weigh(state, pending.ballots, pending.auto, scandal=after)
+        return _conclude(state, other, counted, pending, trace, (event,))
+    mayor = state.mayor_in_office()
+    voters = tuple(n for n in pending.asked if state.get(n).alive)
+    today = replace(
+        state.today,
+        rescued=forgiven,
+        candidates=tuple(p.name for p in state.living if p.name not in (forgiven, mayor)),
+        tied_asked=voters,
+        tied_ballots=result.ballots,
+    )
+    state, more = _inactivity(replace(state, today=today), pending)
+    trace.append(f"{forgiven} is rescued: a priest revote")
+    return state, (event, *more), tuple(trace), Step.REVOTE
 
 
 def _detonate(state: GameState, pending: Pending) -> Outcome:
@@ -329,6 +386,7 @@ def _conclude(
         state = replace(state, secretary=None)
     state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
     state = day_roles.politician_cap(state, lynched, result.ballots)
+    state = day_roles.priest_barrier(state, lynched)
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
@@ -351,6 +409,7 @@ def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState
     """§6.10: one lynched player whom the Hero saved on an earlier day brings an extra vote (at
     most one a day); otherwise the night comes."""
     saved_on = state.memory_of("hero").saved_on
+    state = replace(state, today=replace(state.today, rescued=None))
     if (
         len(lynched) == 1
         and saved_on.get(lynched[0], state.day) < state.day
@@ -367,6 +426,9 @@ def _has_death_move(state: GameState, name: str) -> bool:
     lynched Inquisitor with a living verified black (a black one who burned a true black:
     anybody) has a death-time kill (§15.10)."""
     player = state.get(name)
+    rescued = state.today.rescued
+    if player.peaceful == "priest":  # §15.11: lynched in the priest revote
+        return rescued is not None and state.get(rescued).alive
     if player.peaceful == "fanatic":  # §15.17: after killing a teammate, before avenging
         memory = state.memory_of("fanatic")
         return memory.killed_mate and not memory.avenged
@@ -388,7 +450,10 @@ def last_moves(state: GameState) -> Outcome:
     via = None
     for mover in state.today.last_movers:
         vote = state.vote_of(mover, "last")
-        if vote is not None and vote.targets and state.get(vote.targets[0]).alive:
+        if vote is not None and vote.action == "instead" and state.today.rescued is not None:
+            victims.append(state.today.rescued)  # §15.11: the rescued dies in his place
+            via = "priest"
+        elif vote is not None and vote.targets and state.get(vote.targets[0]).alive:
             victims.append(vote.targets[0])
             via = state.get(mover).peaceful
     victims = list(_seat_sorted(state, list(dict.fromkeys(victims))))

@@ -190,3 +190,14 @@ def explode(
                 blocks.append(RoleBlock(voter, True, ends))
         events.append(Explosion(name, voters))
     return replace(state, blocks=(*state.blocks, *blocks)), tuple(events)
+
+
+def priest_barrier(state: GameState, lynched: Sequence[str]) -> GameState:
+    """§15.11: the Priest's barrier falls by 1 (not below 0) after each lynched red."""
+    holder = state.holder("priest")
+    reds = sum(1 for name in lynched if not state.get(name).is_black)
+    if holder is None or not reds:
+        return state
+    memory = state.memory_of("priest")
+    memory = replace(memory, priest_barrier=max(memory.priest_barrier - reds, 0))
+    return replace(state, memory={**state.memory, "priest": memory})

@@ -477,6 +477,16 @@ class Detonator(Event):
 
 
 @dataclass(frozen=True)
+class Forgiven(Event):
+    """The Priest ``player`` forgave ``target``, who is rescued from the lynch (public, §15.11);
+    a priest revote follows."""
+
+    type: ClassVar[str] = "forgiven"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -637,6 +647,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         ClientRole,
         Explosion,
         Detonator,
+        Forgiven,
         GuardReport,
         Drugged,
         HeroSave,

@@ -294,13 +294,15 @@ def cult_results(night: Night, results: Results) -> None:
     results.memory["cultist"] = memory
 
 
-def visitor_roles(night: Night, results: Results, name: str) -> None:
+def visitor_roles(night: Night, results: Results, name: str, *, self_movers: bool = True) -> None:
     """N18: the roles (no names) of a player's night visitors and of the players who made a
     move on themselves (the Politician §15.1, the Priest §15.11, the Hypnotist §15.18)."""
     state = night.state
     if state.is_role_blocked(name):
         return
-    movers = [*night.visitors_of(name), *(n for n in night.self_movers() if n != name)]
+    movers = list(night.visitors_of(name))
+    if self_movers:  # §15.1: the Politician also sees the players who moved on themselves
+        movers += [n for n in night.self_movers() if n != name]
     roles = tuple(state.get(n).role for n in dict.fromkeys(movers))
     if roles:
         results.events.append(VisitorRoles(name, roles))

@@ -78,7 +78,7 @@ class RoleMemory:
     and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
     life from a devoured teammate; ``self_heal_night``: his last heal of himself.  The
     Politician's (§15.1): ``support_cap``, how many supporters he may name.  The Terrorist's
-    (§15.6): ``detonator_used``.
+    (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -125,6 +125,7 @@ class RoleMemory:
     self_heal_night: int = 0
     support_cap: int = 2
     detonator_used: bool = False
+    priest_barrier: int = 3
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,8 @@ class Day:
     ``takeable``: whom a lynched Hero may take (the voters against him).  ``extra_done``: today's
     extra vote was held (§6.10); ``hero_cancelled``: the Hero cancelled a lynch today (§6.12).
     ``supporters``, ``shadow``: the Politician's supporters and shadow vertical of today (§15.1).
-    ``armed``: the Terrorist whose detonator decides today's main vote (§15.6).
+    ``armed``: the Terrorist whose detonator decides today's main vote (§15.6).  ``rescued``: the
+    player the Priest's forgiveness rescued: the current revote is a priest revote (§15.11).
     """
 
     vertical: str | None = None
@@ -196,6 +198,7 @@ class Day:
     supporters: tuple[str, ...] = ()
     shadow: str | None = None
     armed: str | None = None
+    rescued: str | None = None
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,10 @@ def may_be_lynched(state: GameState, name: str) -> bool:
 
 def protected_today(state: GameState) -> tuple[str, ...]:
     """Nobody may vote against these players today: the vertical, the Politician's shadow
-    vertical (§15.1), the Advocate's defence (§15.9)."""
+    vertical (§15.1), the Advocate's defence (§15.9), the Priest's rescued player (§15.11)."""
     today = state.today
-    return tuple(n for n in (today.vertical, today.shadow, today.defended) if n is not None)
+    names = (today.vertical, today.shadow, today.defended, today.rescued)
+    return tuple(n for n in names if n is not None)
 
 
 def hero_may_save(state: GameState) -> bool:

@@ -149,6 +149,7 @@ class Scandal:
     black: bool = False
     hidden: tuple[str, ...] = ()
     nobonus: bool = False
+    forgiven: str | None = None
 
 
 def collect(
@@ -223,7 +224,7 @@ def weigh(
                 side.setdefault(target, 0)
                 continue
             weight = ballot.weight if plain else _against(state, ballot, target, cast, scandal)
-            if not plain and _zeroed(state, ballot, target, cast):
+            if not plain and (_zeroed(state, ballot, target, cast) or target == scandal.forgiven):
                 weight = 0
             side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
@@ -278,6 +279,8 @@ def _barrier(
     if target == scandal.liar and target in scandal.named:
         barrier = max(barrier, 2)
     player = state.get(target)
+    if player.peaceful == "priest" and not state.is_role_blocked(target):
+        barrier = max(barrier, state.memory_of("priest").priest_barrier)  # §15.11
     hero = player.peaceful == "hero" and not state.memory_of("hero").inherited
     if hero and not state.is_role_blocked(target):
         barrier = max(barrier, 1)  # the Hero's barrier at votes (§15.16)
@@ -413,3 +416,26 @@ def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
     """§6.8: the two players a hunt lynches, in seat order."""
     seat = {p.name: i for i, p in enumerate(state.players)}
     return tuple(sorted(hunt_ranked(state, result), key=seat.__getitem__))
+
+
+def priest_forgives(state: GameState) -> str | None:
+    """The player the Priest may forgive in the pending vote (§15.11): the other player his own
+    ballot named, when he is alive and not blocked, the vote is no hunt and no priest revote, and
+    the provisional result does not lynch him; else None."""
+    priest = state.holder("priest")
+    pending = state.today.pending
+    if priest is None or pending is None or state.is_role_blocked(priest.name):
+        return None
+    if pending.kind == "hunt" or state.today.rescued is not None:
+        return None
+    own = next((b for b in pending.ballots if b.voter == priest.name and not b.auto), None)
+    if own is None or own.targets[0] == priest.name:
+        return None
+    if priest.name in top(weigh(state, pending.ballots, pending.auto).totals):
+        return None
+    return own.targets[0]
+
+
+def priest_may_forgive(state: GameState) -> bool:
+    """Whether the Priest is asked in `vote_moves` (§15.11)."""
+    return priest_forgives(state) is not None

@@ -35,7 +35,7 @@ MAX_STEPS = 400
 # docs/rules/mafia.md §2: the optional peaceful roles this engine implements.
 OPTIONAL_PEACEFUL = (
     *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
-    *("politician", "prostitute", "terrorist"),
+    *("politician", "prostitute", "terrorist", "priest"),
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
 DAY_STEPS = frozenset(STEPS - {"night"})
@@ -43,6 +43,7 @@ DAY_STEPS = frozenset(STEPS - {"night"})
 PUBLIC = frozenset(
     {"setup", "mayor", "no_mayor", "secretary", "mayor_lost", "secretary_lost", "vote_start"}
     | {"lynch", "revote", "death", "public_result", "draw", "win", "hero_save"}
+    | {"explosion", "detonator", "forgiven"}
 )
 
 

@@ -30,6 +30,7 @@ from rules.mafia.roles import (
     mafia,
     maniac,
     politician,
+    priest,
     prostitute,
     son_of_boss,
     terrorist,
@@ -66,6 +67,7 @@ _MODULES = (
     politician,
     prostitute,
     terrorist,
+    priest,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
