@@ -42,6 +42,7 @@ PEACEFUL = frozenset(
         "prostitute",
         "terrorist",
         "priest",
+        "hypnotist",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -149,6 +150,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "detonator": frozenset({"player", "target", "effect"}),
     # §15.11
     "forgiven": frozenset({"player", "target"}),
+    # §15.18
+    "hypnosis_result": frozenset({"player", "target"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -206,6 +209,8 @@ KEYWORDS = frozenset(
         "detonate",
         "forgive",
         "instead",
+        "hypnotize",
+        "halt",
     }
 )
 

@@ -487,6 +487,15 @@ class Forgiven(Event):
 
 
 @dataclass(frozen=True)
+class HypnosisResult(_Private):
+    """A killer the Hypnotist ``player`` redirected killed ``target`` (§15.18)."""
+
+    type: ClassVar[str] = "hypnosis_result"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -648,6 +657,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Explosion,
         Detonator,
         Forgiven,
+        HypnosisResult,
         GuardReport,
         Drugged,
         HeroSave,

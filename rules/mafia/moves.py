@@ -79,6 +79,8 @@ class Night:
     client_safe: bool = False
     taker: Move | None = None
     failed: list[Move] = field(default_factory=list)
+    hypnotist: str | None = None
+    hypnotized: dict[str, str] = field(default_factory=dict)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the

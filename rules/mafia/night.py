@@ -9,7 +9,8 @@ from rules.core.pipeline import Stage
 from rules.mafia import kills, status
 from rules.mafia.ids import Stop
 from rules.mafia.moves import Move, Night
-from rules.mafia.state import GameState, RoleBlock
+from rules.mafia.roles import ACTIONS
+from rules.mafia.state import GameState, RoleBlock, StoredVote
 
 PEACEFUL_SHOT = -1
 """The shot id of a black's kill through his peaceful role (one of his side's kill moves)."""
@@ -146,6 +147,60 @@ def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
     if night.protected == client:
         night.protected = None
     return night, [f"{holder.name} takes {client}" + (" (safe)" if night.client_safe else "")]
+
+
+EARLY_GROUPS = frozenset({"block", "take", "company", "hypnosis"})
+"""Move groups whose slots come before or at N5: the Hypnotist cannot redirect them."""
+
+
+def _is_late_move(vote: StoredVote, state: GameState) -> bool:
+    """Whether ``vote`` is a night move with a slot after N5 (not an evening move)."""
+    if vote.group in EARLY_GROUPS or not vote.targets:
+        return False
+    player = state.get(vote.player)
+    roles = (player.peaceful, *((player.negative,) if player.negative else ()))
+    specs = [spec for role in roles for spec in ACTIONS.get(role, ()) if spec.action == vote.action]
+    return bool(specs) and not any(spec.evening for spec in specs)
+
+
+def hypnotist(night: Night) -> tuple[Night, Sequence[str]]:
+    """N5 (§15.18): every later move aimed at the Hypnotist goes to his subject (or, with `halt`,
+    is not made); kill moves only on one night per game; a kill sent back onto its own shooter is
+    void.  The moves are redirected by rewriting tonight's votes."""
+    state = night.state
+    holder = state.holder("hypnotist")
+    vote = state.vote_of(holder.name, "hypnosis") if holder else None
+    if holder is None or vote is None or (vote.action == "hypnotize" and not vote.targets):
+        return night, []
+    move = Move(holder.name, "hypnotist", vote.action, vote.targets, slot=5, stays_home=True)
+    if not night.send(move):
+        return night, [f"{holder.name}'s hypnosis is broken (stopped)"]
+    subject = vote.targets[0] if vote.targets else None
+    memory = state.memory_of("hypnotist")
+    kills_ok = memory.hypnosis_kill_night in (0, night.number)
+    votes, lines = [], []
+    for cast in state.votes:
+        aimed = _is_late_move(cast, state) and holder.name in cast.targets
+        is_kill = cast.group in ("kill", "revenge", "cult", "act") and cast.action in (
+            "kill",
+            "insure",
+        )
+        if not aimed or cast.player == holder.name or (is_kill and not kills_ok):
+            votes.append(cast)
+            continue
+        night.hypnotized[cast.player] = cast.action
+        if is_kill:
+            memory = replace(memory, hypnosis_kill_night=night.number)
+        if subject is None or (is_kill and subject == cast.player):
+            lines.append(f"{cast.player}'s {cast.action} on {holder.name} is not made")
+            continue
+        targets = tuple(subject if t == holder.name else t for t in cast.targets)
+        votes.append(replace(cast, targets=targets))
+        lines.append(f"{cast.player}'s {cast.action} goes on to {subject}")
+    state = replace(state, votes=tuple(votes), memory={**state.memory, "hypnotist": memory})
+    night.state = state
+    night.hypnotist = holder.name
+    return night, lines or [f"{holder.name} hypnotizes ({subject or 'halt'})"]
 
 
 def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
@@ -440,6 +495,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E12 patronage", patronage),
     Stage("N2 blocker", blocker),
     Stage("N4 prostitute", prostitute),
+    Stage("N5 hypnotist", hypnotist),
     Stage("N6 bodyguard", bodyguard),
     Stage("N7 bum", bum),
     Stage("N8 negative kills", kills.negative_kills),

@@ -18,6 +18,7 @@ from rules.mafia.events import (
     Hacked,
     HackResult,
     Heal,
+    HypnosisResult,
     LifeSpent,
     LinkAttack,
     NightVisit,
@@ -341,3 +342,18 @@ def cripples(night: Night) -> list[tuple[str, str]]:
     if taker.owner in night.deaths and client not in night.deaths:
         return [(client, "prostitute")]
     return []
+
+
+def hypnotist_results(night: Night, results: Results) -> None:
+    """§15.18: the roles of the players whose moves he took, and a redirected killer's victim."""
+    name = night.hypnotist
+    if name is None:
+        return
+    roles = tuple(night.state.get(n).role for n in night.hypnotized)
+    if roles:
+        results.events.append(VisitorRoles(name, roles))
+    for victim, move in night.deaths.items():
+        if move.owner in night.hypnotized and move.kill:
+            event: Event = HypnosisResult(name, victim)
+            results.events.append(event)
+            results.remember("hypnotist", event)

@@ -106,6 +106,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     if hero is not None and not night.state.is_role_blocked(hero.name):
         night_optional.visitor_names(night, results, hero.name)
     night_optional.politician_results(night, results)
+    night_optional.hypnotist_results(night, results)
     for role in ("priest",):
         holder = night.state.holder(role)
         if holder is not None:

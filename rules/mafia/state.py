@@ -78,7 +78,8 @@ class RoleMemory:
     and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
     life from a devoured teammate; ``self_heal_night``: his last heal of himself.  The
     Politician's (§15.1): ``support_cap``, how many supporters he may name.  The Terrorist's
-    (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.
+    (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.  The
+    Hypnotist's (§15.18): ``hypnosis_kill_night``, the one night his hypnosis took kill moves.
     """
 
     last_heal: tuple[str, ...] = ()
@@ -126,6 +127,7 @@ class RoleMemory:
     support_cap: int = 2
     detonator_used: bool = False
     priest_barrier: int = 3
+    hypnosis_kill_night: int = 0
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ MAX_STEPS = 400
 # docs/rules/mafia.md §2: the optional peaceful roles this engine implements.
 OPTIONAL_PEACEFUL = (
     *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
-    *("politician", "prostitute", "terrorist", "priest"),
+    *("politician", "prostitute", "terrorist", "priest", "hypnotist"),
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
 DAY_STEPS = frozenset(STEPS - {"night"})

@@ -21,6 +21,7 @@ from rules.mafia.roles import (
     fanatic,
     hacker,
     hero,
+    hypnotist,
     immortal,
     inquisitor,
     investigator,
@@ -68,6 +69,7 @@ _MODULES = (
     prostitute,
     terrorist,
     priest,
+    hypnotist,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
