@@ -43,6 +43,8 @@ PEACEFUL = frozenset(
         "terrorist",
         "priest",
         "hypnotist",
+        "kamikaze",
+        "madman",
     }
 )
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
@@ -69,6 +71,7 @@ TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
     | {"link", "inquisitor", "fanatic", "cultist"}  # optional: §15.2, §15.10, §15.17, §15.21
+    | {"kamikaze", "madman"}  # optional: §15.19, §15.20
 )
 
 # §13.3: event type -> fields.
@@ -211,6 +214,7 @@ KEYWORDS = frozenset(
         "instead",
         "hypnotize",
         "halt",
+        "fire",
     }
 )
 

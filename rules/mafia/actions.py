@@ -115,6 +115,9 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "detonate",
     "forgive",
     "instead",
+    "hypnotize",
+    "halt",
+    "fire",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -145,6 +148,8 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         holder = state.holder("politician")
         posts = (state.mayor_in_office(), state.secretary_in_office())
         return holder is not None and holder.name in posts
+    if spec.group == "fire":  # §15.20: one fire per game (`not-now` before night 3)
+        return not state.memory_of("madman").madman_done
     if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
         memory = state.memory_of("cultist")
         return memory.souls_gained >= 3 and not memory.devoured

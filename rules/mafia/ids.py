@@ -57,6 +57,8 @@ class Cause(enum.StrEnum):
     INQUISITOR = "inquisitor"  # optional: the Inquisitor's burn (§15.10)
     FANATIC = "fanatic"  # optional: the Fanatic's revenge (§15.17)
     CULTIST = "cultist"  # optional: the Cultist's devour (§15.21)
+    KAMIKAZE = "kamikaze"  # optional: the Kamikaze's retaliation (§15.19)
+    MADMAN = "madman"  # optional: the Madman's fire (§15.20)
 
 
 class Code(enum.StrEnum):

@@ -81,6 +81,8 @@ class Night:
     failed: list[Move] = field(default_factory=list)
     hypnotist: str | None = None
     hypnotized: dict[str, str] = field(default_factory=dict)
+    fire: Move | None = None
+    cripples: list[tuple[str, str]] = field(default_factory=list)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
@@ -95,6 +97,8 @@ class Night:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
             return Stop.HOME
+        if self.fire is not None and peaceful:
+            return Stop.FIRE  # §15.20: every peaceful move after N13
         return None
 
     def send(self, move: Move, *, exempt: bool = False) -> bool:
@@ -149,7 +153,8 @@ class Night:
         self._hit(move)
 
     def _hit(self, move: Move) -> None:
-        if move.target == self.protected:
+        # The Blocker's protection repels kill moves, not the Madman's fire (§15.20).
+        if move.target == self.protected and move.role != "madman":
             self.repelled.append(move)
             return
         self.attacks.append(move)

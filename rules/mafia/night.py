@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rules.core.pipeline import Stage
+from rules.core.rng import draw_from
 from rules.mafia import kills, status
 from rules.mafia.ids import Stop
 from rules.mafia.moves import Move, Night
@@ -107,8 +108,9 @@ def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     if not night.send(Move(holder.name, "blocker", mode, (target,), slot=2)):
         return night, [f"{holder.name}'s {mode} is stopped"]  # only a role block can (§7.5)
     night.block = (mode, target)
-    if night.fails_at(target) or target == status.acting_bum(night.state):
-        return night, [f"{holder.name}'s {mode} fails on the Bum (§15.8)"]
+    immune = (status.acting_bum(night.state), status.active_kamikaze(night.state))
+    if night.fails_at(target) or target in immune:
+        return night, [f"{holder.name}'s {mode} fails on {target} (§15.8, §15.19)"]
     if mode == "arrest":
         night.arrested = target
     else:
@@ -135,7 +137,8 @@ def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
     if not night.send(move):
         return night, [f"{holder.name}'s {vote[0]} is stopped"]
     client = move.target
-    if night.fails_at(client) or client == status.acting_bum(night.state):
+    immune = (status.acting_bum(night.state), status.active_kamikaze(night.state))
+    if night.fails_at(client) or client in immune:
         night.failed.append(move)
         return night, [f"{holder.name}'s {vote[0]} fails on {client}"]
     night.taker = move
@@ -212,8 +215,8 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
     move = Move(holder.name, "bodyguard", "guard", vote[1], slot=6)
     if not night.send(move):
         return night, [f"{holder.name}'s guard is stopped"]
-    if night.fails_at(move.target):
-        return night, [f"{holder.name}'s guard fails on the drunk Bum"]
+    if night.fails_at(move.target) or move.target == status.active_kamikaze(night.state):
+        return night, [f"{holder.name}'s guard fails on {move.target}"]
     night.guard = move
     night.guard_black = holder.is_black
     night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
@@ -346,6 +349,29 @@ def souls(night: Night) -> tuple[Night, Sequence[str]]:
     return night, [f"{holder.name}'s souls: {', '.join(vote.targets)}"]
 
 
+def madman(night: Night) -> tuple[Night, Sequence[str]]:
+    """N13 (§15.20): on night 3 the Madman's fire burns unless stopped, with or without a vote;
+    after a stopped night-3 move he may retry with `fire` on a later night.  Each named player is
+    attacked (the Blocker's protection does not repel it)."""
+    state = night.state
+    holder = state.holder("madman")
+    if holder is None or not status.madman_may_fire(state):
+        return night, []
+    vote = state.vote_of(holder.name, "fire")
+    if vote is None and night.number != 3:
+        return night, []
+    targets = vote.targets if vote is not None else ()
+    move = Move(holder.name, "madman", "fire", targets, slot=13, kill=bool(targets))
+    if not night.send(move):
+        return night, [f"{holder.name}'s fire is stopped: he may try again"]
+    night.fire = move
+    memory = replace(state.memory_of("madman"), madman_done=True)
+    night.state = replace(state, memory={**state.memory, "madman": memory})
+    for target in targets:
+        night.strike(replace(move, targets=(target,)))
+    return night, [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+
+
 def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
     """N14 (§15.15): single doses on one or two players, or a double or triple dose on one."""
     holder = night.state.holder("drug_dealer")
@@ -409,6 +435,8 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
         if move.target not in night.deaths:
             night.deaths[move.target] = move
             lines.append(f"{move.target} dies ({move.role} {move.owner})")
+    lines.extend(_madman_deaths(night))
+    lines.extend(_kamikaze(night))
     lines.extend(_immortal_deaths(night))
     cultist = night.state.holder("cultist")
     if cultist is not None and cultist.name in night.deaths:
@@ -419,6 +447,49 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
             night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
             lines.append(f"{cultist.name}'s spare life saves him")
     return night, lines
+
+
+def _madman_deaths(night: Night) -> list[str]:
+    """§15.20: two victims of one team who would both die: one drawn with the seed dies, the
+    other survives crippled; with a victim named, the Madman dies whatever protects him."""
+    fire = night.fire
+    if fire is None or not fire.targets:
+        return []
+    lines = []
+    burned = [t for t in fire.targets if t in night.deaths and night.deaths[t].role == "madman"]
+    state = night.state
+    if len(burned) == 2 and state.get(burned[0]).team is state.get(burned[1]).team:
+        spared = draw_from(state.seed, state.draws, burned)
+        night.state = replace(state, draws=state.draws + 1)
+        del night.deaths[spared]
+        night.cripples.append((spared, "madman"))
+        lines.append(f"{spared} survives the fire crippled")
+    if fire.owner not in night.deaths:
+        night.deaths[fire.owner] = replace(fire, targets=(fire.owner,))
+        lines.append(f"{fire.owner} dies in his fire")
+    return lines
+
+
+def _kamikaze(night: Night) -> list[str]:
+    """§15.19: an attack that reaches an active Kamikaze kills him (no heal saves him) and his
+    credited attacker (cause `kamikaze`, no heal saves him either); an attacker of his own team
+    is crippled instead."""
+    state = night.state
+    name = status.active_kamikaze(state)
+    hits = [m for m in night.attacks if m.target == name and m.owner != name]
+    if name is None or not hits:
+        return []
+    first = hits[0]
+    night.deaths.setdefault(name, first)
+    attacker = state.get(first.owner)
+    if attacker.team is state.get(name).team:
+        night.cripples.append((attacker.name, "kamikaze"))
+        return [f"{name} dies; his attacker {attacker.name} is crippled"]
+    night.deaths.setdefault(attacker.name, Move(name, "kamikaze", "kamikaze", (attacker.name,), 19))
+    if attacker.is_black:
+        memory = replace(state.memory_of("kamikaze"), kamikaze_done=True)
+        night.state = replace(state, memory={**state.memory, "kamikaze": memory})
+    return [f"{name} takes {attacker.name} with him"]
 
 
 def _immortal_deaths(night: Night) -> list[str]:
@@ -503,6 +574,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N10 suicides", suicides),
     Stage("N11 doctor", doctor),
     Stage("N11 cultist heal", cult_heal),
+    Stage("N13 madman", madman),
     Stage("N14 drug dealer", drug_dealer),
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),

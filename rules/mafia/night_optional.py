@@ -335,13 +335,15 @@ def prostitute_results(night: Night, results: Results) -> None:
 
 
 def cripples(night: Night) -> list[tuple[str, str]]:
-    """§15.4: a `safe` client of a Prostitute who died from an attack is crippled."""
+    """The players crippled tonight (§8.4): the Madman's and the Kamikaze's (§15.19, §15.20),
+    and a `safe` client of a Prostitute who died from an attack (§15.4)."""
+    found = list(night.cripples)  # the Madman's spared victim, the Kamikaze's teammate
     taker, client = night.taker, night.client
     if taker is None or client is None or not night.client_safe:
-        return []
+        return found
     if taker.owner in night.deaths and client not in night.deaths:
-        return [(client, "prostitute")]
-    return []
+        found.append((client, "prostitute"))
+    return found
 
 
 def hypnotist_results(night: Night, results: Results) -> None:

@@ -152,11 +152,15 @@ def _public_results(night: Night) -> list[Event]:
 
 
 def _saved(night: Night) -> tuple[str, ...]:
-    """The healed players who were attacked and live (a black Bodyguard's ward is not saved)."""
+    """The healed players who were attacked and live (a black Bodyguard's ward is not saved, nor
+    a Kamikaze whom no heal saves, §15.19)."""
+    kamikaze = night.state.holder("kamikaze")
     return tuple(
         name
         for name in night.healed
-        if not night.is_unsavable(name) and any(m.target == name for m in night.attacks)
+        if not night.is_unsavable(name)
+        and any(m.target == name for m in night.attacks)
+        and not (kamikaze is not None and name == kamikaze.name and name in night.deaths)
     )
 
 

@@ -80,6 +80,8 @@ class RoleMemory:
     Politician's (§15.1): ``support_cap``, how many supporters he may name.  The Terrorist's
     (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.  The
     Hypnotist's (§15.18): ``hypnosis_kill_night``, the one night his hypnosis took kill moves.
+    ``kamikaze_done``: the Kamikaze killed a black (§15.19); ``madman_done``: the Madman's fire
+    burned (§15.20).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -128,6 +130,8 @@ class RoleMemory:
     detonator_used: bool = False
     priest_barrier: int = 3
     hypnosis_kill_night: int = 0
+    kamikaze_done: bool = False
+    madman_done: bool = False
 
 
 @dataclass(frozen=True)

@@ -103,3 +103,16 @@ def acting_bum(state: GameState) -> str | None:
     vote = state.vote_of(bum.name, "watch")
     watching = vote is not None and vote.action == "watch" and vote.targets
     return bum.name if bum_repeats(state) is not None or watching else None
+
+
+def active_kamikaze(state: GameState) -> str | None:
+    """§15.19: the Kamikaze while his role has not killed a black and is not blocked."""
+    holder = state.holder("kamikaze")
+    if holder is None or state.is_role_blocked(holder.name):
+        return None
+    return None if state.memory_of("kamikaze").kamikaze_done else holder.name
+
+
+def madman_may_fire(state: GameState) -> bool:
+    """§15.20: from night 3, until his fire has burned once."""
+    return state.night >= 3 and not state.memory_of("madman").madman_done

@@ -36,6 +36,7 @@ MAX_STEPS = 400
 OPTIONAL_PEACEFUL = (
     *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
     *("politician", "prostitute", "terrorist", "priest", "hypnotist"),
+    *("kamikaze", "madman"),
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
 DAY_STEPS = frozenset(STEPS - {"night"})

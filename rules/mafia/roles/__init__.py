@@ -27,7 +27,9 @@ from rules.mafia.roles import (
     investigator,
     journalist,
     judge,
+    kamikaze,
     liar,
+    madman,
     mafia,
     maniac,
     politician,
@@ -70,6 +72,8 @@ _MODULES = (
     terrorist,
     priest,
     hypnotist,
+    kamikaze,
+    madman,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
