@@ -47,7 +47,7 @@ PEACEFUL = frozenset(
         "madman",
     }
 )
-NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
+NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner"})  # §16.1 optional
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -71,7 +71,7 @@ TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
     | {"link", "inquisitor", "fanatic", "cultist"}  # optional: §15.2, §15.10, §15.17, §15.21
-    | {"kamikaze", "madman"}  # optional: §15.19, §15.20
+    | {"kamikaze", "madman", "poison"}  # optional: §15.19, §15.20, §16.3
 )
 
 # §13.3: event type -> fields.
@@ -155,6 +155,10 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "forgiven": frozenset({"player", "target"}),
     # §15.18
     "hypnosis_result": frozenset({"player", "target"}),
+    # §16.2 (`joker_late`, `joker_info` fields: docs ruling)
+    "joker_check": frozenset({"player", "target", "colour", "role", "negative", "false_black"}),
+    "joker_late": frozenset({"player", "target", "colour", "negative"}),
+    "joker_info": frozenset({"player", "target", "colour", "negative"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -215,6 +219,9 @@ KEYWORDS = frozenset(
         "hypnotize",
         "halt",
         "fire",
+        "joker",
+        "poison",
+        "antidote",
     }
 )
 

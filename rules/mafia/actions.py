@@ -47,6 +47,8 @@ FORGIVE = ActionSpec(action="forgive", group="forgive", min_names=0, max_names=0
 """The Priest forgives the player his ballot named (§15.11), in `vote_moves`."""
 INSTEAD = ActionSpec(action="instead", group="last", min_names=0, max_names=0)
 """The Priest lynched in a priest revote takes the rescued player with him (§15.11)."""
+ANTIDOTE = ActionSpec(action="antidote", group="antidote", min_names=0, max_names=0)
+"""The Poisoner's antidote in the pre-vote (§16.3)."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -118,6 +120,9 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "hypnotize",
     "halt",
     "fire",
+    "joker",
+    "poison",
+    "antidote",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -148,6 +153,8 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         holder = state.holder("politician")
         posts = (state.mayor_in_office(), state.secretary_in_office())
         return holder is not None and holder.name in posts
+    if spec.group == "antidote":  # §16.3: while his victim is poisoned
+        return bool(state.poisoned)
     if spec.group == "fire":  # §15.20: one fire per game (`not-now` before night 3)
         return not state.memory_of("madman").madman_done
     if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
@@ -210,6 +217,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(DEFEND, "advocate", primary=not is_mayor))
         if player.peaceful == "politician":
             found.extend(_politician_pre_vote(state, is_mayor))
+        if player.negative == "poisoner" and state.poisoned:
+            found.append(Action(ANTIDOTE, "poisoner"))
         if player.peaceful == "terrorist" and not state.memory_of("terrorist").detonator_used:
             found.append(Action(ARM, "terrorist"))
         if status.is_hunt_possible(state):

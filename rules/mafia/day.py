@@ -128,6 +128,8 @@ def pre_vote(state: GameState) -> Outcome:
     supporters, shadow = day_roles.politician_pre_vote(state)
     event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended, shadow)
     state = day_roles.arm(day_roles.examine(day_roles.buy(state)))
+    if any(v.action == "antidote" for v in state.votes):  # §16.3
+        state = replace(state, poisoned={})
     event = replace(event, detonator=state.today.armed)
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None

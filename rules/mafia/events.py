@@ -496,6 +496,45 @@ class HypnosisResult(_Private):
 
 
 @dataclass(frozen=True)
+class JokerCheck(_Private):
+    """The Joker ``player``'s check of ``target`` (§16.2): the ``colour`` read, his peaceful
+    ``role``, his ``negative`` role when he truly reads black, ``false_black`` for a rumoured
+    red."""
+
+    type: ClassVar[str] = "joker_check"
+    player: str
+    target: str
+    colour: str
+    role: str
+    negative: str | None
+    false_black: bool
+
+
+@dataclass(frozen=True)
+class JokerLate(_Private):
+    """One night later (§16.2): a black ``target`` the Joker read `red` is black, with his
+    ``negative`` role."""
+
+    type: ClassVar[str] = "joker_late"
+    player: str
+    target: str
+    colour: str
+    negative: str | None
+
+
+@dataclass(frozen=True)
+class JokerInfo(_Private):
+    """A killing side's member learns the Joker's result of the night (§16.2), without the
+    target's peaceful role."""
+
+    type: ClassVar[str] = "joker_info"
+    player: str
+    target: str
+    colour: str
+    negative: str | None
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -658,6 +697,9 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Detonator,
         Forgiven,
         HypnosisResult,
+        JokerCheck,
+        JokerLate,
+        JokerInfo,
         GuardReport,
         Drugged,
         HeroSave,

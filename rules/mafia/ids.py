@@ -59,6 +59,7 @@ class Cause(enum.StrEnum):
     CULTIST = "cultist"  # optional: the Cultist's devour (§15.21)
     KAMIKAZE = "kamikaze"  # optional: the Kamikaze's retaliation (§15.19)
     MADMAN = "madman"  # optional: the Madman's fire (§15.20)
+    POISON = "poison"  # optional: the Poisoner's poison (§16.3)
 
 
 class Code(enum.StrEnum):
@@ -106,6 +107,9 @@ SIDE_OF_ROLE: Mapping[str, Side] = {
     "maniac": Side.MANIAC,
 }
 """The killing side of each negative role that has one (§1.1)."""
+
+WEREWOLVES = frozenset({"joker", "poisoner", "executor", "geisha"})
+"""The werewolves of §16 that read `red` until their first credited kill (§16)."""
 
 CAUSES: tuple[str, ...] = tuple(cause.value for cause in Cause)
 STEPS: tuple[str, ...] = tuple(step.value for step in Step)

@@ -82,6 +82,11 @@ class Night:
     hypnotist: str | None = None
     hypnotized: dict[str, str] = field(default_factory=dict)
     fire: Move | None = None
+    joker: Move | None = None
+    flipped: set[str] = field(default_factory=set)
+    poison: Move | None = None
+    poison_deaths: list[Move] = field(default_factory=list)
+    cured: list[str] = field(default_factory=list)
     cripples: list[tuple[str, str]] = field(default_factory=list)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:

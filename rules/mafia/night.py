@@ -372,6 +372,66 @@ def madman(night: Night) -> tuple[Night, Sequence[str]]:
     return night, [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
 
 
+def antidote(night: Night) -> tuple[Night, Sequence[str]]:
+    """E4 (§16.3): the Poisoner's evening antidote saves his victim of last night."""
+    state = night.state
+    for player in state.living:
+        vote = state.vote_of(player.name, "antidote")
+        if player.negative != "poisoner" or vote is None or not state.poisoned:
+            continue
+        if night.evening(Move(player.name, "poisoner", "antidote", (), slot=4, negative=True)):
+            night.state = replace(state, poisoned={})
+            return night, [f"{player.name} gives the antidote"]
+    return night, []
+
+
+def poisoner(night: Night) -> tuple[Night, Sequence[str]]:
+    """N12 (§16.3): last night's poison kills unless a heal reaches the victim tonight; then the
+    Poisoner poisons a player (it fails on a healed, protected or taken player)."""
+    state, lines = night.state, []
+    for victim, number in state.poisoned.items():
+        owner = next((p.name for p in state.players if p.negative == "poisoner"), victim)
+        if number != night.number - 1 or not state.get(victim).alive:
+            continue
+        if victim in night.healed:
+            night.cured.append(victim)
+            lines.append(f"the heal cures {victim}'s poison")
+            continue
+        night.poison_deaths.append(Move(owner, "poison", "poison", (victim,), slot=12))
+        lines.append(f"{victim} dies of poison")
+    for player in state.living:
+        vote = state.vote_of(player.name, "poison")
+        if player.negative != "poisoner" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "poisoner", "poison", vote.targets, 12, True, stays_home=True)
+        if not night.send(move):
+            lines.append(f"{player.name}'s poison is stopped")
+            continue
+        target = move.target
+        if target in night.healed or target == night.protected or night.fails_at(target):
+            night.failed.append(move)
+            lines.append(f"{player.name}'s poison fails on {target}")
+            continue
+        night.poison = move
+        lines.append(f"{player.name} poisons {target}")
+    return night, lines
+
+
+def joker(night: Night) -> tuple[Night, Sequence[str]]:
+    """N15 (§16.2): the Joker's colour check (its result and flip are decided at R, when the
+    night's deaths are known); a werewolf's special move is seen by no tracker or watcher."""
+    for player in night.state.living:
+        vote = night.state.vote_of(player.name, "joker")
+        if player.negative != "joker" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "joker", "joker", vote.targets, 15, True, stays_home=True)
+        night.joker = move
+        return night, [
+            f"{player.name} jokes {move.target}: " + ("sent" if night.send(move) else "stopped")
+        ]
+    return night, []
+
+
 def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
     """N14 (§15.15): single doses on one or two players, or a double or triple dose on one."""
     holder = night.state.holder("drug_dealer")
@@ -435,6 +495,8 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
         if move.target not in night.deaths:
             night.deaths[move.target] = move
             lines.append(f"{move.target} dies ({move.role} {move.owner})")
+    for move in night.poison_deaths:  # poison is no attack (§16.3)
+        night.deaths.setdefault(move.target, move)
     lines.extend(_madman_deaths(night))
     lines.extend(_kamikaze(night))
     lines.extend(_immortal_deaths(night))
@@ -559,6 +621,7 @@ def alibi(night: Night) -> tuple[Night, Sequence[str]]:
 STAGES: tuple[Stage[Night], ...] = (
     Stage("E1 immortal", immortal_link),
     Stage("E2 hacker", hacker),
+    Stage("E4 antidote", antidote),
     Stage("E5 successor", successor),
     Stage("E6 favourite", favourite),
     Stage("E7 souls", souls),
@@ -574,8 +637,10 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N10 suicides", suicides),
     Stage("N11 doctor", doctor),
     Stage("N11 cultist heal", cult_heal),
+    Stage("N12 poisoner", poisoner),
     Stage("N13 madman", madman),
     Stage("N14 drug dealer", drug_dealer),
+    Stage("N15 joker", joker),
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),
     Stage("R deaths", deaths),

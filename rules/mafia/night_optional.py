@@ -19,6 +19,9 @@ from rules.mafia.events import (
     HackResult,
     Heal,
     HypnosisResult,
+    JokerCheck,
+    JokerInfo,
+    JokerLate,
     LifeSpent,
     LinkAttack,
     NightVisit,
@@ -30,6 +33,7 @@ from rules.mafia.events import (
     VisitorRoles,
     Watch,
 )
+from rules.mafia.ids import WEREWOLVES
 from rules.mafia.moves import Move, Night
 from rules.mafia.results import Results, cause_of, check_colour, is_colourless, true_colour
 from rules.mafia.state import Confirm, GameState
@@ -359,3 +363,59 @@ def hypnotist_results(night: Night, results: Results) -> None:
             event: Event = HypnosisResult(name, victim)
             results.events.append(event)
             results.remember("hypnotist", event)
+
+
+def joker_results(night: Night, results: Results) -> None:
+    """§16.2: the Joker's check (failed on a stopped move, a player killed tonight, a client or a
+    protected player); a passed check flips the target's colour for the later checks of the
+    night, and the killing sides' living members learn it; a black read `red` is told one night
+    later."""
+    state = night.state
+    results.events.extend(
+        JokerLate(c.player, c.target, "black", state.get(c.target).negative)
+        for c in state.confirms
+        if c.kind == "joker"
+    )
+    move = night.joker
+    if move is None or night.is_stopped(move):
+        return
+    target = state.get(move.target)
+    if target.name in night.deaths or night.fails_at(target.name) or target.name == night.protected:
+        night.failed.append(move)
+        return
+    colour = check_colour(night, move.owner, target.name)
+    night.flipped.add(target.name)
+    black = colour.value == "black"
+    negative = target.negative if black and target.is_black else None
+    event = JokerCheck(
+        move.owner,
+        target.name,
+        colour.value,
+        target.peaceful,
+        negative,
+        black and not target.is_black,
+    )
+    results.events.append(event)
+    if not black and target.is_black and target.name != move.owner:
+        results.confirms.append(Confirm("joker", move.owner, target.name, night.number))
+    sides = [p for p in state.living if p.side is not None and p.name != move.owner]
+    results.events.extend(JokerInfo(p.name, target.name, colour.value, negative) for p in sides)
+
+
+def poison_state(night: Night, state: GameState) -> GameState:
+    """§16.3: last night's poison is resolved (a death or a cure); tonight's victim is poisoned;
+    werewolves with a credited kill read `black` from now on (§16)."""
+    poisoned = {
+        name: number
+        for name, number in state.poisoned.items()
+        if number == night.number and state.get(name).alive
+    }
+    if night.poison is not None and state.get(night.poison.target).alive:
+        poisoned[night.poison.target] = night.number
+    wolves = [
+        move.owner
+        for move in night.deaths.values()
+        if state.get(move.owner).negative in WEREWOLVES and move.kill and move.action != "suicide"
+    ]
+    wolf_kills = tuple(dict.fromkeys((*state.wolf_kills, *wolves)))
+    return replace(state, poisoned=poisoned, wolf_kills=wolf_kills)

@@ -24,7 +24,7 @@ from rules.mafia.events import (
     Verified,
     VictimTeam,
 )
-from rules.mafia.ids import Colour, Stop
+from rules.mafia.ids import WEREWOLVES, Colour, Stop
 from rules.mafia.moves import Move, Night
 from rules.mafia.results import (
     Results,
@@ -83,6 +83,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     results = Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
     results.events.extend(crippled)
     night_optional.prostitute_results(night, results)
+    night_optional.joker_results(night, results)
     night_optional.hack_results(night, results)
     night_optional.guard_results(night, results)
     night_optional.immortal_results(night, results)
@@ -123,6 +124,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         **state.killers,
         **{name: (killing_role(move), move.owner) for name, move in night.deaths.items()},
     }
+    state = night_optional.poison_state(night, state)
     state = replace(
         state,
         visits=_visit_log(night, state),
@@ -170,7 +172,12 @@ def _block_roles(night: Night) -> tuple[str, ...] | None:
     if target is None:
         return None
     if night.arrested:
-        roles = [m.role for m, r in night.stops_of(target) if r is Stop.ARREST]
+        # A werewolf's special move is stopped but reported as a miss (§16).
+        roles = [
+            m.role
+            for m, r in night.stops_of(target)
+            if r is Stop.ARREST and not (m.role in WEREWOLVES and not m.kill)
+        ]
     else:
         roles = [m.role for m in night.repelled] + [
             m.role for m, r in night.stops_of(target) if r is Stop.HOME
@@ -460,7 +467,7 @@ def _track(night: Night, holder: Player, move: Move, stopped: bool, results: Res
         and checked.target == target
         and _commissar_result(night, commissar)[0] == "passed"
     )
-    if not stopped and target in night.rumours and not passed:
+    if not stopped and target in night.rumours and not passed and target not in night.flipped:
         blackened = night.rumours[target]
         results.confirms.append(Confirm("blackened", "", target, night.number, blackened))
     if not stopped and target in night.went_out:

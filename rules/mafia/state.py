@@ -252,7 +252,9 @@ class GameState:
     ``post_over``: the Mayor's post has ended for the game (§6.11).  ``successor``: the Son of
     the Boss's named successor (§16.1).  ``killers``: a night victim -> (the role whose move was
     credited with his death, its owner) (§15.22).  ``drugged``: player -> dose, from the morning
-    until the next night opens (§15.15).
+    until the next night opens (§15.15).  ``wolf_kills``: the werewolves who have a credited kill
+    (they read `black`, §16).  ``poisoned``: a Poisoner's victim -> the night of the poisoning
+    (§16.3).
     """
 
     settings: Settings
@@ -279,6 +281,8 @@ class GameState:
     successor: str | None = None
     killers: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     drugged: Mapping[str, int] = field(default_factory=dict)
+    wolf_kills: tuple[str, ...] = ()
+    poisoned: Mapping[str, int] = field(default_factory=dict)
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()

@@ -89,6 +89,8 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         cost = (2 if names[0] == player.name else 1) - 1  # at least the cost of a heal not needed
         if state.memory_of("cultist").souls < max(cost, 1) or len(names) > 1:
             return Rejected(Code.NOT_NOW, "not enough souls for that heal")
+    if spec.action == "poison" and state.poisoned:
+        return Rejected(Code.NOT_NOW, "your earlier victim is still poisoned")
     if spec.action == "fire" and not status.madman_may_fire(state):
         return Rejected(Code.NOT_NOW, "the Madman's fire burns from night 3")
     if spec.action == "drink":

@@ -39,6 +39,8 @@ OPTIONAL_PEACEFUL = (
     *("kamikaze", "madman"),
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
+# docs/rules/mafia.md §2: the optional werewolves this engine implements (§16).
+WEREWOLVES = ("joker", "poisoner")
 DAY_STEPS = frozenset(STEPS - {"night"})
 # Events a dead player may still receive: none is private to the dead (§7.11), public ones aside.
 PUBLIC = frozenset(
@@ -91,6 +93,10 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
         index = mafia[0]
         role = seats[index].role.replace("+mafia", "+son_of_boss")
         seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
+    citizens = [i for i, seat in enumerate(seats) if seat.role == "citizen"]
+    werewolves = random.Random(chaos + 1).sample(WEREWOLVES, k=min(len(citizens), chaos % 3))
+    for index, werewolf in zip(citizens, werewolves, strict=False):  # optional werewolves (§16)
+        seats = (*seats[:index], replace(seats[index], role=werewolf), *seats[index + 1 :])
     game_settings = Settings(seed=seed, strictness=strictness, options={"mayor": mayor})
     state: GameState = RS.new_game(seats, game_settings)
     rng = random.Random(chaos)

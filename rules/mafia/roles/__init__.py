@@ -25,6 +25,7 @@ from rules.mafia.roles import (
     immortal,
     inquisitor,
     investigator,
+    joker,
     journalist,
     judge,
     kamikaze,
@@ -32,6 +33,7 @@ from rules.mafia.roles import (
     madman,
     mafia,
     maniac,
+    poisoner,
     politician,
     priest,
     prostitute,
@@ -74,6 +76,8 @@ _MODULES = (
     hypnotist,
     kamikaze,
     madman,
+    joker,
+    poisoner,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
