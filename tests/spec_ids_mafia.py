@@ -47,7 +47,8 @@ PEACEFUL = frozenset(
         "madman",
     }
 )
-NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner"})  # §16.1 optional
+# §16.1-§16.4 optional
+NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner", "executor"})
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -159,6 +160,11 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "joker_check": frozenset({"player", "target", "colour", "role", "negative", "false_black"}),
     "joker_late": frozenset({"player", "target", "colour", "negative"}),
     "joker_info": frozenset({"player", "target", "colour", "negative"}),
+    # §16.4 (`captive_decision`: docs ruling)
+    "captured": frozenset({"player"}),
+    "interrogation": frozenset({"player", "target", "role", "team"}),
+    "captive_decision": frozenset({"player", "decision"}),
+    "destroyed": frozenset({"player", "target"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -222,6 +228,10 @@ KEYWORDS = frozenset(
         "joker",
         "poison",
         "antidote",
+        "capture",
+        "release",
+        "torture",
+        "destroy",
     }
 )
 

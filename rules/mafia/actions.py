@@ -49,6 +49,8 @@ INSTEAD = ActionSpec(action="instead", group="last", min_names=0, max_names=0)
 """The Priest lynched in a priest revote takes the rescued player with him (§15.11)."""
 ANTIDOTE = ActionSpec(action="antidote", group="antidote", min_names=0, max_names=0)
 """The Poisoner's antidote in the pre-vote (§16.3)."""
+DESTROY = ActionSpec(action="destroy", group="last")
+"""The lynched Executor's berserk (§16.4): a player (only his captive while he holds one)."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -123,6 +125,10 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "joker",
     "poison",
     "antidote",
+    "capture",
+    "release",
+    "torture",
+    "destroy",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -153,6 +159,9 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         holder = state.holder("politician")
         posts = (state.mayor_in_office(), state.secretary_in_office())
         return holder is not None and holder.name in posts
+    if spec.group == "captive":  # §16.4: the evening after a capture
+        captive = state.captive
+        return captive is not None and captive.night == state.night - 1
     if spec.group == "antidote":  # §16.3: while his victim is poisoned
         return bool(state.poisoned)
     if spec.group == "fire":  # §15.20: one fire per game (`not-now` before night 3)
@@ -194,6 +203,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             return ()
         if player.peaceful in ("hero", "fanatic"):
             return (Action(LAST_TAKE, player.peaceful, True),)
+        if player.negative == "executor":
+            return (Action(DESTROY, "executor", True),)
         if player.peaceful == "priest":
             return (Action(INSTEAD, "priest"),)
         return (Action(LAST_KILL, "inquisitor", True),)

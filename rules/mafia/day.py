@@ -8,6 +8,7 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.mafia import actions, day_roles, deaths, status, tally
 from rules.mafia.events import (
+    Destroyed,
     Detonator,
     Forgiven,
     Inactive,
@@ -397,6 +398,8 @@ def _conclude(
     events.extend(more)
     state = _stalemate(state)
     events.extend(day_roles.examination(state))
+    state, told = day_roles.interrogation(state)
+    events.extend(told)
     trace.append(f"lynched {list(lynched)}")
     movers = tuple(name for name in lynched if _has_death_move(state, name))
     takeable = tuple(b.voter for b in result.ballots if any(n in b.targets for n in movers))
@@ -428,6 +431,8 @@ def _has_death_move(state: GameState, name: str) -> bool:
     lynched Inquisitor with a living verified black (a black one who burned a true black:
     anybody) has a death-time kill (§15.10)."""
     player = state.get(name)
+    if player.negative == "executor":  # §16.4: the berserk
+        return True
     rescued = state.today.rescued
     if player.peaceful == "priest":  # §15.11: lynched in the priest revote
         return rescued is not None and state.get(rescued).alive
@@ -449,16 +454,25 @@ def last_moves(state: GameState) -> Outcome:
     """§6.9: the lynched players' death-time moves; their victims count as lynched."""
     events: list[Event] = []
     victims = []
+    destroyed: list[tuple[str, str]] = []
     via = None
     for mover in state.today.last_movers:
         vote = state.vote_of(mover, "last")
-        if vote is not None and vote.action == "instead" and state.today.rescued is not None:
+        if vote is not None and vote.action == "destroy" and state.get(vote.targets[0]).alive:
+            destroyed.append((mover, vote.targets[0]))
+        elif vote is not None and vote.action == "instead" and state.today.rescued is not None:
             victims.append(state.today.rescued)  # §15.11: the rescued dies in his place
             via = "priest"
         elif vote is not None and vote.targets and state.get(vote.targets[0]).alive:
             victims.append(vote.targets[0])
             via = state.get(mover).peaceful
     victims = list(_seat_sorted(state, list(dict.fromkeys(victims))))
+    for mover, target in destroyed:  # §16.4: crippled; his negative moves of tonight stopped
+        events.append(Destroyed(mover, target))
+        state, crippled = deaths.cripple(state, [(target, "executor")])
+        events.extend(crippled)
+        blocks = (*state.blocks, RoleBlock(target, True, state.day + 1))
+        state = replace(state, blocks=blocks)
     if any(not state.get(n).is_black for n in victims):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")

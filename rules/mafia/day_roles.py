@@ -8,7 +8,7 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.core.rng import draw_from
 from rules.mafia import validate
-from rules.mafia.events import Examination, Explosion, HeroSave, SavedTeam
+from rules.mafia.events import Examination, Explosion, HeroSave, Interrogation, SavedTeam
 from rules.mafia.state import Ballot, GameState, RoleBlock
 
 MAX_JUDGE_WEIGHT = 6
@@ -201,3 +201,17 @@ def priest_barrier(state: GameState, lynched: Sequence[str]) -> GameState:
     memory = state.memory_of("priest")
     memory = replace(memory, priest_barrier=max(memory.priest_barrier - reds, 0))
     return replace(state, memory={**state.memory, "priest": memory})
+
+
+def interrogation(state: GameState) -> tuple[GameState, tuple[Event, ...]]:
+    """§16.4: at the result of the day's vote after a capture the living Executor learns his
+    captive's peaceful role and team (once)."""
+    captive = state.captive
+    if captive is None or captive.told or captive.night != state.night:
+        return state, ()
+    state = replace(state, captive=replace(captive, told=True))
+    if not state.get(captive.executor).alive:
+        return state, ()
+    target = state.get(captive.target)
+    event = Interrogation(captive.executor, target.name, target.peaceful, target.team.value)
+    return state, (event,)

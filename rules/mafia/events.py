@@ -535,6 +535,43 @@ class JokerInfo(_Private):
 
 
 @dataclass(frozen=True)
+class Captured(_Private):
+    """``player`` was captured by the Executor: his peaceful role is blocked ("feels pain")."""
+
+    type: ClassVar[str] = "captured"
+    player: str
+
+
+@dataclass(frozen=True)
+class Interrogation(_Private):
+    """The Executor ``player`` learns his captive's peaceful ``role`` and ``team`` (§16.4)."""
+
+    type: ClassVar[str] = "interrogation"
+    player: str
+    target: str
+    role: str
+    team: str
+
+
+@dataclass(frozen=True)
+class CaptiveDecision(_Private):
+    """The captive ``player`` learns the Executor's decision: `release` or `torture` (§16.4)."""
+
+    type: ClassVar[str] = "captive_decision"
+    player: str
+    decision: str
+
+
+@dataclass(frozen=True)
+class Destroyed(Event):
+    """The lynched Executor ``player`` destroys ``target``: crippled (public, §16.4)."""
+
+    type: ClassVar[str] = "destroyed"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -700,6 +737,10 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         JokerCheck,
         JokerLate,
         JokerInfo,
+        Captured,
+        Interrogation,
+        CaptiveDecision,
+        Destroyed,
         GuardReport,
         Drugged,
         HeroSave,

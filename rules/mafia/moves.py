@@ -83,6 +83,8 @@ class Night:
     hypnotized: dict[str, str] = field(default_factory=dict)
     fire: Move | None = None
     joker: Move | None = None
+    capture: Move | None = None
+    decision: str | None = None
     flipped: set[str] = field(default_factory=set)
     poison: Move | None = None
     poison_deaths: list[Move] = field(default_factory=list)
@@ -92,7 +94,8 @@ class Night:
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
         move is not stopped by an earlier attack (the Doctor healing only himself)."""
-        if owner in self.attacked and not exempt:
+        pain = not peaceful and self.state.get(owner).negative == "executor"  # §16.4
+        if owner in self.attacked and not exempt and not pain:
             return Stop.ATTACKED
         if self.state.is_role_blocked(owner, negative=not peaceful):
             return Stop.ROLE_BLOCKED

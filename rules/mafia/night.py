@@ -372,6 +372,41 @@ def madman(night: Night) -> tuple[Night, Sequence[str]]:
     return night, [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
 
 
+def captive_decision(night: Night) -> tuple[Night, Sequence[str]]:
+    """E3 (§16.4): the Executor releases his captive of last night (the default) or tortures him
+    (crippled at R; his negative moves of tonight are stopped, unless he tortures himself)."""
+    state = night.state
+    captive = state.captive
+    if captive is None or captive.night != night.number - 1:
+        return night, []
+    vote = state.vote_of(captive.executor, "captive")
+    torture = vote is not None and vote.action == "torture"
+    move = Move(captive.executor, "executor", "torture", (captive.target,), 3, negative=True)
+    if torture and night.evening(move):
+        night.decision = "torture"
+        night.cripples.append((captive.target, "executor"))
+        if captive.target != captive.executor:
+            blocks = (*state.blocks, RoleBlock(captive.target, True, night.number + 1))
+            night.state = replace(state, blocks=blocks)
+        return night, [f"{captive.executor} tortures {captive.target}"]
+    night.decision = "release"
+    return night, [f"{captive.executor} releases {captive.target}"]
+
+
+def capture(night: Night) -> tuple[Night, Sequence[str]]:
+    """N19 (§16.4): at the end of the night the Executor captures a player (himself allowed)."""
+    for player in night.state.living:
+        vote = night.state.vote_of(player.name, "capture")
+        if player.negative != "executor" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "executor", "capture", vote.targets, 19, True, stays_home=True)
+        if not night.send(move):
+            return night, [f"{player.name}'s capture is stopped"]
+        night.capture = move
+        return night, [f"{player.name} captures {move.target}"]
+    return night, []
+
+
 def antidote(night: Night) -> tuple[Night, Sequence[str]]:
     """E4 (§16.3): the Poisoner's evening antidote saves his victim of last night."""
     state = night.state
@@ -499,6 +534,7 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
         night.deaths.setdefault(move.target, move)
     lines.extend(_madman_deaths(night))
     lines.extend(_kamikaze(night))
+    lines.extend(_pain_resistance(night))
     lines.extend(_immortal_deaths(night))
     cultist = night.state.holder("cultist")
     if cultist is not None and cultist.name in night.deaths:
@@ -529,6 +565,23 @@ def _madman_deaths(night: Night) -> list[str]:
     if fire.owner not in night.deaths:
         night.deaths[fire.owner] = replace(fire, targets=(fire.owner,))
         lines.append(f"{fire.owner} dies in his fire")
+    return lines
+
+
+def _pain_resistance(night: Night) -> list[str]:
+    """§16.4: the Executor survives one night attack by his own spare life."""
+    lines = []
+    for player in night.state.living:
+        killed = night.deaths.get(player.name)
+        if player.negative != "executor" or killed is None or killed.role == "poison":
+            continue
+        memory = night.state.memory_of("executor")
+        if memory.life_spent or killed.action == "suicide":
+            continue
+        del night.deaths[player.name]
+        memory = replace(memory, life_spent=True)
+        night.state = replace(night.state, memory={**night.state.memory, "executor": memory})
+        lines.append(f"{player.name} survives by his pain resistance")
     return lines
 
 
@@ -621,6 +674,7 @@ def alibi(night: Night) -> tuple[Night, Sequence[str]]:
 STAGES: tuple[Stage[Night], ...] = (
     Stage("E1 immortal", immortal_link),
     Stage("E2 hacker", hacker),
+    Stage("E3 captive", captive_decision),
     Stage("E4 antidote", antidote),
     Stage("E5 successor", successor),
     Stage("E6 favourite", favourite),
@@ -643,6 +697,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N15 joker", joker),
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),
+    Stage("N19 capture", capture),
     Stage("R deaths", deaths),
     Stage("R alibi", alibi),
 )

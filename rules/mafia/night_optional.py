@@ -9,6 +9,8 @@ from rules.core.rng import draw_from
 from rules.mafia import status
 from rules.mafia.events import (
     Blocked,
+    CaptiveDecision,
+    Captured,
     ClientRole,
     Compare,
     Drugged,
@@ -36,7 +38,7 @@ from rules.mafia.events import (
 from rules.mafia.ids import WEREWOLVES
 from rules.mafia.moves import Move, Night
 from rules.mafia.results import Results, cause_of, check_colour, is_colourless, true_colour
-from rules.mafia.state import Confirm, GameState
+from rules.mafia.state import Captive, Confirm, GameState, RoleBlock
 
 
 def immortal_results(night: Night, results: Results) -> None:
@@ -419,3 +421,23 @@ def poison_state(night: Night, state: GameState) -> GameState:
     ]
     wolf_kills = tuple(dict.fromkeys((*state.wolf_kills, *wolves)))
     return replace(state, poisoned=poisoned, wolf_kills=wolf_kills)
+
+
+def executor_state(night: Night, state: GameState, results: Results) -> GameState:
+    """§16.4: the captive learns the decision; a new capture blocks the captive's peaceful role
+    until the night after next opens (he makes no move on the night of his release)."""
+    captive = state.captive
+    if captive is not None and night.decision is not None:
+        results.events.append(CaptiveDecision(captive.target, night.decision))
+    if captive is not None and captive.night < night.number:
+        state = replace(state, captive=None)
+    move = night.capture
+    if move is None or not state.get(move.owner).alive or not state.get(move.target).alive:
+        return state
+    results.events.append(Captured(move.target))
+    block = RoleBlock(move.target, False, night.number + 2)
+    return replace(
+        state,
+        captive=Captive(move.owner, move.target, night.number),
+        blocks=(*state.blocks, block),
+    )

@@ -113,6 +113,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         if holder is not None:
             night_optional.visitor_roles(night, results, holder.name, self_movers=False)
     drugged = night_optional.drug_results(night, results)
+    state = night_optional.executor_state(night, state, results)
     results.events.extend(results.copies)
     _stopped(night, results)
     state, heir_events = death_rules.inherit(

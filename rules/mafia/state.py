@@ -243,6 +243,17 @@ class Confirm:
 
 
 @dataclass(frozen=True)
+class Captive:
+    """The Executor's captive (§16.4): captured on ``night``; ``told``: the interrogation is
+    done."""
+
+    executor: str
+    target: str
+    night: int
+    told: bool = False
+
+
+@dataclass(frozen=True)
 class GameState:
     """A whole game at one moment; immutable.  ``step`` is None once the game is over.
 
@@ -254,7 +265,7 @@ class GameState:
     credited with his death, its owner) (§15.22).  ``drugged``: player -> dose, from the morning
     until the next night opens (§15.15).  ``wolf_kills``: the werewolves who have a credited kill
     (they read `black`, §16).  ``poisoned``: a Poisoner's victim -> the night of the poisoning
-    (§16.3).
+    (§16.3).  ``captive``: the Executor's captive (§16.4).
     """
 
     settings: Settings
@@ -283,6 +294,7 @@ class GameState:
     drugged: Mapping[str, int] = field(default_factory=dict)
     wolf_kills: tuple[str, ...] = ()
     poisoned: Mapping[str, int] = field(default_factory=dict)
+    captive: Captive | None = None
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()

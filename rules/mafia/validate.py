@@ -89,6 +89,10 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         cost = (2 if names[0] == player.name else 1) - 1  # at least the cost of a heal not needed
         if state.memory_of("cultist").souls < max(cost, 1) or len(names) > 1:
             return Rejected(Code.NOT_NOW, "not enough souls for that heal")
+    captive = state.captive
+    held = captive is not None and captive.night == state.night and captive.target != player.name
+    if spec.action == "destroy" and names and held and captive and names[0] != captive.target:
+        return Rejected(Code.NOT_ELIGIBLE, "holding a captive, you may destroy only him")
     if spec.action == "poison" and state.poisoned:
         return Rejected(Code.NOT_NOW, "your earlier victim is still poisoned")
     if spec.action == "fire" and not status.madman_may_fire(state):

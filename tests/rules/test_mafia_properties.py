@@ -40,13 +40,13 @@ OPTIONAL_PEACEFUL = (
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
 # docs/rules/mafia.md §2: the optional werewolves this engine implements (§16).
-WEREWOLVES = ("joker", "poisoner")
+WEREWOLVES = ("joker", "poisoner", "executor")
 DAY_STEPS = frozenset(STEPS - {"night"})
 # Events a dead player may still receive: none is private to the dead (§7.11), public ones aside.
 PUBLIC = frozenset(
     {"setup", "mayor", "no_mayor", "secretary", "mayor_lost", "secretary_lost", "vote_start"}
     | {"lynch", "revote", "death", "public_result", "draw", "win", "hero_save"}
-    | {"explosion", "detonator", "forgiven"}
+    | {"explosion", "detonator", "forgiven", "destroyed"}
 )
 
 

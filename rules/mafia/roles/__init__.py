@@ -18,6 +18,7 @@ from rules.mafia.roles import (
     detective,
     doctor,
     drug_dealer,
+    executor,
     fanatic,
     hacker,
     hero,
@@ -78,6 +79,7 @@ _MODULES = (
     madman,
     joker,
     poisoner,
+    executor,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
