@@ -48,7 +48,7 @@ PEACEFUL = frozenset(
     }
 )
 # §16.1-§16.4 optional
-NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner", "executor"})
+NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner", "executor", "geisha"})
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -72,7 +72,7 @@ TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
     | {"link", "inquisitor", "fanatic", "cultist"}  # optional: §15.2, §15.10, §15.17, §15.21
-    | {"kamikaze", "madman", "poison"}  # optional: §15.19, §15.20, §16.3
+    | {"kamikaze", "madman", "poison", "geisha"}  # optional: §15.19, §15.20, §16.3, §16.5
 )
 
 # §13.3: event type -> fields.
@@ -165,6 +165,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "interrogation": frozenset({"player", "target", "role", "team"}),
     "captive_decision": frozenset({"player", "decision"}),
     "destroyed": frozenset({"player", "target"}),
+    # §16.5 (`katana`: docs ruling)
+    "katana": frozenset({"player", "maniac"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -232,6 +234,7 @@ KEYWORDS = frozenset(
         "release",
         "torture",
         "destroy",
+        "company",
     }
 )
 

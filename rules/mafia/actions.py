@@ -129,6 +129,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "release",
     "torture",
     "destroy",
+    "company",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -181,6 +182,8 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
     side = player.side
     if player.negative is not None:
         for spec in ACTIONS[player.negative]:
+            if player.negative == "geisha" and spec.action == "kill" and not player.katana:
+                continue  # §16.5: the Geisha kills only with the katana
             if spec.action == "rumour" and (
                 side is None or not ledger.has_night(state, side, state.night)
             ):

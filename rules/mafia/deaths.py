@@ -11,6 +11,7 @@ from rules.mafia import ledger
 from rules.mafia.events import (
     Crippled,
     Death,
+    Katana,
     LifeSpent,
     MayorLost,
     RoleChange,
@@ -45,7 +46,7 @@ def kill(
         replace(p, alive=False, cause=causes[p.name]) if p.name in causes and p.alive else p
         for p in state.players
     )
-    events = tuple(
+    events: tuple[Event, ...] = tuple(
         Death(
             player=p.name,
             cause=causes[p.name],
@@ -55,6 +56,8 @@ def kill(
         for p in state.players
         if p.name in causes and p.alive
     )
+    players, katana = _katana(players)
+    events = (*events, *katana)
     state = _souls(replace(state, players=players), causes)
     owed = dict(state.ledger.owed)
     for side in ledger.SIDES:
@@ -63,6 +66,19 @@ def kill(
             owed[rival.value] += owed[side.value]
             owed[side.value] = 0
     return replace(state, ledger=replace(state.ledger, owed=owed)), events
+
+
+def _katana(players: tuple[Player, ...]) -> tuple[tuple[Player, ...], tuple[Event, ...]]:
+    """§16.5: when no Maniac lives any more, the first living Geisha (seat order) takes the
+    katana and becomes the maniac side (told by `katana`)."""
+    maniacs = [p for p in players if p.negative == "maniac"]
+    if not maniacs or any(p.alive for p in maniacs) or any(p.katana for p in players):
+        return players, ()
+    heir = next((p for p in players if p.alive and p.negative == "geisha"), None)
+    if heir is None:
+        return players, ()
+    changed = tuple(replace(p, katana=True) if p.name == heir.name else p for p in players)
+    return changed, (Katana(heir.name, maniacs[0].name),)
 
 
 def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:

@@ -572,6 +572,16 @@ class Destroyed(Event):
 
 
 @dataclass(frozen=True)
+class Katana(_Private):
+    """The Geisha ``player`` takes the dead Maniac ``maniac``'s katana (§16.5): she is the
+    maniac side from now on."""
+
+    type: ClassVar[str] = "katana"
+    player: str
+    maniac: str
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -741,6 +751,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Interrogation,
         CaptiveDecision,
         Destroyed,
+        Katana,
         GuardReport,
         Drugged,
         HeroSave,

@@ -84,6 +84,8 @@ class Night:
     fire: Move | None = None
     joker: Move | None = None
     capture: Move | None = None
+    geisha: Move | None = None
+    geisha_client: str | None = None
     decision: str | None = None
     flipped: set[str] = field(default_factory=set)
     poison: Move | None = None
@@ -99,8 +101,8 @@ class Night:
             return Stop.ATTACKED
         if self.state.is_role_blocked(owner, negative=not peaceful):
             return Stop.ROLE_BLOCKED
-        if owner == self.client:
-            return Stop.CLIENT
+        if owner == self.client or (owner == self.geisha_client and peaceful):
+            return Stop.CLIENT  # the Geisha's client keeps his negative moves (§16.5)
         if owner == self.arrested:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
@@ -125,11 +127,14 @@ class Night:
             self.went_out.add(move.owner)
         return True
 
-    def fails_at(self, name: str, role: str = "") -> bool:
+    def fails_at(self, name: str, role: str = "", *, negative: bool = False) -> bool:
         """Whether ``role``'s moves aimed at ``name`` fail: on the drunk Bum as on a corpse
         (§15.8); on the Prostitute's client except the Executor's, the Drug dealer's and the
-        Journalist's (§15.4)."""
+        Journalist's (§15.4); on the Geisha's client except negative moves, the Drug dealer's
+        and the Journalist's (§16.5)."""
         if name == self.client and role not in CLIENT_EXEMPT:
+            return True
+        if name == self.geisha_client and role not in CLIENT_EXEMPT and not negative:
             return True
         return name == status.drunk_bum(self.state)
 
@@ -137,8 +142,10 @@ class Night:
         """A kill move that happens reaches its target (§7.3): on the drunk Bum it fails (§15.8);
         a red Bodyguard's ward passes it to the Bodyguard (§15.3); a black Bodyguard's ward
         cannot be protected; else the Blocker's protection repels it, or it is an attack."""
-        if self.fails_at(move.target):
+        if self.fails_at(move.target, negative=move.negative):
             self.shot_at_drunk = self.shot_at_drunk or move.target != self.client
+            return
+        if self._is_geisha_void(move):
             return
         guard = self.guard
         if (
@@ -160,6 +167,22 @@ class Night:
                 return
         self._hit(move)
 
+    def _reaches_company(self, move: Move) -> bool:
+        geisha, company = self.geisha, self.geisha_client
+        if geisha is None or company is None or move.target != geisha.owner:
+            return False
+        red = not self.state.get(company).is_black
+        return company != geisha.owner and red and move.action != "suicide"
+
+    def _is_geisha_void(self, move: Move) -> bool:
+        """§16.5: a black killer's move on the Geisha's black client, or her black client's kill
+        on her, is void."""
+        geisha, client = self.geisha, self.geisha_client
+        if geisha is None or client is None or not self.state.get(client).is_black:
+            return False
+        on_client = move.negative and move.target == client
+        return on_client or (move.owner == client and move.target == geisha.owner)
+
     def _hit(self, move: Move) -> None:
         # The Blocker's protection repels kill moves, not the Madman's fire (§15.20).
         if move.target == self.protected and move.role != "madman":
@@ -167,6 +190,10 @@ class Night:
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
+        if self._reaches_company(move):  # §16.5: a kill on her reaches a red client too
+            company = self.geisha_client or ""
+            self.attacks.append(replace(move, targets=(company,)))
+            self.attacked.add(company)
         taker = self.taker
         client = self.client
         spreads = not self.client_safe and move.action != "suicide"

@@ -126,6 +126,30 @@ def _with_client(night: Night, healed: tuple[str, ...]) -> tuple[str, ...]:
     return (*healed, client)
 
 
+def geisha(night: Night) -> tuple[Night, Sequence[str]]:
+    """N3 (§16.5): the Geisha keeps a client company (fails on a protected player, a watching Bum,
+    an active Kamikaze); the Blocker's arrest of her client has no effect (ruling 25)."""
+    state = night.state
+    for player in state.living:
+        vote = state.vote_of(player.name, "company")
+        if player.negative != "geisha" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "geisha", "company", vote.targets, 3, True, stays_home=True)
+        if not night.send(move):
+            return night, [f"{player.name}'s company is stopped"]
+        client = move.target
+        immune = (status.acting_bum(state), status.active_kamikaze(state), night.protected)
+        if client in immune or night.fails_at(client):
+            night.failed.append(move)
+            return night, [f"{player.name}'s company fails on {client}"]
+        night.geisha = move
+        night.geisha_client = client
+        if night.arrested == client:
+            night.arrested = None
+        return night, [f"{player.name} keeps {client} company"]
+    return night, []
+
+
 def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
     """N4 (§15.4): the Prostitute takes a client (``safe``: with protection); the Blocker's move
     on her client has no effect (RULING 25)."""
@@ -137,7 +161,11 @@ def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
     if not night.send(move):
         return night, [f"{holder.name}'s {vote[0]} is stopped"]
     client = move.target
-    immune = (status.acting_bum(night.state), status.active_kamikaze(night.state))
+    immune = (
+        status.acting_bum(night.state),
+        status.active_kamikaze(night.state),
+        night.geisha_client,
+    )
     if night.fails_at(client) or client in immune:
         night.failed.append(move)
         return night, [f"{holder.name}'s {vote[0]} fails on {client}"]
@@ -682,6 +710,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E10-E11 evening", evening),
     Stage("E12 patronage", patronage),
     Stage("N2 blocker", blocker),
+    Stage("N3 geisha", geisha),
     Stage("N4 prostitute", prostitute),
     Stage("N5 hypnotist", hypnotist),
     Stage("N6 bodyguard", bodyguard),

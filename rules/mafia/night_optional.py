@@ -330,7 +330,14 @@ def politician_results(night: Night, results: Results) -> None:
 
 
 def prostitute_results(night: Night, results: Results) -> None:
-    """§15.4: the client is told of the visit; the Prostitute learns his peaceful role."""
+    """§15.4, §16.5: the client is told of the visit; the Prostitute (the Geisha) learns his
+    peaceful role."""
+    geisha = night.geisha
+    if geisha is not None and night.geisha_client is not None:
+        company = night.geisha_client
+        if company != geisha.owner:
+            results.events.append(NightVisit(company))
+        results.events.append(ClientRole(geisha.owner, company, night.state.get(company).peaceful))
     taker = night.taker
     if taker is None or night.client is None:
         return
@@ -417,7 +424,10 @@ def poison_state(night: Night, state: GameState) -> GameState:
     wolves = [
         move.owner
         for move in night.deaths.values()
-        if state.get(move.owner).negative in WEREWOLVES and move.kill and move.action != "suicide"
+        if state.get(move.owner).negative in WEREWOLVES
+        and move.kill
+        and move.action != "suicide"
+        and not move.insurance
     ]
     wolf_kills = tuple(dict.fromkeys((*state.wolf_kills, *wolves)))
     return replace(state, poisoned=poisoned, wolf_kills=wolf_kills)

@@ -17,7 +17,8 @@ STATE_VERSION = 1
 @dataclass(frozen=True)
 class Player:
     """One main player: his peaceful role, his negative role (blacks only), life, missed votes;
-    ``crippled``: he lost his peaceful role's moves, effects and colour for good (§8.4)."""
+    ``crippled``: he lost his peaceful role's moves, effects and colour for good (§8.4);
+    ``katana``: a Geisha who took the dead Maniac's katana: the maniac side (§16.5)."""
 
     name: str
     peaceful: str
@@ -27,6 +28,7 @@ class Player:
     cause: str | None = None
     missed: int = 0
     crippled: bool = False
+    katana: bool = False
 
     @property
     def team(self) -> Team:
@@ -40,7 +42,10 @@ class Player:
 
     @property
     def side(self) -> Side | None:
-        """The killing side of a black (§1.1), None for a red."""
+        """The killing side of a black (§1.1; a Geisha with the katana: the maniac side, §16.5),
+        None for a red."""
+        if self.katana:
+            return Side.MANIAC
         return SIDE_OF_ROLE.get(self.negative) if self.negative is not None else None
 
     @property

@@ -40,7 +40,7 @@ OPTIONAL_PEACEFUL = (
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
 # docs/rules/mafia.md §2: the optional werewolves this engine implements (§16).
-WEREWOLVES = ("joker", "poisoner", "executor")
+WEREWOLVES = ("joker", "poisoner", "executor", "geisha")
 DAY_STEPS = frozenset(STEPS - {"night"})
 # Events a dead player may still receive: none is private to the dead (§7.11), public ones aside.
 PUBLIC = frozenset(

@@ -20,6 +20,7 @@ from rules.mafia.roles import (
     drug_dealer,
     executor,
     fanatic,
+    geisha,
     hacker,
     hero,
     hypnotist,
@@ -80,6 +81,7 @@ _MODULES = (
     joker,
     poisoner,
     executor,
+    geisha,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
