@@ -47,8 +47,9 @@ PEACEFUL = frozenset(
         "madman",
     }
 )
-# §16.1-§16.4 optional
+# §16.1-§16.5 optional
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner", "executor", "geisha"})
+ELITE = frozenset({"agent", "mason"})  # §17 optional
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -167,6 +168,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "destroyed": frozenset({"player", "target"}),
     # §16.5 (`katana`: docs ruling)
     "katana": frozenset({"player", "maniac"}),
+    # §17.1
+    "agent_left": frozenset({"player", "side"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -235,6 +238,7 @@ KEYWORDS = frozenset(
         "torture",
         "destroy",
         "company",
+        "side",
     }
 )
 
@@ -272,21 +276,22 @@ class MafiaIds(SpecIds):
     def is_role(self, value: str) -> bool:
         peaceful, _, negative = value.partition("+")
         if not negative:
-            return value in PEACEFUL | NEGATIVE
+            return value in PEACEFUL | NEGATIVE | ELITE
         return peaceful in PEACEFUL and negative in NEGATIVE
 
     def is_value(self, target: str) -> bool:
-        """A `request` names a role id (§7.9), a `buy` a number of votes (§15.15)."""
+        """A `request` names a role id (§7.9), a `buy` a number of votes (§15.15), a `side` a
+        team id (§17)."""
         try:
             float(target)
         except ValueError:
-            return target in self.roles
+            return target in self.roles or target in self.teams
         return True
 
 
 IDS = MafiaIds(
     ruleset="mafia",
-    roles=PEACEFUL | NEGATIVE,
+    roles=PEACEFUL | NEGATIVE | ELITE,
     steps=STEPS,
     teams=TEAMS,
     causes=CAUSES,

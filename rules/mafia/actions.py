@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from rules.core.model import ActionChoice, Choices
 from rules.core.view import JsonValue
 from rules.mafia import ledger, status, tally
-from rules.mafia.ids import Step
+from rules.mafia.ids import TEAMS, Step
 from rules.mafia.roles import ACTIONS, PEACEFUL, ROLES
 from rules.mafia.spec import ActionSpec, Holder, Values
 from rules.mafia.state import GameState, Player, StoredVote
@@ -51,6 +51,8 @@ ANTIDOTE = ActionSpec(action="antidote", group="antidote", min_names=0, max_name
 """The Poisoner's antidote in the pre-vote (§16.3)."""
 DESTROY = ActionSpec(action="destroy", group="last")
 """The lynched Executor's berserk (§16.4): a player (only his captive while he holds one)."""
+SIDE = ActionSpec(action="side", group="side", values=Values.SIDE, blank=False)
+"""An elite player's side (§17): a team id or a player's name, final once accepted."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -130,6 +132,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "torture",
     "destroy",
     "company",
+    "side",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -198,7 +201,16 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
 
 
 def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
-    """Return what ``name`` may send in the current step (primary action first)."""
+    """Return what ``name`` may send in the current step (primary action first); an elite player
+    without a side may also choose it in any step in which he is asked (§17)."""
+    found = _actions_of(state, name)
+    player = state.find(name)
+    if found and player is not None and player.is_elite and name not in state.sides:
+        return (*found, Action(SIDE, DAY))
+    return found
+
+
+def _actions_of(state: GameState, name: str) -> tuple[Action, ...]:
     player = state.find(name)
     if player is not None and state.step == Step.LAST_MOVES:
         # The only step that asks the dead: a lynched player's death-time move (§6.9, §8.2).
@@ -235,7 +247,7 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(ANTIDOTE, "poisoner"))
         if player.peaceful == "terrorist" and not state.memory_of("terrorist").detonator_used:
             found.append(Action(ARM, "terrorist"))
-        if status.is_hunt_possible(state):
+        if status.is_hunt_possible(state) and not player.is_elite:
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
     if step == Step.SECRETARY:
@@ -257,6 +269,8 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
         return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
     if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
         return ()
+    if step == Step.ELECTION and player.peaceful == "mason":
+        return ()  # ruling 11: the Mason is not asked in the election
     if step == Step.REVOTE and state.today.rescued is not None:
         return (Action(_DAY_VOTE[Step.LYNCH], DAY, True),)  # a priest revote (§15.11)
     if step in _DAY_VOTE:
@@ -311,6 +325,11 @@ def _targets(state: GameState, action: Action, name: str) -> tuple[str, ...]:
         return tuple(role for role in PEACEFUL if role in state.peaceful_roles)
     if spec.values is Values.NUMBER:
         return ()
+    if spec.values is Values.SIDE:
+        return (*TEAMS, *(p.name for p in state.players if not p.is_elite and p.name != name))
+    if state.step == Step.ELECTION and action.role == DAY:  # the Agent may be elected (§17.1)
+        agents = [p.name for p in state.players if p.peaceful == "agent" and p.alive]
+        return tuple(n for n in (*(p.name for p in state.living), *agents) if n != name)
     if state.step in CANDIDATE_STEPS and action.role == DAY:
         return tuple(c for c in state.today.candidates if state.get(c).alive)
     if spec.action == "verify":

@@ -507,7 +507,7 @@ def _inactivity(state: GameState, pending: Pending) -> tuple[GameState, tuple[Ev
     removed: list[str] = []
     players = []
     for player in state.players:
-        if player.name in asked and player.alive:
+        if player.name in asked and player.alive and not player.is_elite:
             missed = 0 if player.name in voted else player.missed + 1
             player = replace(player, missed=missed)
             if missed:

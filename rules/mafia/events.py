@@ -582,6 +582,16 @@ class Katana(_Private):
 
 
 @dataclass(frozen=True)
+class AgentLeft(Event):
+    """The Agent ``player`` leaves the game (public, §17.1): his ``side`` (a team id), or None
+    when he sided by a player's name or not at all."""
+
+    type: ClassVar[str] = "agent_left"
+    player: str
+    side: str | None
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -752,6 +762,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         CaptiveDecision,
         Destroyed,
         Katana,
+        AgentLeft,
         GuardReport,
         Drugged,
         HeroSave,

@@ -108,6 +108,9 @@ SIDE_OF_ROLE: Mapping[str, Side] = {
 }
 """The killing side of each negative role that has one (§1.1)."""
 
+ELITE_ROLES = frozenset({"agent", "mason"})
+"""The elite roles (§17): extra players outside every count."""
+
 WEREWOLVES = frozenset({"joker", "poisoner", "executor", "geisha"})
 """The werewolves of §16 that read `red` until their first credited kill (§16)."""
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.core.model import Settings
 from rules.mafia.codec import from_json, to_json
-from rules.mafia.ids import SIDE_OF_ROLE, Side, Team
+from rules.mafia.ids import ELITE_ROLES, SIDE_OF_ROLE, Side, Team
 
 RULESET_ID = "mafia"
 STATE_VERSION = 1
@@ -34,6 +34,11 @@ class Player:
     def team(self) -> Team:
         """``black`` for a player with a negative role, else ``red`` (§1.1)."""
         return Team.BLACK if self.negative is not None else Team.RED
+
+    @property
+    def is_elite(self) -> bool:
+        """Whether he is an elite player (§17): outside every count, untouchable."""
+        return self.peaceful in ELITE_ROLES
 
     @property
     def is_black(self) -> bool:
@@ -270,7 +275,8 @@ class GameState:
     credited with his death, its owner) (§15.22).  ``drugged``: player -> dose, from the morning
     until the next night opens (§15.15).  ``wolf_kills``: the werewolves who have a credited kill
     (they read `black`, §16).  ``poisoned``: a Poisoner's victim -> the night of the poisoning
-    (§16.3).  ``captive``: the Executor's captive (§16.4).
+    (§16.3).  ``captive``: the Executor's captive (§16.4).  ``sides``: an elite
+    player -> the team id or the player's name he sided with (§17).
     """
 
     settings: Settings
@@ -300,6 +306,7 @@ class GameState:
     wolf_kills: tuple[str, ...] = ()
     poisoned: Mapping[str, int] = field(default_factory=dict)
     captive: Captive | None = None
+    sides: Mapping[str, str] = field(default_factory=dict)
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()
@@ -317,8 +324,8 @@ class GameState:
 
     @property
     def living(self) -> tuple[Player, ...]:
-        """The living main players, in seat order."""
-        return tuple(p for p in self.players if p.alive)
+        """The living main players (elite players aside, §17), in seat order."""
+        return tuple(p for p in self.players if p.alive and not p.is_elite)
 
     def find(self, name: str) -> Player | None:
         """Return the player called ``name``, or None."""

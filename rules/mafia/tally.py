@@ -60,6 +60,8 @@ def _base_weight(state: GameState, voter: str) -> float:
     """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14), the Drug dealer 1 plus
     the votes he bought today (§15.15)."""
     player = state.get(voter)
+    if player.peaceful == "mason":
+        return 0  # §17.2
     if state.is_role_blocked(voter):
         return 1
     if player.peaceful == "judge":
@@ -163,7 +165,7 @@ def collect(
     auto: list[str] = []
     if auto_votes:
         for name in asked:
-            if name not in voters and state.get(name).alive:
+            if name not in voters and state.get(name).alive and not state.get(name).is_elite:
                 auto.append(name)
                 if status.may_be_lynched(state, name):
                     cast.append(Ballot(name, (name,), auto=True))

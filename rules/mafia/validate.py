@@ -14,7 +14,7 @@ from rules.mafia.actions import (
     Action,
     actions_of,
 )
-from rules.mafia.ids import Code, Side
+from rules.mafia.ids import TEAMS, Code, Side, Step
 from rules.mafia.roles import PEACEFUL, ROLES
 from rules.mafia.spec import ActionSpec, Values
 from rules.mafia.state import GameState, Player, StoredVote
@@ -59,6 +59,13 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
         if any(name not in ROLES for name in names):
             return Rejected(Code.BAD_NAME, "not a role id")
         return None
+    if spec.values is Values.SIDE:
+        known = {p.name for p in state.players if not p.is_elite} | set(TEAMS)
+        if any(name not in known for name in names):
+            return Rejected(Code.BAD_NAME, "a team (red, black, grey) or a player's name")
+        if not names:
+            return Rejected(Code.BLANK_NOT_ALLOWED, "name a team or a player")
+        return None
     if spec.values is Values.NUMBER:
         if any(parse_half(name) is None for name in names):
             return Rejected(Code.BAD_NAME, "not a number of half votes (0.5, 1, 1.5, ...)")
@@ -73,6 +80,11 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
         return Rejected(Code.SELF, "not yourself")
     mayor = state.mayor_in_office()
     secretary = state.secretary_in_office()
+    elected = state.step in CANDIDATE_STEPS | {Step.ELECTION} and action.role == DAY
+    for name in names:  # §1.3: no action or vote may name an elite player (the Agent: posts)
+        player = state.get(name)
+        if player.is_elite and not (elected and player.peaceful == "agent"):
+            return Rejected(Code.UNTOUCHABLE, "an elite player may not be named")
     if mayor in names or (spec.secretary_untouchable and secretary in names):
         return Rejected(Code.UNTOUCHABLE, "the Mayor (or the Secretary) may not be named")
     if state.step in LYNCH_VOTES and set(names) & set(status.protected_today(state)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.core.events import Event, Win
-from rules.mafia import status
+from rules.mafia import elite, status
 from rules.mafia.events import Draw
 from rules.mafia.ids import Team
 from rules.mafia.state import GameState
@@ -26,7 +26,12 @@ def check_end(state: GameState, *, day_starts: bool) -> tuple[GameState, tuple[E
         winner = Team.BLACK
     if winner is None:
         return state, ()
-    winners = tuple(p.name for p in state.players if p.team is winner)
+    winners = tuple(
+        p.name
+        for p in state.players
+        if (not p.is_elite and p.team is winner)
+        or (p.is_elite and elite.side_team(state, p.name) == winner.value)
+    )
     ended = replace(state, step=None, winners=winners, teams=(winner.value,))
     return ended, (Win(teams=(winner.value,), winners=winners),)
 

@@ -104,6 +104,28 @@ def test_distributions_cover_6_to_40_players_and_refuse_unimplemented_roles() ->
         RS.pick_distribution(5, 1)
 
 
+def test_a_distribution_with_elite_players_deals_them_first() -> None:
+    base = RS.pick_distribution(6, seed=1)
+    elite = Distribution(
+        id="e",
+        players=6,
+        roles=base.roles,
+        options={**base.options, "elite": {"agent": 1, "mason": 1}},
+    )
+    assert RS.pick_distribution(8, 3, (elite,)) is elite
+    names = ("Anna", "Bea", "Cora", "Dora", "Ed", "Fay", "Gus", "Hal")
+    seats = RS.deal(names, elite, 7)
+    assert sorted(s.role for s in seats if s.role in ("agent", "mason")) == ["agent", "mason"]
+    assert [s.name for s in seats] == list(names)
+    state = RS.new_game(seats, Settings(seed=7, options={"mayor": True}))
+    setup = RS.start_events(state)[0].to_dict()
+    assert set(setup["elite"].values()) == {"agent", "mason"}
+    assert sum(setup["peaceful"].values()) == 6
+    bad = Distribution(id="b", players=6, roles=base.roles, options={"elite": {"servant": 1}})
+    with pytest.raises(ValueError):
+        RS.pick_distribution(7, 1, (bad,))
+
+
 def test_transcript_start_and_end_lines() -> None:
     state = night_one()
     start = RS.transcript_start(state)

@@ -8,6 +8,7 @@ from rules.core.model import RoleSpec
 from rules.mafia.roles import (
     active_citizen,
     advocate,
+    agent,
     blocker,
     bodyguard,
     bum,
@@ -35,6 +36,7 @@ from rules.mafia.roles import (
     madman,
     mafia,
     maniac,
+    mason,
     poisoner,
     politician,
     priest,
@@ -82,6 +84,8 @@ _MODULES = (
     poisoner,
     executor,
     geisha,
+    agent,
+    mason,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
@@ -90,5 +94,6 @@ ACTIONS: Mapping[str, tuple[ActionSpec, ...]] = {
 }
 PEACEFUL = tuple(role for role, spec in ROLES.items() if spec.has("peaceful"))
 NEGATIVE = tuple(role for role, spec in ROLES.items() if spec.has("negative"))
+ELITE = tuple(role for role, spec in ROLES.items() if spec.has("elite"))
 # Roles that go to an heir when their holder dies (§8.3).
 INHERITED = frozenset(role for role in PEACEFUL if not ROLES[role].has("not_inherited"))
