@@ -50,6 +50,7 @@ PEACEFUL = frozenset(
 # §16.1-§16.5 optional
 NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner", "executor", "geisha"})
 ELITE = frozenset({"agent", "mason"})  # §17 optional
+GREY = frozenset({"faceless"})  # §16.6 optional
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -170,6 +171,12 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "katana": frozenset({"player", "maniac"}),
     # §17.1
     "agent_left": frozenset({"player", "side"}),
+    # §16.6
+    "slash": frozenset({"player"}),
+    "slashed": frozenset({"player", "target"}),
+    "slash_target": frozenset({"player"}),
+    "slash_result": frozenset({"player", "target", "role"}),
+    "faceless_left": frozenset({"player", "outcome"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -239,6 +246,7 @@ KEYWORDS = frozenset(
         "destroy",
         "company",
         "side",
+        "slash",
     }
 )
 
@@ -276,8 +284,8 @@ class MafiaIds(SpecIds):
     def is_role(self, value: str) -> bool:
         peaceful, _, negative = value.partition("+")
         if not negative:
-            return value in PEACEFUL | NEGATIVE | ELITE
-        return peaceful in PEACEFUL and negative in NEGATIVE
+            return value in PEACEFUL | NEGATIVE | ELITE | GREY
+        return peaceful in PEACEFUL and negative in NEGATIVE | GREY
 
     def is_value(self, target: str) -> bool:
         """A `request` names a role id (§7.9), a `buy` a number of votes (§15.15), a `side` a
@@ -291,7 +299,7 @@ class MafiaIds(SpecIds):
 
 IDS = MafiaIds(
     ruleset="mafia",
-    roles=PEACEFUL | NEGATIVE | ELITE,
+    roles=PEACEFUL | NEGATIVE | ELITE | GREY,
     steps=STEPS,
     teams=TEAMS,
     causes=CAUSES,

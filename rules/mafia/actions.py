@@ -133,6 +133,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "destroy",
     "company",
     "side",
+    "slash",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -180,8 +181,11 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
     found = [
         Action(spec, player.peaceful)
         for spec in ACTIONS[player.peaceful]
-        if (spec.holder is Holder.ANY or player.is_black) and _offered(state, spec)
+        if (spec.holder is Holder.ANY or player.is_black or player.faceless)
+        and _offered(state, spec)
     ]
+    if player.faceless:  # the slash (§16.6)
+        found.extend(Action(spec, "faceless") for spec in ACTIONS["faceless"])
     side = player.side
     if player.negative is not None:
         for spec in ACTIONS[player.negative]:

@@ -380,7 +380,7 @@ def _conclude(
     if not after:
         state, boom = day_roles.explode(state, lynched, result.ballots)
         events.extend(boom)
-    if any(not state.get(n).is_black for n in lynched):
+    if any(state.get(n).is_red for n in lynched):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")
         events.extend(lost)
@@ -393,6 +393,7 @@ def _conclude(
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
+    state = day_roles.recover(state, lynched)
     events.extend((*posts, *died, *heirs))
     state, more = _inactivity(state, pending)
     events.extend(more)
@@ -417,7 +418,7 @@ def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState
     state = replace(state, today=replace(state.today, rescued=None))
     if (
         len(lynched) == 1
-        and saved_on.get(lynched[0], state.day) < state.day
+        and (saved_on.get(lynched[0], state.day) < state.day or state.get(lynched[0]).faceless)
         and not state.today.extra_done
     ):
         today = replace(state.today, extra_done=True, tied_ballots=(), candidates=())
@@ -473,11 +474,12 @@ def last_moves(state: GameState) -> Outcome:
         events.extend(crippled)
         blocks = (*state.blocks, RoleBlock(target, True, state.day + 1))
         state = replace(state, blocks=blocks)
-    if any(not state.get(n).is_black for n in victims):
+    if any(state.get(n).is_red for n in victims):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")
         events.extend(lost)
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in victims], at_night=False, via=via)
+    state = day_roles.recover(state, victims)
     state, posts = deaths.after_deaths(state, victims)
     state, heirs = deaths.inherit(state, victims)
     events.extend((*posts, *died, *heirs))

@@ -195,7 +195,7 @@ def explode(
 def priest_barrier(state: GameState, lynched: Sequence[str]) -> GameState:
     """§15.11: the Priest's barrier falls by 1 (not below 0) after each lynched red."""
     holder = state.holder("priest")
-    reds = sum(1 for name in lynched if not state.get(name).is_black)
+    reds = sum(1 for name in lynched if state.get(name).is_red)
     if holder is None or not reds:
         return state
     memory = state.memory_of("priest")
@@ -215,3 +215,17 @@ def interrogation(state: GameState) -> tuple[GameState, tuple[Event, ...]]:
     target = state.get(captive.target)
     event = Interrogation(captive.executor, target.name, target.peaceful, target.team.value)
     return state, (event,)
+
+
+def recover(state: GameState, lynched: Sequence[str]) -> GameState:
+    """§16.6: the lynch of a slash's target gives its victim her role back; the lynch of the
+    Faceless gives every victim hers."""
+    freed = [
+        victim
+        for victim, target in state.slashed.items()
+        if target in lynched or any(state.get(n).faceless for n in lynched)
+    ]
+    if not freed:
+        return state
+    slashed = {v: t for v, t in state.slashed.items() if v not in freed}
+    return replace(state, slashed=slashed, recovered=(*state.recovered, *freed))

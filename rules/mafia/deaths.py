@@ -30,6 +30,8 @@ def revealed(player: Player, *, at_night: bool) -> dict[str, str]:
     shown = {"role": player.peaceful, "team": player.team.value}
     if player.negative is not None:
         shown["negative"] = player.negative
+    if player.faceless:
+        shown["negative"] = "faceless"  # the lynched Faceless is revealed (§16.6)
     return shown
 
 

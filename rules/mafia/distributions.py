@@ -51,10 +51,13 @@ def check(distribution: Distribution) -> Distribution:
             raise ValueError(f"{distribution.id}: {role} more than {limit} times")
     if any(role not in NEGATIVE for role in negative):
         raise ValueError(f"{distribution.id}: unknown negative role in {negative}")
-    if not 1 <= len(negative) < distribution.players:
-        raise ValueError(f"{distribution.id}: 1 to {distribution.players - 1} negative roles")
-    if distribution.options.get("faceless"):
-        raise ValueError(f"{distribution.id}: the Faceless is not implemented")
+    grey = 1 if distribution.options.get("faceless") else 0
+    if not 1 <= len(negative) < distribution.players - grey:
+        raise ValueError(
+            f"{distribution.id}: 1 to {distribution.players - grey - 1} negative roles"
+        )
+    if not any(role in ("mafia", "maniac") for role in negative):
+        raise ValueError(f"{distribution.id}: at least one mafia or maniac")
     elite_roles(distribution)
     return distribution
 
@@ -130,6 +133,8 @@ def _deal_main(
     order = shuffled(seed, "blacks", range(len(pairs)))
     negative = shuffled(seed, "negative", negative_roles(distribution))
     overlay = dict(zip(order, negative, strict=False))
+    if distribution.options.get("faceless"):  # the next player is the Faceless (§11.3)
+        overlay[order[len(negative)]] = "faceless"
     return [
         Seat(
             name=name,

@@ -31,6 +31,17 @@ STEP_TABLE: StepTable[GameState] = StepTable(
 )
 
 
+def parse_seat_role(text: str) -> tuple[str, str | None, bool]:
+    """Split a scenario role value into (peaceful, negative, faceless) (§13.1): ``faceless`` alone
+    or ``peaceful+faceless`` is the Faceless.  Raises ValueError for an unknown role."""
+    peaceful, _, grey = text.partition("+")
+    if text == "faceless":
+        return "citizen", None, True
+    if grey == "faceless":
+        return parse_role(peaceful)[0], None, True
+    return (*parse_role(text), False)
+
+
 def parse_role(text: str) -> tuple[str, str | None]:
     """Split a scenario role value: ``peaceful``, ``peaceful+negative`` or ``negative`` alone
     (= ``citizen+negative``) (§13.1).  Raises ValueError for an unknown role."""
@@ -64,9 +75,11 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
         raise ValueError("a game needs at least 3 players with distinct names")
     players = []
     for seat in seats:
-        peaceful, negative = parse_role(seat.role)
-        players.append(Player(seat.name, peaceful, negative, seat.gender))
+        peaceful, negative, faceless = parse_seat_role(seat.role)
+        players.append(Player(seat.name, peaceful, negative, seat.gender, faceless=faceless))
     _check_roles(players)
+    if sum(1 for p in players if p.faceless) > 1:
+        raise ValueError("at most one Faceless")
     game_format = str(settings.option("format", "") or "")
     if not game_format:
         main = [p for p in players if not p.is_elite]
@@ -131,7 +144,9 @@ def resolve(state: GameState) -> Resolution[GameState]:
         state, left = elite.agents_leave(before, state, following)
         events.extend(left)
         trace.extend(f"{step}: {line}" for line in new_trace)
-        state, ending = wins.check_end(state, day_starts=step == Step.NIGHT)
+        state, ending = wins.check_end(
+            state, day_starts=step == Step.NIGHT, night_next=following == Step.NIGHT
+        )
         events.extend(ending)
         if state.is_over:
             return Resolution(state, tuple(events), tuple(trace))

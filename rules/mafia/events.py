@@ -592,6 +592,50 @@ class AgentLeft(Event):
 
 
 @dataclass(frozen=True)
+class Slash(Event):
+    """``player`` was slashed by the Faceless tonight (public, §16.6)."""
+
+    type: ClassVar[str] = "slash"
+    player: str
+
+
+@dataclass(frozen=True)
+class Slashed(_Private):
+    """The slashed ``player`` learns her ``target``: his lynch gives her role back (§16.6)."""
+
+    type: ClassVar[str] = "slashed"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
+class SlashTarget(_Private):
+    """``player`` is the target of a Faceless slash (§16.6)."""
+
+    type: ClassVar[str] = "slash_target"
+    player: str
+
+
+@dataclass(frozen=True)
+class SlashResult(_Private):
+    """The Faceless ``player`` learns his victim ``target``'s peaceful ``role`` (§16.6)."""
+
+    type: ClassVar[str] = "slash_result"
+    player: str
+    target: str
+    role: str
+
+
+@dataclass(frozen=True)
+class FacelessLeft(Event):
+    """The Faceless ``player`` leaves the game with ``outcome`` `win` (public, §16.6)."""
+
+    type: ClassVar[str] = "faceless_left"
+    player: str
+    outcome: str
+
+
+@dataclass(frozen=True)
 class NightVisit(_Private):
     """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
 
@@ -763,6 +807,11 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Destroyed,
         Katana,
         AgentLeft,
+        Slash,
+        Slashed,
+        SlashTarget,
+        SlashResult,
+        FacelessLeft,
         GuardReport,
         Drugged,
         HeroSave,

@@ -85,6 +85,7 @@ class Night:
     joker: Move | None = None
     capture: Move | None = None
     geisha: Move | None = None
+    slash: tuple[str, str, str] | None = None
     geisha_client: str | None = None
     decision: str | None = None
     flipped: set[str] = field(default_factory=set)

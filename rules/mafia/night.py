@@ -85,6 +85,58 @@ def evening(night: Night) -> tuple[Night, Sequence[str]]:
     return night, lines
 
 
+def slash(night: Night) -> tuple[Night, Sequence[str]]:
+    """N1 (§16.6): the Faceless slashes a victim (blocked until she recovers; a black victim's
+    negative moves of tonight are stopped) and gives her a target; it cannot be stopped.  A blank
+    only when the last day's vote ended in an empty revote; otherwise a blank or missing slash
+    slashes himself, or a drawn victim when he is one already; a missing target is drawn."""
+    state = night.state
+    faceless = next((p for p in state.living if p.faceless), None)
+    if faceless is None:
+        return night, []
+    vote = state.vote_of(faceless.name, "slash")
+    posts = (state.mayor_in_office(), state.secretary_in_office())
+    victims = [
+        p.name for p in state.living if p.name not in (*posts, *state.slashed, *state.recovered)
+    ]
+    named = vote.targets if vote is not None else ()
+    if vote is not None and not named and state.today.revote_empty:
+        return night, [f"{faceless.name} slashes nobody"]
+    if named and named[0] in victims:
+        victim = named[0]
+    elif faceless.name in victims:
+        victim = faceless.name
+    elif victims:
+        victim = draw_from(state.seed, state.draws, victims)
+        state = replace(state, draws=state.draws + 1)
+    else:
+        return night, ["nobody can be slashed"]
+    pool = [
+        p.name for p in state.living if p.name not in (faceless.name, victim, *state.slash_targets)
+    ]
+    if len(named) == 2 and named[1] in pool:
+        target = named[1]
+    elif pool:
+        target = draw_from(state.seed, state.draws, pool)
+        state = replace(state, draws=state.draws + 1)
+    else:
+        target = ""
+    blocks = state.blocks
+    if state.get(victim).is_black:
+        blocks = (*blocks, RoleBlock(victim, True, night.number + 1))
+    state = replace(
+        state,
+        slashed={**state.slashed, victim: target},
+        slash_targets=(*state.slash_targets, *((target,) if target else ())),
+        blocks=blocks,
+    )
+    night.state = state
+    night.slash = (faceless.name, victim, target)
+    if victim != faceless.name:
+        night.visits.append(Move(faceless.name, "faceless", "slash", (victim,), slot=1))
+    return night, [f"{faceless.name} slashes {victim} (target {target or 'none'})"]
+
+
 def patronage(night: Night) -> tuple[Night, Sequence[str]]:
     """E12 (§15.1): the Politician as Mayor or Secretary takes a player under his patronage."""
     holder = night.state.holder("politician")
@@ -709,6 +761,7 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("E7 souls", souls),
     Stage("E10-E11 evening", evening),
     Stage("E12 patronage", patronage),
+    Stage("N1 slash", slash),
     Stage("N2 blocker", blocker),
     Stage("N3 geisha", geisha),
     Stage("N4 prostitute", prostitute),

@@ -31,6 +31,10 @@ from rules.mafia.events import (
     Revenge,
     RumourSeen,
     Samples,
+    Slash,
+    Slashed,
+    SlashResult,
+    SlashTarget,
     VisitorNames,
     VisitorRoles,
     Watch,
@@ -451,3 +455,20 @@ def executor_state(night: Night, state: GameState, results: Results) -> GameStat
         captive=Captive(move.owner, move.target, night.number),
         blocks=(*state.blocks, block),
     )
+
+
+def slash_public(night: Night) -> list[Event]:
+    """§16.6: the public `slash` line of the night's results (after the deaths)."""
+    return [] if night.slash is None else [Slash(night.slash[1])]
+
+
+def slash_results(night: Night, results: Results) -> None:
+    """§16.6: the victim learns her target, the target that he is one, the Faceless the victim's
+    peaceful role."""
+    if night.slash is None:
+        return
+    faceless, victim, target = night.slash
+    if target:
+        results.events.append(Slashed(victim, target))
+        results.events.append(SlashTarget(target))
+    results.events.append(SlashResult(faceless, victim, night.state.get(victim).peaceful))

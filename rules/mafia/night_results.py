@@ -41,7 +41,7 @@ def _ledger(night: Night, trace: list[str]) -> GameState:
     state = night.state
     realised: dict[str, set[int]] = {}
     for victim, move in night.deaths.items():
-        if move.side is not None and move.shot is not None and not state.get(victim).is_black:
+        if move.side is not None and move.shot is not None and state.get(victim).is_red:
             realised.setdefault(move.side, set()).add(move.shot)
     owed = dict(state.ledger.owed)
     for side in owed:
@@ -79,10 +79,11 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     state = _vigilante(night, state)
     state, post_events = death_rules.after_deaths(state, dead)
     state, crippled = death_rules.cripple(state, night_optional.cripples(night))
-    publics = _public_results(night)
+    publics = [*night_optional.slash_public(night), *_public_results(night)]
     results = Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
     results.events.extend(crippled)
     night_optional.prostitute_results(night, results)
+    night_optional.slash_results(night, results)
     night_optional.joker_results(night, results)
     night_optional.hack_results(night, results)
     night_optional.guard_results(night, results)

@@ -18,7 +18,8 @@ STATE_VERSION = 1
 class Player:
     """One main player: his peaceful role, his negative role (blacks only), life, missed votes;
     ``crippled``: he lost his peaceful role's moves, effects and colour for good (§8.4);
-    ``katana``: a Geisha who took the dead Maniac's katana: the maniac side (§16.5)."""
+    ``katana``: a Geisha who took the dead Maniac's katana: the maniac side (§16.5);
+    ``faceless``: the grey Faceless on top of his peaceful role (§16.6)."""
 
     name: str
     peaceful: str
@@ -29,11 +30,20 @@ class Player:
     missed: int = 0
     crippled: bool = False
     katana: bool = False
+    faceless: bool = False
 
     @property
     def team(self) -> Team:
-        """``black`` for a player with a negative role, else ``red`` (§1.1)."""
+        """``black`` for a player with a negative role, ``grey`` for the Faceless, else ``red``
+        (§1.1)."""
+        if self.faceless:
+            return Team.GREY
         return Team.BLACK if self.negative is not None else Team.RED
+
+    @property
+    def is_red(self) -> bool:
+        """Whether he is a red main player (no negative role, not the Faceless)."""
+        return self.negative is None and not self.faceless and not self.is_elite
 
     @property
     def is_elite(self) -> bool:
@@ -56,6 +66,8 @@ class Player:
     @property
     def role(self) -> str:
         """The scenario form of his roles: ``peaceful`` or ``peaceful+negative`` (§13.1)."""
+        if self.faceless:
+            return f"{self.peaceful}+faceless"
         return f"{self.peaceful}+{self.negative}" if self.negative else self.peaceful
 
 
@@ -276,7 +288,11 @@ class GameState:
     until the next night opens (§15.15).  ``wolf_kills``: the werewolves who have a credited kill
     (they read `black`, §16).  ``poisoned``: a Poisoner's victim -> the night of the poisoning
     (§16.3).  ``captive``: the Executor's captive (§16.4).  ``sides``: an elite
-    player -> the team id or the player's name he sided with (§17).
+    player -> the team id or the player's name he sided with (§17).  The Faceless's (§16.6):
+    ``slashed`` victim -> target; ``slash_targets``, everyone ever a target; ``recovered``
+    victims; ``faceless_left``: he left the game victorious; ``reds_deadline``: the day by the end
+    of which the reds must lynch him; ``blacks_ahead``: the black win waits one night for him.
+    ``final``: the outcome of each player when the Faceless shaped the end (§16.6).
     """
 
     settings: Settings
@@ -307,6 +323,14 @@ class GameState:
     poisoned: Mapping[str, int] = field(default_factory=dict)
     captive: Captive | None = None
     sides: Mapping[str, str] = field(default_factory=dict)
+    slashed: Mapping[str, str] = field(default_factory=dict)
+    slash_targets: tuple[str, ...] = ()
+    recovered: tuple[str, ...] = ()
+    faceless_left: bool = False
+    dead_count: int = 0
+    reds_deadline: int = 0
+    blacks_ahead: bool = False
+    final: Mapping[str, str] = field(default_factory=dict)
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()
@@ -383,7 +407,7 @@ class GameState:
         crippled player's peaceful role is blocked for good (§8.4)."""
         if not negative:
             player = self.find(name)
-            if player is not None and player.crippled:
+            if player is not None and (player.crippled or name in self.slashed):
                 return True
         return any(b.player == name and b.negative == negative for b in self.blocks)
 

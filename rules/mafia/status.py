@@ -27,8 +27,9 @@ def is_vigilante(state: GameState) -> bool:
 
 def counts(state: GameState) -> tuple[int, int]:
     """Return (R, B): the living red and black main players (§9.1)."""
-    reds = sum(1 for p in state.living if not p.is_black)
-    return reds, len(state.living) - reds
+    reds = sum(1 for p in state.living if p.is_red)
+    blacks = sum(1 for p in state.living if p.is_black)
+    return reds, blacks
 
 
 def may_be_lynched(state: GameState, name: str) -> bool:

@@ -56,6 +56,21 @@ def black_cap(state: GameState) -> int | None:
     return max(reds - 1, blacks)
 
 
+def _is_red(state: GameState, voter: str) -> bool:
+    """Whether a ballot is red for the red cap: not black, not the Faceless's (§6.6 stage 3)."""
+    player = state.get(voter)
+    return not player.is_black and not player.faceless
+
+
+def _grey_cap(state: GameState) -> int | None:
+    """§6.6 stage 6: black plus grey ballots against one player at most max(R, B), once a red
+    was lynched; None before."""
+    if not state.red_lynched:
+        return None
+    reds, blacks = status.counts(state)
+    return max(reds, blacks)
+
+
 def _base_weight(state: GameState, voter: str) -> float:
     """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14), the Drug dealer 1 plus
     the votes he bought today (§15.15)."""
@@ -211,14 +226,20 @@ def weigh(
         cast += [Ballot(scandal.liar, (name,), hidden=True) for name in scandal.hidden]
         if cap is not None:  # stage 3: the red cap
             cast = [
-                b if state.get(b.voter).is_black else replace(b, weight=min(b.weight, cap))
+                b if not _is_red(state, b.voter) else replace(b, weight=min(b.weight, cap))
                 for b in cast
             ]
     red: dict[str, float] = {}
     black: dict[str, float] = {}
+    grey: dict[str, float] = {}
+
+    def side_of(voter: str) -> dict[str, float]:
+        player = state.get(voter)
+        return black if player.is_black else grey if player.faceless else red
+
     advocated: list[tuple[Ballot, str, float]] = []
     for ballot in cast:
-        side = black if state.get(ballot.voter).is_black else red
+        side = side_of(ballot.voter)
         for target in ballot.targets:
             advocate = None if plain else _advocate_bonus(state, ballot, target, scandal)
             if advocate is not None:
@@ -230,18 +251,26 @@ def weigh(
                 weight = 0
             side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
-    named = sorted({*red, *black}, key=seat.__getitem__)
-    if not plain:  # stage 5: barriers cancel black units first, then red
+    named = sorted({*red, *black, *grey}, key=seat.__getitem__)
+    if not plain:  # stage 5: barriers cancel black units first, then grey, then red
         for name in named:
-            barrier = _barrier(state, name, cast, scandal)
-            cancel = min(barrier, black.get(name, 0))
-            black[name] = black.get(name, 0) - cancel
-            red[name] = max(red.get(name, 0) - (barrier - cancel), 0)
+            left: float = _barrier(state, name, cast, scandal)
+            for units in (black, grey, red):
+                cancel = min(left, units.get(name, 0))
+                units[name] = units.get(name, 0) - cancel
+                left -= cancel
     for ballot, target, weight in advocated:  # the target's barriers do not act on it (§15.9)
-        side = black if state.get(ballot.voter).is_black else red
+        side = side_of(ballot.voter)
         side[target] = side.get(target, 0) + weight
     capped = {n: min(black.get(n, 0), cap) if cap is not None else black.get(n, 0) for n in named}
-    totals = {name: red.get(name, 0) + capped[name] for name in named}
+    grey_cap = _grey_cap(state)
+    dark = {
+        n: min(capped[n] + grey.get(n, 0), grey_cap)
+        if grey_cap is not None
+        else capped[n] + grey.get(n, 0)
+        for n in named
+    }
+    totals = {name: red.get(name, 0) + dark[name] for name in named}
     return Count(tuple(cast), totals, auto)
 
 
@@ -286,8 +315,8 @@ def _barrier(
     hero = player.peaceful == "hero" and not state.memory_of("hero").inherited
     if hero and not state.is_role_blocked(target):
         barrier = max(barrier, 1)  # the Hero's barrier at votes (§15.16)
-    if barrier and state.get(target).is_black:
-        reds = {p.name for p in state.living if not p.is_black}
+    if barrier and not state.get(target).is_red:
+        reds = {p.name for p in state.living if p.is_red}
         against = {b.voter for b in cast if target in b.targets}
         if reds and reds <= against:
             return 0
@@ -319,7 +348,7 @@ def _zero_barrier(state: GameState, target: str, cast: Sequence[Ballot], scandal
     if target in scandal.named and target != scandal.liar:
         return False
     if player.is_black:
-        reds = {p.name for p in state.living if not p.is_black}
+        reds = {p.name for p in state.living if p.is_red}
         if reds and reds <= {b.voter for b in cast if target in b.targets}:
             return False
     return True
@@ -361,7 +390,8 @@ def grey_tie_break(state: GameState, result: Count, pair: tuple[str, str]) -> st
         if red and all(b.targets == (x,) for b in red) and all(b.targets == (y,) for b in dark):
             return x
     reds, blacks = status.counts(state)
-    if reds == blacks:  # + the living Faceless, who is not in the core game
+    faceless = sum(1 for p in state.living if p.faceless)
+    if reds == blacks + faceless:
         weight = {name: sum(b.weight for b in red if name in b.targets) for name in pair}
         if weight[pair[0]] != weight[pair[1]]:
             return max(pair, key=lambda name: weight[name])
@@ -395,12 +425,12 @@ def revote_result(state: GameState, result: Count, targets: tuple[str, ...]) -> 
 
 def hunt_ranked(state: GameState, result: Count) -> tuple[str, ...]:
     """§6.8: the two players a hunt lynches (the red correction first), higher-ranked first."""
-    reds = {p.name for p in state.living if not p.is_black}
+    reds = {p.name for p in state.living if p.is_red}
     red_names = [set(b.targets) for b in result.ballots if b.voter in reds]
     qualified = [
         p.name
         for p in state.living
-        if p.is_black and len(red_names) == len(reds) and all(p.name in n for n in red_names)
+        if not p.is_red and len(red_names) == len(reds) and all(p.name in n for n in red_names)
     ]
 
     by_judge = judged(state, result)

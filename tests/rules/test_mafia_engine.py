@@ -85,7 +85,7 @@ def test_settings_and_seats_are_validated() -> None:
         RS.new_game((*SEATS[:-1], Seat("Ivy", "doctor+wolf")), Settings())
 
 
-def test_distributions_cover_6_to_40_players_and_refuse_unimplemented_roles() -> None:
+def test_distributions_cover_6_to_40_players_deal_the_faceless_and_need_a_killer() -> None:
     assert {d.players for d in RS.distributions} == set(range(6, 41))
     twelve = RS.pick_distribution(12, seed=1)
     assert twelve.options["negative"] == {"mafia": 3, "maniac": 1}
@@ -98,8 +98,13 @@ def test_distributions_cover_6_to_40_players_and_refuse_unimplemented_roles() ->
         roles=twelve.roles[:6],
         options={"negative": {"mafia": 1}, "faceless": True},
     )
+    seats = RS.deal(["A", "B", "C", "D", "E", "F"], faceless, 3)
+    assert sum(1 for s in seats if s.role.endswith("+faceless")) == 1
+    only_grey = Distribution(
+        id="g", players=6, roles=twelve.roles[:6], options={"negative": {"joker": 1}}
+    )
     with pytest.raises(ValueError):
-        RS.pick_distribution(6, 1, (faceless,))
+        RS.pick_distribution(6, 1, (only_grey,))
     with pytest.raises(ValueError):
         RS.pick_distribution(5, 1)
 

@@ -47,7 +47,7 @@ DAY_STEPS = frozenset(STEPS - {"night"})
 PUBLIC = frozenset(
     {"setup", "mayor", "no_mayor", "secretary", "mayor_lost", "secretary_lost", "vote_start"}
     | {"lynch", "revote", "death", "public_result", "draw", "win", "hero_save"}
-    | {"explosion", "detonator", "forgiven", "destroyed", "agent_left"}
+    | {"explosion", "detonator", "forgiven", "destroyed", "agent_left", "slash", "faceless_left"}
 )
 
 
@@ -98,6 +98,10 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
     werewolves = random.Random(chaos + 1).sample(WEREWOLVES, k=min(len(citizens), chaos % 3))
     for index, werewolf in zip(citizens, werewolves, strict=False):  # optional werewolves (§16)
         seats = (*seats[:index], replace(seats[index], role=werewolf), *seats[index + 1 :])
+    citizens = [i for i, seat in enumerate(seats) if seat.role == "citizen"]
+    if chaos % 5 == 2 and citizens:  # the Faceless (§16.6)
+        index = citizens[0]
+        seats = (*seats[:index], replace(seats[index], role="faceless"), *seats[index + 1 :])
     if chaos % 4 == 1 and n_players + 2 <= len(NAMES):  # the elite players (§17)
         extra = [replace(seats[0], name=NAMES[n_players + i], role=r) for i, r in enumerate(ELITE)]
         seats = (*seats, *extra)
@@ -189,7 +193,7 @@ def check_step(before: GameState, after: GameState, events: Sequence[Any]) -> No
             assert not event.audience.is_public, data
     died = {p.name for p in before.players if p.alive and not after.get(p.name).alive}
     # A death, or the Agent leaving the game (§17.1).
-    kinds = ("death", "agent_left")
+    kinds = ("death", "agent_left", "faceless_left")
     reported = {e.to_dict()["player"] for e in events if e.to_dict()["type"] in kinds}
     assert died == reported, f"deaths without an event: {died ^ reported}"
 
@@ -210,8 +214,9 @@ def check_end(state: GameState) -> None:
         main = [p.name for p in state.players if p.team.value == team and not p.is_elite]
         assert [n for n in end["winners"] if not state.get(n).is_elite] == main
         assert all(end["outcomes"][n] == "win" for n in end["winners"])
-    else:
-        assert set(end["outcomes"].values()) <= {"draw", "loss"}
+    else:  # a draw; only a Faceless who left the game wins it (§16.6)
+        wins = {n for n, outcome in end["outcomes"].items() if outcome == "win"}
+        assert all(state.get(n).faceless for n in wins)
 
 
 def replay(game: Game) -> list[dict[str, Any]]:

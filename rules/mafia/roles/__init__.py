@@ -20,6 +20,7 @@ from rules.mafia.roles import (
     doctor,
     drug_dealer,
     executor,
+    faceless,
     fanatic,
     geisha,
     hacker,
@@ -86,6 +87,7 @@ _MODULES = (
     geisha,
     agent,
     mason,
+    faceless,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
