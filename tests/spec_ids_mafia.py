@@ -75,6 +75,7 @@ CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
     | {"link", "inquisitor", "fanatic", "cultist"}  # optional: §15.2, §15.10, §15.17, §15.21
     | {"kamikaze", "madman", "poison", "geisha"}  # optional: §15.19, §15.20, §16.3, §16.5
+    | {"joker", "poisoner", "executor"}  # optional: §7.4.7
 )
 
 # §13.3: event type -> fields.
@@ -177,6 +178,8 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "slash_target": frozenset({"player"}),
     "slash_result": frozenset({"player", "target", "role"}),
     "faceless_left": frozenset({"player", "outcome"}),
+    # §7.4.7 (`kill_taken`: docs ruling)
+    "kill_taken": frozenset({"player"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).

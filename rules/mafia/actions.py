@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from rules.core.model import ActionChoice, Choices
 from rules.core.view import JsonValue
 from rules.mafia import ledger, status, tally
-from rules.mafia.ids import TEAMS, Step
+from rules.mafia.ids import TEAMS, WEREWOLVES, Step
 from rules.mafia.roles import ACTIONS, PEACEFUL, ROLES
 from rules.mafia.spec import ActionSpec, Holder, Values
 from rules.mafia.state import GameState, Player, StoredVote
@@ -189,8 +189,8 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
     side = player.side
     if player.negative is not None:
         for spec in ACTIONS[player.negative]:
-            if player.negative == "geisha" and spec.action == "kill" and not player.katana:
-                continue  # §16.5: the Geisha kills only with the katana
+            if spec.action == "kill" and player.negative in WEREWOLVES and not player.katana:
+                continue  # §16.5, §7.4.7: a werewolf kills only once he holds the kill
             if spec.action == "rumour" and (
                 side is None or not ledger.has_night(state, side, state.night)
             ):

@@ -12,6 +12,7 @@ from rules.mafia.events import (
     Crippled,
     Death,
     Katana,
+    KillTaken,
     LifeSpent,
     MayorLost,
     RoleChange,
@@ -59,7 +60,8 @@ def kill(
         if p.name in causes and p.alive
     )
     players, katana = _katana(players)
-    events = (*events, *katana)
+    players, wolf = _werewolf_kill(players)
+    events = (*events, *katana, *wolf)
     state = _souls(replace(state, players=players), causes)
     owed = dict(state.ledger.owed)
     for side in ledger.SIDES:
@@ -81,6 +83,23 @@ def _katana(players: tuple[Player, ...]) -> tuple[tuple[Player, ...], tuple[Even
         return players, ()
     changed = tuple(replace(p, katana=True) if p.name == heir.name else p for p in players)
     return changed, (Katana(heir.name, maniacs[0].name),)
+
+
+WOLF_SUCCESSION = ("joker", "executor", "poisoner")
+"""§7.4.7: which werewolf takes the kill (the Poisoner always has a poisoning left)."""
+
+
+def _werewolf_kill(players: tuple[Player, ...]) -> tuple[tuple[Player, ...], tuple[Event, ...]]:
+    """§7.4.7: when both killing sides are eliminated, one living werewolf takes the kill: a
+    one-member side (the maniac side's place: cap 1, every night, both sides' owed shots)."""
+    if any(p.alive and p.side is not None for p in players):
+        return players, ()
+    for role in WOLF_SUCCESSION:
+        heir = next((p for p in players if p.alive and p.negative == role), None)
+        if heir is not None:
+            changed = tuple(replace(p, katana=True) if p.name == heir.name else p for p in players)
+            return changed, (KillTaken(heir.name),)
+    return players, ()
 
 
 def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:

@@ -582,6 +582,14 @@ class Katana(_Private):
 
 
 @dataclass(frozen=True)
+class KillTaken(_Private):
+    """The werewolf ``player`` takes the kill: both killing sides are gone (§7.4.7)."""
+
+    type: ClassVar[str] = "kill_taken"
+    player: str
+
+
+@dataclass(frozen=True)
 class AgentLeft(Event):
     """The Agent ``player`` leaves the game (public, §17.1): his ``side`` (a team id), or None
     when he sided by a player's name or not at all."""
@@ -806,6 +814,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         CaptiveDecision,
         Destroyed,
         Katana,
+        KillTaken,
         AgentLeft,
         Slash,
         Slashed,

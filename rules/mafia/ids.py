@@ -60,6 +60,10 @@ class Cause(enum.StrEnum):
     KAMIKAZE = "kamikaze"  # optional: the Kamikaze's retaliation (§15.19)
     MADMAN = "madman"  # optional: the Madman's fire (§15.20)
     POISON = "poison"  # optional: the Poisoner's poison (§16.3)
+    GEISHA = "geisha"  # optional: the Geisha's katana (§16.5)
+    JOKER = "joker"  # optional: werewolves holding the kill (§7.4.7)
+    POISONER = "poisoner"
+    EXECUTOR = "executor"
 
 
 class Code(enum.StrEnum):

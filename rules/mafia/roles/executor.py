@@ -22,5 +22,5 @@ ACTIONS = (
     ActionSpec(action="capture", group="capture", allow_self=True),
     ActionSpec(action="release", group="captive", min_names=0, max_names=0, evening=True),
     ActionSpec(action="torture", group="captive", min_names=0, max_names=0, evening=True),
-    *(spec for spec in mafia.ACTIONS if spec.action in ("suicide", "approve")),
+    *(spec for spec in mafia.ACTIONS if spec.action in ("kill", "suicide", "approve")),
 )

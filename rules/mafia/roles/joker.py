@@ -18,5 +18,5 @@ SPEC = RoleSpec(
 # His check (N15), and the moves of every black: suicide and approval (§7.4.10).
 ACTIONS = (
     ActionSpec(action="joker", group="joker", secretary_untouchable=True),
-    *(spec for spec in mafia.ACTIONS if spec.action in ("suicide", "approve")),
+    *(spec for spec in mafia.ACTIONS if spec.action in ("kill", "suicide", "approve")),
 )

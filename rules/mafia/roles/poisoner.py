@@ -20,5 +20,5 @@ SPEC = RoleSpec(
 ACTIONS = (
     ActionSpec(action="poison", group="poison"),
     ActionSpec(action="antidote", group="antidote", min_names=0, max_names=0, evening=True),
-    *(spec for spec in mafia.ACTIONS if spec.action in ("suicide", "approve")),
+    *(spec for spec in mafia.ACTIONS if spec.action in ("kill", "suicide", "approve")),
 )
