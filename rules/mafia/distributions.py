@@ -83,8 +83,47 @@ def default_distribution(players: int) -> Distribution:
     )
 
 
-DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = tuple(
-    default_distribution(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+def full_distributions() -> tuple[Distribution, ...]:
+    """The seed's two full line-ups with optional roles (§11.2): 12 Standard, 16 Extended."""
+    twelve = (*BASE_ROLES, "bodyguard", "prostitute", "journalist", "hero", "judge", "priest")
+    sixteen = (
+        *BASE_ROLES,
+        "politician",
+        "active_citizen",
+        *("bodyguard", "prostitute", "journalist", "hero", "judge", "priest", "hacker"),
+        "kamikaze",
+    )
+    return (
+        Distribution(
+            id="mafia-12-standard-full",
+            players=12,
+            roles=twelve,
+            options={
+                "negative": {"mafia": 2, "maniac": 1, "joker": 1},
+                "faceless": False,
+                "elite": {},
+                "mayor": True,
+                "format": "standard",
+            },
+        ),
+        Distribution(
+            id="mafia-16-extended-full",
+            players=16,
+            roles=sixteen,
+            options={
+                "negative": {"mafia": 2, "maniac": 1, "poisoner": 1, "executor": 1},
+                "faceless": False,
+                "elite": {},
+                "mayor": True,
+                "format": "extended",
+            },
+        ),
+    )
+
+
+DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = (
+    *(default_distribution(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+    *full_distributions(),
 )
 
 

@@ -87,6 +87,12 @@ def test_settings_and_seats_are_validated() -> None:
 
 def test_distributions_cover_6_to_40_players_deal_the_faceless_and_need_a_killer() -> None:
     assert {d.players for d in RS.distributions} == set(range(6, 41))
+    full = {
+        d.id: d for d in RS.distributions if d.id.endswith("-full")
+    }  # §11.2, with the seed's roles
+    assert sorted(full) == ["mafia-12-standard-full", "mafia-16-extended-full"]
+    assert full["mafia-16-extended-full"].options["negative"]["executor"] == 1
+    assert RS.pick_distribution(12, seed=0).id == "mafia-12-standard-full"
     twelve = RS.pick_distribution(12, seed=1)
     assert twelve.options["negative"] == {"mafia": 3, "maniac": 1}
     assert twelve.role_counts()["citizen"] == 6
