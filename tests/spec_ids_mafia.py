@@ -38,9 +38,19 @@ PEACEFUL = frozenset(
         "fanatic",
         "bum",
         "cultist",
+        "politician",
+        "prostitute",
+        "terrorist",
+        "priest",
+        "hypnotist",
+        "kamikaze",
+        "madman",
     }
 )
-NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss"})  # §16.1 optional
+# §16.1-§16.5 optional
+NEGATIVE = frozenset({"mafia", "maniac", "son_of_boss", "joker", "poisoner", "executor", "geisha"})
+ELITE = frozenset({"agent", "mason"})  # §17 optional
+GREY = frozenset({"faceless"})  # §16.6 optional
 
 # §4: the step ids.
 STEPS = frozenset(
@@ -64,6 +74,8 @@ TEAMS = frozenset({"red", "black", "grey"})
 CAUSES = frozenset(
     {"mafia", "maniac", "investigator", "suicide", "lynch", "inactivity"}
     | {"link", "inquisitor", "fanatic", "cultist"}  # optional: §15.2, §15.10, §15.17, §15.21
+    | {"kamikaze", "madman", "poison", "geisha"}  # optional: §15.19, §15.20, §16.3, §16.5
+    | {"joker", "poisoner", "executor"}  # optional: §7.4.7
 )
 
 # §13.3: event type -> fields.
@@ -76,7 +88,10 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "mayor_lost": frozenset({"player", "reason"}),
     "secretary_lost": frozenset({"player", "reason"}),
     # + §15.15 `drugged`, §15.9 `defended`
-    "vote_start": frozenset({"kind", "vertical", "approvals", "needed", "drugged", "defended"}),
+    # + §15.1 `shadow`
+    "vote_start": frozenset(
+        {"kind", "vertical", "approvals", "needed", "drugged", "defended", "shadow", "detonator"}
+    ),
     "lynch": frozenset({"player", "players", "totals", "ballots", "auto"}),
     "revote": frozenset({"players", "totals", "ballots", "auto"}),
     "death": frozenset({"player", "cause", "revealed", "via"}),
@@ -131,6 +146,40 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "saved_team": frozenset({"player", "target", "team"}),
     # §15.3 (+ `killer_team`, `ward_team`: what a black holder learns, docs ruling)
     "guard_report": frozenset({"player", "killer", "role", "original", "killer_team", "ward_team"}),
+    # §15.1 (`visitor_roles` also §15.11, §15.18; `patronage`: docs ruling)
+    "visitor_roles": frozenset({"player", "roles"}),
+    "patronage": frozenset({"player", "target", "roles"}),
+    # §15.4 (`client_role`: docs ruling; §16.5 the same)
+    "night_visit": frozenset({"player"}),
+    "client_role": frozenset({"player", "target", "role"}),
+    # §15.6
+    "explosion": frozenset({"player", "blocked"}),
+    "detonator": frozenset({"player", "target", "effect"}),
+    # §15.11
+    "forgiven": frozenset({"player", "target"}),
+    # §15.18
+    "hypnosis_result": frozenset({"player", "target"}),
+    # §16.2 (`joker_late`, `joker_info` fields: docs ruling)
+    "joker_check": frozenset({"player", "target", "colour", "role", "negative", "false_black"}),
+    "joker_late": frozenset({"player", "target", "colour", "negative"}),
+    "joker_info": frozenset({"player", "target", "colour", "negative"}),
+    # §16.4 (`captive_decision`: docs ruling)
+    "captured": frozenset({"player"}),
+    "interrogation": frozenset({"player", "target", "role", "team"}),
+    "captive_decision": frozenset({"player", "decision"}),
+    "destroyed": frozenset({"player", "target"}),
+    # §16.5 (`katana`: docs ruling)
+    "katana": frozenset({"player", "maniac"}),
+    # §17.1
+    "agent_left": frozenset({"player", "side"}),
+    # §16.6
+    "slash": frozenset({"player"}),
+    "slashed": frozenset({"player", "target"}),
+    "slash_target": frozenset({"player"}),
+    "slash_result": frozenset({"player", "target", "role"}),
+    "faceless_left": frozenset({"player", "outcome"}),
+    # §7.4.7 (`kill_taken`: docs ruling)
+    "kill_taken": frozenset({"player"}),
 }
 
 # §12 and the implemented optional roles' sections: the action keywords (keys `Name:keyword`).
@@ -181,6 +230,26 @@ KEYWORDS = frozenset(
         "watch",
         "drink",
         "souls",
+        "support",
+        "shadow",
+        "patronage",
+        "safe",
+        "detonate",
+        "forgive",
+        "instead",
+        "hypnotize",
+        "halt",
+        "fire",
+        "joker",
+        "poison",
+        "antidote",
+        "capture",
+        "release",
+        "torture",
+        "destroy",
+        "company",
+        "side",
+        "slash",
     }
 )
 
@@ -218,21 +287,22 @@ class MafiaIds(SpecIds):
     def is_role(self, value: str) -> bool:
         peaceful, _, negative = value.partition("+")
         if not negative:
-            return value in PEACEFUL | NEGATIVE
-        return peaceful in PEACEFUL and negative in NEGATIVE
+            return value in PEACEFUL | NEGATIVE | ELITE | GREY
+        return peaceful in PEACEFUL and negative in NEGATIVE | GREY
 
     def is_value(self, target: str) -> bool:
-        """A `request` names a role id (§7.9), a `buy` a number of votes (§15.15)."""
+        """A `request` names a role id (§7.9), a `buy` a number of votes (§15.15), a `side` a
+        team id (§17)."""
         try:
             float(target)
         except ValueError:
-            return target in self.roles
+            return target in self.roles or target in self.teams
         return True
 
 
 IDS = MafiaIds(
     ruleset="mafia",
-    roles=PEACEFUL | NEGATIVE,
+    roles=PEACEFUL | NEGATIVE | ELITE | GREY,
     steps=STEPS,
     teams=TEAMS,
     causes=CAUSES,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from rules.core.model import ActionChoice, Choices
 from rules.core.view import JsonValue
 from rules.mafia import ledger, status, tally
-from rules.mafia.ids import Step
+from rules.mafia.ids import TEAMS, WEREWOLVES, Step
 from rules.mafia.roles import ACTIONS, PEACEFUL, ROLES
 from rules.mafia.spec import ActionSpec, Holder, Values
 from rules.mafia.state import GameState, Player, StoredVote
@@ -35,6 +35,24 @@ DEFEND = ActionSpec(action="defend", group="defend")
 """The Advocate's legal protection (§15.9): a player with a passed check, not himself."""
 NOBONUS = ActionSpec(action="nobonus", group="nobonus", min_names=0, max_names=0)
 """A black Advocate cancels his +1 for this vote (§15.9)."""
+SUPPORT = ActionSpec(action="support", group="support", max_names=2)
+"""The Politician's supporters for today (§15.1): up to his current cap, not himself."""
+SHADOW = ActionSpec(action="shadow", group="shadow")
+"""The Politician's shadow vertical (§15.1): one player, not himself, or blank."""
+ARM = ActionSpec(action="detonate", group="detonate", min_names=0, max_names=0)
+"""The Terrorist arms his detonator in the pre-vote (§15.6), once per game."""
+DETONATE = ActionSpec(action="detonate", group="detonate")
+"""The armed Terrorist names his detonator's target in `vote_moves` (§15.6)."""
+FORGIVE = ActionSpec(action="forgive", group="forgive", min_names=0, max_names=0)
+"""The Priest forgives the player his ballot named (§15.11), in `vote_moves`."""
+INSTEAD = ActionSpec(action="instead", group="last", min_names=0, max_names=0)
+"""The Priest lynched in a priest revote takes the rescued player with him (§15.11)."""
+ANTIDOTE = ActionSpec(action="antidote", group="antidote", min_names=0, max_names=0)
+"""The Poisoner's antidote in the pre-vote (§16.3)."""
+DESTROY = ActionSpec(action="destroy", group="last")
+"""The lynched Executor's berserk (§16.4): a player (only his captive while he holds one)."""
+SIDE = ActionSpec(action="side", group="side", values=Values.SIDE, blank=False)
+"""An elite player's side (§17): a team id or a player's name, final once accepted."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -96,6 +114,26 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "watch",
     "drink",
     "souls",
+    "support",
+    "shadow",
+    "patronage",
+    "safe",
+    "detonate",
+    "forgive",
+    "instead",
+    "hypnotize",
+    "halt",
+    "fire",
+    "joker",
+    "poison",
+    "antidote",
+    "capture",
+    "release",
+    "torture",
+    "destroy",
+    "company",
+    "side",
+    "slash",
 )
 # (`kill` also names the Inquisitor's burn and last kill.)
 
@@ -122,6 +160,17 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         return status.revenge_active(state)
     if spec.group == "watch":  # the night after a chosen watch repeats it (§15.8)
         return status.bum_repeats(state) is None
+    if spec.group == "patronage":  # the Politician as Mayor or Secretary (§15.1)
+        holder = state.holder("politician")
+        posts = (state.mayor_in_office(), state.secretary_in_office())
+        return holder is not None and holder.name in posts
+    if spec.group == "captive":  # §16.4: the evening after a capture
+        captive = state.captive
+        return captive is not None and captive.night == state.night - 1
+    if spec.group == "antidote":  # §16.3: while his victim is poisoned
+        return bool(state.poisoned)
+    if spec.group == "fire":  # §15.20: one fire per game (`not-now` before night 3)
+        return not state.memory_of("madman").madman_done
     if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
         memory = state.memory_of("cultist")
         return memory.souls_gained >= 3 and not memory.devoured
@@ -132,11 +181,16 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
     found = [
         Action(spec, player.peaceful)
         for spec in ACTIONS[player.peaceful]
-        if (spec.holder is Holder.ANY or player.is_black) and _offered(state, spec)
+        if (spec.holder is Holder.ANY or player.is_black or player.faceless)
+        and _offered(state, spec)
     ]
+    if player.faceless:  # the slash (§16.6)
+        found.extend(Action(spec, "faceless") for spec in ACTIONS["faceless"])
     side = player.side
     if player.negative is not None:
         for spec in ACTIONS[player.negative]:
+            if spec.action == "kill" and player.negative in WEREWOLVES and not player.katana:
+                continue  # §16.5, §7.4.7: a werewolf kills only once he holds the kill
             if spec.action == "rumour" and (
                 side is None or not ledger.has_night(state, side, state.night)
             ):
@@ -151,7 +205,16 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
 
 
 def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
-    """Return what ``name`` may send in the current step (primary action first)."""
+    """Return what ``name`` may send in the current step (primary action first); an elite player
+    without a side may also choose it in any step in which he is asked (§17)."""
+    found = _actions_of(state, name)
+    player = state.find(name)
+    if found and player is not None and player.is_elite and name not in state.sides:
+        return (*found, Action(SIDE, DAY))
+    return found
+
+
+def _actions_of(state: GameState, name: str) -> tuple[Action, ...]:
     player = state.find(name)
     if player is not None and state.step == Step.LAST_MOVES:
         # The only step that asks the dead: a lynched player's death-time move (§6.9, §8.2).
@@ -159,6 +222,10 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             return ()
         if player.peaceful in ("hero", "fanatic"):
             return (Action(LAST_TAKE, player.peaceful, True),)
+        if player.negative == "executor":
+            return (Action(DESTROY, "executor", True),)
+        if player.peaceful == "priest":
+            return (Action(INSTEAD, "priest"),)
         return (Action(LAST_KILL, "inquisitor", True),)
     if player is None or not player.alive or state.step is None:
         return ()
@@ -178,27 +245,55 @@ def actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             found.append(Action(BUY, "drug_dealer", primary=not is_mayor))
         if player.peaceful == "advocate" and defensible(state, player):
             found.append(Action(DEFEND, "advocate", primary=not is_mayor))
-        if status.is_hunt_possible(state):
+        if player.peaceful == "politician":
+            found.extend(_politician_pre_vote(state, is_mayor))
+        if player.negative == "poisoner" and state.poisoned:
+            found.append(Action(ANTIDOTE, "poisoner"))
+        if player.peaceful == "terrorist" and not state.memory_of("terrorist").detonator_used:
+            found.append(Action(ARM, "terrorist"))
+        if status.is_hunt_possible(state) and not player.is_elite:
             found.append(Action(HUNT_APPROVAL, DAY))
         return tuple(found)
     if step == Step.SECRETARY:
         return (Action(_DAY_VOTE[step], DAY, True),) if name == state.mayor else ()
     if step == Step.VOTE_MOVES:
+        if name == state.today.armed:
+            return (Action(DETONATE, "terrorist", primary=True),)
         if state.is_role_blocked(name):
             return ()
         if player.peaceful == "advocate" and player.is_black:
             return (Action(NOBONUS, "advocate", primary=True),)
         if player.peaceful == "hero" and status.hero_may_save(state):
             return (Action(SAVE, "hero", primary=True),)
+        if player.peaceful == "priest" and tally.priest_may_forgive(state):
+            return (Action(FORGIVE, "priest"),)
         if player.peaceful != "liar":
             return ()
         moves = [Action(SCANDAL, "liar", primary=True)]
         return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
     if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
         return ()
+    if step == Step.ELECTION and player.peaceful == "mason":
+        return ()  # ruling 11: the Mason is not asked in the election
+    if step == Step.REVOTE and state.today.rescued is not None:
+        return (Action(_DAY_VOTE[Step.LYNCH], DAY, True),)  # a priest revote (§15.11)
     if step in _DAY_VOTE:
         return (Action(_DAY_VOTE[step], DAY, True),)
     return ()
+
+
+def _politician_pre_vote(state: GameState, is_mayor: bool) -> list[Action]:
+    """§15.1: supporters (not as Mayor; up to his cap) and, while a Mayor is in office, the
+    shadow vertical; a lone one of them is his primary action."""
+    found = []
+    cap = state.memory_of("politician").support_cap
+    if not is_mayor and cap > 0:
+        found.append(Action(replace(SUPPORT, max_names=cap), "politician"))
+    if state.mayor_in_office() is not None:
+        found.append(Action(SHADOW, "politician"))
+    if len(found) == 1 and not is_mayor:
+        found[0] = replace(found[0], primary=True)
+    return found
 
 
 def asked(state: GameState) -> tuple[str, ...]:
@@ -234,6 +329,11 @@ def _targets(state: GameState, action: Action, name: str) -> tuple[str, ...]:
         return tuple(role for role in PEACEFUL if role in state.peaceful_roles)
     if spec.values is Values.NUMBER:
         return ()
+    if spec.values is Values.SIDE:
+        return (*TEAMS, *(p.name for p in state.players if not p.is_elite and p.name != name))
+    if state.step == Step.ELECTION and action.role == DAY:  # the Agent may be elected (§17.1)
+        agents = [p.name for p in state.players if p.peaceful == "agent" and p.alive]
+        return tuple(n for n in (*(p.name for p in state.living), *agents) if n != name)
     if state.step in CANDIDATE_STEPS and action.role == DAY:
         return tuple(c for c in state.today.candidates if state.get(c).alive)
     if spec.action == "verify":

@@ -8,6 +8,9 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.mafia import actions, day_roles, deaths, status, tally
 from rules.mafia.events import (
+    Destroyed,
+    Detonator,
+    Forgiven,
     Inactive,
     Lynch,
     Mayor,
@@ -18,7 +21,7 @@ from rules.mafia.events import (
     VoteStart,
 )
 from rules.mafia.ids import Cause, Step
-from rules.mafia.state import Ballot, Day, GameState, Pending, Player
+from rules.mafia.state import Ballot, Day, GameState, Pending, Player, RoleBlock
 
 Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], str]
 """A resolved step: the new state, its events, its trace, and the next step's id."""
@@ -123,12 +126,24 @@ def pre_vote(state: GameState) -> Outcome:
     kind = Step.HUNT if hunt else Step.LYNCH
     drugged = tuple(p.name for p in state.living if p.name in state.drugged)
     defended = day_roles.defended(state)
-    event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended)
-    state = day_roles.examine(day_roles.buy(state))
+    supporters, shadow = day_roles.politician_pre_vote(state)
+    event = VoteStart(kind.value, vertical, approvals, needed, drugged, defended, shadow)
+    state = day_roles.arm(day_roles.examine(day_roles.buy(state)))
+    if any(v.action == "antidote" for v in state.votes):  # §16.3
+        state = replace(state, poisoned={})
+    event = replace(event, detonator=state.today.armed)
     witness = state.holder("witness")
     vouch = state.vote_of(witness.name, "vouch") if witness is not None else None
     vouched = vouch.targets if vouch is not None else ()
-    today = replace(state.today, vertical=vertical, hunt=hunt, vouched=vouched, defended=defended)
+    today = replace(
+        state.today,
+        vertical=vertical,
+        hunt=hunt,
+        vouched=vouched,
+        defended=defended,
+        supporters=supporters,
+        shadow=shadow,
+    )
     state = replace(state, today=today)
     return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
 
@@ -144,7 +159,10 @@ def hunt(state: GameState) -> Outcome:
 
 
 def revote(state: GameState) -> Outcome:
-    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks."""
+    """§6.7 points 3-4: the revote among the tied; hard ties by the number of blacks.  A priest
+    revote (§15.11) has the lynch's auto-votes."""
+    if state.today.rescued is not None:
+        return _counted(state, state.today.tied_asked, auto_votes=True)
     return _counted(state, (), auto_votes=False)
 
 
@@ -155,9 +173,11 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
     pending = Pending(str(state.step), tuple(asked), voters, ballots, auto)
     waiting = replace(state, today=replace(state.today, pending=pending))
     if (
-        _liar(state) is not None
+        state.today.armed is not None
+        or _liar(state) is not None
         or _black_advocate(state) is not None
         or status.hero_may_save(waiting)
+        or tally.priest_may_forgive(waiting)
     ):
         return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
     return _decide(state, pending, tally.Scandal())
@@ -168,6 +188,8 @@ def vote_moves(state: GameState) -> Outcome:
     pending = state.today.pending
     if pending is None:
         raise ValueError("vote_moves without a pending vote")
+    if state.today.armed is not None:
+        return _detonate(replace(state, today=replace(state.today, pending=None)), pending)
     liar = _liar(state)
     scandal = tally.Scandal()
     if liar is not None:
@@ -182,8 +204,93 @@ def vote_moves(state: GameState) -> Outcome:
     advocate = _black_advocate(state)
     if advocate is not None and state.vote_of(advocate.name, "nobonus") is not None:
         scandal = replace(scandal, nobonus=True)
+    forgiven = _forgiven(state)
     state = replace(state, today=replace(state.today, pending=None))
+    if forgiven is not None:
+        return _forgive(state, pending, scandal, forgiven)
     return _decide(state, pending, scandal)
+
+
+def _forgiven(state: GameState) -> str | None:
+    """§15.11: the player the Priest forgives now (his `forgive` in force), unless that would
+    leave the Politician, the Advocate and the Priest all protected today (§15.1)."""
+    priest = state.holder("priest")
+    target = tally.priest_forgives(state)
+    if priest is None or target is None or state.vote_of(priest.name, "forgive") is None:
+        return None
+    holders = [state.holder(role) for role in ("politician", "advocate", "priest")]
+    immune = {state.today.shadow, state.today.defended, target}
+    if all(h is not None and h.name in immune for h in holders):
+        return None
+    return target
+
+
+def _forgive(state: GameState, pending: Pending, scandal: tally.Scandal, forgiven: str) -> Outcome:
+    """§15.11: ballots against the forgiven count 0.  If he would have been lynched he is rescued
+    (public `forgiven`): in a two-player revote the other is lynched; otherwise a priest revote
+    follows (the rules of a lynch, nobody may vote against him)."""
+    priest = state.holder("priest")
+    result = tally.weigh(state, pending.ballots, pending.auto, scandal=scandal)
+    trace = [f"{pending.kind} totals before forgiveness {result.totals}"]
+    if pending.kind == Step.REVOTE:
+        would = tally.revote_result(state, result, state.today.candidates)
+    else:
+        would = tally.top(result.totals)
+    if forgiven not in would or priest is None:
+        return _decide(state, pending, replace(scandal, forgiven=forgiven))
+    event = Forgiven(priest.name, forgiven)
+    candidates = state.today.candidates
+    if pending.kind == Step.REVOTE and len(candidates) == 2:
+        other = tuple(c for c in candidates if c != forgiven)
+        trace.append(f"{forgiven} forgiven in a two-player revote: {other} lynched")
+        after = replace(scandal, forgiven=forgiven)
+        counted = tally.weigh(state, pending.ballots, pending.auto, scandal=after)
+        return _conclude(state, other, counted, pending, trace, (event,))
+    mayor = state.mayor_in_office()
+    voters = tuple(n for n in pending.asked if state.get(n).alive)
+    today = replace(
+        state.today,
+        rescued=forgiven,
+        candidates=tuple(p.name for p in state.living if p.name not in (forgiven, mayor)),
+        tied_asked=voters,
+        tied_ballots=result.ballots,
+    )
+    state, more = _inactivity(replace(state, today=today), pending)
+    trace.append(f"{forgiven} is rescued: a priest revote")
+    return state, (event, *more), tuple(trace), Step.REVOTE
+
+
+def _detonate(state: GameState, pending: Pending) -> Outcome:
+    """§15.6: the armed Terrorist's detonation is the day's result: a red Terrorist kills a black
+    (or Faceless) target with him and cripples a red one (the Mayor loses his post); a black
+    Terrorist cripples his target (a black target also loses his night's negative move).  In a
+    hunt they take the place of the lower-ranked victim."""
+    armed = state.today.armed or ""
+    terrorist = state.get(armed)
+    result = tally.weigh(state, pending.ballots, pending.auto)
+    state, target = day_roles.detonator_target(state, pending.ballots)
+    victim = state.get(target)
+    killed = not terrorist.is_black and victim.is_black
+    effect = "killed" if killed else "crippled"
+    trace = [f"{armed} detonates on {target}: {effect}"]
+    dead = [armed, *([target] if killed else [])]
+    if pending.kind == Step.HUNT:
+        ranked = [n for n in tally.hunt_ranked(state, result) if n not in (armed, target)]
+        dead = [*ranked[:1], *dead]
+        state = replace(state, hunt_held=True)
+    state, after = day_roles.explode(state, (armed,), result.ballots, also=target)
+    if not killed and not terrorist.is_black and not victim.is_black:
+        state, lost = deaths.lose_post(state, "detonator")
+        after = (*after, *lost)
+    if terrorist.is_black and victim.is_black:
+        blocks = (*state.blocks, RoleBlock(target, True, state.day + 1))
+        state = replace(state, blocks=blocks)
+    if not killed:
+        state, crippled = deaths.cripple(state, [(target, "terrorist")])
+        after = (*after, *crippled)
+    state = replace(state, today=replace(state.today, armed=None))
+    saved = (Detonator(armed, target, effect),)
+    return _conclude(state, dead, result, pending, trace, saved, after)
 
 
 def _liar(state: GameState) -> Player | None:
@@ -254,8 +361,10 @@ def _conclude(
     pending: Pending,
     trace: list[str],
     saved: Sequence[Event] = (),
+    after: Sequence[Event] = (),
 ) -> Outcome:
-    """The final result of the day's vote (§6.5, §6.11, §13.4 order of events)."""
+    """The final result of the day's vote (§6.5, §6.11, §13.4 order of events); ``saved``: events
+    before the `lynch` event, ``after``: events right after it (the explosion)."""
     lynched = _seat_sorted(state, lynched)
     events: list[Event] = [
         *saved,
@@ -266,8 +375,12 @@ def _conclude(
             result.ballots_form(),
             result.auto,
         ),
+        *after,
     ]
-    if any(not state.get(n).is_black for n in lynched):
+    if not after:
+        state, boom = day_roles.explode(state, lynched, result.ballots)
+        events.extend(boom)
+    if any(state.get(n).is_red for n in lynched):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")
         events.extend(lost)
@@ -275,14 +388,19 @@ def _conclude(
     if any(isinstance(e, SecretaryLost) and e.reason == "fired" for e in events):
         state = replace(state, secretary=None)
     state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
+    state = day_roles.politician_cap(state, lynched, result.ballots)
+    state = day_roles.priest_barrier(state, lynched)
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
+    state = day_roles.recover(state, lynched)
     events.extend((*posts, *died, *heirs))
     state, more = _inactivity(state, pending)
     events.extend(more)
     state = _stalemate(state)
     events.extend(day_roles.examination(state))
+    state, told = day_roles.interrogation(state)
+    events.extend(told)
     trace.append(f"lynched {list(lynched)}")
     movers = tuple(name for name in lynched if _has_death_move(state, name))
     takeable = tuple(b.voter for b in result.ballots if any(n in b.targets for n in movers))
@@ -297,9 +415,10 @@ def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState
     """§6.10: one lynched player whom the Hero saved on an earlier day brings an extra vote (at
     most one a day); otherwise the night comes."""
     saved_on = state.memory_of("hero").saved_on
+    state = replace(state, today=replace(state.today, rescued=None))
     if (
         len(lynched) == 1
-        and saved_on.get(lynched[0], state.day) < state.day
+        and (saved_on.get(lynched[0], state.day) < state.day or state.get(lynched[0]).faceless)
         and not state.today.extra_done
     ):
         today = replace(state.today, extra_done=True, tied_ballots=(), candidates=())
@@ -313,6 +432,11 @@ def _has_death_move(state: GameState, name: str) -> bool:
     lynched Inquisitor with a living verified black (a black one who burned a true black:
     anybody) has a death-time kill (§15.10)."""
     player = state.get(name)
+    if player.negative == "executor":  # §16.4: the berserk
+        return True
+    rescued = state.today.rescued
+    if player.peaceful == "priest":  # §15.11: lynched in the priest revote
+        return rescued is not None and state.get(rescued).alive
     if player.peaceful == "fanatic":  # §15.17: after killing a teammate, before avenging
         memory = state.memory_of("fanatic")
         return memory.killed_mate and not memory.avenged
@@ -331,18 +455,31 @@ def last_moves(state: GameState) -> Outcome:
     """§6.9: the lynched players' death-time moves; their victims count as lynched."""
     events: list[Event] = []
     victims = []
+    destroyed: list[tuple[str, str]] = []
     via = None
     for mover in state.today.last_movers:
         vote = state.vote_of(mover, "last")
-        if vote is not None and vote.targets and state.get(vote.targets[0]).alive:
+        if vote is not None and vote.action == "destroy" and state.get(vote.targets[0]).alive:
+            destroyed.append((mover, vote.targets[0]))
+        elif vote is not None and vote.action == "instead" and state.today.rescued is not None:
+            victims.append(state.today.rescued)  # §15.11: the rescued dies in his place
+            via = "priest"
+        elif vote is not None and vote.targets and state.get(vote.targets[0]).alive:
             victims.append(vote.targets[0])
             via = state.get(mover).peaceful
     victims = list(_seat_sorted(state, list(dict.fromkeys(victims))))
-    if any(not state.get(n).is_black for n in victims):
+    for mover, target in destroyed:  # §16.4: crippled; his negative moves of tonight stopped
+        events.append(Destroyed(mover, target))
+        state, crippled = deaths.cripple(state, [(target, "executor")])
+        events.extend(crippled)
+        blocks = (*state.blocks, RoleBlock(target, True, state.day + 1))
+        state = replace(state, blocks=blocks)
+    if any(state.get(n).is_red for n in victims):
         state = replace(state, red_lynched=True)
         state, lost = deaths.lose_post(state, "red_lynched")
         events.extend(lost)
     state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in victims], at_night=False, via=via)
+    state = day_roles.recover(state, victims)
     state, posts = deaths.after_deaths(state, victims)
     state, heirs = deaths.inherit(state, victims)
     events.extend((*posts, *died, *heirs))
@@ -372,7 +509,7 @@ def _inactivity(state: GameState, pending: Pending) -> tuple[GameState, tuple[Ev
     removed: list[str] = []
     players = []
     for player in state.players:
-        if player.name in asked and player.alive:
+        if player.name in asked and player.alive and not player.is_elite:
             missed = 0 if player.name in voted else player.missed + 1
             player = replace(player, missed=missed)
             if missed:

@@ -8,7 +8,17 @@ from dataclasses import replace
 
 from rules.core.events import Event
 from rules.mafia import ledger
-from rules.mafia.events import Death, MayorLost, RoleChange, SecretaryLost, SideRoleChange
+from rules.mafia.events import (
+    Crippled,
+    Death,
+    Katana,
+    KillTaken,
+    LifeSpent,
+    MayorLost,
+    RoleChange,
+    SecretaryLost,
+    SideRoleChange,
+)
 from rules.mafia.ids import Side, Team
 from rules.mafia.roles import INHERITED
 from rules.mafia.state import GameState, Player
@@ -21,6 +31,8 @@ def revealed(player: Player, *, at_night: bool) -> dict[str, str]:
     shown = {"role": player.peaceful, "team": player.team.value}
     if player.negative is not None:
         shown["negative"] = player.negative
+    if player.faceless:
+        shown["negative"] = "faceless"  # the lynched Faceless is revealed (§16.6)
     return shown
 
 
@@ -37,7 +49,7 @@ def kill(
         replace(p, alive=False, cause=causes[p.name]) if p.name in causes and p.alive else p
         for p in state.players
     )
-    events = tuple(
+    events: tuple[Event, ...] = tuple(
         Death(
             player=p.name,
             cause=causes[p.name],
@@ -47,6 +59,9 @@ def kill(
         for p in state.players
         if p.name in causes and p.alive
     )
+    players, katana = _katana(players)
+    players, wolf = _werewolf_kill(players)
+    events = (*events, *katana, *wolf)
     state = _souls(replace(state, players=players), causes)
     owed = dict(state.ledger.owed)
     for side in ledger.SIDES:
@@ -55,6 +70,36 @@ def kill(
             owed[rival.value] += owed[side.value]
             owed[side.value] = 0
     return replace(state, ledger=replace(state.ledger, owed=owed)), events
+
+
+def _katana(players: tuple[Player, ...]) -> tuple[tuple[Player, ...], tuple[Event, ...]]:
+    """§16.5: when no Maniac lives any more, the first living Geisha (seat order) takes the
+    katana and becomes the maniac side (told by `katana`)."""
+    maniacs = [p for p in players if p.negative == "maniac"]
+    if not maniacs or any(p.alive for p in maniacs) or any(p.katana for p in players):
+        return players, ()
+    heir = next((p for p in players if p.alive and p.negative == "geisha"), None)
+    if heir is None:
+        return players, ()
+    changed = tuple(replace(p, katana=True) if p.name == heir.name else p for p in players)
+    return changed, (Katana(heir.name, maniacs[0].name),)
+
+
+WOLF_SUCCESSION = ("joker", "executor", "poisoner")
+"""§7.4.7: which werewolf takes the kill (the Poisoner always has a poisoning left)."""
+
+
+def _werewolf_kill(players: tuple[Player, ...]) -> tuple[tuple[Player, ...], tuple[Event, ...]]:
+    """§7.4.7: when both killing sides are eliminated, one living werewolf takes the kill: a
+    one-member side (the maniac side's place: cap 1, every night, both sides' owed shots)."""
+    if any(p.alive and p.side is not None for p in players):
+        return players, ()
+    for role in WOLF_SUCCESSION:
+        heir = next((p for p in players if p.alive and p.negative == role), None)
+        if heir is not None:
+            changed = tuple(replace(p, katana=True) if p.name == heir.name else p for p in players)
+            return changed, (KillTaken(heir.name),)
+    return players, ()
 
 
 def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:
@@ -66,6 +111,28 @@ def _souls(state: GameState, causes: Mapping[str, str]) -> GameState:
         return state
     memory = replace(memory, souls=memory.souls + gained, souls_gained=memory.souls_gained + gained)
     return replace(state, memory={**state.memory, "cultist": memory})
+
+
+def cripple(
+    state: GameState, victims: Sequence[tuple[str, str]]
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Cripple every living (name, by-role) (§8.4): his peaceful role is lost for good and he is
+    told (`crippled`); an Immortal whose spare life is intact loses the life instead (§15.2)."""
+    events: list[Event] = []
+    for name, by in victims:
+        player = state.get(name)
+        if not player.alive or player.crippled:
+            continue
+        memory = state.memory_of("immortal")
+        if player.peaceful == "immortal" and not memory.life_spent:
+            memory = replace(memory, life_spent=True)
+            state = replace(state, memory={**state.memory, "immortal": memory})
+            events.append(LifeSpent(name))
+            continue
+        players = tuple(replace(p, crippled=True) if p.name == name else p for p in state.players)
+        state = replace(state, players=players)
+        events.append(Crippled(name, by))
+    return state, tuple(events)
 
 
 def lose_post(state: GameState, reason: str) -> tuple[GameState, tuple[Event, ...]]:
@@ -113,7 +180,11 @@ def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Eve
     a dead Son of the Boss's status to his successor (§16.1)."""
     seat = {p.name: i for i, p in enumerate(state.players)}
     freed = sorted(
-        (state.get(name) for name in dead if state.get(name).peaceful in INHERITED),
+        (
+            state.get(name)
+            for name in dead
+            if state.get(name).peaceful in INHERITED and not state.get(name).crippled
+        ),
         key=lambda p: (p.team is not Team.RED, seat[p.name]),
     )
     heirs = [

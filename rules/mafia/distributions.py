@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from rules.core.model import Distribution, Seat
 from rules.core.rng import draw_index, shuffled
-from rules.mafia.roles import NEGATIVE, PEACEFUL
+from rules.mafia.roles import ELITE, NEGATIVE, PEACEFUL
 
 MIN_PLAYERS = 6
 MAX_PLAYERS = 40
@@ -26,6 +26,19 @@ def negative_roles(distribution: Distribution) -> tuple[str, ...]:
     return tuple(sorted(roles))
 
 
+def elite_roles(distribution: Distribution) -> tuple[str, ...]:
+    """The distribution's elite roles (§11.1, §17: extra players), sorted."""
+    raw = distribution.options.get("elite") or {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{distribution.id}: elite must be a table role -> count")
+    roles: list[str] = []
+    for role, count in raw.items():
+        if role not in ELITE or not isinstance(count, int) or not 0 <= count <= 1:
+            raise ValueError(f"{distribution.id}: elite roles are agent and mason, at most once")
+        roles.extend([str(role)] * count)
+    return tuple(sorted(roles))
+
+
 def check(distribution: Distribution) -> Distribution:
     """Return ``distribution`` when valid for this ruleset (§11.1), else raise ValueError."""
     negative = negative_roles(distribution)
@@ -38,10 +51,14 @@ def check(distribution: Distribution) -> Distribution:
             raise ValueError(f"{distribution.id}: {role} more than {limit} times")
     if any(role not in NEGATIVE for role in negative):
         raise ValueError(f"{distribution.id}: unknown negative role in {negative}")
-    if not 1 <= len(negative) < distribution.players:
-        raise ValueError(f"{distribution.id}: 1 to {distribution.players - 1} negative roles")
-    if distribution.options.get("faceless") or distribution.options.get("elite"):
-        raise ValueError(f"{distribution.id}: the Faceless and elite roles are not implemented")
+    grey = 1 if distribution.options.get("faceless") else 0
+    if not 1 <= len(negative) < distribution.players - grey:
+        raise ValueError(
+            f"{distribution.id}: 1 to {distribution.players - grey - 1} negative roles"
+        )
+    if not any(role in ("mafia", "maniac") for role in negative):
+        raise ValueError(f"{distribution.id}: at least one mafia or maniac")
+    elite_roles(distribution)
     return distribution
 
 
@@ -66,8 +83,47 @@ def default_distribution(players: int) -> Distribution:
     )
 
 
-DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = tuple(
-    default_distribution(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+def full_distributions() -> tuple[Distribution, ...]:
+    """The seed's two full line-ups with optional roles (§11.2): 12 Standard, 16 Extended."""
+    twelve = (*BASE_ROLES, "bodyguard", "prostitute", "journalist", "hero", "judge", "priest")
+    sixteen = (
+        *BASE_ROLES,
+        "politician",
+        "active_citizen",
+        *("bodyguard", "prostitute", "journalist", "hero", "judge", "priest", "hacker"),
+        "kamikaze",
+    )
+    return (
+        Distribution(
+            id="mafia-12-standard-full",
+            players=12,
+            roles=twelve,
+            options={
+                "negative": {"mafia": 2, "maniac": 1, "joker": 1},
+                "faceless": False,
+                "elite": {},
+                "mayor": True,
+                "format": "standard",
+            },
+        ),
+        Distribution(
+            id="mafia-16-extended-full",
+            players=16,
+            roles=sixteen,
+            options={
+                "negative": {"mafia": 2, "maniac": 1, "poisoner": 1, "executor": 1},
+                "faceless": False,
+                "elite": {},
+                "mayor": True,
+                "format": "extended",
+            },
+        ),
+    )
+
+
+DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = (
+    *(default_distribution(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+    *full_distributions(),
 )
 
 
@@ -77,7 +133,11 @@ def pick(n_players: int, seed: int, extra: Sequence[Distribution] = ()) -> Distr
     Raises ValueError when none fits or one that fits is invalid (an admin's distribution that
     names an unimplemented role must be noticed, not skipped now and then).
     """
-    fitting = [check(d) for d in (*DEFAULT_DISTRIBUTIONS, *extra) if d.players == n_players]
+    fitting = [
+        check(d)
+        for d in (*DEFAULT_DISTRIBUTIONS, *extra)
+        if d.players + len(elite_roles(d)) == n_players
+    ]
     if not fitting:
         raise ValueError(f"no mafia distribution for {n_players} players")
     return fitting[draw_index(seed, 0, len(fitting))]
@@ -86,21 +146,39 @@ def pick(n_players: int, seed: int, extra: Sequence[Distribution] = ()) -> Distr
 def deal(
     names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
 ) -> tuple[Seat, ...]:
-    """Deal peaceful roles by a seeded shuffle, then lay the negative roles on a seeded shuffle
-    of the players (§11.3).  Raises ValueError when the counts differ."""
+    """Give the elite roles to players drawn with the seed, then deal the peaceful roles over the
+    others by a seeded shuffle and lay the negative roles on a seeded shuffle of them (§11.3).
+    Raises ValueError when the counts differ."""
     check(distribution)
-    if len(names) != distribution.players:
-        raise ValueError(f"{distribution.id} is for {distribution.players} players")
-    pairs = [(entry, None) if isinstance(entry, str) else entry for entry in names]
+    elite = elite_roles(distribution)
+    if len(names) != distribution.players + len(elite):
+        raise ValueError(f"{distribution.id} is for {distribution.players + len(elite)} players")
+    everyone = [(entry, None) if isinstance(entry, str) else entry for entry in names]
+    drawn = shuffled(seed, "elite", range(len(everyone)))[: len(elite)] if elite else []
+    given = {index: role for index, role in zip(sorted(drawn), elite, strict=True)}
+    pairs = [pair for index, pair in enumerate(everyone) if index not in given]
+    main = _deal_main(pairs, distribution, seed)
+    seats: list[Seat] = []
+    for index, (name, gender) in enumerate(everyone):
+        seats.append(Seat(name, given[index], gender) if index in given else main.pop(0))
+    return tuple(seats)
+
+
+def _deal_main(
+    pairs: Sequence[tuple[str, str | None]], distribution: Distribution, seed: int
+) -> list[Seat]:
+    """The main deal over the main players, seat order kept (§11.3)."""
     peaceful = shuffled(seed, "peaceful", distribution.roles)
     order = shuffled(seed, "blacks", range(len(pairs)))
     negative = shuffled(seed, "negative", negative_roles(distribution))
     overlay = dict(zip(order, negative, strict=False))
-    return tuple(
+    if distribution.options.get("faceless"):  # the next player is the Faceless (§11.3)
+        overlay[order[len(negative)]] = "faceless"
+    return [
         Seat(
             name=name,
             role=f"{role}+{overlay[index]}" if index in overlay else role,
             gender=gender,
         )
         for index, ((name, gender), role) in enumerate(zip(pairs, peaceful, strict=True))
-    )
+    ]

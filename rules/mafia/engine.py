@@ -11,10 +11,10 @@ from rules.core.pipeline import run_pipeline
 from rules.core.rng import shuffled
 from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
-from rules.mafia import actions, day, ledger, night, night_results, wins
+from rules.mafia import actions, day, elite, ledger, night, night_results, wins
 from rules.mafia.ids import Step
 from rules.mafia.moves import Night
-from rules.mafia.roles import NEGATIVE, PEACEFUL
+from rules.mafia.roles import ELITE, NEGATIVE, PEACEFUL
 from rules.mafia.state import Day, GameState, Player
 
 OPTIONS: Mapping[str, JsonValue] = {"mayor": True, "format": ""}
@@ -31,10 +31,23 @@ STEP_TABLE: StepTable[GameState] = StepTable(
 )
 
 
+def parse_seat_role(text: str) -> tuple[str, str | None, bool]:
+    """Split a scenario role value into (peaceful, negative, faceless) (§13.1): ``faceless`` alone
+    or ``peaceful+faceless`` is the Faceless.  Raises ValueError for an unknown role."""
+    peaceful, _, grey = text.partition("+")
+    if text == "faceless":
+        return "citizen", None, True
+    if grey == "faceless":
+        return parse_role(peaceful)[0], None, True
+    return (*parse_role(text), False)
+
+
 def parse_role(text: str) -> tuple[str, str | None]:
     """Split a scenario role value: ``peaceful``, ``peaceful+negative`` or ``negative`` alone
     (= ``citizen+negative``) (§13.1).  Raises ValueError for an unknown role."""
     peaceful, _, negative = text.partition("+")
+    if not negative and peaceful in ELITE:
+        return peaceful, None
     if not negative and peaceful in NEGATIVE:
         peaceful, negative = "citizen", peaceful
     if peaceful not in PEACEFUL:
@@ -62,20 +75,25 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
         raise ValueError("a game needs at least 3 players with distinct names")
     players = []
     for seat in seats:
-        peaceful, negative = parse_role(seat.role)
-        players.append(Player(seat.name, peaceful, negative, seat.gender))
+        peaceful, negative, faceless = parse_seat_role(seat.role)
+        players.append(Player(seat.name, peaceful, negative, seat.gender, faceless=faceless))
     _check_roles(players)
+    if sum(1 for p in players if p.faceless) > 1:
+        raise ValueError("at most one Faceless")
     game_format = str(settings.option("format", "") or "")
     if not game_format:
-        game_format = "extended" if len(players) >= EXTENDED_FROM else "standard"
+        main = [p for p in players if not p.is_elite]
+        game_format = "extended" if len(main) >= EXTENDED_FROM else "standard"
     if game_format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {game_format!r}")
+    if len([p for p in players if not p.is_elite]) < 3:
+        raise ValueError("a game needs at least 3 main players")
     heirs = [p.name for p in players if p.peaceful == "active_citizen"]
     state = GameState(
         settings=settings,
         players=tuple(players),
         format=game_format,
-        peaceful_roles=tuple(sorted({p.peaceful for p in players})),
+        peaceful_roles=tuple(sorted({p.peaceful for p in players if not p.is_elite})),
         heirs=tuple(shuffled(settings.seed, "heirs", heirs)),
         day=1,
     )
@@ -120,10 +138,15 @@ def resolve(state: GameState) -> Resolution[GameState]:
     while True:
         step = state.step
         resolver = _resolve_night if step == Step.NIGHT else day.RESOLVERS[Step(step)]
-        state, new_events, new_trace, following = resolver(state)
+        before = elite.record_sides(state)
+        state, new_events, new_trace, following = resolver(before)
         events.extend(new_events)
+        state, left = elite.agents_leave(before, state, following)
+        events.extend(left)
         trace.extend(f"{step}: {line}" for line in new_trace)
-        state, ending = wins.check_end(state, day_starts=step == Step.NIGHT)
+        state, ending = wins.check_end(
+            state, day_starts=step == Step.NIGHT, night_next=following == Step.NIGHT
+        )
         events.extend(ending)
         if state.is_over:
             return Resolution(state, tuple(events), tuple(trace))

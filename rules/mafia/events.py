@@ -97,6 +97,8 @@ class VoteStart(Event):
     needed: int
     drugged: tuple[str, ...] = ()
     defended: str | None = None
+    shadow: str | None = None
+    detonator: str | None = None
 
 
 @dataclass(frozen=True)
@@ -434,6 +436,241 @@ class GuardReport(_Private):
 
 
 @dataclass(frozen=True)
+class VisitorRoles(_Private):
+    """The roles (scenario form, no names) of ``player``'s night visitors and of the players who
+    made a move on themselves (the Politician §15.1, the Priest §15.11, the Hypnotist §15.18)."""
+
+    type: ClassVar[str] = "visitor_roles"
+    player: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Patronage(_Private):
+    """The Politician's patronage of ``target`` (§15.1): the roles of ``target``'s visitors."""
+
+    type: ClassVar[str] = "patronage"
+    player: str
+    target: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Explosion(Event):
+    """The lynched Terrorist ``player``'s explosion blocks the roles of the players whose ballots
+    named him (public, §15.6)."""
+
+    type: ClassVar[str] = "explosion"
+    player: str
+    blocked: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Detonator(Event):
+    """The Terrorist ``player``'s detonator on ``target`` (public, §15.6): ``effect`` `killed`
+    (both die) or `crippled` (the target lives, crippled)."""
+
+    type: ClassVar[str] = "detonator"
+    player: str
+    target: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class Forgiven(Event):
+    """The Priest ``player`` forgave ``target``, who is rescued from the lynch (public, §15.11);
+    a priest revote follows."""
+
+    type: ClassVar[str] = "forgiven"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
+class HypnosisResult(_Private):
+    """A killer the Hypnotist ``player`` redirected killed ``target`` (§15.18)."""
+
+    type: ClassVar[str] = "hypnosis_result"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
+class JokerCheck(_Private):
+    """The Joker ``player``'s check of ``target`` (§16.2): the ``colour`` read, his peaceful
+    ``role``, his ``negative`` role when he truly reads black, ``false_black`` for a rumoured
+    red."""
+
+    type: ClassVar[str] = "joker_check"
+    player: str
+    target: str
+    colour: str
+    role: str
+    negative: str | None
+    false_black: bool
+
+
+@dataclass(frozen=True)
+class JokerLate(_Private):
+    """One night later (§16.2): a black ``target`` the Joker read `red` is black, with his
+    ``negative`` role."""
+
+    type: ClassVar[str] = "joker_late"
+    player: str
+    target: str
+    colour: str
+    negative: str | None
+
+
+@dataclass(frozen=True)
+class JokerInfo(_Private):
+    """A killing side's member learns the Joker's result of the night (§16.2), without the
+    target's peaceful role."""
+
+    type: ClassVar[str] = "joker_info"
+    player: str
+    target: str
+    colour: str
+    negative: str | None
+
+
+@dataclass(frozen=True)
+class Captured(_Private):
+    """``player`` was captured by the Executor: his peaceful role is blocked ("feels pain")."""
+
+    type: ClassVar[str] = "captured"
+    player: str
+
+
+@dataclass(frozen=True)
+class Interrogation(_Private):
+    """The Executor ``player`` learns his captive's peaceful ``role`` and ``team`` (§16.4)."""
+
+    type: ClassVar[str] = "interrogation"
+    player: str
+    target: str
+    role: str
+    team: str
+
+
+@dataclass(frozen=True)
+class CaptiveDecision(_Private):
+    """The captive ``player`` learns the Executor's decision: `release` or `torture` (§16.4)."""
+
+    type: ClassVar[str] = "captive_decision"
+    player: str
+    decision: str
+
+
+@dataclass(frozen=True)
+class Destroyed(Event):
+    """The lynched Executor ``player`` destroys ``target``: crippled (public, §16.4)."""
+
+    type: ClassVar[str] = "destroyed"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Katana(_Private):
+    """The Geisha ``player`` takes the dead Maniac ``maniac``'s katana (§16.5): she is the
+    maniac side from now on."""
+
+    type: ClassVar[str] = "katana"
+    player: str
+    maniac: str
+
+
+@dataclass(frozen=True)
+class KillTaken(_Private):
+    """The werewolf ``player`` takes the kill: both killing sides are gone (§7.4.7)."""
+
+    type: ClassVar[str] = "kill_taken"
+    player: str
+
+
+@dataclass(frozen=True)
+class AgentLeft(Event):
+    """The Agent ``player`` leaves the game (public, §17.1): his ``side`` (a team id), or None
+    when he sided by a player's name or not at all."""
+
+    type: ClassVar[str] = "agent_left"
+    player: str
+    side: str | None
+
+
+@dataclass(frozen=True)
+class Slash(Event):
+    """``player`` was slashed by the Faceless tonight (public, §16.6)."""
+
+    type: ClassVar[str] = "slash"
+    player: str
+
+
+@dataclass(frozen=True)
+class Slashed(_Private):
+    """The slashed ``player`` learns her ``target``: his lynch gives her role back (§16.6)."""
+
+    type: ClassVar[str] = "slashed"
+    player: str
+    target: str
+
+
+@dataclass(frozen=True)
+class SlashTarget(_Private):
+    """``player`` is the target of a Faceless slash (§16.6)."""
+
+    type: ClassVar[str] = "slash_target"
+    player: str
+
+
+@dataclass(frozen=True)
+class SlashResult(_Private):
+    """The Faceless ``player`` learns his victim ``target``'s peaceful ``role`` (§16.6)."""
+
+    type: ClassVar[str] = "slash_result"
+    player: str
+    target: str
+    role: str
+
+
+@dataclass(frozen=True)
+class FacelessLeft(Event):
+    """The Faceless ``player`` leaves the game with ``outcome`` `win` (public, §16.6)."""
+
+    type: ClassVar[str] = "faceless_left"
+    player: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class NightVisit(_Private):
+    """``player`` was taken for the night by the Prostitute or the Geisha (§15.4, §16.5)."""
+
+    type: ClassVar[str] = "night_visit"
+    player: str
+
+
+@dataclass(frozen=True)
+class ClientRole(_Private):
+    """The Prostitute (or the Geisha) ``player`` learns her client's peaceful ``role``."""
+
+    type: ClassVar[str] = "client_role"
+    player: str
+    target: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Crippled(_Private):
+    """``player`` is crippled by ``by`` (a role id, §8.4): his peaceful role is lost for good."""
+
+    type: ClassVar[str] = "crippled"
+    player: str
+    by: str
+
+
+@dataclass(frozen=True)
 class Drugged(_Private):
     """``player`` was drugged tonight (a barrier at the next day's votes; dose untold, §15.15)."""
 
@@ -560,6 +797,30 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Examination,
         Samples,
         VisitorNames,
+        VisitorRoles,
+        Patronage,
+        Crippled,
+        NightVisit,
+        ClientRole,
+        Explosion,
+        Detonator,
+        Forgiven,
+        HypnosisResult,
+        JokerCheck,
+        JokerLate,
+        JokerInfo,
+        Captured,
+        Interrogation,
+        CaptiveDecision,
+        Destroyed,
+        Katana,
+        KillTaken,
+        AgentLeft,
+        Slash,
+        Slashed,
+        SlashTarget,
+        SlashResult,
+        FacelessLeft,
         GuardReport,
         Drugged,
         HeroSave,

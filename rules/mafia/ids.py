@@ -57,6 +57,13 @@ class Cause(enum.StrEnum):
     INQUISITOR = "inquisitor"  # optional: the Inquisitor's burn (§15.10)
     FANATIC = "fanatic"  # optional: the Fanatic's revenge (§15.17)
     CULTIST = "cultist"  # optional: the Cultist's devour (§15.21)
+    KAMIKAZE = "kamikaze"  # optional: the Kamikaze's retaliation (§15.19)
+    MADMAN = "madman"  # optional: the Madman's fire (§15.20)
+    POISON = "poison"  # optional: the Poisoner's poison (§16.3)
+    GEISHA = "geisha"  # optional: the Geisha's katana (§16.5)
+    JOKER = "joker"  # optional: werewolves holding the kill (§7.4.7)
+    POISONER = "poisoner"
+    EXECUTOR = "executor"
 
 
 class Code(enum.StrEnum):
@@ -104,6 +111,12 @@ SIDE_OF_ROLE: Mapping[str, Side] = {
     "maniac": Side.MANIAC,
 }
 """The killing side of each negative role that has one (§1.1)."""
+
+ELITE_ROLES = frozenset({"agent", "mason"})
+"""The elite roles (§17): extra players outside every count."""
+
+WEREWOLVES = frozenset({"joker", "poisoner", "executor", "geisha"})
+"""The werewolves of §16 that read `red` until their first credited kill (§16)."""
 
 CAUSES: tuple[str, ...] = tuple(cause.value for cause in Cause)
 STEPS: tuple[str, ...] = tuple(step.value for step in Step)

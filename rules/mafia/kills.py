@@ -74,7 +74,7 @@ def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
             moves.append(
                 Move(
                     member.name,
-                    side.value,
+                    (member.negative or side.value) if member.katana else side.value,
                     "kill",
                     (target,),
                     slot=8,

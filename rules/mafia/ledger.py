@@ -52,7 +52,9 @@ def capacity(state: GameState, side: Side) -> int:
     members = state.side_members(side)
     if side is Side.MAFIA:
         return len(members)
-    return 2 if members else 0
+    if any(m.negative == "maniac" for m in members):
+        return 2
+    return 1 if members else 0  # a Geisha with the katana (§16.5)
 
 
 def open_night(state: GameState, night: int) -> tuple[Ledger, tuple[str, ...]]:

@@ -8,6 +8,9 @@ from rules.mafia import status
 from rules.mafia.ids import Stop
 from rules.mafia.state import GameState
 
+CLIENT_EXEMPT = frozenset({"executor", "drug_dealer", "journalist"})
+"""The roles whose moves on the Prostitute's client do not fail (§15.4)."""
+
 
 @dataclass(frozen=True)
 class Move:
@@ -70,18 +73,43 @@ class Night:
     retargeted: dict[str, str] = field(default_factory=dict)
     watch: Move | None = None
     shot_at_drunk: bool = False
+    sent: list[Move] = field(default_factory=list)
+    patron: Move | None = None
+    client: str | None = None
+    client_safe: bool = False
+    taker: Move | None = None
+    failed: list[Move] = field(default_factory=list)
+    hypnotist: str | None = None
+    hypnotized: dict[str, str] = field(default_factory=dict)
+    fire: Move | None = None
+    joker: Move | None = None
+    capture: Move | None = None
+    geisha: Move | None = None
+    slash: tuple[str, str, str] | None = None
+    geisha_client: str | None = None
+    decision: str | None = None
+    flipped: set[str] = field(default_factory=set)
+    poison: Move | None = None
+    poison_deaths: list[Move] = field(default_factory=list)
+    cured: list[str] = field(default_factory=list)
+    cripples: list[tuple[str, str]] = field(default_factory=list)
 
     def stop_reason(self, owner: str, *, peaceful: bool, kill: bool, exempt: bool) -> Stop | None:
         """The first stop reason that holds for ``owner``'s move now (§7.3); ``exempt``: the
         move is not stopped by an earlier attack (the Doctor healing only himself)."""
-        if owner in self.attacked and not exempt:
+        pain = not peaceful and self.state.get(owner).negative == "executor"  # §16.4
+        if owner in self.attacked and not exempt and not pain:
             return Stop.ATTACKED
         if self.state.is_role_blocked(owner, negative=not peaceful):
             return Stop.ROLE_BLOCKED
+        if owner == self.client or (owner == self.geisha_client and peaceful):
+            return Stop.CLIENT  # the Geisha's client keeps his negative moves (§16.5)
         if owner == self.arrested:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
             return Stop.HOME
+        if self.fire is not None and peaceful:
+            return Stop.FIRE  # §15.20: every peaceful move after N13
         return None
 
     def send(self, move: Move, *, exempt: bool = False) -> bool:
@@ -89,6 +117,7 @@ class Night:
         reason = self.stop_reason(
             move.owner, peaceful=not move.negative, kill=move.kill, exempt=exempt
         )
+        self.sent.append(move)
         visits = not move.stays_home and any(t != move.owner for t in move.targets)
         if reason is not Stop.HOME and visits:
             self.visits.append(move)
@@ -99,16 +128,25 @@ class Night:
             self.went_out.add(move.owner)
         return True
 
-    def fails_at(self, name: str) -> bool:
-        """Whether moves aimed at ``name`` fail as on a corpse: the drunk Bum (§15.8)."""
+    def fails_at(self, name: str, role: str = "", *, negative: bool = False) -> bool:
+        """Whether ``role``'s moves aimed at ``name`` fail: on the drunk Bum as on a corpse
+        (§15.8); on the Prostitute's client except the Executor's, the Drug dealer's and the
+        Journalist's (§15.4); on the Geisha's client except negative moves, the Drug dealer's
+        and the Journalist's (§16.5)."""
+        if name == self.client and role not in CLIENT_EXEMPT:
+            return True
+        if name == self.geisha_client and role not in CLIENT_EXEMPT and not negative:
+            return True
         return name == status.drunk_bum(self.state)
 
     def strike(self, move: Move) -> None:
         """A kill move that happens reaches its target (§7.3): on the drunk Bum it fails (§15.8);
         a red Bodyguard's ward passes it to the Bodyguard (§15.3); a black Bodyguard's ward
         cannot be protected; else the Blocker's protection repels it, or it is an attack."""
-        if self.fails_at(move.target):
-            self.shot_at_drunk = True
+        if self.fails_at(move.target, negative=move.negative):
+            self.shot_at_drunk = self.shot_at_drunk or move.target != self.client
+            return
+        if self._is_geisha_void(move):
             return
         guard = self.guard
         if (
@@ -130,12 +168,40 @@ class Night:
                 return
         self._hit(move)
 
+    def _reaches_company(self, move: Move) -> bool:
+        geisha, company = self.geisha, self.geisha_client
+        if geisha is None or company is None or move.target != geisha.owner:
+            return False
+        red = not self.state.get(company).is_black
+        return company != geisha.owner and red and move.action != "suicide"
+
+    def _is_geisha_void(self, move: Move) -> bool:
+        """§16.5: a black killer's move on the Geisha's black client, or her black client's kill
+        on her, is void."""
+        geisha, client = self.geisha, self.geisha_client
+        if geisha is None or client is None or not self.state.get(client).is_black:
+            return False
+        on_client = move.negative and move.target == client
+        return on_client or (move.owner == client and move.target == geisha.owner)
+
     def _hit(self, move: Move) -> None:
-        if move.target == self.protected:
+        # The Blocker's protection repels kill moves, not the Madman's fire (§15.20).
+        if move.target == self.protected and move.role != "madman":
             self.repelled.append(move)
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
+        if self._reaches_company(move):  # §16.5: a kill on her reaches a red client too
+            company = self.geisha_client or ""
+            self.attacks.append(replace(move, targets=(company,)))
+            self.attacked.add(company)
+        taker = self.taker
+        client = self.client
+        spreads = not self.client_safe and move.action != "suicide"
+        if taker is not None and move.target == taker.owner and client is not None and spreads:
+            # §15.4: a kill that reaches her reaches her client alike.
+            self.attacks.append(replace(move, targets=(client,)))
+            self.attacked.add(client)
 
     def is_unsavable(self, name: str) -> bool:
         """Whether a heal cannot save ``name`` tonight: a black Bodyguard guards him without
@@ -178,6 +244,14 @@ class Night:
             for target in move.targets:
                 if target != name and target not in found:
                     found.append(target)
+        return tuple(found)
+
+    def self_movers(self) -> tuple[str, ...]:
+        """The players who sent a night move aimed at themselves tonight, in slot order."""
+        found: list[str] = []
+        for move in self.sent:
+            if move.owner in move.targets and move.owner not in found:
+                found.append(move.owner)
         return tuple(found)
 
     def is_stopped(self, move: Move) -> bool:

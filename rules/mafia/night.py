@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rules.core.pipeline import Stage
+from rules.core.rng import draw_from
 from rules.mafia import kills, status
 from rules.mafia.ids import Stop
 from rules.mafia.moves import Move, Night
-from rules.mafia.state import GameState, RoleBlock
+from rules.mafia.roles import ACTIONS
+from rules.mafia.state import GameState, RoleBlock, StoredVote
 
 PEACEFUL_SHOT = -1
 """The shot id of a black's kill through his peaceful role (one of his side's kill moves)."""
@@ -83,6 +85,71 @@ def evening(night: Night) -> tuple[Night, Sequence[str]]:
     return night, lines
 
 
+def slash(night: Night) -> tuple[Night, Sequence[str]]:
+    """N1 (§16.6): the Faceless slashes a victim (blocked until she recovers; a black victim's
+    negative moves of tonight are stopped) and gives her a target; it cannot be stopped.  A blank
+    only when the last day's vote ended in an empty revote; otherwise a blank or missing slash
+    slashes himself, or a drawn victim when he is one already; a missing target is drawn."""
+    state = night.state
+    faceless = next((p for p in state.living if p.faceless), None)
+    if faceless is None:
+        return night, []
+    vote = state.vote_of(faceless.name, "slash")
+    posts = (state.mayor_in_office(), state.secretary_in_office())
+    victims = [
+        p.name for p in state.living if p.name not in (*posts, *state.slashed, *state.recovered)
+    ]
+    named = vote.targets if vote is not None else ()
+    if vote is not None and not named and state.today.revote_empty:
+        return night, [f"{faceless.name} slashes nobody"]
+    if named and named[0] in victims:
+        victim = named[0]
+    elif faceless.name in victims:
+        victim = faceless.name
+    elif victims:
+        victim = draw_from(state.seed, state.draws, victims)
+        state = replace(state, draws=state.draws + 1)
+    else:
+        return night, ["nobody can be slashed"]
+    pool = [
+        p.name for p in state.living if p.name not in (faceless.name, victim, *state.slash_targets)
+    ]
+    if len(named) == 2 and named[1] in pool:
+        target = named[1]
+    elif pool:
+        target = draw_from(state.seed, state.draws, pool)
+        state = replace(state, draws=state.draws + 1)
+    else:
+        target = ""
+    blocks = state.blocks
+    if state.get(victim).is_black:
+        blocks = (*blocks, RoleBlock(victim, True, night.number + 1))
+    state = replace(
+        state,
+        slashed={**state.slashed, victim: target},
+        slash_targets=(*state.slash_targets, *((target,) if target else ())),
+        blocks=blocks,
+    )
+    night.state = state
+    night.slash = (faceless.name, victim, target)
+    if victim != faceless.name:
+        night.visits.append(Move(faceless.name, "faceless", "slash", (victim,), slot=1))
+    return night, [f"{faceless.name} slashes {victim} (target {target or 'none'})"]
+
+
+def patronage(night: Night) -> tuple[Night, Sequence[str]]:
+    """E12 (§15.1): the Politician as Mayor or Secretary takes a player under his patronage."""
+    holder = night.state.holder("politician")
+    vote = night.state.vote_of(holder.name, "patronage") if holder else None
+    if holder is None or vote is None or not vote.targets:
+        return night, []
+    move = Move(holder.name, "politician", "patronage", vote.targets, slot=12)
+    if not night.evening(move):
+        return night, [f"{holder.name}'s patronage is stopped"]
+    night.patron = move
+    return night, [f"{holder.name} takes {move.target} under his patronage"]
+
+
 def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     """N2: the Blocker's arrest or protection; nothing before him can stop it (§7.5)."""
     holder = night.state.holder("blocker")
@@ -93,13 +160,130 @@ def blocker(night: Night) -> tuple[Night, Sequence[str]]:
     if not night.send(Move(holder.name, "blocker", mode, (target,), slot=2)):
         return night, [f"{holder.name}'s {mode} is stopped"]  # only a role block can (§7.5)
     night.block = (mode, target)
-    if night.fails_at(target) or target == status.acting_bum(night.state):
-        return night, [f"{holder.name}'s {mode} fails on the Bum (§15.8)"]
+    immune = (status.acting_bum(night.state), status.active_kamikaze(night.state))
+    if night.fails_at(target) or target in immune:
+        return night, [f"{holder.name}'s {mode} fails on {target} (§15.8, §15.19)"]
     if mode == "arrest":
         night.arrested = target
     else:
         night.protected = target
     return night, [f"{holder.name} {mode}s {target}"]
+
+
+def _with_client(night: Night, healed: tuple[str, ...]) -> tuple[str, ...]:
+    """§15.4: a heal that reaches the Prostitute reaches her client alike."""
+    taker, client = night.taker, night.client
+    if taker is None or client is None or taker.owner not in healed or client in healed:
+        return healed
+    return (*healed, client)
+
+
+def geisha(night: Night) -> tuple[Night, Sequence[str]]:
+    """N3 (§16.5): the Geisha keeps a client company (fails on a protected player, a watching Bum,
+    an active Kamikaze); the Blocker's arrest of her client has no effect (ruling 25)."""
+    state = night.state
+    for player in state.living:
+        vote = state.vote_of(player.name, "company")
+        if player.negative != "geisha" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "geisha", "company", vote.targets, 3, True, stays_home=True)
+        if not night.send(move):
+            return night, [f"{player.name}'s company is stopped"]
+        client = move.target
+        immune = (status.acting_bum(state), status.active_kamikaze(state), night.protected)
+        if client in immune or night.fails_at(client):
+            night.failed.append(move)
+            return night, [f"{player.name}'s company fails on {client}"]
+        night.geisha = move
+        night.geisha_client = client
+        if night.arrested == client:
+            night.arrested = None
+        return night, [f"{player.name} keeps {client} company"]
+    return night, []
+
+
+def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
+    """N4 (§15.4): the Prostitute takes a client (``safe``: with protection); the Blocker's move
+    on her client has no effect (RULING 25)."""
+    holder = night.state.holder("prostitute")
+    vote = _vote(night.state, holder.name, "take") if holder else None
+    if holder is None or vote is None or not vote[1]:
+        return night, []
+    move = Move(holder.name, "prostitute", vote[0], vote[1], slot=4)
+    if not night.send(move):
+        return night, [f"{holder.name}'s {vote[0]} is stopped"]
+    client = move.target
+    immune = (
+        status.acting_bum(night.state),
+        status.active_kamikaze(night.state),
+        night.geisha_client,
+    )
+    if night.fails_at(client) or client in immune:
+        night.failed.append(move)
+        return night, [f"{holder.name}'s {vote[0]} fails on {client}"]
+    night.taker = move
+    night.client = client
+    black_pair = holder.is_black and night.state.get(client).is_black
+    night.client_safe = vote[0] == "safe" or black_pair
+    if night.arrested == client:
+        night.arrested = None
+    if night.protected == client:
+        night.protected = None
+    return night, [f"{holder.name} takes {client}" + (" (safe)" if night.client_safe else "")]
+
+
+EARLY_GROUPS = frozenset({"block", "take", "company", "hypnosis"})
+"""Move groups whose slots come before or at N5: the Hypnotist cannot redirect them."""
+
+
+def _is_late_move(vote: StoredVote, state: GameState) -> bool:
+    """Whether ``vote`` is a night move with a slot after N5 (not an evening move)."""
+    if vote.group in EARLY_GROUPS or not vote.targets:
+        return False
+    player = state.get(vote.player)
+    roles = (player.peaceful, *((player.negative,) if player.negative else ()))
+    specs = [spec for role in roles for spec in ACTIONS.get(role, ()) if spec.action == vote.action]
+    return bool(specs) and not any(spec.evening for spec in specs)
+
+
+def hypnotist(night: Night) -> tuple[Night, Sequence[str]]:
+    """N5 (§15.18): every later move aimed at the Hypnotist goes to his subject (or, with `halt`,
+    is not made); kill moves only on one night per game; a kill sent back onto its own shooter is
+    void.  The moves are redirected by rewriting tonight's votes."""
+    state = night.state
+    holder = state.holder("hypnotist")
+    vote = state.vote_of(holder.name, "hypnosis") if holder else None
+    if holder is None or vote is None or (vote.action == "hypnotize" and not vote.targets):
+        return night, []
+    move = Move(holder.name, "hypnotist", vote.action, vote.targets, slot=5, stays_home=True)
+    if not night.send(move):
+        return night, [f"{holder.name}'s hypnosis is broken (stopped)"]
+    subject = vote.targets[0] if vote.targets else None
+    memory = state.memory_of("hypnotist")
+    kills_ok = memory.hypnosis_kill_night in (0, night.number)
+    votes, lines = [], []
+    for cast in state.votes:
+        aimed = _is_late_move(cast, state) and holder.name in cast.targets
+        is_kill = cast.group in ("kill", "revenge", "cult", "act") and cast.action in (
+            "kill",
+            "insure",
+        )
+        if not aimed or cast.player == holder.name or (is_kill and not kills_ok):
+            votes.append(cast)
+            continue
+        night.hypnotized[cast.player] = cast.action
+        if is_kill:
+            memory = replace(memory, hypnosis_kill_night=night.number)
+        if subject is None or (is_kill and subject == cast.player):
+            lines.append(f"{cast.player}'s {cast.action} on {holder.name} is not made")
+            continue
+        targets = tuple(subject if t == holder.name else t for t in cast.targets)
+        votes.append(replace(cast, targets=targets))
+        lines.append(f"{cast.player}'s {cast.action} goes on to {subject}")
+    state = replace(state, votes=tuple(votes), memory={**state.memory, "hypnotist": memory})
+    night.state = state
+    night.hypnotist = holder.name
+    return night, lines or [f"{holder.name} hypnotizes ({subject or 'halt'})"]
 
 
 def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
@@ -111,8 +295,8 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
     move = Move(holder.name, "bodyguard", "guard", vote[1], slot=6)
     if not night.send(move):
         return night, [f"{holder.name}'s guard is stopped"]
-    if night.fails_at(move.target):
-        return night, [f"{holder.name}'s guard fails on the drunk Bum"]
+    if night.fails_at(move.target) or move.target == status.active_kamikaze(night.state):
+        return night, [f"{holder.name}'s guard fails on {move.target}"]
     night.guard = move
     night.guard_black = holder.is_black
     night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
@@ -129,7 +313,7 @@ def bum(night: Night) -> tuple[Night, Sequence[str]]:
     if target is None and vote is not None and vote[0] == "watch" and vote[1]:
         target = vote[1][0]
     if target is None:
-        drunk = night.fails_at(holder.name)
+        drunk = holder.name == status.drunk_bum(night.state)
         return night, [f"{holder.name} is drunk"] if drunk else []
     move = Move(holder.name, "bum", "watch", (target,), slot=7)
     if not night.send(move):
@@ -201,7 +385,7 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
     night.heal = move
     if not night.send(move, exempt=vote[1] == (holder.name,)):
         return night, [f"{holder.name}'s heal is stopped"]
-    night.healed = tuple(name for name in vote[1] if not night.fails_at(name))
+    night.healed = _with_client(night, tuple(n for n in vote[1] if not night.fails_at(n)))
     return night, [f"{holder.name} heals {', '.join(night.healed) or 'nobody'}"]
 
 
@@ -226,7 +410,7 @@ def cult_heal(night: Night) -> tuple[Night, Sequence[str]]:
     if memory.souls < cost:
         night.stopped.append((move, Stop.ROLE_BLOCKED))  # told like a stopped move
         return night, [f"{holder.name} has {memory.souls} soul(s), the heal costs {cost}"]
-    night.healed = (*night.healed, target)
+    night.healed = _with_client(night, (*night.healed, target))
     memory = replace(memory, souls=memory.souls - cost)
     if target == holder.name:
         memory = replace(memory, self_heal_night=night.number)
@@ -243,6 +427,124 @@ def souls(night: Night) -> tuple[Night, Sequence[str]]:
     memory = replace(night.state.memory_of("cultist"), soul_targets=vote.targets)
     night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
     return night, [f"{holder.name}'s souls: {', '.join(vote.targets)}"]
+
+
+def madman(night: Night) -> tuple[Night, Sequence[str]]:
+    """N13 (§15.20): on night 3 the Madman's fire burns unless stopped, with or without a vote;
+    after a stopped night-3 move he may retry with `fire` on a later night.  Each named player is
+    attacked (the Blocker's protection does not repel it)."""
+    state = night.state
+    holder = state.holder("madman")
+    if holder is None or not status.madman_may_fire(state):
+        return night, []
+    vote = state.vote_of(holder.name, "fire")
+    if vote is None and night.number != 3:
+        return night, []
+    targets = vote.targets if vote is not None else ()
+    move = Move(holder.name, "madman", "fire", targets, slot=13, kill=bool(targets))
+    if not night.send(move):
+        return night, [f"{holder.name}'s fire is stopped: he may try again"]
+    night.fire = move
+    memory = replace(state.memory_of("madman"), madman_done=True)
+    night.state = replace(state, memory={**state.memory, "madman": memory})
+    for target in targets:
+        night.strike(replace(move, targets=(target,)))
+    return night, [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+
+
+def captive_decision(night: Night) -> tuple[Night, Sequence[str]]:
+    """E3 (§16.4): the Executor releases his captive of last night (the default) or tortures him
+    (crippled at R; his negative moves of tonight are stopped, unless he tortures himself)."""
+    state = night.state
+    captive = state.captive
+    if captive is None or captive.night != night.number - 1:
+        return night, []
+    vote = state.vote_of(captive.executor, "captive")
+    torture = vote is not None and vote.action == "torture"
+    move = Move(captive.executor, "executor", "torture", (captive.target,), 3, negative=True)
+    if torture and night.evening(move):
+        night.decision = "torture"
+        night.cripples.append((captive.target, "executor"))
+        if captive.target != captive.executor:
+            blocks = (*state.blocks, RoleBlock(captive.target, True, night.number + 1))
+            night.state = replace(state, blocks=blocks)
+        return night, [f"{captive.executor} tortures {captive.target}"]
+    night.decision = "release"
+    return night, [f"{captive.executor} releases {captive.target}"]
+
+
+def capture(night: Night) -> tuple[Night, Sequence[str]]:
+    """N19 (§16.4): at the end of the night the Executor captures a player (himself allowed)."""
+    for player in night.state.living:
+        vote = night.state.vote_of(player.name, "capture")
+        if player.negative != "executor" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "executor", "capture", vote.targets, 19, True, stays_home=True)
+        if not night.send(move):
+            return night, [f"{player.name}'s capture is stopped"]
+        night.capture = move
+        return night, [f"{player.name} captures {move.target}"]
+    return night, []
+
+
+def antidote(night: Night) -> tuple[Night, Sequence[str]]:
+    """E4 (§16.3): the Poisoner's evening antidote saves his victim of last night."""
+    state = night.state
+    for player in state.living:
+        vote = state.vote_of(player.name, "antidote")
+        if player.negative != "poisoner" or vote is None or not state.poisoned:
+            continue
+        if night.evening(Move(player.name, "poisoner", "antidote", (), slot=4, negative=True)):
+            night.state = replace(state, poisoned={})
+            return night, [f"{player.name} gives the antidote"]
+    return night, []
+
+
+def poisoner(night: Night) -> tuple[Night, Sequence[str]]:
+    """N12 (§16.3): last night's poison kills unless a heal reaches the victim tonight; then the
+    Poisoner poisons a player (it fails on a healed, protected or taken player)."""
+    state, lines = night.state, []
+    for victim, number in state.poisoned.items():
+        owner = next((p.name for p in state.players if p.negative == "poisoner"), victim)
+        if number != night.number - 1 or not state.get(victim).alive:
+            continue
+        if victim in night.healed:
+            night.cured.append(victim)
+            lines.append(f"the heal cures {victim}'s poison")
+            continue
+        night.poison_deaths.append(Move(owner, "poison", "poison", (victim,), slot=12))
+        lines.append(f"{victim} dies of poison")
+    for player in state.living:
+        vote = state.vote_of(player.name, "poison")
+        if player.negative != "poisoner" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "poisoner", "poison", vote.targets, 12, True, stays_home=True)
+        if not night.send(move):
+            lines.append(f"{player.name}'s poison is stopped")
+            continue
+        target = move.target
+        if target in night.healed or target == night.protected or night.fails_at(target):
+            night.failed.append(move)
+            lines.append(f"{player.name}'s poison fails on {target}")
+            continue
+        night.poison = move
+        lines.append(f"{player.name} poisons {target}")
+    return night, lines
+
+
+def joker(night: Night) -> tuple[Night, Sequence[str]]:
+    """N15 (§16.2): the Joker's colour check (its result and flip are decided at R, when the
+    night's deaths are known); a werewolf's special move is seen by no tracker or watcher."""
+    for player in night.state.living:
+        vote = night.state.vote_of(player.name, "joker")
+        if player.negative != "joker" or vote is None or not vote.targets:
+            continue
+        move = Move(player.name, "joker", "joker", vote.targets, 15, True, stays_home=True)
+        night.joker = move
+        return night, [
+            f"{player.name} jokes {move.target}: " + ("sent" if night.send(move) else "stopped")
+        ]
+    return night, []
 
 
 def drug_dealer(night: Night) -> tuple[Night, Sequence[str]]:
@@ -308,6 +610,11 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
         if move.target not in night.deaths:
             night.deaths[move.target] = move
             lines.append(f"{move.target} dies ({move.role} {move.owner})")
+    for move in night.poison_deaths:  # poison is no attack (§16.3)
+        night.deaths.setdefault(move.target, move)
+    lines.extend(_madman_deaths(night))
+    lines.extend(_kamikaze(night))
+    lines.extend(_pain_resistance(night))
     lines.extend(_immortal_deaths(night))
     cultist = night.state.holder("cultist")
     if cultist is not None and cultist.name in night.deaths:
@@ -318,6 +625,66 @@ def deaths(night: Night) -> tuple[Night, Sequence[str]]:
             night.state = replace(night.state, memory={**night.state.memory, "cultist": memory})
             lines.append(f"{cultist.name}'s spare life saves him")
     return night, lines
+
+
+def _madman_deaths(night: Night) -> list[str]:
+    """§15.20: two victims of one team who would both die: one drawn with the seed dies, the
+    other survives crippled; with a victim named, the Madman dies whatever protects him."""
+    fire = night.fire
+    if fire is None or not fire.targets:
+        return []
+    lines = []
+    burned = [t for t in fire.targets if t in night.deaths and night.deaths[t].role == "madman"]
+    state = night.state
+    if len(burned) == 2 and state.get(burned[0]).team is state.get(burned[1]).team:
+        spared = draw_from(state.seed, state.draws, burned)
+        night.state = replace(state, draws=state.draws + 1)
+        del night.deaths[spared]
+        night.cripples.append((spared, "madman"))
+        lines.append(f"{spared} survives the fire crippled")
+    if fire.owner not in night.deaths:
+        night.deaths[fire.owner] = replace(fire, targets=(fire.owner,))
+        lines.append(f"{fire.owner} dies in his fire")
+    return lines
+
+
+def _pain_resistance(night: Night) -> list[str]:
+    """§16.4: the Executor survives one night attack by his own spare life."""
+    lines = []
+    for player in night.state.living:
+        killed = night.deaths.get(player.name)
+        if player.negative != "executor" or killed is None or killed.role == "poison":
+            continue
+        memory = night.state.memory_of("executor")
+        if memory.life_spent or killed.action == "suicide":
+            continue
+        del night.deaths[player.name]
+        memory = replace(memory, life_spent=True)
+        night.state = replace(night.state, memory={**night.state.memory, "executor": memory})
+        lines.append(f"{player.name} survives by his pain resistance")
+    return lines
+
+
+def _kamikaze(night: Night) -> list[str]:
+    """§15.19: an attack that reaches an active Kamikaze kills him (no heal saves him) and his
+    credited attacker (cause `kamikaze`, no heal saves him either); an attacker of his own team
+    is crippled instead."""
+    state = night.state
+    name = status.active_kamikaze(state)
+    hits = [m for m in night.attacks if m.target == name and m.owner != name]
+    if name is None or not hits:
+        return []
+    first = hits[0]
+    night.deaths.setdefault(name, first)
+    attacker = state.get(first.owner)
+    if attacker.team is state.get(name).team:
+        night.cripples.append((attacker.name, "kamikaze"))
+        return [f"{name} dies; his attacker {attacker.name} is crippled"]
+    night.deaths.setdefault(attacker.name, Move(name, "kamikaze", "kamikaze", (attacker.name,), 19))
+    if attacker.is_black:
+        memory = replace(state.memory_of("kamikaze"), kamikaze_done=True)
+        night.state = replace(state, memory={**state.memory, "kamikaze": memory})
+    return [f"{name} takes {attacker.name} with him"]
 
 
 def _immortal_deaths(night: Night) -> list[str]:
@@ -387,11 +754,18 @@ def alibi(night: Night) -> tuple[Night, Sequence[str]]:
 STAGES: tuple[Stage[Night], ...] = (
     Stage("E1 immortal", immortal_link),
     Stage("E2 hacker", hacker),
+    Stage("E3 captive", captive_decision),
+    Stage("E4 antidote", antidote),
     Stage("E5 successor", successor),
     Stage("E6 favourite", favourite),
     Stage("E7 souls", souls),
     Stage("E10-E11 evening", evening),
+    Stage("E12 patronage", patronage),
+    Stage("N1 slash", slash),
     Stage("N2 blocker", blocker),
+    Stage("N3 geisha", geisha),
+    Stage("N4 prostitute", prostitute),
+    Stage("N5 hypnotist", hypnotist),
     Stage("N6 bodyguard", bodyguard),
     Stage("N7 bum", bum),
     Stage("N8 negative kills", kills.negative_kills),
@@ -399,9 +773,13 @@ STAGES: tuple[Stage[Night], ...] = (
     Stage("N10 suicides", suicides),
     Stage("N11 doctor", doctor),
     Stage("N11 cultist heal", cult_heal),
+    Stage("N12 poisoner", poisoner),
+    Stage("N13 madman", madman),
     Stage("N14 drug dealer", drug_dealer),
+    Stage("N15 joker", joker),
     Stage("N16-N18 checks", checkers),
     Stage("N18 samples", samples),
+    Stage("N19 capture", capture),
     Stage("R deaths", deaths),
     Stage("R alibi", alibi),
 )

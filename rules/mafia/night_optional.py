@@ -9,6 +9,9 @@ from rules.core.rng import draw_from
 from rules.mafia import status
 from rules.mafia.events import (
     Blocked,
+    CaptiveDecision,
+    Captured,
+    ClientRole,
     Compare,
     Drugged,
     Favourite,
@@ -17,17 +20,29 @@ from rules.mafia.events import (
     Hacked,
     HackResult,
     Heal,
+    HypnosisResult,
+    JokerCheck,
+    JokerInfo,
+    JokerLate,
     LifeSpent,
     LinkAttack,
+    NightVisit,
+    Patronage,
     Revenge,
     RumourSeen,
     Samples,
+    Slash,
+    Slashed,
+    SlashResult,
+    SlashTarget,
     VisitorNames,
+    VisitorRoles,
     Watch,
 )
+from rules.mafia.ids import WEREWOLVES
 from rules.mafia.moves import Move, Night
-from rules.mafia.results import Results, cause_of, check_colour, true_colour
-from rules.mafia.state import Confirm, GameState
+from rules.mafia.results import Results, cause_of, check_colour, is_colourless, true_colour
+from rules.mafia.state import Captive, Confirm, GameState, RoleBlock
 
 
 def immortal_results(night: Night, results: Results) -> None:
@@ -120,7 +135,13 @@ def journalist(night: Night, results: Results) -> None:
         for m in night.visits
         if m.role in ("commissar", "advocate", "inquisitor") and m.action == "check"
     }
-    fail = any(t in night.deaths or t in checked or night.fails_at(t) for t in move.targets)
+    fail = any(
+        t in night.deaths
+        or t in checked
+        or night.fails_at(t, "journalist")
+        or is_colourless(night, t)
+        for t in move.targets
+    )
     if night.is_stopped(move) or fail:
         event = Compare(holder.name, move.targets, "not_provided", False, None)
         results.events.append(event)
@@ -149,7 +170,7 @@ def drug_results(night: Night, results: Results) -> dict[str, int]:
     dose = DOSES[move.action]
     drugged: dict[str, int] = {}
     for target in move.targets:
-        if target in night.deaths or night.fails_at(target):
+        if target in night.deaths or night.fails_at(target, "drug_dealer"):
             results.events.append(Blocked(move.owner, "drug_dealer"))
             continue
         drugged[target] = dose
@@ -230,7 +251,7 @@ def bum_results(night: Night, results: Results) -> None:
     if holder is None:
         return
     memory = results.memory["bum"]
-    if night.fails_at(holder.name):
+    if holder.name == status.drunk_bum(night.state):
         results.memory["bum"] = replace(
             memory, drank_night=night.number, no_drink=memory.no_drink or night.shot_at_drunk
         )
@@ -282,3 +303,172 @@ def cult_results(night: Night, results: Results) -> None:
         mate = any(night.state.get(v).team is holder.team for v in devoured)
         memory = replace(memory, devoured=True, cult_life=memory.cult_life or mate)
     results.memory["cultist"] = memory
+
+
+def visitor_roles(night: Night, results: Results, name: str, *, self_movers: bool = True) -> None:
+    """N18: the roles (no names) of a player's night visitors and of the players who made a
+    move on themselves (the Politician §15.1, the Priest §15.11, the Hypnotist §15.18)."""
+    state = night.state
+    if state.is_role_blocked(name):
+        return
+    movers = list(night.visitors_of(name))
+    if self_movers:  # §15.1: the Politician also sees the players who moved on themselves
+        movers += [n for n in night.self_movers() if n != name]
+    roles = tuple(state.get(n).role for n in dict.fromkeys(movers))
+    if roles:
+        results.events.append(VisitorRoles(name, roles))
+
+
+def politician_results(night: Night, results: Results) -> None:
+    """§15.1: the Politician's visitor roles, and the roles of his patronage's visitors."""
+    holder = night.state.holder("politician")
+    if holder is None:
+        return
+    visitor_roles(night, results, holder.name)
+    patron = night.patron
+    if patron is not None:
+        roles = tuple(night.state.get(n).role for n in night.visitors_of(patron.target))
+        event: Event = Patronage(holder.name, patron.target, roles)
+        results.events.append(event)
+        results.remember("politician", event)
+
+
+def prostitute_results(night: Night, results: Results) -> None:
+    """§15.4, §16.5: the client is told of the visit; the Prostitute (the Geisha) learns his
+    peaceful role."""
+    geisha = night.geisha
+    if geisha is not None and night.geisha_client is not None:
+        company = night.geisha_client
+        if company != geisha.owner:
+            results.events.append(NightVisit(company))
+        results.events.append(ClientRole(geisha.owner, company, night.state.get(company).peaceful))
+    taker = night.taker
+    if taker is None or night.client is None:
+        return
+    results.events.append(NightVisit(night.client))
+    event: Event = ClientRole(taker.owner, night.client, night.state.get(night.client).peaceful)
+    results.events.append(event)
+    results.remember("prostitute", event)
+
+
+def cripples(night: Night) -> list[tuple[str, str]]:
+    """The players crippled tonight (§8.4): the Madman's and the Kamikaze's (§15.19, §15.20),
+    and a `safe` client of a Prostitute who died from an attack (§15.4)."""
+    found = list(night.cripples)  # the Madman's spared victim, the Kamikaze's teammate
+    taker, client = night.taker, night.client
+    if taker is None or client is None or not night.client_safe:
+        return found
+    if taker.owner in night.deaths and client not in night.deaths:
+        found.append((client, "prostitute"))
+    return found
+
+
+def hypnotist_results(night: Night, results: Results) -> None:
+    """§15.18: the roles of the players whose moves he took, and a redirected killer's victim."""
+    name = night.hypnotist
+    if name is None:
+        return
+    roles = tuple(night.state.get(n).role for n in night.hypnotized)
+    if roles:
+        results.events.append(VisitorRoles(name, roles))
+    for victim, move in night.deaths.items():
+        if move.owner in night.hypnotized and move.kill:
+            event: Event = HypnosisResult(name, victim)
+            results.events.append(event)
+            results.remember("hypnotist", event)
+
+
+def joker_results(night: Night, results: Results) -> None:
+    """§16.2: the Joker's check (failed on a stopped move, a player killed tonight, a client or a
+    protected player); a passed check flips the target's colour for the later checks of the
+    night, and the killing sides' living members learn it; a black read `red` is told one night
+    later."""
+    state = night.state
+    results.events.extend(
+        JokerLate(c.player, c.target, "black", state.get(c.target).negative)
+        for c in state.confirms
+        if c.kind == "joker"
+    )
+    move = night.joker
+    if move is None or night.is_stopped(move):
+        return
+    target = state.get(move.target)
+    if target.name in night.deaths or night.fails_at(target.name) or target.name == night.protected:
+        night.failed.append(move)
+        return
+    colour = check_colour(night, move.owner, target.name)
+    night.flipped.add(target.name)
+    black = colour.value == "black"
+    negative = target.negative if black and target.is_black else None
+    event = JokerCheck(
+        move.owner,
+        target.name,
+        colour.value,
+        target.peaceful,
+        negative,
+        black and not target.is_black,
+    )
+    results.events.append(event)
+    if not black and target.is_black and target.name != move.owner:
+        results.confirms.append(Confirm("joker", move.owner, target.name, night.number))
+    sides = [p for p in state.living if p.side is not None and p.name != move.owner]
+    results.events.extend(JokerInfo(p.name, target.name, colour.value, negative) for p in sides)
+
+
+def poison_state(night: Night, state: GameState) -> GameState:
+    """§16.3: last night's poison is resolved (a death or a cure); tonight's victim is poisoned;
+    werewolves with a credited kill read `black` from now on (§16)."""
+    poisoned = {
+        name: number
+        for name, number in state.poisoned.items()
+        if number == night.number and state.get(name).alive
+    }
+    if night.poison is not None and state.get(night.poison.target).alive:
+        poisoned[night.poison.target] = night.number
+    wolves = [
+        move.owner
+        for move in night.deaths.values()
+        if state.get(move.owner).negative in WEREWOLVES
+        and move.kill
+        and move.action != "suicide"
+        and not move.insurance
+    ]
+    wolf_kills = tuple(dict.fromkeys((*state.wolf_kills, *wolves)))
+    return replace(state, poisoned=poisoned, wolf_kills=wolf_kills)
+
+
+def executor_state(night: Night, state: GameState, results: Results) -> GameState:
+    """§16.4: the captive learns the decision; a new capture blocks the captive's peaceful role
+    until the night after next opens (he makes no move on the night of his release)."""
+    captive = state.captive
+    if captive is not None and night.decision is not None:
+        results.events.append(CaptiveDecision(captive.target, night.decision))
+    if captive is not None and captive.night < night.number:
+        state = replace(state, captive=None)
+    move = night.capture
+    if move is None or not state.get(move.owner).alive or not state.get(move.target).alive:
+        return state
+    results.events.append(Captured(move.target))
+    block = RoleBlock(move.target, False, night.number + 2)
+    return replace(
+        state,
+        captive=Captive(move.owner, move.target, night.number),
+        blocks=(*state.blocks, block),
+    )
+
+
+def slash_public(night: Night) -> list[Event]:
+    """§16.6: the public `slash` line of the night's results (after the deaths)."""
+    return [] if night.slash is None else [Slash(night.slash[1])]
+
+
+def slash_results(night: Night, results: Results) -> None:
+    """§16.6: the victim learns her target, the target that he is one, the Faceless the victim's
+    peaceful role."""
+    if night.slash is None:
+        return
+    faceless, victim, target = night.slash
+    if target:
+        results.events.append(Slashed(victim, target))
+        results.events.append(SlashTarget(target))
+    results.events.append(SlashResult(faceless, victim, night.state.get(victim).peaceful))

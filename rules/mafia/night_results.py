@@ -24,9 +24,16 @@ from rules.mafia.events import (
     Verified,
     VictimTeam,
 )
-from rules.mafia.ids import Colour, Stop
+from rules.mafia.ids import WEREWOLVES, Colour, Stop
 from rules.mafia.moves import Move, Night
-from rules.mafia.results import Results, cause_of, check_colour, killing_role, true_colour
+from rules.mafia.results import (
+    Results,
+    cause_of,
+    check_colour,
+    is_colourless,
+    killing_role,
+    true_colour,
+)
 from rules.mafia.state import Confirm, GameState, Player
 
 
@@ -34,7 +41,7 @@ def _ledger(night: Night, trace: list[str]) -> GameState:
     state = night.state
     realised: dict[str, set[int]] = {}
     for victim, move in night.deaths.items():
-        if move.side is not None and move.shot is not None and not state.get(victim).is_black:
+        if move.side is not None and move.shot is not None and state.get(victim).is_red:
             realised.setdefault(move.side, set()).add(move.shot)
     owed = dict(state.ledger.owed)
     for side in owed:
@@ -71,8 +78,13 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     )
     state = _vigilante(night, state)
     state, post_events = death_rules.after_deaths(state, dead)
-    publics = _public_results(night)
+    state, crippled = death_rules.cripple(state, night_optional.cripples(night))
+    publics = [*night_optional.slash_public(night), *_public_results(night)]
     results = Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
+    results.events.extend(crippled)
+    night_optional.prostitute_results(night, results)
+    night_optional.slash_results(night, results)
+    night_optional.joker_results(night, results)
     night_optional.hack_results(night, results)
     night_optional.guard_results(night, results)
     night_optional.immortal_results(night, results)
@@ -95,7 +107,14 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     hero = night.state.holder("hero")
     if hero is not None and not night.state.is_role_blocked(hero.name):
         night_optional.visitor_names(night, results, hero.name)
+    night_optional.politician_results(night, results)
+    night_optional.hypnotist_results(night, results)
+    for role in ("priest",):
+        holder = night.state.holder(role)
+        if holder is not None:
+            night_optional.visitor_roles(night, results, holder.name, self_movers=False)
     drugged = night_optional.drug_results(night, results)
+    state = night_optional.executor_state(night, state, results)
     results.events.extend(results.copies)
     _stopped(night, results)
     state, heir_events = death_rules.inherit(
@@ -107,6 +126,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         **state.killers,
         **{name: (killing_role(move), move.owner) for name, move in night.deaths.items()},
     }
+    state = night_optional.poison_state(night, state)
     state = replace(
         state,
         visits=_visit_log(night, state),
@@ -136,11 +156,15 @@ def _public_results(night: Night) -> list[Event]:
 
 
 def _saved(night: Night) -> tuple[str, ...]:
-    """The healed players who were attacked and live (a black Bodyguard's ward is not saved)."""
+    """The healed players who were attacked and live (a black Bodyguard's ward is not saved, nor
+    a Kamikaze whom no heal saves, §15.19)."""
+    kamikaze = night.state.holder("kamikaze")
     return tuple(
         name
         for name in night.healed
-        if not night.is_unsavable(name) and any(m.target == name for m in night.attacks)
+        if not night.is_unsavable(name)
+        and any(m.target == name for m in night.attacks)
+        and not (kamikaze is not None and name == kamikaze.name and name in night.deaths)
     )
 
 
@@ -150,7 +174,12 @@ def _block_roles(night: Night) -> tuple[str, ...] | None:
     if target is None:
         return None
     if night.arrested:
-        roles = [m.role for m, r in night.stops_of(target) if r is Stop.ARREST]
+        # A werewolf's special move is stopped but reported as a miss (§16).
+        roles = [
+            m.role
+            for m, r in night.stops_of(target)
+            if r is Stop.ARREST and not (m.role in WEREWOLVES and not m.kill)
+        ]
     else:
         roles = [m.role for m in night.repelled] + [
             m.role for m, r in night.stops_of(target) if r is Stop.HOME
@@ -171,7 +200,7 @@ def _blocker_results(night: Night, results: Results) -> None:
 
 def _stopped(night: Night, results: Results) -> None:
     seen: set[tuple[str, str]] = set()
-    for move, _ in night.stopped:
+    for move in (*(m for m, _ in night.stopped), *night.failed):
         if (move.owner, move.role) not in seen:
             seen.add((move.owner, move.role))
             results.events.append(Blocked(player=move.owner, role=move.role))
@@ -223,6 +252,8 @@ def _commissar_result(
     corpse = move is not None and (move.target in night.deaths or night.fails_at(move.target))
     if move is None or night.is_stopped(move) or corpse:
         return "failed", None
+    if is_colourless(night, move.target):
+        return "not_provided", None
     others = {"doctor", "blocker", "bodyguard"} | {r for r in CHECKERS if r != role}
     visits = [m for m in night.visits if move.target in m.targets]
     cult_heal = any(m.role == "cultist" and m.action == "heal" for m in visits)  # §15.21
@@ -438,7 +469,7 @@ def _track(night: Night, holder: Player, move: Move, stopped: bool, results: Res
         and checked.target == target
         and _commissar_result(night, commissar)[0] == "passed"
     )
-    if not stopped and target in night.rumours and not passed:
+    if not stopped and target in night.rumours and not passed and target not in night.flipped:
         blackened = night.rumours[target]
         results.confirms.append(Confirm("blackened", "", target, night.number, blackened))
     if not stopped and target in night.went_out:

@@ -113,18 +113,21 @@ class MafiaRuleset:
 
     def start_events(self, state: GameState) -> tuple[Event, ...]:
         """The ``setup`` event and one ``role`` event per player (§10)."""
-        peaceful = Counter(p.peaceful for p in state.players)
+        peaceful = Counter(p.peaceful for p in state.players if not p.is_elite)
         negative = Counter(p.negative for p in state.players if p.negative)
+        elite = {p.name: p.peaceful for p in state.players if p.is_elite}
         events: list[Event] = [
             Setup(
                 state.format,
                 dict(sorted(peaceful.items())),
                 dict(sorted(negative.items())),
                 False,
-                {},
+                elite,
             )
         ]
         for p in state.players:
+            if p.is_elite:
+                continue  # an elite player's role is public (`setup`, §17)
             events.append(
                 RoleInfo(p.name, p.peaceful, p.negative, p.team.value, state.partners(p.name))
             )
@@ -160,7 +163,7 @@ class MafiaRuleset:
             "end": state.is_over,
             "winners": list(state.winners),
             "teams": list(state.teams),
-            "alive": [p.name for p in state.living],
+            "alive": [p.name for p in state.players if p.alive],
             "roles": {p.name: p.role for p in state.players},
             "mayor": state.mayor_in_office(),
             "outcomes": wins.outcomes(state),

@@ -12,6 +12,7 @@ class Values(enum.Enum):
     PLAYERS = "players"
     ROLES = "roles"
     NUMBER = "number"
+    SIDE = "side"
 
 
 class Holder(enum.Enum):

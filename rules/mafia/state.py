@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.core.model import Settings
 from rules.mafia.codec import from_json, to_json
-from rules.mafia.ids import SIDE_OF_ROLE, Side, Team
+from rules.mafia.ids import ELITE_ROLES, SIDE_OF_ROLE, Side, Team
 
 RULESET_ID = "mafia"
 STATE_VERSION = 1
@@ -16,7 +16,10 @@ STATE_VERSION = 1
 
 @dataclass(frozen=True)
 class Player:
-    """One main player: his peaceful role, his negative role (blacks only), life, missed votes."""
+    """One main player: his peaceful role, his negative role (blacks only), life, missed votes;
+    ``crippled``: he lost his peaceful role's moves, effects and colour for good (§8.4);
+    ``katana``: a Geisha who took the dead Maniac's katana: the maniac side (§16.5);
+    ``faceless``: the grey Faceless on top of his peaceful role (§16.6)."""
 
     name: str
     peaceful: str
@@ -25,11 +28,27 @@ class Player:
     alive: bool = True
     cause: str | None = None
     missed: int = 0
+    crippled: bool = False
+    katana: bool = False
+    faceless: bool = False
 
     @property
     def team(self) -> Team:
-        """``black`` for a player with a negative role, else ``red`` (§1.1)."""
+        """``black`` for a player with a negative role, ``grey`` for the Faceless, else ``red``
+        (§1.1)."""
+        if self.faceless:
+            return Team.GREY
         return Team.BLACK if self.negative is not None else Team.RED
+
+    @property
+    def is_red(self) -> bool:
+        """Whether he is a red main player (no negative role, not the Faceless)."""
+        return self.negative is None and not self.faceless and not self.is_elite
+
+    @property
+    def is_elite(self) -> bool:
+        """Whether he is an elite player (§17): outside every count, untouchable."""
+        return self.peaceful in ELITE_ROLES
 
     @property
     def is_black(self) -> bool:
@@ -38,12 +57,17 @@ class Player:
 
     @property
     def side(self) -> Side | None:
-        """The killing side of a black (§1.1), None for a red."""
+        """The killing side of a black (§1.1; a Geisha with the katana: the maniac side, §16.5),
+        None for a red."""
+        if self.katana:
+            return Side.MANIAC
         return SIDE_OF_ROLE.get(self.negative) if self.negative is not None else None
 
     @property
     def role(self) -> str:
         """The scenario form of his roles: ``peaceful`` or ``peaceful+negative`` (§13.1)."""
+        if self.faceless:
+            return f"{self.peaceful}+faceless"
         return f"{self.peaceful}+{self.negative}" if self.negative else self.peaceful
 
 
@@ -74,7 +98,12 @@ class RoleMemory:
     watch (repeated automatically the next night); ``drank_night``; ``no_drink``: a kill was
     aimed at him while drunk.  The Cultist's (§15.21): ``soul_targets``; ``souls`` (to spend)
     and ``souls_gained`` (ever); ``devoured``: his one devour is done; ``cult_life``: a spare
-    life from a devoured teammate; ``self_heal_night``: his last heal of himself.
+    life from a devoured teammate; ``self_heal_night``: his last heal of himself.  The
+    Politician's (§15.1): ``support_cap``, how many supporters he may name.  The Terrorist's
+    (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.  The
+    Hypnotist's (§15.18): ``hypnosis_kill_night``, the one night his hypnosis took kill moves.
+    ``kamikaze_done``: the Kamikaze killed a black (§15.19); ``madman_done``: the Madman's fire
+    burned (§15.20).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -119,6 +148,12 @@ class RoleMemory:
     devoured: bool = False
     cult_life: bool = False
     self_heal_night: int = 0
+    support_cap: int = 2
+    detonator_used: bool = False
+    priest_barrier: int = 3
+    hypnosis_kill_night: int = 0
+    kamikaze_done: bool = False
+    madman_done: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,6 +203,9 @@ class Day:
     of today (§15.9).  ``last_movers``: the lynched players asked in `last_moves` (§6.9);
     ``takeable``: whom a lynched Hero may take (the voters against him).  ``extra_done``: today's
     extra vote was held (§6.10); ``hero_cancelled``: the Hero cancelled a lynch today (§6.12).
+    ``supporters``, ``shadow``: the Politician's supporters and shadow vertical of today (§15.1).
+    ``armed``: the Terrorist whose detonator decides today's main vote (§15.6).  ``rescued``: the
+    player the Priest's forgiveness rescued: the current revote is a priest revote (§15.11).
     """
 
     vertical: str | None = None
@@ -185,6 +223,10 @@ class Day:
     lynched: tuple[str, ...] = ()
     extra_done: bool = False
     hero_cancelled: bool = False
+    supporters: tuple[str, ...] = ()
+    shadow: str | None = None
+    armed: str | None = None
+    rescued: str | None = None
 
 
 @dataclass(frozen=True)
@@ -223,6 +265,17 @@ class Confirm:
 
 
 @dataclass(frozen=True)
+class Captive:
+    """The Executor's captive (§16.4): captured on ``night``; ``told``: the interrogation is
+    done."""
+
+    executor: str
+    target: str
+    night: int
+    told: bool = False
+
+
+@dataclass(frozen=True)
 class GameState:
     """A whole game at one moment; immutable.  ``step`` is None once the game is over.
 
@@ -232,7 +285,14 @@ class GameState:
     ``post_over``: the Mayor's post has ended for the game (§6.11).  ``successor``: the Son of
     the Boss's named successor (§16.1).  ``killers``: a night victim -> (the role whose move was
     credited with his death, its owner) (§15.22).  ``drugged``: player -> dose, from the morning
-    until the next night opens (§15.15).
+    until the next night opens (§15.15).  ``wolf_kills``: the werewolves who have a credited kill
+    (they read `black`, §16).  ``poisoned``: a Poisoner's victim -> the night of the poisoning
+    (§16.3).  ``captive``: the Executor's captive (§16.4).  ``sides``: an elite
+    player -> the team id or the player's name he sided with (§17).  The Faceless's (§16.6):
+    ``slashed`` victim -> target; ``slash_targets``, everyone ever a target; ``recovered``
+    victims; ``faceless_left``: he left the game victorious; ``reds_deadline``: the day by the end
+    of which the reds must lynch him; ``blacks_ahead``: the black win waits one night for him.
+    ``final``: the outcome of each player when the Faceless shaped the end (§16.6).
     """
 
     settings: Settings
@@ -259,6 +319,18 @@ class GameState:
     successor: str | None = None
     killers: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     drugged: Mapping[str, int] = field(default_factory=dict)
+    wolf_kills: tuple[str, ...] = ()
+    poisoned: Mapping[str, int] = field(default_factory=dict)
+    captive: Captive | None = None
+    sides: Mapping[str, str] = field(default_factory=dict)
+    slashed: Mapping[str, str] = field(default_factory=dict)
+    slash_targets: tuple[str, ...] = ()
+    recovered: tuple[str, ...] = ()
+    faceless_left: bool = False
+    dead_count: int = 0
+    reds_deadline: int = 0
+    blacks_ahead: bool = False
+    final: Mapping[str, str] = field(default_factory=dict)
     stalemate: tuple[str, ...] | None = None
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()
@@ -276,8 +348,8 @@ class GameState:
 
     @property
     def living(self) -> tuple[Player, ...]:
-        """The living main players, in seat order."""
-        return tuple(p for p in self.players if p.alive)
+        """The living main players (elite players aside, §17), in seat order."""
+        return tuple(p for p in self.players if p.alive and not p.is_elite)
 
     def find(self, name: str) -> Player | None:
         """Return the player called ``name``, or None."""
@@ -331,7 +403,12 @@ class GameState:
         return None if self.post_over else self.secretary
 
     def is_role_blocked(self, name: str, *, negative: bool = False) -> bool:
-        """Whether ``name``'s peaceful (``negative``: negative) role is blocked now (§8.5)."""
+        """Whether ``name``'s peaceful (``negative``: negative) role is blocked now (§8.5); a
+        crippled player's peaceful role is blocked for good (§8.4)."""
+        if not negative:
+            player = self.find(name)
+            if player is not None and (player.crippled or name in self.slashed):
+                return True
         return any(b.player == name and b.negative == negative for b in self.blocks)
 
     def memory_of(self, role: str) -> RoleMemory:

@@ -27,8 +27,9 @@ def is_vigilante(state: GameState) -> bool:
 
 def counts(state: GameState) -> tuple[int, int]:
     """Return (R, B): the living red and black main players (§9.1)."""
-    reds = sum(1 for p in state.living if not p.is_black)
-    return reds, len(state.living) - reds
+    reds = sum(1 for p in state.living if p.is_red)
+    blacks = sum(1 for p in state.living if p.is_black)
+    return reds, blacks
 
 
 def may_be_lynched(state: GameState, name: str) -> bool:
@@ -37,8 +38,11 @@ def may_be_lynched(state: GameState, name: str) -> bool:
 
 
 def protected_today(state: GameState) -> tuple[str, ...]:
-    """Nobody may vote against these players today: the vertical, the Advocate's defence."""
-    return tuple(n for n in (state.today.vertical, state.today.defended) if n is not None)
+    """Nobody may vote against these players today: the vertical, the Politician's shadow
+    vertical (§15.1), the Advocate's defence (§15.9), the Priest's rescued player (§15.11)."""
+    today = state.today
+    names = (today.vertical, today.shadow, today.defended, today.rescued)
+    return tuple(n for n in names if n is not None)
 
 
 def hero_may_save(state: GameState) -> bool:
@@ -100,3 +104,16 @@ def acting_bum(state: GameState) -> str | None:
     vote = state.vote_of(bum.name, "watch")
     watching = vote is not None and vote.action == "watch" and vote.targets
     return bum.name if bum_repeats(state) is not None or watching else None
+
+
+def active_kamikaze(state: GameState) -> str | None:
+    """§15.19: the Kamikaze while his role has not killed a black and is not blocked."""
+    holder = state.holder("kamikaze")
+    if holder is None or state.is_role_blocked(holder.name):
+        return None
+    return None if state.memory_of("kamikaze").kamikaze_done else holder.name
+
+
+def madman_may_fire(state: GameState) -> bool:
+    """§15.20: from night 3, until his fire has burned once."""
+    return state.night >= 3 and not state.memory_of("madman").madman_done

@@ -56,10 +56,27 @@ def black_cap(state: GameState) -> int | None:
     return max(reds - 1, blacks)
 
 
+def _is_red(state: GameState, voter: str) -> bool:
+    """Whether a ballot is red for the red cap: not black, not the Faceless's (§6.6 stage 3)."""
+    player = state.get(voter)
+    return not player.is_black and not player.faceless
+
+
+def _grey_cap(state: GameState) -> int | None:
+    """§6.6 stage 6: black plus grey ballots against one player at most max(R, B), once a red
+    was lynched; None before."""
+    if not state.red_lynched:
+        return None
+    reds, blacks = status.counts(state)
+    return max(reds, blacks)
+
+
 def _base_weight(state: GameState, voter: str) -> float:
     """§6.6 stage 2, the base: 1, the Judge his current weight (§15.14), the Drug dealer 1 plus
     the votes he bought today (§15.15)."""
     player = state.get(voter)
+    if player.peaceful == "mason":
+        return 0  # §17.2
     if state.is_role_blocked(voter):
         return 1
     if player.peaceful == "judge":
@@ -88,6 +105,56 @@ def _witness_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
     return bonus
 
 
+def _politician_bonus(state: GameState, cast: Sequence[Ballot]) -> dict[str, int]:
+    """§6.6 stage 2, §15.1: voter -> the Politician's support bonus.
+
+    Each supporter of today whose ballot names a player the Politician's ballot names gets +1,
+    the Politician +1 per two of them; as Mayor he gets half his cap instead.  A Mayor whose
+    ballot names the same player as the Politician's gets the whole support bonus of the vote.
+    """
+    holder = state.holder("politician")
+    own = next((b for b in cast if holder and b.voter == holder.name and not b.auto), None)
+    if holder is None or own is None or state.is_role_blocked(holder.name):
+        return {}
+    mayor = state.mayor_in_office()
+    if holder.name == mayor:
+        return {holder.name: state.memory_of("politician").support_cap // 2}
+    backing = [
+        b.voter
+        for b in cast
+        if b.voter in state.today.supporters
+        and b.voter != holder.name
+        and not b.auto
+        and set(b.targets) & set(own.targets)
+    ]
+    bonus = dict.fromkeys(backing, 1)
+    bonus[holder.name] = len(backing) // 2
+    mayor_ballot = next((b for b in cast if b.voter == mayor and not b.auto), None)
+    if mayor_ballot is not None and set(mayor_ballot.targets) & set(own.targets):
+        bonus[mayor_ballot.voter] = (
+            bonus.get(mayor_ballot.voter, 0) + len(backing) + len(backing) // 2
+        )
+    return bonus
+
+
+def _zeroed(state: GameState, ballot: Ballot, target: str, cast: Sequence[Ballot]) -> bool:
+    """§6.6 stage 4, §15.1: while a Mayor is in office and his ballot does not name the
+    Politician, ballots against the Politician count 0; a Politician Mayor whose vertical names
+    someone else shields his Secretary the same way."""
+    holder = state.holder("politician")
+    mayor = state.mayor_in_office()
+    if holder is None or mayor is None or state.is_role_blocked(holder.name):
+        return False
+    mayor_ballot = next((b for b in cast if b.voter == mayor and not b.auto), None)
+    mayor_names = mayor_ballot.targets if mayor_ballot is not None else ()
+    if target == holder.name and holder.name != mayor:
+        return target not in mayor_names
+    secretary = state.secretary_in_office()
+    if holder.name == mayor and target == secretary and state.today.vertical != secretary:
+        return target not in mayor_names
+    return False
+
+
 @dataclass(frozen=True)
 class Scandal:
     """The vote-time moves of one vote (§6.9): the Liar's scandal (§15.13: the players whose
@@ -99,6 +166,7 @@ class Scandal:
     black: bool = False
     hidden: tuple[str, ...] = ()
     nobonus: bool = False
+    forgiven: str | None = None
 
 
 def collect(
@@ -112,7 +180,7 @@ def collect(
     auto: list[str] = []
     if auto_votes:
         for name in asked:
-            if name not in voters and state.get(name).alive:
+            if name not in voters and state.get(name).alive and not state.get(name).is_elite:
                 auto.append(name)
                 if status.may_be_lynched(state, name):
                     cast.append(Ballot(name, (name,), auto=True))
@@ -148,6 +216,8 @@ def weigh(
     ]
     if not plain:
         bonus = _witness_bonus(state, cast)
+        for voter, more in _politician_bonus(state, cast).items():
+            bonus[voter] = bonus.get(voter, 0) + more
         cast = [replace(b, weight=b.weight + bonus.get(b.voter, 0)) for b in cast]
         cast = [
             replace(b, weight=min(b.weight, 1)) if b.voter in state.drugged else b for b in cast
@@ -156,14 +226,20 @@ def weigh(
         cast += [Ballot(scandal.liar, (name,), hidden=True) for name in scandal.hidden]
         if cap is not None:  # stage 3: the red cap
             cast = [
-                b if state.get(b.voter).is_black else replace(b, weight=min(b.weight, cap))
+                b if not _is_red(state, b.voter) else replace(b, weight=min(b.weight, cap))
                 for b in cast
             ]
     red: dict[str, float] = {}
     black: dict[str, float] = {}
+    grey: dict[str, float] = {}
+
+    def side_of(voter: str) -> dict[str, float]:
+        player = state.get(voter)
+        return black if player.is_black else grey if player.faceless else red
+
     advocated: list[tuple[Ballot, str, float]] = []
     for ballot in cast:
-        side = black if state.get(ballot.voter).is_black else red
+        side = side_of(ballot.voter)
         for target in ballot.targets:
             advocate = None if plain else _advocate_bonus(state, ballot, target, scandal)
             if advocate is not None:
@@ -171,20 +247,30 @@ def weigh(
                 side.setdefault(target, 0)
                 continue
             weight = ballot.weight if plain else _against(state, ballot, target, cast, scandal)
+            if not plain and (_zeroed(state, ballot, target, cast) or target == scandal.forgiven):
+                weight = 0
             side[target] = side.get(target, 0) + weight
     seat = {p.name: i for i, p in enumerate(state.players)}
-    named = sorted({*red, *black}, key=seat.__getitem__)
-    if not plain:  # stage 5: barriers cancel black units first, then red
+    named = sorted({*red, *black, *grey}, key=seat.__getitem__)
+    if not plain:  # stage 5: barriers cancel black units first, then grey, then red
         for name in named:
-            barrier = _barrier(state, name, cast, scandal)
-            cancel = min(barrier, black.get(name, 0))
-            black[name] = black.get(name, 0) - cancel
-            red[name] = max(red.get(name, 0) - (barrier - cancel), 0)
+            left: float = _barrier(state, name, cast, scandal)
+            for units in (black, grey, red):
+                cancel = min(left, units.get(name, 0))
+                units[name] = units.get(name, 0) - cancel
+                left -= cancel
     for ballot, target, weight in advocated:  # the target's barriers do not act on it (§15.9)
-        side = black if state.get(ballot.voter).is_black else red
+        side = side_of(ballot.voter)
         side[target] = side.get(target, 0) + weight
     capped = {n: min(black.get(n, 0), cap) if cap is not None else black.get(n, 0) for n in named}
-    totals = {name: red.get(name, 0) + capped[name] for name in named}
+    grey_cap = _grey_cap(state)
+    dark = {
+        n: min(capped[n] + grey.get(n, 0), grey_cap)
+        if grey_cap is not None
+        else capped[n] + grey.get(n, 0)
+        for n in named
+    }
+    totals = {name: red.get(name, 0) + dark[name] for name in named}
     return Count(tuple(cast), totals, auto)
 
 
@@ -224,11 +310,13 @@ def _barrier(
     if target == scandal.liar and target in scandal.named:
         barrier = max(barrier, 2)
     player = state.get(target)
+    if player.peaceful == "priest" and not state.is_role_blocked(target):
+        barrier = max(barrier, state.memory_of("priest").priest_barrier)  # §15.11
     hero = player.peaceful == "hero" and not state.memory_of("hero").inherited
     if hero and not state.is_role_blocked(target):
         barrier = max(barrier, 1)  # the Hero's barrier at votes (§15.16)
-    if barrier and state.get(target).is_black:
-        reds = {p.name for p in state.living if not p.is_black}
+    if barrier and not state.get(target).is_red:
+        reds = {p.name for p in state.living if p.is_red}
         against = {b.voter for b in cast if target in b.targets}
         if reds and reds <= against:
             return 0
@@ -240,7 +328,8 @@ def _against(
 ) -> float:
     """A ballot's weight against a target with a barrier: at most 1 (a Judge above 3: 2); the
     Drug dealer's own bought votes are not capped by his drug barrier (§15.15)."""
-    if not _barrier(state, target, cast, scandal) or ballot.weight <= 1:
+    capped = _barrier(state, target, cast, scandal) or _zero_barrier(state, target, cast, scandal)
+    if not capped or ballot.weight <= 1:
         return ballot.weight
     voter = state.get(ballot.voter)
     if voter.peaceful == "drug_dealer":
@@ -248,6 +337,21 @@ def _against(
     if voter.peaceful == "judge" and state.memory_of("judge").weight > 3:
         return min(ballot.weight, 2)
     return 1
+
+
+def _zero_barrier(state: GameState, target: str, cast: Sequence[Ballot], scandal: Scandal) -> bool:
+    """§15.1: the Politician's barrier of size 0 (only the per-ballot cap), off when scandalised
+    or when every living red voted against a black Politician (§6.6 stage 5)."""
+    player = state.get(target)
+    if player.peaceful != "politician" or state.is_role_blocked(target):
+        return False
+    if target in scandal.named and target != scandal.liar:
+        return False
+    if player.is_black:
+        reds = {p.name for p in state.living if p.is_red}
+        if reds and reds <= {b.voter for b in cast if target in b.targets}:
+            return False
+    return True
 
 
 def unanimous(state: GameState, result: Count) -> str | None:
@@ -286,7 +390,8 @@ def grey_tie_break(state: GameState, result: Count, pair: tuple[str, str]) -> st
         if red and all(b.targets == (x,) for b in red) and all(b.targets == (y,) for b in dark):
             return x
     reds, blacks = status.counts(state)
-    if reds == blacks:  # + the living Faceless, who is not in the core game
+    faceless = sum(1 for p in state.living if p.faceless)
+    if reds == blacks + faceless:
         weight = {name: sum(b.weight for b in red if name in b.targets) for name in pair}
         if weight[pair[0]] != weight[pair[1]]:
             return max(pair, key=lambda name: weight[name])
@@ -318,14 +423,14 @@ def revote_result(state: GameState, result: Count, targets: tuple[str, ...]) -> 
     return tuple(name for _, name in voted[:2])
 
 
-def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
-    """§6.8: the two players a hunt lynches (the red correction first)."""
-    reds = {p.name for p in state.living if not p.is_black}
+def hunt_ranked(state: GameState, result: Count) -> tuple[str, ...]:
+    """§6.8: the two players a hunt lynches (the red correction first), higher-ranked first."""
+    reds = {p.name for p in state.living if p.is_red}
     red_names = [set(b.targets) for b in result.ballots if b.voter in reds]
     qualified = [
         p.name
         for p in state.living
-        if p.is_black and len(red_names) == len(reds) and all(p.name in n for n in red_names)
+        if not p.is_red and len(red_names) == len(reds) and all(p.name in n for n in red_names)
     ]
 
     by_judge = judged(state, result)
@@ -336,5 +441,33 @@ def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
     chosen = sorted(qualified, key=rank)[:2]
     rest = sorted((n for n in result.totals if n not in chosen), key=rank)
     chosen += rest[: 2 - len(chosen)]
+    return tuple(chosen)
+
+
+def hunt_result(state: GameState, result: Count) -> tuple[str, ...]:
+    """§6.8: the two players a hunt lynches, in seat order."""
     seat = {p.name: i for i, p in enumerate(state.players)}
-    return tuple(sorted(chosen, key=seat.__getitem__))
+    return tuple(sorted(hunt_ranked(state, result), key=seat.__getitem__))
+
+
+def priest_forgives(state: GameState) -> str | None:
+    """The player the Priest may forgive in the pending vote (§15.11): the other player his own
+    ballot named, when he is alive and not blocked, the vote is no hunt and no priest revote, and
+    the provisional result does not lynch him; else None."""
+    priest = state.holder("priest")
+    pending = state.today.pending
+    if priest is None or pending is None or state.is_role_blocked(priest.name):
+        return None
+    if pending.kind == "hunt" or state.today.rescued is not None:
+        return None
+    own = next((b for b in pending.ballots if b.voter == priest.name and not b.auto), None)
+    if own is None or own.targets[0] == priest.name:
+        return None
+    if priest.name in top(weigh(state, pending.ballots, pending.auto).totals):
+        return None
+    return own.targets[0]
+
+
+def priest_may_forgive(state: GameState) -> bool:
+    """Whether the Priest is asked in `vote_moves` (§15.11)."""
+    return priest_forgives(state) is not None

@@ -14,7 +14,7 @@ from rules.mafia.actions import (
     Action,
     actions_of,
 )
-from rules.mafia.ids import Code, Side
+from rules.mafia.ids import TEAMS, Code, Side, Step
 from rules.mafia.roles import PEACEFUL, ROLES
 from rules.mafia.spec import ActionSpec, Values
 from rules.mafia.state import GameState, Player, StoredVote
@@ -59,6 +59,13 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
         if any(name not in ROLES for name in names):
             return Rejected(Code.BAD_NAME, "not a role id")
         return None
+    if spec.values is Values.SIDE:
+        known = {p.name for p in state.players if not p.is_elite} | set(TEAMS)
+        if any(name not in known for name in names):
+            return Rejected(Code.BAD_NAME, "a team (red, black, grey) or a player's name")
+        if not names:
+            return Rejected(Code.BLANK_NOT_ALLOWED, "name a team or a player")
+        return None
     if spec.values is Values.NUMBER:
         if any(parse_half(name) is None for name in names):
             return Rejected(Code.BAD_NAME, "not a number of half votes (0.5, 1, 1.5, ...)")
@@ -73,6 +80,11 @@ def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | Non
         return Rejected(Code.SELF, "not yourself")
     mayor = state.mayor_in_office()
     secretary = state.secretary_in_office()
+    elected = state.step in CANDIDATE_STEPS | {Step.ELECTION} and action.role == DAY
+    for name in names:  # §1.3: no action or vote may name an elite player (the Agent: posts)
+        player = state.get(name)
+        if player.is_elite and not (elected and player.peaceful == "agent"):
+            return Rejected(Code.UNTOUCHABLE, "an elite player may not be named")
     if mayor in names or (spec.secretary_untouchable and secretary in names):
         return Rejected(Code.UNTOUCHABLE, "the Mayor (or the Secretary) may not be named")
     if state.step in LYNCH_VOTES and set(names) & set(status.protected_today(state)):
@@ -89,6 +101,14 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         cost = (2 if names[0] == player.name else 1) - 1  # at least the cost of a heal not needed
         if state.memory_of("cultist").souls < max(cost, 1) or len(names) > 1:
             return Rejected(Code.NOT_NOW, "not enough souls for that heal")
+    captive = state.captive
+    held = captive is not None and captive.night == state.night and captive.target != player.name
+    if spec.action == "destroy" and names and held and captive and names[0] != captive.target:
+        return Rejected(Code.NOT_ELIGIBLE, "holding a captive, you may destroy only him")
+    if spec.action == "poison" and state.poisoned:
+        return Rejected(Code.NOT_NOW, "your earlier victim is still poisoned")
+    if spec.action == "fire" and not status.madman_may_fire(state):
+        return Rejected(Code.NOT_NOW, "the Madman's fire burns from night 3")
     if spec.action == "drink":
         memory = state.memory_of("bum")
         if memory.no_drink or memory.drank_night == state.night - 1:

@@ -85,8 +85,14 @@ def test_settings_and_seats_are_validated() -> None:
         RS.new_game((*SEATS[:-1], Seat("Ivy", "doctor+wolf")), Settings())
 
 
-def test_distributions_cover_6_to_40_players_and_refuse_unimplemented_roles() -> None:
+def test_distributions_cover_6_to_40_players_deal_the_faceless_and_need_a_killer() -> None:
     assert {d.players for d in RS.distributions} == set(range(6, 41))
+    full = {
+        d.id: d for d in RS.distributions if d.id.endswith("-full")
+    }  # §11.2, with the seed's roles
+    assert sorted(full) == ["mafia-12-standard-full", "mafia-16-extended-full"]
+    assert full["mafia-16-extended-full"].options["negative"]["executor"] == 1
+    assert RS.pick_distribution(12, seed=0).id == "mafia-12-standard-full"
     twelve = RS.pick_distribution(12, seed=1)
     assert twelve.options["negative"] == {"mafia": 3, "maniac": 1}
     assert twelve.role_counts()["citizen"] == 6
@@ -98,10 +104,37 @@ def test_distributions_cover_6_to_40_players_and_refuse_unimplemented_roles() ->
         roles=twelve.roles[:6],
         options={"negative": {"mafia": 1}, "faceless": True},
     )
+    seats = RS.deal(["A", "B", "C", "D", "E", "F"], faceless, 3)
+    assert sum(1 for s in seats if s.role.endswith("+faceless")) == 1
+    only_grey = Distribution(
+        id="g", players=6, roles=twelve.roles[:6], options={"negative": {"joker": 1}}
+    )
     with pytest.raises(ValueError):
-        RS.pick_distribution(6, 1, (faceless,))
+        RS.pick_distribution(6, 1, (only_grey,))
     with pytest.raises(ValueError):
         RS.pick_distribution(5, 1)
+
+
+def test_a_distribution_with_elite_players_deals_them_first() -> None:
+    base = RS.pick_distribution(6, seed=1)
+    elite = Distribution(
+        id="e",
+        players=6,
+        roles=base.roles,
+        options={**base.options, "elite": {"agent": 1, "mason": 1}},
+    )
+    assert RS.pick_distribution(8, 3, (elite,)) is elite
+    names = ("Anna", "Bea", "Cora", "Dora", "Ed", "Fay", "Gus", "Hal")
+    seats = RS.deal(names, elite, 7)
+    assert sorted(s.role for s in seats if s.role in ("agent", "mason")) == ["agent", "mason"]
+    assert [s.name for s in seats] == list(names)
+    state = RS.new_game(seats, Settings(seed=7, options={"mayor": True}))
+    setup = RS.start_events(state)[0].to_dict()
+    assert set(setup["elite"].values()) == {"agent", "mason"}
+    assert sum(setup["peaceful"].values()) == 6
+    bad = Distribution(id="b", players=6, roles=base.roles, options={"elite": {"servant": 1}})
+    with pytest.raises(ValueError):
+        RS.pick_distribution(7, 1, (bad,))
 
 
 def test_transcript_start_and_end_lines() -> None:

@@ -35,13 +35,19 @@ MAX_STEPS = 400
 # docs/rules/mafia.md §2: the optional peaceful roles this engine implements.
 OPTIONAL_PEACEFUL = (
     *("judge", "witness", "hacker", "journalist", "immortal", "criminalist", "bodyguard"),
+    *("politician", "prostitute", "terrorist", "priest", "hypnotist"),
+    *("kamikaze", "madman"),
     *("drug_dealer", "liar", "advocate", "inquisitor", "hero", "fanatic", "bum", "cultist"),
 )
+# docs/rules/mafia.md §2: the optional werewolves this engine implements (§16).
+WEREWOLVES = ("joker", "poisoner", "executor", "geisha")
+ELITE = ("agent", "mason")
 DAY_STEPS = frozenset(STEPS - {"night"})
 # Events a dead player may still receive: none is private to the dead (§7.11), public ones aside.
 PUBLIC = frozenset(
     {"setup", "mayor", "no_mayor", "secretary", "mayor_lost", "secretary_lost", "vote_start"}
     | {"lynch", "revote", "death", "public_result", "draw", "win", "hero_save"}
+    | {"explosion", "detonator", "forgiven", "destroyed", "agent_left", "slash", "faceless_left"}
 )
 
 
@@ -88,6 +94,17 @@ def play(n_players: int, seed: int, mayor: bool, strictness: int, chaos: int) ->
         index = mafia[0]
         role = seats[index].role.replace("+mafia", "+son_of_boss")
         seats = (*seats[:index], replace(seats[index], role=role), *seats[index + 1 :])
+    citizens = [i for i, seat in enumerate(seats) if seat.role == "citizen"]
+    werewolves = random.Random(chaos + 1).sample(WEREWOLVES, k=min(len(citizens), chaos % 3))
+    for index, werewolf in zip(citizens, werewolves, strict=False):  # optional werewolves (§16)
+        seats = (*seats[:index], replace(seats[index], role=werewolf), *seats[index + 1 :])
+    citizens = [i for i, seat in enumerate(seats) if seat.role == "citizen"]
+    if chaos % 5 == 2 and citizens:  # the Faceless (§16.6)
+        index = citizens[0]
+        seats = (*seats[:index], replace(seats[index], role="faceless"), *seats[index + 1 :])
+    if chaos % 4 == 1 and n_players + 2 <= len(NAMES):  # the elite players (§17)
+        extra = [replace(seats[0], name=NAMES[n_players + i], role=r) for i, r in enumerate(ELITE)]
+        seats = (*seats, *extra)
     game_settings = Settings(seed=seed, strictness=strictness, options={"mayor": mayor})
     state: GameState = RS.new_game(seats, game_settings)
     rng = random.Random(chaos)
@@ -175,7 +192,9 @@ def check_step(before: GameState, after: GameState, events: Sequence[Any]) -> No
         if data["type"] not in PUBLIC:
             assert not event.audience.is_public, data
     died = {p.name for p in before.players if p.alive and not after.get(p.name).alive}
-    reported = {e.to_dict()["player"] for e in events if e.to_dict()["type"] == "death"}
+    # A death, or the Agent leaving the game (§17.1).
+    kinds = ("death", "agent_left", "faceless_left")
+    reported = {e.to_dict()["player"] for e in events if e.to_dict()["type"] in kinds}
     assert died == reported, f"deaths without an event: {died ^ reported}"
 
 
@@ -191,10 +210,13 @@ def check_end(state: GameState) -> None:
     assert set(end["outcomes"]) == {p.name for p in state.players}
     if end["teams"]:
         (team,) = end["teams"]
-        assert end["winners"] == [p.name for p in state.players if p.team.value == team]
+        # Elite players (§17) win with the side they chose.
+        main = [p.name for p in state.players if p.team.value == team and not p.is_elite]
+        assert [n for n in end["winners"] if not state.get(n).is_elite] == main
         assert all(end["outcomes"][n] == "win" for n in end["winners"])
-    else:
-        assert set(end["outcomes"].values()) <= {"draw", "loss"}
+    else:  # a draw; only a Faceless who left the game wins it (§16.6)
+        wins = {n for n, outcome in end["outcomes"].items() if outcome == "win"}
+        assert all(state.get(n).faceless for n in wins)
 
 
 def replay(game: Game) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from rules.core.model import RoleSpec
 from rules.mafia.roles import (
     active_citizen,
     advocate,
+    agent,
     blocker,
     bodyguard,
     bum,
@@ -18,18 +19,31 @@ from rules.mafia.roles import (
     detective,
     doctor,
     drug_dealer,
+    executor,
+    faceless,
     fanatic,
+    geisha,
     hacker,
     hero,
+    hypnotist,
     immortal,
     inquisitor,
     investigator,
+    joker,
     journalist,
     judge,
+    kamikaze,
     liar,
+    madman,
     mafia,
     maniac,
+    mason,
+    poisoner,
+    politician,
+    priest,
+    prostitute,
     son_of_boss,
+    terrorist,
     witness,
 )
 from rules.mafia.spec import ActionSpec
@@ -60,6 +74,20 @@ _MODULES = (
     maniac,
     son_of_boss,
     witness,
+    politician,
+    prostitute,
+    terrorist,
+    priest,
+    hypnotist,
+    kamikaze,
+    madman,
+    joker,
+    poisoner,
+    executor,
+    geisha,
+    agent,
+    mason,
+    faceless,
 )
 
 ROLES: Mapping[str, RoleSpec] = {module.SPEC.id: module.SPEC for module in _MODULES}
@@ -68,5 +96,6 @@ ACTIONS: Mapping[str, tuple[ActionSpec, ...]] = {
 }
 PEACEFUL = tuple(role for role, spec in ROLES.items() if spec.has("peaceful"))
 NEGATIVE = tuple(role for role, spec in ROLES.items() if spec.has("negative"))
+ELITE = tuple(role for role, spec in ROLES.items() if spec.has("elite"))
 # Roles that go to an heir when their holder dies (§8.3).
 INHERITED = frozenset(role for role in PEACEFUL if not ROLES[role].has("not_inherited"))
