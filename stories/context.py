@@ -179,18 +179,40 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     schema: dict[str, Mapping[str, Any]] = {}
     for name, event_type in get_ruleset(ruleset).event_types.items():
         fields: dict[str, Any] = {}
+        written = _transcript_names(event_type)
         for spec in dataclasses.fields(event_type):
             factory = spec.default_factory
             if spec.default is not dataclasses.MISSING:
-                fields[spec.name] = spec.default
+                fields[written[spec.name]] = spec.default
             elif callable(factory):
-                fields[spec.name] = factory()
+                fields[written[spec.name]] = factory()
             else:
-                fields[spec.name] = _REQUIRED
+                fields[written[spec.name]] = _REQUIRED
         for extra in added.get(name, ()):
             fields.setdefault(extra, None)
         schema[name] = MappingProxyType(fields)
     return MappingProxyType(schema)
+
+
+def _transcript_names(event_type: type[Any]) -> Mapping[str, str]:
+    """dataclass field -> the name its event's transcript form (``to_dict``) gives it.
+
+    The same name, except where an event renames a field its class cannot spell (Mafia's
+    ``role_change`` writes ``from_player`` as ``from``, a Python keyword): found by asking
+    ``to_dict`` of a probe instance whose every field holds a marker of its own name.
+    """
+    names = {spec.name: spec.name for spec in dataclasses.fields(event_type)}
+    probe = object.__new__(event_type)
+    for spec in dataclasses.fields(event_type):
+        object.__setattr__(probe, spec.name, f"\0{spec.name}")
+    try:
+        written = probe.to_dict()
+    except Exception:  # a to_dict that needs real values: keep the field names
+        return names
+    for key, value in written.items():
+        if isinstance(value, str) and value.startswith("\0") and value[1:] in names:
+            names[value[1:]] = key
+    return names
 
 
 def _all_event_fields() -> Mapping[str, Mapping[str, Any]]:
