@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from functools import cache, cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any, Final
 
+from rules.core.events import Event as RulesEvent
 from rules.core.registry import get_ruleset, ruleset_ids
 from stories.keys import EVENT_TYPES, MAIL_TYPES
 from stories.pack import load_pack
@@ -164,6 +166,18 @@ class Action:
 _REQUIRED: Final = object()
 
 
+def _transcript_names(event_type: type[RulesEvent]) -> dict[str, str]:
+    """Field name -> its name in the transcript form, for a field named after a Python keyword:
+    the dataclass spells it ``<keyword>_<noun>`` and ``to_dict`` writes the keyword (the Mafia
+    ``role_change``'s ``from_player`` is ``from``, rules/mafia/events.py)."""
+    spelt = {}
+    for spec in dataclasses.fields(event_type):
+        head = spec.name.split("_", 1)[0]
+        if head != spec.name and keyword.iskeyword(head):
+            spelt[spec.name] = head
+    return spelt
+
+
 @cache
 def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     """event type -> {field: default} for `ruleset` (transcript form, interfaces §3).
@@ -179,40 +193,20 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     schema: dict[str, Mapping[str, Any]] = {}
     for name, event_type in get_ruleset(ruleset).event_types.items():
         fields: dict[str, Any] = {}
-        written = _transcript_names(event_type)
+        spelt = _transcript_names(event_type)
         for spec in dataclasses.fields(event_type):
             factory = spec.default_factory
+            field_name = spelt.get(spec.name, spec.name)
             if spec.default is not dataclasses.MISSING:
-                fields[written[spec.name]] = spec.default
+                fields[field_name] = spec.default
             elif callable(factory):
-                fields[written[spec.name]] = factory()
+                fields[field_name] = factory()
             else:
-                fields[written[spec.name]] = _REQUIRED
+                fields[field_name] = _REQUIRED
         for extra in added.get(name, ()):
             fields.setdefault(extra, None)
         schema[name] = MappingProxyType(fields)
     return MappingProxyType(schema)
-
-
-def _transcript_names(event_type: type[Any]) -> Mapping[str, str]:
-    """dataclass field -> the name its event's transcript form (``to_dict``) gives it.
-
-    The same name, except where an event renames a field its class cannot spell (Mafia's
-    ``role_change`` writes ``from_player`` as ``from``, a Python keyword): found by asking
-    ``to_dict`` of a probe instance whose every field holds a marker of its own name.
-    """
-    names = {spec.name: spec.name for spec in dataclasses.fields(event_type)}
-    probe = object.__new__(event_type)
-    for spec in dataclasses.fields(event_type):
-        object.__setattr__(probe, spec.name, f"\0{spec.name}")
-    try:
-        written = probe.to_dict()
-    except Exception:  # a to_dict that needs real values: keep the field names
-        return names
-    for key, value in written.items():
-        if isinstance(value, str) and value.startswith("\0") and value[1:] in names:
-            names[value[1:]] = key
-    return names
 
 
 def _all_event_fields() -> Mapping[str, Mapping[str, Any]]:
