@@ -173,6 +173,8 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     table.deadline()
     noon = _stories(table, before)
     assert len(noon) == 7 and all("Mayor" in t and "Gina" in t for t in noon.values())
+    for text in noon.values():  # the election, voter by voter
+        assert "- Vito → Gina" in text and "- Gina → Tony" in text and "- Lena → blank" in text
     assert _view(factory).facts["mayor"] == "Gina"
     # The Secretary: the Mayor names one of her voters.
     assert _view(factory).step == "secretary"

@@ -371,6 +371,23 @@ def test_a_day_vote_is_told_voter_by_voter(renderer: Renderer) -> None:
             assert "- Frank → Anna (no vote sent: counted against himself)" in text
 
 
+def test_the_election_is_told_voter_by_voter(renderer: Renderer) -> None:
+    """The narrator adds the election's `votes` to `mayor` and `no_mayor` (samples.toml)."""
+    votes = {"Bram": ["Anna"], "Carla": ["Anna"], "Anna": []}
+    for theme in THEMES:
+        for kind, event in (
+            ("mayor", {"type": "mayor", "player": "Anna", "via": "election", "votes": votes}),
+            ("no_mayor", {"type": "no_mayor", "votes": {"Anna": [], "Bram": []}}),
+        ):
+            key = StoryKey(RULESET, LANGUAGE, theme, kind)
+            for seed in range(6):
+                context = {"game": _game(theme, "election"), "players": CAST, "recipient": None}
+                text = renderer.render_event(key, context, event, seed)
+                assert "- Anna → blank" in text, (theme, kind, text)
+                if kind == "mayor":
+                    assert "- Bram → Anna" in text and "- Carla → Anna" in text
+
+
 def test_a_death_tells_the_roles_it_reveals(renderer: Renderer) -> None:
     night = {"type": "death", "player": "Bram", "cause": None, "revealed": {"role": "doctor"}}
     day = {
