@@ -1,0 +1,277 @@
+"""Mafia played by mail in English, signup to the winners' mail, through the narrator service.
+
+Seven players in Port Carrow (theme `mafia`): signups `Name, man|woman`, a fixed deal, the start's
+story (the roles in play), the Mayor's election and his Secretary, every standard role's move sent
+by mail with its English keyword (the Family's `kill`, the Doctor's `heal`, the Blocker's
+`arrest`/`protect`, the Commissar's `check` and `verify`, the Detective's `track` and `role`, the
+Investigator's `verify`), refusals (`no-shot`, `not-now`, too many names), the Mayor's vertical,
+two lynchings told voter by voter, and the end: every mail English, signed by the Narrator, no role
+in a subject, and a colour check told to the Commissar and the Investigator alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import session_factory, transaction
+from narrator.models import Game, GameStatus, RoleDistribution
+from narrator.service import games as service
+from narrator.service.inbox import InboxSettings
+from narrator.service.work import unit_of_work
+from rules import get_ruleset
+from rules.core.view import GameView
+from stories.words import load_words
+from tests.service.test_example_by_mail import Table
+from tests.service.test_game_by_mail import NARRATOR
+from tests.service.test_lupus_by_mail import subject_of, text_of
+
+SIGNUPS = {
+    "Vito": "man",
+    "Rosa": "woman",
+    "Sal": "man",
+    "Gina": "woman",
+    "Tony": "man",
+    "Lena": "woman",
+    "Marco": "man",
+}
+#: The deal of seed 26 for these seven (mafia-7-standard).
+DEAL = {
+    "Vito": "blocker",
+    "Rosa": "active_citizen+mafia",
+    "Sal": "detective",
+    "Gina": "investigator",
+    "Tony": "commissar",
+    "Lena": "citizen+maniac",
+    "Marco": "doctor",
+}
+SIGNATURE = "The Narrator\nPort Carrow"
+
+
+@pytest.fixture
+def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
+    yield session_factory(engine)
+
+
+def _address(name: str) -> str:
+    return f"{name.lower()}@example.org"
+
+
+def _view(factory: sessionmaker[Session]) -> GameView:
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        return service.ruleset_of(game).view(work.state(game))
+
+
+def _carrow_seven() -> RoleDistribution:
+    """The built-in seven-player distribution (mafia-7-standard) as an admin would add it.
+
+    Without its `faceless` and `elite` keys: the built-in one carries `faceless = false`, which
+    the core's option check refuses (see the xfail test below), so no built-in Mafia
+    distribution can start a game yet.
+    """
+    builtin = next(d for d in get_ruleset("mafia").distributions if d.players == 7)
+    options = {k: v for k, v in builtin.options.items() if k not in ("faceless", "elite")}
+    return RoleDistribution(
+        ruleset="mafia", key="carrow-7", players=7, roles=list(builtin.roles), options=options
+    )
+
+
+@pytest.mark.xfail(
+    reason="rules/core/model.py Settings.check_options refuses the built-in Mafia "
+    "distributions' faceless = false (its declared default is None, and a bool is only "
+    "accepted where the default is a bool): every Mafia game start fails",
+    raises=ValueError,
+    strict=True,
+)
+def test_a_mafia_game_starts_with_a_built_in_distribution(
+    factory: sessionmaker[Session],
+) -> None:
+    table = Table(factory)
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Carrow",
+                name_key="carrow",
+                ruleset="mafia",
+                language="en",
+                theme="mafia",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    for name, gender in SIGNUPS.items():
+        assert table.write(name, f"{name}, {gender}", "Carrow") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=26)
+    assert table.roles() == DEAL
+
+
+def _stories(table: Table, before: int) -> dict[str, str]:
+    """The story mails since mail number `before`, by recipient's address."""
+    return {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+
+
+def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None:
+    table = Table(factory)
+    table.settings = InboxSettings(address=NARRATOR, language="en")
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Carrow",
+                name_key="carrow",
+                ruleset="mafia",
+                language="en",
+                theme="mafia",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    for name, gender in SIGNUPS.items():
+        assert table.write(name, f"{name}, {gender}", "Carrow") == f"signup: {name}"
+    assert table.write("Zeno", "Zeno, maybe", "Carrow").startswith("error: bad-gender")
+    signed = [text_of(m) for _, kind, m in table.mails() if kind == "signup_confirmed"]
+    assert signed and "Welcome to Port Carrow, Vito." in signed[0]
+
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        work.session.add(_carrow_seven())
+        work.session.flush()
+        service.start_game(
+            work, table.mailer, game, now=table.clock(), seed=26, distribution_id="carrow-7"
+        )
+    assert table.roles() == DEAL
+    mails = table.mails()
+    role_mails = {to: text_of(m) for to, kind, m in mails if kind == "role"}
+    assert len(role_mails) == 7
+    assert "You are an Active Citizen. And underneath" in role_mails[_address("Rosa")]
+    assert "a Mafioso" in role_mails[_address("Rosa")]
+    assert "You are a Doctor." in role_mails[_address("Marco")]
+    assert "Mafioso" not in role_mails[_address("Marco")]
+    # The start's story: the roles in play, told to everybody.
+    start = _stories(table, 0)
+    assert len(start) == 7 and all("two Mafiosi" not in t and "Maniac" in t for t in start.values())
+
+    def write(name: str, body: str) -> str:
+        return table.write(name, body, "Carrow")
+
+    # Day 1: the election.  Everybody but Gina and Lena votes for Gina; Gina votes for Tony,
+    # Lena abstains; a mail with two names is refused.
+    assert write("Tony", "Gina Vito").startswith("error: too-many-names")
+    for name in ("Vito", "Rosa", "Sal", "Tony", "Marco"):
+        assert write(name, "I vote for Gina") == "vote accepted"
+    assert write("Gina", "Tony") == "vote accepted"
+    assert write("Lena", "blank") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    noon = _stories(table, before)
+    assert len(noon) == 7 and all("Mayor" in t and "Gina" in t for t in noon.values())
+    for text in noon.values():  # the election, voter by voter
+        assert "- Vito → Gina" in text and "- Gina → Tony" in text and "- Lena → blank" in text
+    assert _view(factory).facts["mayor"] == "Gina"
+    # The Secretary: the Mayor names one of her voters.
+    assert _view(factory).step == "secretary"
+    assert write("Gina", "Marco") == "vote accepted"
+    table.deadline()
+    view = _view(factory)
+    assert (view.step, view.night) == ("night", 1) and view.facts["secretary"] == "Marco"
+
+    # Night 1 (the Family's): Rosa shoots Vito, the Doctor heals him, the Blocker arrests the
+    # Maniac, the Commissar checks Rosa, the Detective tails her.  The Maniac has no shot
+    # tonight; nobody may aim at the Secretary.  (The Investigator's `request doctor` cannot be
+    # sent by mail yet: the parser reads player names only, not role ids.)
+    assert write("Lena", "kill Tony") == "vote rejected: no-shot"
+    assert write("Rosa", "kill Marco") == "vote rejected: untouchable"
+    assert write("Rosa", "kill Vito") == "vote accepted"
+    assert write("Marco", "heal Vito") == "vote accepted"
+    assert write("Vito", "arrest Lena") == "vote accepted"
+    assert write("Tony", "check Rosa") == "vote accepted"
+    assert write("Sal", "track Rosa") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    dawn = _stories(table, before)
+    assert len(dawn) == 7  # a mail at every dawn, to everybody
+    assert all(t.startswith("Good morning") and "Doctor" in t for t in dawn.values())
+    assert "Rosa is black" in dawn[_address("Tony")]
+    assert "check on Rosa — black" in dawn[_address("Gina")]
+    for name in ("Vito", "Rosa", "Sal", "Lena", "Marco"):
+        assert "black" not in dawn[_address(name)].replace("blacks", ""), name
+    assert "Someone came for you last night" in dawn[_address("Vito")]
+    assert "went to Vito" in dawn[_address("Sal")]
+    assert all(p.alive for p in _view(factory).players)
+
+    # Day 2: the Mayor's vertical, then the lynching of Rosa, told voter by voter.
+    assert _view(factory).step == "pre_vote"
+    assert write("Gina", "Marco") == "vote accepted"
+    table.deadline()
+    assert _view(factory).step == "lynch"
+    for name in ("Vito", "Sal", "Gina", "Tony", "Lena", "Marco"):
+        assert write(name, "Rosa") == "vote accepted"
+    assert write("Rosa", "Vito") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    dusk = _stories(table, before)
+    assert len(dusk) == 7
+    for text in dusk.values():
+        assert "- Vito → Rosa" in text and "- Rosa → Vito" in text
+        assert "Totals: Rosa 6, Vito 1." in text
+        assert "an Active Citizen by day, and by night a Mafioso: one of the blacks" in text
+    assert not _view(factory).find("Rosa").alive  # type: ignore[union-attr]
+
+    # Night 2: the Maniac stabs Sal; the Doctor guards Tony; the Blocker protects Tony; the
+    # Commissar verifies Rosa; the Investigator may not shoot while the Commissar lives.
+    assert _view(factory).step == "night"
+    assert write("Gina", "kill Lena") == "vote rejected: not-now"
+    assert write("Gina", "verify Rosa") == "vote accepted"
+    assert write("Lena", "kill Sal") == "vote accepted"
+    assert write("Marco", "Tony") == "vote accepted"
+    assert write("Vito", "protect Tony") == "vote accepted"
+    assert write("Tony", "verify Rosa") == "vote accepted"
+    assert write("Sal", "role Lena") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    dawn = _stories(table, before)
+    assert len(dawn) == 7  # the dead read the story too
+    assert all("Sal" in text and "a Detective" in text for text in dawn.values())
+    assert "Rosa is truly black" in dawn[_address("Tony")]
+    assert not _view(factory).find("Sal").alive  # type: ignore[union-attr]
+
+    # Day 3: no vertical this morning; the town lynches the Maniac and wins.
+    table.deadline()
+    assert _view(factory).step == "lynch"
+    for name in ("Vito", "Gina", "Tony", "Marco"):
+        assert write(name, "lynch Lena") == "vote accepted"
+    assert write("Lena", "abstain") == "vote rejected: blank-not-allowed"
+    before = len(table.mails())
+    table.deadline()
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        assert game.status == GameStatus.ENDED.value
+    over = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "game_over"}
+    assert sorted(over) == sorted(_address(n) for n in SIGNUPS)
+    for text in over.values():
+        assert "The game goes to the reds: Vito, Sal, Gina, Tony and Marco" in text
+        assert "- Lena: a Citizen by day and a Maniac by night (dead)" in text
+
+    # Every mail is English, greets and is signed; no subject names a role.
+    words = load_words("mafia", "en")
+    role_words = {
+        w.casefold() for r in words.roles.values() for f in (r.name, r.plural) for w in f.split()
+    } - {"of", "the"}
+    kinds = set()
+    for to, kind, message in table.mails():
+        kinds.add(kind)
+        text = text_of(message).replace("\r\n", "\n")
+        if kind == "help_forward":
+            continue
+        assert text.rstrip().endswith(SIGNATURE), (to, kind, text)
+        subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
+        assert not subject & role_words, subject_of(message)
+    assert {"signup_confirmed", "role", "step", "receipt", "error", "story", "game_over"} <= kinds
