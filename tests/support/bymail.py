@@ -28,8 +28,8 @@ from narrator.service.inbox import InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from rules.core.model import ActionChoice, Choices
-from stories import FileStore, default_pack_root
 from rules.core.registry import ruleset_ids
+from stories import FileStore, default_pack_root
 from stories.words import Words, languages_of, load_words
 
 NARRATOR = "verteller@example.org"
