@@ -40,7 +40,7 @@ OPTIONS = DaemonOptions(
     outbox_poll=5.0,
     imap={"poll_interval": 1.0, "backoff_initial": 0.05, "backoff_max": 0.5},
 )
-WW1 = Plan("wakkerdam", "nl", "WW1", seed=5)
+WW1 = Plan("wakkerdam", "nl", "WW1", seed=9)  # a short game: six steps
 
 
 def write_config(tmp_path: Path, db_url: str, extra: str = "", *, maildir: bool = True) -> Path:
@@ -84,7 +84,9 @@ async def run_game(
                     return int(session.scalar(select(func.count(Player.id))) or 0)
 
             await wait_until(lambda: players() == 8, timeout=20, message="8 signups")
-            await asyncio.to_thread(cli, config_file, "game", "start", "WW1", "--seed", "5")
+            await asyncio.to_thread(
+                cli, config_file, "game", "start", "WW1", "--seed", str(WW1.seed)
+            )
             transcript = await play(factory, WW1, send, outbox, timeout=90)
             await delivered(factory, outbox)
             fired = [

@@ -67,7 +67,7 @@ PLANS = [
         domain="esempio.example.org",
         zone_named=False,  # its step mail and reminder give the deadline's time alone
     ),
-    Plan("wakkerdam", "nl", "WW1", seed=5),
+    Plan("wakkerdam", "nl", "WW1", seed=9),
 ]
 
 
