@@ -33,7 +33,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, Step, game_players
+from narrator.models import (
+    Game,
+    GameLogEntry,
+    GameStatus,
+    OutboxMessage,
+    OutboxState,
+    Step,
+    game_players,
+)
 from narrator.outbound.compose import domain_of, make_message_id
 from narrator.service import games as service
 from narrator.service.threads import root_message_id
@@ -380,7 +388,16 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         game = session.scalars(select(Game).where(Game.name == plan.name)).one()
         assert game.status == GameStatus.ENDED.value
         assert (game.ruleset, game.language, game.theme) == (plan.ruleset, plan.lang, plan.theme_id)
+        rs = service.ruleset_of(game)
         winners = service.load_state(work, game).winners
+        log = session.scalars(
+            select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
+        ).all()
+        # The log replays to the stored state; its start is the deal the role mails tell.
+        assert rs.dump_state(service.replay(game, log)) == game.state
+        start = next(n for n, entry in enumerate(log) if entry.kind == "start")
+        dealt = service.replay(game, log[: start + 1])
+        told = {p.name: rs.told_role(dealt, p.name) for p in game_players(session, game)}
         rows = session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game.id)).all()
         kinds = {row.message_id.strip("<>"): row.kind for row in rows}
         root = root_message_id(game, domain_of(NARRATOR))
@@ -396,6 +413,7 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
     days = moment_subject(name, plan.words)
     boxes = Mailboxes(outbox).refresh()
     per_player: dict[str, Counter[str]] = defaultdict(Counter)
+    texts: dict[tuple[str, str], list[str]] = defaultdict(list)
     replies: dict[str, list[str]] = defaultdict(list)
     got: dict[str, set[str]] = defaultdict(set)
     for message_id, kind in kinds.items():
@@ -417,6 +435,7 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         # (The reply's "Re:" aside: Vampiri's king is a Re.)
         assert not roles_named(subject.removeprefix("Re: "), plan.words), (kind, subject)
         text = text_of(message)
+        texts[recipient, kind].append(text)
         assert language_of(text) == plan.lang, (name, kind, text)
         if kind in ("step", "reminder"):  # the deadline, in the game's time zone
             assert any(deadline in text for deadline in deadlines), (kind, deadlines, text)
@@ -445,6 +464,10 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         stories = {_story_id(game_id, n, player_id, address) for n in turns}
         assert stories <= got[address], (name, player, sorted(turns))
         assert sorted(replies[address]) == sorted(votes), (name, player)
+        role = told[player]
+        assert role is not None
+        [role_mail] = texts[address, "role"]  # his own role, in the pack's word
+        assert plan.words.roles[role].name in role_mail, (name, player, role, role_mail)
     assert winners, "the game ended with winners"
 
 

@@ -169,7 +169,11 @@ async def play_games(
         engine.dispose()
 
 
-@pytest.mark.parametrize("plan", PLANS, ids=lambda p: f"{p.ruleset}-{p.lang}")
+@pytest.mark.parametrize(
+    "plan",
+    [p for p in PLANS if p.ruleset != "wakkerdam"],  # test_daemon_e2e.py plays Wakkerdam alone
+    ids=lambda p: f"{p.ruleset}-{p.lang}",
+)
 def test_a_whole_game_of_each_ruleset_by_smtp(
     plan: Plan,
     sqlite_url: str,
