@@ -4,9 +4,10 @@ A game is a :class:`Plan`: its ruleset, language and theme, its players and seed
 a ruleset's extra words. The players are bots: in each step every asked player waits for his step
 mail, then mails the vote of :func:`tests.support.bymail.ballot` in the game's own words (the
 names in one seeded order, so that the village agrees; blank and keyword words from the pack's
-``words.toml``), after checking that his step mail offers what he writes. One player skips the
-first step, so that step ends at its deadline and he gets a reminder; every other step closes
-early when all have voted. Several games play at once with :func:`asyncio.gather`.
+``words.toml``), after checking that his step mail offers what he writes. With ``skip_first``
+one player skips the first step, so that step ends at its deadline and he gets a reminder; every
+other step closes early when all have voted. Several games play at once with
+:func:`asyncio.gather`, their mails interleaved.
 
 The outgoing mail is read from an :class:`Outbox`: the daemon's Maildir, or a real SMTP server
 the daemon submits to.
@@ -63,8 +64,6 @@ from tests.support.bymail import (
     text_of,
 )
 from tests.support.smtp import SmtpCapture
-
-__all__ = ["NARRATOR", "Plan", "Send", "Transcript", "play", "sign_up"]
 
 PLAYERS = (
     ("Anna", "vrouw"),

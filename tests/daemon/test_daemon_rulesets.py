@@ -8,6 +8,7 @@ A ruleset joins these tests with one line in ``PLANS`` (how: docs/dev/adding-a-r
 from __future__ import annotations
 
 import asyncio
+import itertools
 import smtplib
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,8 +161,12 @@ async def play_games(
         for transcript in transcripts:
             check_mailboxes(factory, outbox, transcript)
         with transaction(factory) as session:
-            inbox = session.scalars(select(InboxMessage)).all()
+            inbox = session.scalars(select(InboxMessage).order_by(InboxMessage.id)).all()
             assert [(r.id, r.state, r.attempts) for r in inbox if r.state != "done"] == []
+            # The games' mails came in interleaved (each game's players write from its domain).
+            domains = [(r.envelope_from or "").rpartition("@")[2] for r in inbox]
+            turns = sum(a != b for a, b in itertools.pairwise(domains))
+            assert turns >= 2 * (len(plans) - 1), domains
             # Every mail went out as a mail of one of the games (each checked in its thread).
             games = session.scalars(select(OutboxMessage.game_id).distinct()).all()
             assert sorted(games) == sorted(session.scalars(select(Game.id)).all())
