@@ -107,7 +107,7 @@ class Plan:
         return load_words(self.ruleset, self.lang)
 
     def address(self, name: str) -> str:
-        """The mail address of player ``name``."""
+        """The mail address of player ``name`` in this game."""
         return f"{name.lower()}@{self.domain}"
 
     def create(self, speed: str) -> list[str]:
@@ -211,6 +211,40 @@ class Mailboxes:
 
 
 # --- playing ---------------------------------------------------------------------------------
+
+
+def address(name: str) -> str:
+    """The mail address of player ``name`` of a game with the default domain."""
+    return f"{name.lower()}@spelers.example.org"
+
+
+def _read(factory: sessionmaker[Session], name: str) -> dict[str, object]:
+    """A look at Wakkerdam game ``name`` for the storm bots of ``tests/faults/harness.py``: its
+    status, step number and each asked player's (name, address, body): the first valid choice,
+    ``blanco`` where no name is needed."""
+    with unit_of_work(factory) as work:
+        session = work.session
+        game = session.scalars(select(Game).where(Game.name == name)).one()
+        view: dict[str, object] = {
+            "status": game.status,
+            "number": game.step_number,
+            "ballots": [],
+        }
+        if game.status != GameStatus.RUNNING.value:
+            return view
+        rs = service.ruleset_of(game)
+        state = service.load_state(work, game)
+        players = {p.name: p for p in game_players(session, game)}
+        ballots = []
+        for player in rs.asked(state):
+            action = rs.choices(state, player).actions[0]
+            names = list(action.targets[: action.min_names]) if action.min_names else []
+            body = " ".join(names) if names else "blanco"
+            if action.keyword:
+                body += f" {action.keyword}"
+            ballots.append((player, players[player].email, body))
+        view["ballots"] = ballots
+        return view
 
 
 @dataclass(frozen=True)

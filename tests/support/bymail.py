@@ -104,20 +104,6 @@ def language_of(text: str) -> str:
     return max(counts, key=lambda lang: counts[lang])
 
 
-@cache
-def signature(ruleset: str, language: str, theme: str) -> str:
-    """The name the pack signs its mails with (``{% block signature %}`` of its error mail,
-    the theme's own when it has one): every mail of a game in that pack ends with it."""
-    root = default_pack_root() / ruleset / language
-    for path in (root / theme / "error.j2", root / "_base" / "error.j2"):
-        if path.is_file():
-            found = re.findall(r"\{% block signature %\}(.+?)\{% endblock %\}", path.read_text())
-            named = [name for name in found if name != "…"]
-            if named:
-                return named[-1]
-    raise AssertionError(f"no signature in the {ruleset}/{language}/{theme} pack")
-
-
 # --- the bots' vote --------------------------------------------------------------------------
 
 #: Extra keyword ids a ruleset's vote must carry beside the names (Lupus: a Negromante names
