@@ -19,7 +19,17 @@ from narrator.config import Config, load_config
 from narrator.daemon import Daemon, DaemonFailed, DaemonOptions, serve
 from narrator.db import make_engine, session_factory, transaction
 from narrator.models import InboxMessage, Player
-from tests.daemon.driver import NARRATOR, Send, check_mailboxes, delivered, play, sign_up
+from tests.daemon.driver import (
+    NARRATOR,
+    MaildirOutbox,
+    Plan,
+    Send,
+    check_mailboxes,
+    check_outbox,
+    delivered,
+    play,
+    sign_up,
+)
 from tests.support.aio import run_async, wait_until
 from tests.support.dovecot import DovecotAccount
 from tests.support.net import free_port
@@ -30,6 +40,7 @@ OPTIONS = DaemonOptions(
     outbox_poll=5.0,
     imap={"poll_interval": 1.0, "backoff_initial": 0.05, "backoff_max": 0.5},
 )
+WW1 = Plan("wakkerdam", "nl", "WW1", seed=9)  # a short game: six steps
 
 
 def write_config(tmp_path: Path, db_url: str, extra: str = "", *, maildir: bool = True) -> Path:
@@ -55,6 +66,7 @@ async def run_game(
     """Create, sign up, start and play the game against running daemons; check the mail."""
     engine = make_engine(configs[0].database_url)
     factory = session_factory(engine)
+    outbox = MaildirOutbox(configs[0].outbound.maildir)
     try:
         async with contextlib.AsyncExitStack() as stack:
             daemons = [
@@ -64,20 +76,19 @@ async def run_game(
             send = send_factory(daemons)
             # A step of 4 s: its reminder goes out 1 s before the deadline, and every bot's vote
             # (through Dovecot's delivery and IDLE, on a loaded CI machine) must be in by then.
-            await asyncio.to_thread(
-                cli, config_file, "game", "create", "WW1", "--speed", "4s", "--strictness", "5",
-                "--close-early", "--tz", "Europe/Amsterdam",
-            )  # fmt: skip
-            await sign_up(send, "WW1")
+            await asyncio.to_thread(cli, config_file, *WW1.create("4s"))
+            await sign_up(send, WW1)
 
             def players() -> int:
                 with transaction(factory) as session:
                     return int(session.scalar(select(func.count(Player.id))) or 0)
 
             await wait_until(lambda: players() == 8, timeout=20, message="8 signups")
-            await asyncio.to_thread(cli, config_file, "game", "start", "WW1", "--seed", "5")
-            transcript = await play(factory, "WW1", send, timeout=90)
-            await delivered(factory, configs[0].outbound.maildir)
+            await asyncio.to_thread(
+                cli, config_file, "game", "start", "WW1", "--seed", str(WW1.seed)
+            )
+            transcript = await play(factory, WW1, send, outbox, timeout=90)
+            await delivered(factory, outbox)
             fired = [
                 did
                 for daemon in daemons
@@ -88,7 +99,8 @@ async def run_game(
             assert any(fired), "the skipped first step ended at its deadline"
             processed = [d.worker.processed if d.worker else 0 for d in daemons]
             assert all(processed), f"every daemon processed mail: {processed}"
-        check_mailboxes(factory, configs[0].outbound.maildir, transcript)
+        check_outbox(factory, outbox)
+        check_mailboxes(factory, outbox, transcript)
         with transaction(factory) as session:
             inbox = session.scalars(select(InboxMessage)).all()
             # Every mail applied at the first try: daemons sharing a game never trip over it.

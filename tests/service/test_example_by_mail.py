@@ -7,82 +7,16 @@ blank word `nessuno`, the wolves' keyword-only `risparmia`, errors and the end a
 
 from __future__ import annotations
 
-import email
-from collections.abc import Iterator
-from datetime import timedelta
-from email.message import Message
-
-import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import session_factory, transaction
-from narrator.inbound.dbsink import DbSink
-from narrator.models import Game, GameStatus, OutboxMessage
+from narrator.db import transaction
+from narrator.models import Game, GameStatus
 from narrator.service import games as service
-from narrator.service.inbox import InboxSettings, process_pending
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
-from stories import FileStore, default_pack_root
-from tests.service.test_game_by_mail import NARRATOR, Clock
+from tests.support.bymail import Table, text_of
 
 SIGNUPS = {"Lea": "donna", "Vera": "donna", "Carlo": "uomo", "Dina": "donna", "Ezio": "uomo"}
-
-
-@pytest.fixture
-def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
-    yield session_factory(engine)
-
-
-class Table:
-    """The players' side: they write mail, the narrator reads it at once."""
-
-    def __init__(self, factory: sessionmaker[Session]) -> None:
-        self.factory = factory
-        self.sink = DbSink(factory)
-        self.clock = Clock()
-        self.mailer = Mailer(FileStore(default_pack_root()), NARRATOR)
-        self.settings = InboxSettings(address=NARRATOR, language="it")
-        self.count = 0
-
-    def write(self, name: str, body: str, subject: str = "Borgo") -> str:
-        self.count += 1
-        message_id = f"<m{self.count}.{name.lower()}@example.org>"
-        raw = (
-            f"From: {name} <{name.lower()}@example.org>\r\nTo: {NARRATOR}\r\n"
-            f"Subject: {subject}\r\nMessage-ID: {message_id}\r\n"
-            f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-        ).encode()
-        self.sink.store_sync(raw, source="inject")
-        outcomes = process_pending(self.factory, self.mailer, self.settings, self.clock)
-        return outcomes[-1].what
-
-    def deadline(self) -> None:
-        self.clock.now += timedelta(days=1)
-        with unit_of_work(self.factory) as work:
-            for game in service.due_games(work.session, self.clock()):
-                service.close_step(work, self.mailer, game, now=self.clock())
-
-    def mails(self) -> list[tuple[str, str, Message]]:
-        with transaction(self.factory) as session:
-            rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
-            return [(r.recipient, r.kind, email.message_from_bytes(r.raw)) for r in rows]
-
-    def roles(self) -> dict[str, str]:
-        with unit_of_work(self.factory) as work:
-            game = work.session.scalars(select(Game)).one()
-            view = service.ruleset_of(game).view(work.state(game))
-            return {seat.name: seat.role for seat in view.players}
-
-
-def text_of(message: Message) -> str:
-    """The plain text part of a mail the narrator wrote."""
-    for part in message.walk():
-        if part.get_content_type() == "text/plain":
-            payload = part.get_payload(decode=True)
-            assert isinstance(payload, bytes)
-            return payload.decode(part.get_content_charset() or "utf-8")
-    raise AssertionError("no text/plain part")
 
 
 def test_an_example_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:

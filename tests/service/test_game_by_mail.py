@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import email
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from email.message import Message
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import session_factory, transaction
+from narrator.db import transaction
 from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameLogEntry, GameStatus, OutboxMessage, game_players
 from narrator.service import games as service
@@ -19,32 +18,12 @@ from narrator.service.inbox import InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from stories import FileStore, default_pack_root
-
-NARRATOR = "verteller@example.org"
-START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A settable clock."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.support.bymail import NARRATOR, Clock, compose
 
 
 def mail(sender: str, subject: str, body: str, n: int) -> bytes:
-    return (
-        f"From: {sender}\r\nTo: {NARRATOR}\r\nSubject: {subject}\r\n"
-        f"Message-ID: <m{n}.{sender}>\r\nDate: Wed, 18 Nov 2026 09:00:00 +0000\r\n"
-        f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-    ).encode()
-
-
-@pytest.fixture
-def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
-    yield session_factory(engine)
+    """Mail number ``n`` of ``sender`` (Message-ID ``<mN.sender>``)."""
+    return compose(sender, subject, body, f"m{n}.{sender}")
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from narrator.service.inbox import MAX_ATTEMPTS, InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from stories import FileStore, default_pack_root
-from tests.service.test_game_by_mail import NARRATOR, Clock, mail
+from tests.service.test_game_by_mail import mail
+from tests.support.bymail import NARRATOR, Clock
 from tests.support.games import game_taking_signups
 
 SETTINGS = InboxSettings(address=NARRATOR)

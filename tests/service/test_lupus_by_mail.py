@@ -9,21 +9,17 @@ Veggente's vision told to the Veggente alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from email.header import decode_header, make_header
-from email.message import Message
 
-import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import session_factory, transaction
+from narrator.db import transaction
 from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from rules.core.view import GameView
 from stories.words import load_words
-from tests.service.test_example_by_mail import Table
+from tests.support.bymail import Table, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "donna",
@@ -33,24 +29,6 @@ SIGNUPS = {
     "Ezio": "uomo",
     "Ugo": "uomo",
 }
-
-
-@pytest.fixture
-def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
-    yield session_factory(engine)
-
-
-def text_of(message: Message) -> str:
-    """The plain-text part of a queued mail."""
-    part = next(p for p in message.walk() if p.get_content_type() == "text/plain")
-    payload = part.get_payload(decode=True)
-    assert isinstance(payload, bytes)
-    return payload.decode(part.get_content_charset() or "utf-8")
-
-
-def subject_of(message: Message) -> str:
-    """The decoded subject of a queued mail."""
-    return str(make_header(decode_header(str(message["Subject"]))))
 
 
 def _address(name: str) -> str:

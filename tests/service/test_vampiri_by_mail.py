@@ -7,8 +7,6 @@ the hunter's vote, and the end.
 from __future__ import annotations
 
 import re
-from email.header import decode_header, make_header
-from email.message import Message
 
 import pytest
 from sqlalchemy import select
@@ -19,7 +17,7 @@ from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import load_words
-from tests.service.test_example_by_mail import Table, factory  # noqa: F401
+from tests.support.bymail import Table, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "donna",
@@ -29,20 +27,6 @@ SIGNUPS = {
     "Ezio": "uomo",
     "Bruno": "uomo",
 }
-
-
-def text_of(message: Message) -> str:
-    """The plain-text part of a queued mail, decoded."""
-    for part in message.walk():
-        if part.get_content_type() == "text/plain":
-            payload = part.get_payload(decode=True)
-            charset = part.get_content_charset() or "utf-8"
-            return payload.decode(charset) if isinstance(payload, bytes) else str(payload)
-    raise AssertionError("no text/plain part")
-
-
-def subject_of(message: Message) -> str:
-    return str(make_header(decode_header(str(message["Subject"]))))
 
 
 def address(name: str) -> str:
@@ -55,7 +39,7 @@ def view_of(sessions: sessionmaker[Session]):  # type: ignore[no-untyped-def]
         return service.ruleset_of(game).view(work.state(game))
 
 
-def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:  # noqa: F811
+def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
     with transaction(factory) as session:
         session.add(
@@ -215,7 +199,7 @@ def test_the_night_story_tells_the_ballots_unless_the_vote_is_secret() -> None:
 
 @pytest.mark.parametrize("lone", [False, True], ids=["group", "lone_hunter"])
 def test_a_hunters_vote_is_copied_to_the_other_hunters(
-    factory: sessionmaker[Session],  # noqa: F811
+    factory: sessionmaker[Session],
     lone: bool,
 ) -> None:
     """Ruling 27: the hunters converge by the copies of their votes; not the lone hunters."""
