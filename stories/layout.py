@@ -113,8 +113,8 @@ def _actions_asked(mail: str, ctx: Mapping[str, Any]) -> list[tuple[Action, Sequ
     if "actions" in ctx:
         return [(a, a.choices) for a in ctx["actions"]]
     action = ctx.get("action")
-    if isinstance(action, Action):
-        return [(action, tuple(ctx.get("choices") or ()) or action.choices)]
+    if isinstance(action, Action):  # an error: the names it gives, as its text lists them
+        return [(action, tuple(ctx.get("choices") or ()))]
     return []
 
 
