@@ -7,15 +7,17 @@ facts the text tells: so a new pack or a reworded template needs nothing here.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
+from stories import vocab
 from stories.context import Action, Cast, Game, shared_cast
 from stories.helpers import ucfirst
 from stories.words import Words
@@ -139,6 +141,20 @@ def _how_many(action: Action, words: Words, ctx: Mapping[str, Any]) -> str:
     return fill(label.names_range, min=number(action.min), max=count(action.max, *forms))
 
 
+@lru_cache(maxsize=64)
+def list_items(names: tuple[str, ...]) -> Markup:
+    """The escaped `<li>` items of `names`: built once for the choices every reader of a step
+    shares (a day vote of a thousand players lists a thousand names in each mail)."""
+    return Markup("\n".join(f"<li>{escape(name)}</li>" for name in names))
+
+
+@lru_cache(maxsize=64)
+def _when(moment: dt.datetime, zone: str, pattern: str, locale: str) -> str:
+    """A deadline in words (the same for every mail of a step); `zone` is part of the key, as
+    equal moments in different zones are equal datetimes but are written differently."""
+    return vocab.when(moment, pattern, locale)
+
+
 def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any] | None:
     """The action box of a mail that asks for a vote: per action its title, choices, how many
     names, blanco and keyword; the deadline in the game's time zone.  None for other mails."""
@@ -157,14 +173,15 @@ def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any
         items.append(
             {
                 "title": _action_title(action.kind, words),
-                "choices": tuple(choices) if action.max > 0 else (),
+                "choices": list_items(tuple(choices)) if action.max > 0 else "",
                 "lines": [line for line in lines if line],
             }
         )
     game: Game | None = ctx.get("game")
     deadline = ""
     if game is not None and game.deadline is not None:
-        deadline = f"{ctx['when'](game.deadline)} ({game.timezone})"
+        written = _when(game.deadline, str(game.deadline.tzinfo), words.when, words.locale)
+        deadline = f"{written} ({game.timezone})"
     return {
         "heading": label.action,
         "choices_label": label.choices,

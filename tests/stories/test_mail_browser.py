@@ -78,3 +78,14 @@ def test_chromium_renders_the_mail(
     assert data.startswith(b"\x89PNG\r\n\x1a\n"), f"no PNG written: {result.stderr[-2000:]}"
     width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
     assert (width, height) == (WIDTH, HEIGHT)
+
+
+def test_without_chromium_ci_fails_and_elsewhere_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The browser check never passes silently: no Chromium is a failure in CI."""
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
+        _chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        _chromium()
