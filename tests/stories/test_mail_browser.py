@@ -45,7 +45,9 @@ def renderer() -> Renderer:
     return Renderer(FileStore())
 
 
-@pytest.mark.parametrize(("ruleset", "language", "theme", "mail"), _cases(), ids="-".join)
+@pytest.mark.parametrize(
+    ("ruleset", "language", "theme", "mail"), _cases(), ids=["-".join(case) for case in _cases()]
+)
 def test_chromium_renders_the_mail(
     renderer: Renderer, tmp_path: Path, ruleset: str, language: str, theme: str, mail: str
 ) -> None:
