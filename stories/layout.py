@@ -33,6 +33,8 @@ HTML_ROSTER_MAILS = ROSTER_MAILS | {"game_over"}
 ACTION_MAILS = frozenset({"step", "reminder", "error"})
 #: The mails to the admins: no reply recipe, no Help footer.
 ADMIN_MAILS = frozenset({"help_forward"})
+#: The error codes whose mail says that Help cannot reach anybody: its footer does not offer it.
+NO_HELP_ERRORS = frozenset({"no-admin"})
 
 LAYOUT_FILE = Path(__file__).resolve().parent / "layout" / "mail.html"
 
@@ -231,7 +233,8 @@ def mail_html(
     if mail not in ADMIN_MAILS:
         if action is not None:
             footer.append(words.mail.reply)
-        footer.append(fill(words.mail.help, subject=help_subject(game, words)))
+        if ctx.get("code") not in NO_HELP_ERRORS:
+            footer.append(fill(words.mail.help, subject=help_subject(game, words)))
     shown = roster if mail in HTML_ROSTER_MAILS else None
     return _layout().render(
         lang=language,

@@ -355,3 +355,12 @@ def test_a_batch_works_out_the_roster_once() -> None:
         copy = shared.with_player(replace(player, role="burger"))
         assert layout_roster(copy, words, names) is first
     assert next(calls) == 2  # the living and the dead, once
+
+
+def test_a_mail_saying_help_reaches_nobody_does_not_offer_help(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "error")
+    base = {"game": None, "players": (), "recipient": None, "player": None}
+    no_admin = renderer.render_mail(key, {**base, "code": "no-admin"}, 1)
+    assert '"Help"' not in visible(no_admin.html)
+    other = renderer.render_mail(key, {**base, "code": "no-name"}, 1)
+    assert 'met als onderwerp "Help"' in visible(other.html)
