@@ -170,8 +170,8 @@ def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any
         if action.blanco and action.max > 0 and words.blanco:
             lines.append(fill(label.blanco, word=words.blanco[0]))
         if action.keyword:
-            written = words.keywords.get(action.keyword, (action.keyword,))
-            lines.append(fill(label.keyword, word=written[0]))
+            spelt = words.keywords.get(action.keyword, (action.keyword,))
+            lines.append(fill(label.keyword, word=spelt[0]))
         items.append(
             {
                 "title": _action_title(action.kind, words),
