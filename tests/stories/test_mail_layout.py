@@ -364,3 +364,38 @@ def test_a_mail_saying_help_reaches_nobody_does_not_offer_help(renderer: Rendere
     assert '"Help"' not in visible(no_admin.html)
     other = renderer.render_mail(key, {**base, "code": "no-name"}, 1)
     assert 'met als onderwerp "Help"' in visible(other.html)
+
+
+@pytest.mark.parametrize("client", ["gmail", "outlook", "plain"])
+def test_a_reply_quoting_the_mail_reads_only_what_the_player_wrote(
+    renderer: Renderer, client: str
+) -> None:
+    """The reply recipe works: the quoted action box and roster are not read as votes."""
+    from email.message import EmailMessage
+
+    from parsing import parse_mail
+
+    mail = _step(renderer)
+    inner = mail.html.split("<body", 1)[1].split(">", 1)[1].rsplit("</body>", 1)[0]
+    reply = EmailMessage()
+    reply["From"], reply["To"] = "carla@example.org", "verteller@example.org"
+    reply["Subject"], reply["Message-ID"] = "Re: WW5 — Nacht 3", "<r1@example.org>"
+    if client == "plain":
+        quoted = "\n".join("> " + line for line in mail.text.splitlines())
+        reply.set_content(f"Bram\n\nOp 17 november schreef De Verteller:\n{quoted}\n")
+    elif client == "gmail":
+        reply.set_content(
+            '<div dir="ltr">Bram</div><br><div class="gmail_quote"><div class="gmail_attr">'
+            "Op di 17 nov schreef De Verteller:<br></div>"
+            f'<blockquote class="gmail_quote">{inner}</blockquote></div>',
+            subtype="html",
+        )
+    else:
+        reply.set_content(
+            '<html><body><div class="WordSection1"><p class="MsoNormal">Bram</p>'
+            '<div style="border:none;border-top:solid #E1E1E1 1.0pt">'
+            '<p class="MsoNormal"><b>Van:</b> De Verteller<br><b>Verzonden:</b> dinsdag<br>'
+            f"<b>Aan:</b> Carla<br><b>Onderwerp:</b> WW5</p></div>{inner}</div></body></html>",
+            subtype="html",
+        )
+    assert parse_mail(bytes(reply)).body.strip() == "Bram"
