@@ -24,7 +24,13 @@ from stories.context import (
 )
 from stories.helpers import Helpers, StoryError
 from stories.keys import BASE_THEME, StoryKey, StoryKeyError
-from stories.layout import ROSTER_MAILS, ROSTER_SEPARATOR, mail_html, roster_of
+from stories.layout import (
+    HTML_ROSTER_MAILS,
+    ROSTER_MAILS,
+    ROSTER_SEPARATOR,
+    mail_html,
+    roster_of,
+)
 from stories.sandbox import Compiled, compile_story, make_environment
 from stories.store import StorySource, TemplateStore
 from stories.words import Words, WordsError, load_words
@@ -317,7 +323,9 @@ class Renderer:
         body = normalise(self._run(source, "body", ctx))
         key = source.key
         words = self.words(key)
-        roster = roster_of(ctx["players"], words, ctx["names"]) if ctx["game"] else None
+        roster = None
+        if ctx["game"] is not None and key.event in HTML_ROSTER_MAILS:
+            roster = roster_of(ctx["players"], words, ctx["names"])
         text = body
         if roster is not None and key.event in ROSTER_MAILS:
             # Below the usual signature separator: mail clients set it apart and leave it out
