@@ -410,12 +410,20 @@ class Cast(tuple[Player, ...]):
 
     _by_folded: Mapping[str, Player]
     _seats: Mapping[str, int]
+    # The cast every reader of a batch shares (itself, unless this is one recipient's copy
+    # with his own role): what the whole village may know, for the roster (stories.layout).
+    _shared: Cast
+    # What is worked out once per shared cast (the roster lines, per language): a batch of n
+    # mails does not join n names n times.
+    _memo: dict[Any, Any]
 
     def __new__(cls, values: Iterable[Player | Mapping[str, Any]] = ()) -> Cast:
         """A cast of Players or mappings (see :meth:`Player.from_any`), in the given order."""
         cast = super().__new__(cls, (Player.from_any(v) for v in values))
         cast._by_folded = {p.name.casefold(): p for p in cast}
         cast._seats = {p.name: seat for seat, p in enumerate(cast)}
+        cast._shared = cast
+        cast._memo = {}
         return cast
 
     def find(self, name: str) -> Player | None:
@@ -435,7 +443,14 @@ class Cast(tuple[Player, ...]):
         by_folded[player.name.casefold()] = player
         copy._by_folded = by_folded
         copy._seats = self._seats  # same names at the same seats
+        copy._shared = self._shared
+        copy._memo = self._memo
         return copy
+
+
+def shared_cast(cast: Cast) -> Cast:
+    """The cast every reader shares: without any recipient's own role (see Cast.with_player)."""
+    return cast._shared
 
 
 def players_from(values: Sequence[Player | Mapping[str, Any]]) -> Cast:

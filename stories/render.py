@@ -11,7 +11,7 @@ from typing import Any
 from jinja2 import BaseLoader, TemplateError, TemplateNotFound
 from jinja2.environment import Environment, Template
 from jinja2.exceptions import SecurityError, UndefinedError
-from markupsafe import escape
+from markupsafe import Markup, escape
 
 from rules.core.registry import UnknownRuleset, get_ruleset
 from stories.context import (
@@ -24,6 +24,13 @@ from stories.context import (
 )
 from stories.helpers import Helpers, StoryError
 from stories.keys import BASE_THEME, StoryKey, StoryKeyError
+from stories.layout import (
+    HTML_ROSTER_MAILS,
+    ROSTER_MAILS,
+    ROSTER_SEPARATOR,
+    mail_html,
+    roster_of,
+)
 from stories.sandbox import Compiled, compile_story, make_environment
 from stories.store import StorySource, TemplateStore
 from stories.words import Words, WordsError, load_words
@@ -122,9 +129,9 @@ def normalise(raw: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def to_html(text: str, language: str) -> str:
-    """The HTML alternative of a normalised plain text: everything escaped, then paragraphs
-    (single line breaks become `<br>`) and `- ` lines become lists."""
+def story_markup(text: str) -> Markup:
+    """A normalised plain text as HTML: everything escaped, then paragraphs (single line breaks
+    become `<br>`) and `- ` lines become lists."""
     parts = []
     # Escaped once as a whole (escaping keeps line breaks, "-", "*" and spaces as they are).
     text = str(escape(text))
@@ -147,10 +154,15 @@ def to_html(text: str, language: str) -> str:
             parts.append("<p>" + "<br>\n".join(run) + "</p>")
         if items:
             parts.append("<ul>\n" + "\n".join(items) + "\n</ul>")
-    body = "\n".join(parts)
+    return Markup("\n".join(parts))
+
+
+def to_html(text: str, language: str) -> str:
+    """A bare HTML document of a normalised plain text (see :func:`story_markup`); mails get
+    the full layout (:func:`stories.layout.mail_html`)."""
     return (
         f'<!DOCTYPE html>\n<html lang="{escape(language)}">\n<head><meta charset="utf-8"></head>\n'
-        f"<body>\n{body}\n</body>\n</html>\n"
+        f"<body>\n{story_markup(text)}\n</body>\n</html>\n"
     )
 
 
@@ -308,10 +320,27 @@ class Renderer:
         """Render one given variant of a mail template (no draw)."""
         ctx = self._mail_context(source.key, context, rng)
         subject = one_line(self._run(source, "subject", ctx))
-        text = normalise(self._run(source, "body", ctx))
-        return RenderedMail(
-            subject, text + "\n", to_html(text, source.key.language), source.key, source.variant
+        body = normalise(self._run(source, "body", ctx))
+        key = source.key
+        words = self.words(key)
+        roster = None
+        if ctx["game"] is not None and key.event in HTML_ROSTER_MAILS:
+            roster = roster_of(ctx["players"], words, ctx["names"])
+        text = body
+        if roster is not None and key.event in ROSTER_MAILS:
+            # Below the usual signature separator: mail clients set it apart and leave it out
+            # of a reply's quote, so a player's answer does not quote every name back.
+            text += f"\n\n{ROSTER_SEPARATOR}\n" + "\n".join(roster.lines())
+        html = mail_html(
+            key.event,
+            ctx,
+            words,
+            language=key.language,
+            subject=subject,
+            story=story_markup(body),
+            roster=roster,
         )
+        return RenderedMail(subject, text + "\n", html, key, source.variant)
 
     def render_source_event(
         self, source: StorySource, context: Mapping[str, Any], event: Event, rng: random.Random

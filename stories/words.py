@@ -7,6 +7,7 @@ parser accepts (keywords, blanco, genders, help, stop words).  The format is in 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
@@ -56,6 +57,45 @@ class StepWords:
     always: bool = False
 
 
+@dataclass(frozen=True)
+class MailWords:
+    """The labels of the mail layout (words.toml ``[mail]``): the HTML part's header, action
+    box, roster and footer, and the running roster of the text part.  ``{name}``s are filled
+    by :mod:`stories.layout` (see docs/stories.md, "words.toml")."""
+
+    roster: str  # heading of the roster
+    alive: str  # {count}: "Nog in leven ({count})"
+    dead: str  # {count}
+    with_role: str  # {name} {role}: "{name} ({role})"
+    action: str  # heading of the action box
+    choices: str  # "Je keuzes"
+    names_exact: str  # {count}: "Noem {count}." (count: "twee namen")
+    names_most: str  # {max}
+    names_range: str  # {min} {max}
+    name_forms: tuple[str, ...]  # the noun counted: ["naam", "namen"] (CLDR plural forms)
+    blanco: str  # {word}: the language's blank vote
+    keyword: str  # {word}: a keyword the vote must contain
+    deadline: str  # the label of the deadline
+    reply: str  # how to answer: reply with the name(s) in the body
+    help: str  # {subject}: how to ask the admins for help
+
+
+#: The placeholders each [mail] label must contain.
+MAIL_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "alive": ("count",),
+        "dead": ("count",),
+        "with_role": ("name", "role"),
+        "names_exact": ("count",),
+        "names_most": ("max",),
+        "names_range": ("min", "max"),
+        "blanco": ("word",),
+        "keyword": ("word",),
+        "help": ("subject",),
+    }
+)
+
+
 ParamValue = str | int | float | tuple[str, ...] | list[str]
 
 
@@ -83,6 +123,7 @@ class Words:
     genders: Mapping[str, tuple[str, ...]]
     help: tuple[str, ...]
     stop_words: tuple[str, ...]
+    mail: MailWords
 
     def error_text(self, code: str, params: Mapping[str, ParamValue] | None = None) -> str:
         """The sentence for error `code`, its `{param}`s filled from `params`.
@@ -276,7 +317,27 @@ class _Reader:
             genders=genders,
             help=self.strings(data, "help", ""),
             stop_words=self.strings(data, "stop_words", ""),
+            mail=self.mail_words(),
         )
+
+    def mail_words(self) -> MailWords:
+        """The ``[mail]`` table: every label, each with the placeholders it must fill."""
+        table = self.table("mail")
+        known = {f.name for f in dataclasses.fields(MailWords)}
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise self.fail("[mail]", f"unknown key(s) {', '.join(unknown)}")
+        values: dict[str, Any] = {}
+        for name in known:
+            if name == "name_forms":
+                values[name] = self.strings(table, name, "[mail] ")
+                continue
+            text = self.string(table, name, "[mail] ")
+            for placeholder in MAIL_PLACEHOLDERS.get(name, ()):
+                if "{" + placeholder + "}" not in text:
+                    raise self.fail(f"[mail] {name}", f"must contain {{{placeholder}}}")
+            values[name] = text
+        return MailWords(**values)
 
     def check_complete(self, words: Words) -> None:
         """Every id of the ruleset has its words (a registered ruleset only)."""

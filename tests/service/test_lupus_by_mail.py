@@ -163,7 +163,8 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}
     for to, kind, message in table.mails():
         text = text_of(message)
-        assert text.rstrip().endswith("Il Narratore"), (to, kind, text)
+        story = text.replace("\r\n", "\n").partition("\n-- \n")[0]  # above the roster
+        assert story.rstrip().endswith("Il Narratore"), (to, kind, text)
         subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
         assert not subject & role_words, subject_of(message)
 

@@ -277,7 +277,7 @@ def test_the_step_mail_says_exactly_what_to_write(
         mail = renderer.render_mail(key, context, number)
         quoted = QUOTES[language].findall(mail.text)
         assert DEADLINE[language] in mail.text
-        assert mail.text.rstrip().endswith(SIGNED[pack])
+        assert mail.text.partition("\n-- \n")[0].rstrip().endswith(SIGNED[pack])
         for action in context["actions"]:
             kinds.add(action.kind)
             assert all(name in mail.text for name in action.choices)
