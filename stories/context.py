@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from functools import cache, cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any, Final
 
+from rules.core.events import Event as RulesEvent
 from rules.core.registry import get_ruleset, ruleset_ids
 from stories.keys import EVENT_TYPES, MAIL_TYPES
 from stories.pack import load_pack
@@ -164,6 +166,18 @@ class Action:
 _REQUIRED: Final = object()
 
 
+def _transcript_names(event_type: type[RulesEvent]) -> dict[str, str]:
+    """Field name -> its name in the transcript form, for a field named after a Python keyword:
+    the dataclass spells it ``<keyword>_<noun>`` and ``to_dict`` writes the keyword (the Mafia
+    ``role_change``'s ``from_player`` is ``from``, rules/mafia/events.py)."""
+    spelt = {}
+    for spec in dataclasses.fields(event_type):
+        head = spec.name.split("_", 1)[0]
+        if head != spec.name and keyword.iskeyword(head):
+            spelt[spec.name] = head
+    return spelt
+
+
 @cache
 def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     """event type -> {field: default} for `ruleset` (transcript form, interfaces §3).
@@ -179,14 +193,16 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     schema: dict[str, Mapping[str, Any]] = {}
     for name, event_type in get_ruleset(ruleset).event_types.items():
         fields: dict[str, Any] = {}
+        spelt = _transcript_names(event_type)
         for spec in dataclasses.fields(event_type):
             factory = spec.default_factory
+            field_name = spelt.get(spec.name, spec.name)
             if spec.default is not dataclasses.MISSING:
-                fields[spec.name] = spec.default
+                fields[field_name] = spec.default
             elif callable(factory):
-                fields[spec.name] = factory()
+                fields[field_name] = factory()
             else:
-                fields[spec.name] = _REQUIRED
+                fields[field_name] = _REQUIRED
         for extra in added.get(name, ()):
             fields.setdefault(extra, None)
         schema[name] = MappingProxyType(fields)
