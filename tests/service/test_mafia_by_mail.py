@@ -25,6 +25,7 @@ from narrator.cli import main
 from narrator.db import session_factory, transaction
 from narrator.models import Game, GameStatus, RoleDistribution
 from narrator.service import games as service
+from narrator.service.inbox import process_pending
 from narrator.service.work import unit_of_work
 from parsing.lexicon import phrase_key
 from rules.core.view import GameView
@@ -60,8 +61,6 @@ class RussianTable(Table):
             "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
             f"Content-Transfer-Encoding: 8bit\r\n\r\n{body}\r\n"
         ).encode()
-        from narrator.service.inbox import process_pending
-
         self.sink.store_sync(raw, source="inject")
         outcomes = process_pending(self.factory, self.mailer, self.settings, self.clock)
         return outcomes[-1].what
@@ -122,8 +121,9 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
         )
         # The built-in distribution's `faceless = false` is refused by Settings.check_options
         # (test below): the admin's own distribution without it.
-        session.add(RoleDistribution(ruleset="mafia", key="ru-6", players=6, roles=ROLES6,
-                                     options=OPTIONS6))
+        session.add(
+            RoleDistribution(ruleset="mafia", key="ru-6", players=6, roles=ROLES6, options=OPTIONS6)
+        )
     for name, (_, gender) in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
     assert table.write("zina", "Зина, может быть").startswith("error: bad-gender")
@@ -148,8 +148,9 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
         text = role_mails[_address(name)]
         assert words.roles[peaceful].name in text and words.roles[negative].name in text
     start = _stories(table, 0)
-    assert len(start) == 6 and all("Мирные роли" in t or "едут чёрные" in t or "чёрные" in t
-                                   for t in start.values())
+    assert len(start) == 6 and all(
+        "Мирные роли" in t or "едут чёрные" in t or "чёрные" in t for t in start.values()
+    )
 
     # Day 1: the election.  Everybody elects the first red; he votes for the second.
     mayor, second = reds[0], reds[1]
@@ -203,8 +204,14 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
                 if name == mayor:
                     assert table.write(name, "пропуск") == "vote accepted"
             elif view.step in ("lynch", "extra_vote"):
-                pick = target if name != target else next(
-                    n for n in reds if view.find(n).alive and n != mayor  # type: ignore[union-attr]
+                pick = (
+                    target
+                    if name != target
+                    else next(
+                        n
+                        for n in reds
+                        if view.find(n).alive and n != mayor  # type: ignore[union-attr]
+                    )
                 )
                 assert table.write(name, f"Против {ACCUSATIVE.get(pick, pick)}!") == (
                     "vote accepted"
@@ -214,8 +221,9 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
         if view.step in ("lynch", "extra_vote"):
             dusk = _stories(table, before)
             assert dusk and all(target in text and "голос" in text for text in dusk.values())
-            assert all("Как голосовали" in t or "Расклад" in t or "Итоги" in t
-                       for t in dusk.values())
+            assert all(
+                "Как голосовали" in t or "Расклад" in t or "Итоги" in t for t in dusk.values()
+            )
 
     with transaction(factory) as session:
         game = session.scalars(select(Game)).one()
@@ -225,9 +233,7 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
     assert all("Победили красные" in text for _, text in over)
 
     # Every mail is signed by the train chief; no subject names a role.
-    role_words = {
-        phrase_key(w) for r in words.roles.values() for w in (*r.name.split(), r.plural)
-    }
+    role_words = {phrase_key(w) for r in words.roles.values() for w in (*r.name.split(), r.plural)}
     for to, kind, message in table.mails():
         text = text_of(message)
         assert text.rstrip().endswith(SIGNATURE), (to, kind, text)
@@ -247,8 +253,10 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
 
 def test_game_create_takes_the_russian_express(workdir: Path) -> None:
     assert main(["db", "upgrade"]) == 0
-    assert main(["game", "create", "MF9", "--ruleset", "mafia", "--lang", "ru", "--theme",
-                 "express"]) == 0
+    assert (
+        main(["game", "create", "MF9", "--ruleset", "mafia", "--lang", "ru", "--theme", "express"])
+        == 0
+    )
     assert main(["game", "create", "MF8", "--ruleset", "mafia", "--lang", "ru"]) == 0
 
 

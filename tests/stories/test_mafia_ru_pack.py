@@ -15,8 +15,16 @@ from typing import Any
 import pytest
 
 from narrator.service.words import lexicon_for
-from parsing import GameInfo, MailContext, ParseError, Signup, Vote, parse_mail, read_command
-from parsing import read_signup
+from parsing import (
+    GameInfo,
+    MailContext,
+    ParseError,
+    Signup,
+    Vote,
+    parse_mail,
+    read_command,
+    read_signup,
+)
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.mafia.events import RoleChange
@@ -64,9 +72,7 @@ def lexicon() -> Lexicon:
 
 @pytest.fixture(scope="module")
 def sources() -> list[StorySource]:
-    return [
-        s for s in FileStore().all() if s.key.ruleset == RULESET and s.key.language == LANGUAGE
-    ]
+    return [s for s in FileStore().all() if s.key.ruleset == RULESET and s.key.language == LANGUAGE]
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +226,10 @@ PLAYERS_RU = ("Алёна", "Борис", "Вера", "Глеб", "Дарья")
 
 
 def _read(body: str, lexicon: Lexicon, **counts: tuple[int, int]) -> object:
-    raw = f"From: P <p@example.org>\nSubject: MF1\nContent-Type: text/plain; charset=utf-8\n\n{body}\n"
+    raw = (
+        "From: P <p@example.org>\nSubject: MF1\n"
+        f"Content-Type: text/plain; charset=utf-8\n\n{body}\n"
+    )
     game = GameInfo("MF1", players=PLAYERS_RU)
     context = MailContext(lexicon=lexicon, name_counts=counts)
     return read_command(parse_mail(raw.encode()), game, context)
@@ -236,9 +245,7 @@ def test_russian_mail_with_cyrillic_names_reads(lexicon: Lexicon) -> None:
     assert _read("подмена чёрный", lexicon, **keyword_only) == Vote(
         "MF1", (), False, ("fake_black",)
     )
-    assert _read("Без страховки.", lexicon, **keyword_only) == Vote(
-        "MF1", (), False, ("noinsure",)
-    )
+    assert _read("Без страховки.", lexicon, **keyword_only) == Vote("MF1", (), False, ("noinsure",))
     assert _read("Воздерживаюсь.", lexicon) == Vote("MF1", (), True, (), ())
     assert _read("проверка Глеб", lexicon) == Vote("MF1", ("Глеб",), False, ("check",))
     unknown = _read("Голосую против Фёдора", lexicon)
@@ -267,9 +274,7 @@ def test_every_quoted_word_of_a_mail_is_one_the_parser_reads(
             if "{" in phrase:
                 continue  # a parameter: what the player wrote
             assert _readable(lexicon, phrase, set()), f"[errors] {code} asks for «{phrase}»"
-    assert {phrase_key(w) for w in ("пропуск", "убить", "проверка", "лечить", "охота")} <= (
-        quoted
-    )
+    assert {phrase_key(w) for w in ("пропуск", "убить", "проверка", "лечить", "охота")} <= (quoted)
 
 
 def test_the_step_mail_says_exactly_what_to_write(renderer: Renderer, lexicon: Lexicon) -> None:
@@ -382,7 +387,9 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
             "revealed": {"role": "doctor", "negative": "maniac", "team": "black"},
             "via": None,
         }
-        text = renderer.render_event(key, {**context, "game": _game(theme, "lynch", "day")}, day, seed)
+        text = renderer.render_event(
+            key, {**context, "game": _game(theme, "lynch", "day")}, day, seed
+        )
         assert "Доктор" in text and "Маньяк" in text and "чёрный" in text
 
 
