@@ -488,3 +488,40 @@ def test_every_event_of_the_scenarios_is_told(renderer: Renderer) -> None:
                     told += 1
     assert told > 500
     assert rs.id == RULESET
+
+
+# --- a private event reaches its audience only ----------------------------------------------
+
+
+def _private_events() -> list[dict[str, Any]]:
+    """One sample of every private event type, told to its player (and a killer's partners)."""
+    found = []
+    for kind in events_of(RULESET):
+        if kind in PUBLIC or kind == "role":
+            continue
+        key = StoryKey(RULESET, LANGUAGE, "mafia", kind)
+        _context, event = next(iter(event_samples(key)))
+        audience = [event["player"], *event.get("partners", ())]
+        found.append({**event, "audience": audience})
+    return found
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_private_event_is_told_to_its_audience_only(renderer: Renderer, theme: str) -> None:
+    private = _private_events()
+    assert len(private) > 25
+    public = [
+        {"type": "death", "player": "Dirk", "cause": None, "revealed": {"role": "doctor"}},
+        {"type": "public_result", "role": "doctor", "result": "miss"},
+    ]
+    key = StoryKey(RULESET, LANGUAGE, theme, "night_result")
+    for recipient in (None, *(p.name for p in CAST)):
+        context = {"game": _game(theme, "night", "night"), "players": CAST, "recipient": recipient}
+        told = renderer.render_story(key, context, public + private, 3)
+        alone = renderer.render_story(key, context, public, 3)
+        assert told is not None and alone is not None
+        mine = [e for e in private if recipient in e["audience"]]
+        if mine:
+            assert told.text != alone.text, recipient
+        else:
+            assert told.text == alone.text, recipient
