@@ -248,6 +248,14 @@ def test_russian_mail_with_cyrillic_names_reads(lexicon: Lexicon) -> None:
     assert _read("Без страховки.", lexicon, **keyword_only) == Vote("MF1", (), False, ("noinsure",))
     assert _read("Воздерживаюсь.", lexicon) == Vote("MF1", (), True, (), ())
     assert _read("проверка Глеб", lexicon) == Vote("MF1", ("Глеб",), False, ("check",))
+    # A reply: the Russian quote header and the quoted step mail are not read.
+    reply = (
+        "Убить Алену\n\nпт, 20 нояб. 2026 г. в 10:00, Ведущий <mf1@example.org>:\n"
+        "> Напишите «убить» и одно имя, например «убить Борис»\n> Вера, Глеб\n"
+    )
+    replied = _read(reply, lexicon)
+    assert isinstance(replied, Vote) and replied.targets == ("Алёна",)
+    assert replied.keywords == ("kill",)
     unknown = _read("Голосую против Фёдора", lexicon)
     assert isinstance(unknown, ParseError)
     game = GameInfo("MF1", signup_open=True)
