@@ -398,7 +398,7 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
         text = renderer.render_event(
             key, {**context, "game": _game(theme, "lynch", "day")}, day, seed
         )
-        assert "Доктор" in text and "Маньяк" in text and "чёрный" in text
+        assert "Доктор" in text and "Маньяк" in text and "чёрные" in text
 
 
 @pytest.mark.parametrize("theme", THEMES)
