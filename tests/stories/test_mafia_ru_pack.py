@@ -375,8 +375,10 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
                 "player": who,
                 "audience": [who],
             }
-            text = renderer.render_event(key, {**context, "recipient": who}, event, seed)
+            text = renderer.render_event(key, {**context, "recipient": "Frank"}, event, seed)
             assert f"выжил{ending}" in text, text
+            mine = renderer.render_event(key, {**context, "recipient": who}, event, seed)
+            assert "вы выжили" in mine, mine  # the formal "вы" takes the plural
         night = {
             "type": "death",
             "player": "Anna",
