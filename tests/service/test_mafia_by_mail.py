@@ -70,9 +70,8 @@ def _view(factory: sessionmaker[Session]) -> GameView:
 def _carrow_seven() -> RoleDistribution:
     """The built-in seven-player distribution (mafia-7-standard) as an admin would add it.
 
-    Without its `faceless` and `elite` keys: the built-in one carries `faceless = false`, which
-    the core's option check refuses (see the xfail test below), so no built-in Mafia
-    distribution can start a game yet.
+    Without its `faceless` and `elite` keys, so this game deals exactly the standard roles
+    whatever the built-in table's options become; the test below starts one with the built-in.
     """
     builtin = next(d for d in get_ruleset("mafia").distributions if d.players == 7)
     options = {k: v for k, v in builtin.options.items() if k not in ("faceless", "elite")}
@@ -81,13 +80,6 @@ def _carrow_seven() -> RoleDistribution:
     )
 
 
-@pytest.mark.xfail(
-    reason="rules/core/model.py Settings.check_options refuses the built-in Mafia "
-    "distributions' faceless = false (its declared default is None, and a bool is only "
-    "accepted where the default is a bool): every Mafia game start fails",
-    raises=ValueError,
-    strict=True,
-)
 def test_a_mafia_game_starts_with_a_built_in_distribution(
     factory: sessionmaker[Session],
 ) -> None:
