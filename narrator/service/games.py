@@ -664,7 +664,7 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
         audience_dicts(new_state, resolution.events, rs, told=True),
         rs,
         state,
-        rs.view(new_state),
+        new_state,
         reveal_roles=game.reveal_roles,
     )
     _log(work, game, "resolve", {"step": step, "events": events}, now)

@@ -83,8 +83,10 @@ def story_players(
 ) -> list[dict[str, Any]]:
     """The `players` variable: names, genders, life; a role only where it is no secret.
 
-    A role is shown for the recipient himself (`reveal_to`) and for the dead when the game
-    reveals roles; everybody else's role is None, so no template can leak it.
+    A role is shown for the recipient himself (`reveal_to`), for the dead when the game
+    reveals roles (as their death showed it: the ruleset's ``shown_role``) and for everybody
+    with `reveal_living` (the game is over); everybody else's role is None, so no template can
+    leak it.
     """
     out = []
     seats = rs.view(state).by_name() if state is not None else {}
@@ -93,8 +95,10 @@ def story_players(
         seat = seats.get(player.name)
         if seat is not None:
             alive = seat.alive
-            if reveal_living or (not alive and reveal_dead):
+            if reveal_living:
                 role = seat.role
+            elif not alive and reveal_dead:
+                role = rs.shown_role(state, player.name)
             elif player.name == reveal_to:  # his own role, as he was told it
                 role = rs.told_role(state, player.name)
         out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
@@ -191,23 +195,25 @@ def with_story_facts(
     events: list[dict[str, Any]],
     rs: Ruleset[Any],
     before: Any,
-    after: GameView,
+    after_state: Any,
     *,
     reveal_roles: bool,
 ) -> list[dict[str, Any]]:
     """The step's events (told form) with what the story tells beside the rules' facts.
 
-    A ``death`` gets the dead player's ``role`` when the game reveals roles; an event whose
+    A ``death`` gets the dead player's ``role`` as his death showed it (the ruleset's
+    ``shown_role``) when the game reveals roles; an event whose
     story pack lists ``votes`` among its added fields (Wakkerdam's ``lynch``, the vampiri's
     ``execution`` and ``tie``) the plain ``votes`` in force at the deadline, voter -> names
     (``[]``: blank), so the village reads who voted for whom, unless the view's facts say the
     vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
     vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
     without keyword, an abstention); a ``role_change`` the ``previous`` role its player
-    believed he had.  `before` is the state the step was resolved from, `after` the view of
-    the new one.  The game log keeps the rules' events as they are.
+    believed he had.  `before` is the state the step was resolved from, `after_state` the
+    new one.  The game log keeps the rules' events as they are.
     """
     seen = rs.view(before)
+    after = rs.view(after_state)
     ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
     try:
         added = load_pack(rs.id).added_fields
@@ -224,8 +230,7 @@ def with_story_facts(
     for event in events:
         kind = event.get("type")
         if kind == "death" and reveal_roles and "role" not in event:
-            seat = after.find(str(event.get("player")))
-            event = {**event, "role": seat.role if seat is not None else None}
+            event = {**event, "role": rs.shown_role(after_state, str(event.get("player")))}
         elif kind in with_votes and "votes" not in event:
             event = {**event, "votes": ballots}
         elif kind in with_ballots and "ballots" not in event:

@@ -55,7 +55,9 @@ class Settings:
             if default is None:
                 continue  # an option whose default is None takes any JSON value
             expected = type(default)
-            if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
+            if not isinstance(value, expected) or (
+                isinstance(value, bool) and expected is not bool
+            ):
                 raise ValueError(f"option {key!r} must be a {expected.__name__}, not {value!r}")
 
     def to_dict(self) -> dict[str, JsonValue]:

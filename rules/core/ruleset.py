@@ -134,6 +134,12 @@ class Ruleset(Protocol[S]):
         """Return the role ``name`` believes he has (Wakkerdam's Dwaas: ``ziener``)."""
         ...
 
+    def shown_role(self, state: S, name: str) -> str | None:
+        """Return the role the whole village was shown for ``name``, who is out of play, in a
+        game that reveals roles (the truth in most rulesets; a Mafia night death shows only the
+        peaceful role); None: no such player, or nothing was shown."""
+        ...
+
     def as_told(self, event: Event) -> Event:
         """Return ``event`` as its audience is told it (a role change to a hidden role)."""
         ...

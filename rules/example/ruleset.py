@@ -115,6 +115,11 @@ class ExampleRuleset:
         player = state.find(name)
         return player.role if player is not None else None
 
+    def shown_role(self, state: GameState, name: str) -> str | None:
+        """Return the role ``name``'s death showed the village: his true role."""
+        player = state.find(name)
+        return None if player is None else player.role
+
     def as_told(self, event: Event) -> Event:
         """Events are told as they are."""
         return event

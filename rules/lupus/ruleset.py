@@ -113,6 +113,11 @@ class LupusRuleset:
         player = game.find(name)
         return None if player is None else player.role
 
+    def shown_role(self, game: GameState, name: str) -> str | None:
+        """Return the role ``name``'s death showed the village: his true role."""
+        player = game.find(name)
+        return None if player is None else player.role
+
     def as_told(self, event: Event) -> Event:
         """Every Lupus event is told as it is."""
         return event

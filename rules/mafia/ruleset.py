@@ -21,7 +21,7 @@ from rules.core.model import (
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.mafia import actions, distributions, engine, state, validate, wins
 from rules.mafia.events import EVENT_TYPES, Death, RoleInfo, Setup
-from rules.mafia.ids import CAUSES, STEPS, TEAMS
+from rules.mafia.ids import CAUSES, STEPS, TEAMS, Cause
 from rules.mafia.roles import ROLES
 from rules.mafia.state import GameState
 
@@ -137,6 +137,16 @@ class MafiaRuleset:
         """Return the roles ``name`` knows he has (the truth: nobody is deceived), or None."""
         player = state.find(name)
         return None if player is None else player.role
+
+    def shown_role(self, state: GameState, name: str) -> str | None:
+        """Return the roles ``name``'s death showed (§8.1): both roles for a day death (the
+        lynch, inactivity), only the peaceful role for a night death; None while he lives."""
+        player = state.find(name)
+        if player is None or player.alive:
+            return None
+        if player.cause in (Cause.LYNCH, Cause.INACTIVITY):
+            return player.role
+        return player.peaceful
 
     def as_told(self, event: Event) -> Event:
         """A night death is told without its cause (§7.11); other events as they are."""

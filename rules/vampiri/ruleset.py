@@ -138,6 +138,11 @@ class VampiriRuleset:
         player = state.find(name)
         return None if player is None else player.role
 
+    def shown_role(self, state: GameState, name: str) -> str | None:
+        """Return the role ``name``'s death showed the village: his true role."""
+        player = state.find(name)
+        return None if player is None else player.role
+
     def as_told(self, event: Event) -> Event:
         """Return ``event`` unchanged: nobody ever changes role in this game."""
         return event

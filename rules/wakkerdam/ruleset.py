@@ -145,6 +145,11 @@ class WakkerdamRuleset:
         player = state.find(name)
         return None if player is None else TOLD_AS.get(player.role, player.role)
 
+    def shown_role(self, state: GameState, name: str) -> str | None:
+        """Return the role ``name``'s death showed the village: his true role."""
+        player = state.find(name)
+        return None if player is None else player.role
+
     def as_told(self, event: Event) -> Event:
         """A thief or grave robber who takes the Dwaas's role is told he is now Ziener
         (ruling 28); the log and the transcript keep the truth."""

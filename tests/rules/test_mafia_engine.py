@@ -164,3 +164,22 @@ def test_a_killers_living_partners_learn_the_victims_team() -> None:
         }
     ]
     assert RS.recipients(verdict.state, events[0].audience) == frozenset({"Bea", "Anna"})
+
+
+@pytest.mark.parametrize(
+    ("at_night", "cause", "shown"),
+    [(True, "maniac", "doctor"), (False, "lynch", "doctor+mafia")],
+)
+def test_a_death_shows_the_village_what_its_event_reveals(
+    at_night: bool, cause: str, shown: str
+) -> None:
+    """§8.1: a night death shows only the peaceful role, a day death both; `shown_role` (what
+    the narrator puts beside the dead in every roster) says the same as the death event."""
+    from rules.mafia import deaths
+
+    state = night_one()
+    assert RS.shown_role(state, "Anna") is None  # alive: nothing shown
+    state, events = deaths.kill(state, [("Anna", cause)], at_night=at_night)
+    death = next(e for e in events if getattr(e, "player", None) == "Anna")
+    assert RS.shown_role(state, "Anna") == shown
+    assert "+".join(v for k, v in death.revealed.items() if k != "team") == shown

@@ -36,8 +36,7 @@ def _told(reveal_roles: bool) -> list[dict]:  # type: ignore[type-arg]
     state = _vote(state, "Eva")
     resolution = RULES.resolve(state)
     events = audience_dicts(resolution.state, resolution.events, RULES, told=True)
-    after = RULES.view(resolution.state)
-    return with_story_facts(events, RULES, state, after, reveal_roles=reveal_roles)
+    return with_story_facts(events, RULES, state, resolution.state, reveal_roles=reveal_roles)
 
 
 def test_a_lynch_tells_who_voted_for_whom() -> None:
@@ -51,3 +50,39 @@ def test_the_dead_players_role_is_told_only_when_the_game_reveals_roles() -> Non
     assert (death["player"], death["role"]) == ("Anna", "weerwolf")
     hidden = next(e for e in _told(False) if e["type"] == "death")
     assert "role" not in hidden
+
+
+def test_the_roster_and_the_death_show_a_night_victim_of_mafia_only_as_his_death_did() -> None:
+    """A black player killed at night is shown with his peaceful role only (Mafia §8.1): the
+    shared roster and the story's death event never tell his negative role."""
+    from narrator.service.story_context import story_players
+    from rules import Seat, get_ruleset
+    from rules.mafia import deaths
+
+    mafia = get_ruleset("mafia")
+    seats = (
+        Seat("Anna", "doctor+mafia"),
+        Seat("Bea", "mafia"),
+        Seat("Max", "maniac"),
+        Seat("Cora", "commissar"),
+        Seat("Ed", "blocker"),
+        Seat("Ivy", "citizen"),
+    )
+    before = mafia.new_game(seats, Settings(seed=3, options={"mayor": False}))
+    after, events = deaths.kill(before, [("Anna", "maniac")], at_night=True)
+    told = with_story_facts(
+        audience_dicts(after, events, mafia, told=True), mafia, before, after, reveal_roles=True
+    )
+    assert next(e for e in told if e["type"] == "death")["role"] == "doctor"
+
+    class Seated:
+        def __init__(self, name: str) -> None:
+            self.name, self.gender = name, "man"
+
+    players = story_players(
+        mafia,
+        [Seated(s.name) for s in seats],
+        after,
+        reveal_dead=True,  # type: ignore[list-item]
+    )
+    assert {p["name"]: p["role"] for p in players if not p["alive"]} == {"Anna": "doctor"}

@@ -187,9 +187,7 @@ def test_the_night_story_tells_the_ballots_unless_the_vote_is_secret() -> None:
             state = result.state
         resolution = rules.resolve(state)
         events = audience_dicts(resolution.state, resolution.events, rules, told=True)
-        told = with_story_facts(
-            events, rules, state, rules.view(resolution.state), reveal_roles=True
-        )
+        told = with_story_facts(events, rules, state, resolution.state, reveal_roles=True)
         execution = next(e for e in told if e["type"] == "execution")
         assert execution["player"] == "Bruno"
         if secret:
