@@ -12,13 +12,11 @@ in a subject, and a colour check told to the Commissar and the Investigator alon
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import session_factory, transaction
+from narrator.db import transaction
 from narrator.models import Game, GameStatus, RoleDistribution
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
@@ -26,9 +24,7 @@ from narrator.service.work import unit_of_work
 from rules import get_ruleset
 from rules.core.view import GameView
 from stories.words import load_words
-from tests.service.test_example_by_mail import Table
-from tests.service.test_game_by_mail import NARRATOR
-from tests.service.test_lupus_by_mail import subject_of, text_of
+from tests.support.bymail import NARRATOR, Table, above_roster, subject_of, text_of
 
 SIGNUPS = {
     "Vito": "man",
@@ -50,11 +46,6 @@ DEAL = {
     "Marco": "doctor",
 }
 SIGNATURE = "The Narrator\nPort Carrow"
-
-
-@pytest.fixture
-def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
-    yield session_factory(engine)
 
 
 def _address(name: str) -> str:
@@ -263,7 +254,7 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
         text = text_of(message).replace("\r\n", "\n")
         if kind == "help_forward":
             continue
-        assert text.rstrip().endswith(SIGNATURE), (to, kind, text)
+        assert above_roster(text).rstrip().endswith(SIGNATURE), (to, kind, text)
         subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
         assert not subject & role_words, subject_of(message)
     assert {"signup_confirmed", "role", "step", "receipt", "error", "story", "game_over"} <= kinds

@@ -18,11 +18,11 @@ from email.message import Message
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.cli import main
-from narrator.db import session_factory, transaction
+from narrator.db import transaction
 from narrator.models import Game, GameStatus, RoleDistribution
 from narrator.service import games as service
 from narrator.service.inbox import process_pending
@@ -30,7 +30,7 @@ from narrator.service.work import unit_of_work
 from parsing.lexicon import phrase_key
 from rules.core.view import GameView
 from stories.words import load_words
-from tests.service.test_example_by_mail import Table
+from tests.support.bymail import Table, above_roster
 
 # Name -> (address, gender word).  Written with ё where the name has it: the parser folds it.
 SIGNUPS = {
@@ -64,11 +64,6 @@ class RussianTable(Table):
         self.sink.store_sync(raw, source="inject")
         outcomes = process_pending(self.factory, self.mailer, self.settings, self.clock)
         return outcomes[-1].what
-
-
-@pytest.fixture
-def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
-    yield session_factory(engine)
 
 
 def text_of(message: Message) -> str:
@@ -189,7 +184,7 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
     victim_role = roles[victim].split("+")[0]
     for text in dawn.values():
         assert victim in text and words.roles[victim_role].name in text
-        assert text.rstrip().endswith(SIGNATURE)
+        assert above_roster(text).rstrip().endswith(SIGNATURE)
     assert not _view(factory).find(victim).alive  # type: ignore[union-attr]
 
     # Then day by day: the Mayor protects nobody, the town lynches a black each day.
@@ -236,7 +231,7 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
     role_words = {phrase_key(w) for r in words.roles.values() for w in (*r.name.split(), r.plural)}
     for to, kind, message in table.mails():
         text = text_of(message)
-        assert text.rstrip().endswith(SIGNATURE), (to, kind, text)
+        assert above_roster(text).rstrip().endswith(SIGNATURE), (to, kind, text)
         subject = {phrase_key(w) for w in re.findall(r"\w+", subject_of(message))}
         assert not subject & role_words, subject_of(message)
 

@@ -19,8 +19,8 @@ from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import load_words
-from tests.service.test_example_by_mail import Table, factory  # noqa: F401
-from tests.service.test_vampiri_by_mail import address, subject_of, text_of, view_of
+from tests.service.test_vampiri_by_mail import address, view_of
+from tests.support.bymail import Table, above_roster, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "woman",
@@ -35,7 +35,7 @@ SIGNATURE = {"vampiri": "The Narrator", "teatro": "The Stage Manager"}
 
 @pytest.mark.parametrize("theme", ["vampiri", "teatro"])
 def test_a_vampiri_game_by_mail_in_english(
-    factory: sessionmaker[Session],  # noqa: F811
+    factory: sessionmaker[Session],
     theme: str,
 ) -> None:
     table = Table(factory)
@@ -177,5 +177,8 @@ def test_a_vampiri_game_by_mail_in_english(
         subject = re.sub(r"^re: ", "", subject_of(message).casefold())  # a reply's "Re:"
         assert not {w for w in role_words if re.search(rf"\b{re.escape(w)}\b", subject)}, subject
         text = text_of(message)
-        assert text.rstrip().splitlines()[-1].startswith(SIGNATURE[theme]), (kind, text)
+        assert above_roster(text).rstrip().splitlines()[-1].startswith(SIGNATURE[theme]), (
+            kind,
+            text,
+        )
         assert re.match(r"(Dear|Hello|Welcome|To all|To the whole)\b", text), (kind, text)

@@ -195,3 +195,8 @@ class Table:
             game = work.session.scalars(select(Game)).one()
             view = service.ruleset_of(game).view(work.state(game))
             return {seat.name: seat.role for seat in view.players}
+
+
+def above_roster(text: str) -> str:
+    """The story of a mail's text: what stands above the running roster (below ``-- ``)."""
+    return text.replace("\r\n", "\n").partition("\n-- \n")[0]
