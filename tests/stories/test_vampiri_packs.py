@@ -24,6 +24,7 @@ from stories import Event, FileStore, Renderer, StoryKey, check_store, load_word
 from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
+from tests.support.bymail import above_roster
 
 RULESET = "vampiri"
 PACKS = [("it", "vampiri"), ("it", "teatro"), ("en", "vampiri"), ("en", "teatro")]
@@ -215,7 +216,7 @@ def test_every_mail_greets_and_signs_in_the_theme_s_voice(
     for source, _context, _subject, text in rendered(store, renderer, language, theme):
         first = text.strip().splitlines()[0]
         assert re.match(greeting, first), (source.origin, first)
-        last = text.rstrip().splitlines()[-1]
+        last = above_roster(text).rstrip().splitlines()[-1]
         if source.key.event == "error":  # the theme's error extends _base/error.j2
             assert last.startswith(signature), (source.origin, last)
         else:
@@ -302,7 +303,9 @@ def test_the_english_mails_read_as_english_prose(renderer: Renderer) -> None:
     step = sample_of(renderer, "en", "vampiri", "step")
     assert "Write the names of everyone you suspect" in step and "“nobody”" in step
     nightfall = sample_of(renderer, "en", "teatro", "day_result")
-    assert "the hunters struck" in nightfall and nightfall.rstrip().endswith("The Stage Manager")
+    assert "the hunters struck" in nightfall and above_roster(nightfall).rstrip().endswith(
+        "The Stage Manager"
+    )
     role = sample_of(renderer, "en", "teatro", "role", 3)
     assert "Teatro del Passo" in role and "1890" in role
     ruolo = sample_of(renderer, "it", "teatro", "role", 3)
