@@ -30,6 +30,9 @@ from stories.pack import PackError, load_pack
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
 _STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
 
+#: The added fields :func:`with_story_facts` works out itself (not copied from the facts).
+_FILLED = frozenset({"role", "previous", "votes", "ballots"})
+
 
 def story_game(
     game: Game,
@@ -204,8 +207,12 @@ def with_story_facts(
     vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
     vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
     without keyword, an abstention); a ``role_change`` the ``previous`` role its player
-    believed he had.  `before` is the state the step was resolved from, `after` the view of
-    the new one.  The game log keeps the rules' events as they are.
+    believed he had.  Any other added field the pack lists for an event is taken from the
+    public facts of the view the step was resolved from, when it has one by that name (the
+    Wakkerdam lynch's ``marked``, the raven's marks, and ``mayor``, the mayor who voted), so
+    a story can explain a tally with what the village knew when it voted.  `before` is the
+    state the step was resolved from, `after` the view of the new one.  The game log keeps
+    the rules' events as they are.
     """
     seen = rs.view(before)
     ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
@@ -232,6 +239,13 @@ def with_story_facts(
             event = {**event, "ballots": keyworded}
         elif kind == "role_change" and "previous" not in event:
             event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
+        known = {
+            name: seen.facts[name]
+            for name in added.get(str(kind), ())
+            if name not in _FILLED and name not in event and name in seen.facts
+        }
+        if known:
+            event = {**event, **known}
         result.append(event)
     return result
 

@@ -51,3 +51,53 @@ def test_the_dead_players_role_is_told_only_when_the_game_reveals_roles() -> Non
     assert (death["player"], death["role"]) == ("Anna", "weerwolf")
     hidden = next(e for e in _told(False) if e["type"] == "death")
     assert "role" not in hidden
+
+
+def _resolved(state, *, reveal_roles: bool = True) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    resolution = RULES.resolve(state)
+    events = audience_dicts(resolution.state, resolution.events, RULES, told=True)
+    after = RULES.view(resolution.state)
+    return with_story_facts(events, RULES, state, after, reveal_roles=reveal_roles)
+
+
+def test_the_mayor_election_tells_who_voted_for_whom() -> None:
+    state = RULES.new_game(SEATS, Settings(seed=1, strictness=9, options={"mayor": True}))
+    while RULES.view(state).step != "burgemeesterverkiezing":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Anna", "Bram")
+    state = _vote(state, "Bram", "Carla")
+    state = _vote(state, "Carla", "Bram")
+    state = _vote(state, "Dirk")
+    mayor = next(e for e in _resolved(state) if e["type"] == "mayor")
+    assert mayor["player"] == "Bram"
+    assert mayor["votes"] == {"Anna": ["Bram"], "Bram": ["Carla"], "Carla": ["Bram"], "Dirk": []}
+
+
+def test_a_failed_election_tells_the_tie() -> None:
+    state = RULES.new_game(SEATS, Settings(seed=1, strictness=9, options={"mayor": True}))
+    while RULES.view(state).step != "burgemeesterverkiezing":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Anna", "Bram")
+    state = _vote(state, "Bram", "Anna")
+    no_mayor = next(e for e in _resolved(state) if e["type"] == "no_mayor")
+    assert no_mayor["votes"] == {"Anna": ["Bram"], "Bram": ["Anna"]}
+
+
+def test_the_lynch_knows_the_mayor_who_voted_and_the_ravens_marks() -> None:
+    seats = [*SEATS[:4], Seat("Eva", "raaf", "vrouw")]
+    state = RULES.new_game(seats, Settings(seed=1, strictness=9, options={"mayor": True}))
+    while RULES.view(state).step != "burgemeesterverkiezing":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Anna", "Bram")
+    state = _vote(state, "Bram", "Bram")
+    state = RULES.resolve(state).state
+    while RULES.view(state).step != "ochtend":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Eva", "Dirk")
+    state = _day(RULES.resolve(state).state)
+    state = _vote(state, "Bram", "Anna")  # the mayor: 1.5
+    state = _vote(state, "Carla", "Carla")  # 1 + 2 for Dirk's mark: Dirk 2, Anna 1.5, Carla 1
+    lynch = next(e for e in _resolved(state) if e["type"] == "lynch")
+    assert lynch["marked"] == ["Dirk"]
+    assert lynch["mayor"] == "Bram"
+    assert lynch["player"] == "Dirk"
