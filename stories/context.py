@@ -234,8 +234,8 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "choices": (),
         },
         "reminder": {"player": _REQUIRED, "actions": _REQUIRED, "missed": 0},
-        "night_result": {"stories": (), "events": ()},
-        "day_result": {"stories": (), "events": ()},
+        "night_result": {"stories": (), "events": (), "private": False},
+        "day_result": {"stories": (), "events": (), "private": False},
         "game_over": {
             "winners": _REQUIRED,
             "teams": _REQUIRED,

@@ -293,13 +293,16 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
         for told_step in mails.get(key.event, ()):
             for stories in ((), ("Het verhaal.",), ("Eerst dit.", "Toen dat.\n\nEn zo.")):
                 for reader in (None, "Anna", "Bram"):
-                    yield {
-                        "game": sample_game(key, told_step),
-                        "players": players,
-                        "recipient": reader,
-                        "stories": stories,
-                        "events": [event] if stories and event else [],
-                    }
+                    # a private story (what only this reader may know) has a reader
+                    for private in (False, True) if reader else (False,):
+                        yield {
+                            "game": sample_game(key, told_step),
+                            "players": players,
+                            "recipient": reader,
+                            "stories": stories,
+                            "events": [event] if stories and event else [],
+                            "private": private,
+                        }
     elif key.event == "game_over":
         roles = dict(_table(pack, "roles").get("at_the_end", {}))
         last = mails.get("game_over_step")

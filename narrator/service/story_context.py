@@ -31,7 +31,7 @@ from stories.pack import PackError, load_pack
 _STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
 
 #: The added fields :func:`with_story_facts` works out itself (not copied from the facts).
-_FILLED = frozenset({"role", "previous", "votes", "ballots"})
+_FILLED = frozenset({"role", "previous", "votes", "ballots", "mates"})
 
 
 def story_game(
@@ -197,6 +197,7 @@ def with_story_facts(
     after: GameView,
     *,
     reveal_roles: bool,
+    state_after: Any | None = None,
 ) -> list[dict[str, Any]]:
     """The step's events (told form) with what the story tells beside the rules' facts.
 
@@ -207,7 +208,10 @@ def with_story_facts(
     vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
     vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
     without keyword, an abstention); a ``role_change`` the ``previous`` role its player
-    believed he had.  Any other added field the pack lists for an event is taken from the
+    believed he had, and ``mates`` (when the pack lists it, and `state_after`, the new state, is
+    given) the living players the ruleset tells a player of his new role about, as in the role
+    mail (the ruleset's start events on the new state): a promoted Welp learns the pack he now
+    wakes with.  Any other added field the pack lists for an event is taken from the
     public facts of the view the step was resolved from, when it has one by that name (the
     Wakkerdam lynch's ``marked``, the raven's marks, and ``mayor``, the mayor who voted), so
     a story can explain a tally with what the village knew when it voted.  `before` is the
@@ -227,6 +231,7 @@ def with_story_facts(
     for key in seen.votes:  # vote keys are "Name" or "Name:keyword" (rules.core.view)
         voter, _, keyword = key.partition(":")
         keyworded[voter] = keyword
+    circles: dict[str, list[str]] | None = None  # worked out at the first role change
     result = []
     for event in events:
         kind = event.get("type")
@@ -239,6 +244,10 @@ def with_story_facts(
             event = {**event, "ballots": keyworded}
         elif kind == "role_change" and "previous" not in event:
             event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
+            if "mates" in added.get(kind, ()) and state_after is not None:
+                if circles is None:
+                    circles = _known_mates(rs, state_after, after)
+                event["mates"] = circles.get(str(event.get("player")), [])
         known = {
             name: seen.facts[name]
             for name in added.get(str(kind), ())
@@ -248,6 +257,18 @@ def with_story_facts(
             event = {**event, **known}
         result.append(event)
     return result
+
+
+def _known_mates(rs: Ruleset[Any], state: Any, view: GameView) -> dict[str, list[str]]:
+    """Player -> the living mates the ruleset's role information would name to him now."""
+    alive = set(view.alive)
+    known: dict[str, list[str]] = {}
+    for info in rs.start_events(state):
+        data = info.to_dict()
+        if data.get("type") == "role" and isinstance(data.get("player"), str):
+            mates = data.get("mates") or ()
+            known[data["player"]] = [name for name in mates if name in alive]
+    return known
 
 
 def actions_of(

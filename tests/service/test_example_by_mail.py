@@ -11,6 +11,7 @@ import email
 from collections.abc import Iterator
 from datetime import timedelta
 from email.message import Message
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select
@@ -85,6 +86,15 @@ def text_of(message: Message) -> str:
     raise AssertionError("no text/plain part")
 
 
+def stories_by_reader(mails: Any) -> dict[str, str]:
+    """Address -> the texts of the story mails to it, joined (the public story, then his own)."""
+    told: dict[str, str] = {}
+    for to, kind, message in mails:
+        if kind == "story":
+            told[to] = told.get(to, "") + text_of(message)
+    return told
+
+
 def test_an_example_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
     with transaction(factory) as session:
@@ -135,7 +145,7 @@ def test_an_example_game_by_mail_in_italian(factory: sessionmaker[Session]) -> N
     assert table.write(villagers[0], wolf) == "vote rejected: not-asked"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     seer_story = stories[f"{seer.lower()}@example.org"]
     other_story = stories[f"{villagers[0].lower()}@example.org"]
     assert wolf in seer_story and seer_story != other_story  # the vision is the seer's alone

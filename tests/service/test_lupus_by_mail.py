@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from email.header import decode_header, make_header
 from email.message import Message
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select
@@ -46,6 +47,15 @@ def text_of(message: Message) -> str:
     payload = part.get_payload(decode=True)
     assert isinstance(payload, bytes)
     return payload.decode(part.get_content_charset() or "utf-8")
+
+
+def stories_by_reader(mails: Any) -> dict[str, str]:
+    """Address -> the texts of the story mails to it, joined (the public story, then his own)."""
+    told: dict[str, str] = {}
+    for to, kind, message in mails:
+        if kind == "story":
+            told[to] = told.get(to, "") + text_of(message)
+    return told
 
 
 def subject_of(message: Message) -> str:
@@ -97,7 +107,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     # The start's story: the first Sindaco, told to everybody.
     mayor = str(_view(factory).facts["mayor"])
     assert mayor in SIGNUPS
-    start = [text_of(m) for _, kind, m in mails if kind == "story"]
+    start = list(stories_by_reader(mails).values())
     subjects = {subject_of(m) for _, kind, m in mails if kind == "story"}
     assert subjects == {"Borgo — L'inizio"}, subjects
     assert len(start) == 6 and all(mayor in text for text in start)
@@ -112,7 +122,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
         assert table.write(farmer, wolf) == "vote rejected: not-asked"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     assert "nera" in stories[_address(seer)] and wolf in stories[_address(seer)]
     for name in SIGNUPS:
         if name != seer:
@@ -130,7 +140,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     assert table.write(farmer, "Gandalf").startswith("error: no-name")
     before = len(table.mails())
     table.deadline()
-    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    day = list(stories_by_reader(table.mails()[before:]).values())
     assert len(day) == 6 and all(farmer in text for text in day)
     assert all("schede" in text for text in day)  # the count of the rogo
 
@@ -144,7 +154,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     assert table.write(seer, necro) == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     view = _view(factory)
     dead = view.find(sleuth)
     assert dead is not None and not dead.alive
@@ -162,7 +172,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
             assert table.write(seat.name, f"Voto {necro}") == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    day = list(stories_by_reader(table.mails()[before:]).values())
     assert day and all(necro in text and farmer in text for text in day)
 
     # Night 3: the wolf spares everybody; day 3: the village burns the wolf and wins.
@@ -223,7 +233,7 @@ def test_the_start_tells_the_class_mates_to_each_other_only(
     wolves = sorted(n for n, r in roles.items() if r == "lupo")
     assert len(wolves) == 2
     mayor = str(_view(factory).facts["mayor"])
-    start = {to: text_of(m) for to, kind, m in table.mails() if kind == "story"}
+    start = stories_by_reader(table.mails())
     assert sorted(start) == sorted(_address(n) for n in names)
     words = load_words("lupus", "it")
     role_names = {r.name for r in words.roles.values()} - {"Sindaco"}

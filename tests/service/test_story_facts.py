@@ -101,3 +101,25 @@ def test_the_lynch_knows_the_mayor_who_voted_and_the_ravens_marks() -> None:
     assert lynch["marked"] == ["Dirk"]
     assert lynch["mayor"] == "Bram"
     assert lynch["player"] == "Dirk"
+
+
+def test_a_promoted_welp_is_told_the_pack_he_now_wakes_with() -> None:
+    seats = [
+        Seat("Anna", "weerwolf", "vrouw"),
+        Seat("Bram", "welp", "man"),
+        Seat("Carla", "weerwolf", "vrouw"),
+        Seat("Dirk", "burger", "man"),
+        Seat("Eva", "burger", "vrouw"),
+        Seat("Gert", "burger", "man"),
+    ]
+    state = _day(RULES.new_game(seats, Settings(seed=1, strictness=9)))
+    for voter in ("Dirk", "Eva", "Gert"):
+        state = _vote(state, voter, "Anna")
+    resolution = RULES.resolve(state)
+    events = audience_dicts(resolution.state, resolution.events, RULES, told=True)
+    after = RULES.view(resolution.state)
+    told = with_story_facts(
+        events, RULES, state, after, reveal_roles=False, state_after=resolution.state
+    )
+    change = next(e for e in told if e["type"] == "role_change")
+    assert (change["player"], change["role"], change["mates"]) == ("Bram", "weerwolf", ["Carla"])

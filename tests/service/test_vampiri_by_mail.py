@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from email.header import decode_header, make_header
 from email.message import Message
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -39,6 +40,15 @@ def text_of(message: Message) -> str:
             charset = part.get_content_charset() or "utf-8"
             return payload.decode(charset) if isinstance(payload, bytes) else str(payload)
     raise AssertionError("no text/plain part")
+
+
+def stories_by_reader(mails: Any) -> dict[str, str]:
+    """Address -> the texts of the story mails to it, joined (the public story, then his own)."""
+    told: dict[str, str] = {}
+    for to, kind, message in mails:
+        if kind == "story":
+            told[to] = told.get(to, "") + text_of(message)
+    return told
 
 
 def subject_of(message: Message) -> str:
@@ -114,7 +124,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     table.deadline()
     view = view_of(factory)
     assert view.step == "spareggio"
-    stories = [text_of(m) for _to, kind, m in table.mails()[before:] if kind == "story"]
+    stories = list(stories_by_reader(table.mails()[before:]).values())
     assert len(stories) == 6
     for story in stories:  # the open vote: who named whom, and who named nobody
         assert re.search(rf"{v1}: tre voti,? \(?da {v2}, {v3} e {hunter}", story), story
@@ -144,7 +154,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     table.deadline()
     view = view_of(factory)
     assert view.step == "giorno" and all(seat.alive for seat in view.players)
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     assert len(stories) == 6
     for story in stories.values():  # the verdict, told to everybody, with every ballot
         assert v1 in story and v2 in story and "«risparmia»" in story
@@ -167,7 +177,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     over = {to: text_of(m) for to, kind, m in mails if kind == "game_over"}
     assert set(over) == {address(n) for n in SIGNUPS}
     assert "Vincono i Vampiri" in over[address(v4)]
-    nightfall = {to: text_of(m) for to, kind, m in mails if kind == "story"}
+    nightfall = stories_by_reader(mails)
     assert hunter in nightfall[address(v4)] and "Cacciatore" in nightfall[address(v4)]
 
     # Every mail greets, is signed, and names no role in its subject.

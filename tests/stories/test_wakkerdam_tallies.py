@@ -85,3 +85,35 @@ def test_the_lynch_explains_the_raven_the_mayor_and_the_zondebok(lang: str, them
     }
     for text in _told(lang, theme, goat, "brandstapel"):
         assert words["goat"] in text and "Frank" in text, text
+
+
+def _private(lang: str, theme: str, event: dict[str, Any]) -> list[str]:
+    renderer = Renderer(FileStore())
+    game = Game(name="WW5", language=lang, theme=theme, step="nacht", night=2, day=1)
+    key = StoryKey("wakkerdam", lang, theme, event["type"])
+    context = {"game": game, "players": PLAYERS, "recipient": event["player"]}
+    data = {**event, "audience": event["player"]}
+    return [renderer.render_event(key, context, data, f"seed{n}") for n in range(12)]
+
+
+@pytest.mark.parametrize(("lang", "theme"), PACKS)
+def test_a_promoted_welp_is_told_his_pack(lang: str, theme: str) -> None:
+    event = {
+        "type": "role_change",
+        "player": "Bram",
+        "role": "weerwolf",
+        "previous": "welp",
+        "mates": ["Anna", "Carla"],
+    }
+    for text in _private(lang, theme, event):
+        assert "Anna" in text and "Carla" in text, text
+
+
+@pytest.mark.parametrize(("lang", "theme"), PACKS)
+def test_the_elder_is_told_her_extra_life_is_spent(lang: str, theme: str) -> None:
+    spent = {"type": "saved", "player": "Anna", "extra_life": True}
+    for text in _private(lang, theme, spent):
+        assert ("extra leven" if lang == "nl" else "extra life") in text, text
+    plain = {"type": "saved", "player": "Anna", "extra_life": False}
+    for text in _private(lang, theme, plain):
+        assert "extra" not in text, text
