@@ -11,7 +11,7 @@ from jinja2 import TemplateNotFound
 
 from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
 from stories.helpers import Helpers, StoryError, helper_names
-from stories.keys import BASE_THEME, StoryKey, keys_of
+from stories.keys import BASE_THEME, OPTIONAL_MAILS, StoryKey, keys_of
 from stories.render import Renderer, main_theme
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import MemoryStore, StorySource, TemplateStore, over_shipped
@@ -175,6 +175,8 @@ def check_store(store: TemplateStore, languages: Sequence[str] | None = None) ->
         events = keys_of(ruleset)
         for language in wanted:
             for event in events:
+                if event in OPTIONAL_MAILS:
+                    continue
                 key = StoryKey(ruleset, language, ruleset, event)
                 if not store.variants(key) and not store.variants(key.with_theme(BASE_THEME)):
                     report.problems.append(f"{key}: no template (every event needs one)")

@@ -244,6 +244,13 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "mayor": None,
         },
         "help_forward": {"sender": _REQUIRED, "player": None, "subject": "", "body": ""},
+        "epilogue": {
+            "chapters": _REQUIRED,
+            "dealt": {},
+            "roles": {},
+            "winners": (),
+            "teams": (),
+        },
     }
 )
 assert set(MAIL_FIELDS) == set(MAIL_TYPES)

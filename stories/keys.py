@@ -28,7 +28,12 @@ MAIL_TYPES: Final = (
     "day_result",
     "game_over",
     "help_forward",
+    "epilogue",
 )
+
+#: Mails a pack may leave out: the narrator sends none where a language has no template
+#: (`stories check` does not ask for one).
+OPTIONAL_MAILS: Final = frozenset({"epilogue"})
 
 ALL_KEYS: Final = EVENT_TYPES + MAIL_TYPES
 

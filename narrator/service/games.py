@@ -34,6 +34,7 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     actions_of,
     audience_dicts,
+    epilogue_chapters,
     mail_context,
     mail_player,
     story_cast,
@@ -46,6 +47,7 @@ from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
 from stories import Event as StoryEvent
+from stories import StoryNotFound
 
 log = logging.getLogger("narrator.games")
 
@@ -506,6 +508,49 @@ def _finish(
             context,
             identity=f"over/{game.id}/{player.id}",
             now=now,
+        )
+    _tell_epilogue(work, mailer, game, state, players, cast, public, roles, view, now)
+
+
+def _tell_epilogue(
+    work: Work,
+    mailer: Mailer,
+    game: Game,
+    state: Any,
+    players: Sequence[Player],
+    cast: Any,
+    public: Mapping[str, Any],
+    roles: Mapping[str, str],
+    view: Any,
+    now: datetime,
+) -> None:
+    """Mail everybody the whole game, night by night, from the game log, with every role:
+    the game is over, so it is told also when the game revealed no roles while it ran.
+    One text for all; none where the game's language has no ``epilogue`` template."""
+    key = mailer.key(game, "epilogue")
+    try:
+        mailer.renderer.variants(key)
+    except StoryNotFound:
+        return
+    entries = work.session.scalars(
+        select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
+    ).all()
+    context = mail_context(game, cast, state, None, public=public)
+    context.update(epilogue_chapters(game, entries))
+    context.update({"roles": dict(roles), "winners": list(view.winners), "teams": list(view.teams)})
+    rendered = mailer.render(key, context, f"epilogue/{game.id}")
+    for player in players:
+        if player.unsubscribed:
+            continue
+        mailer.queue(
+            work.session,
+            rendered=rendered,
+            to=player.email,
+            to_name=player.name,
+            now=now,
+            kind="epilogue",
+            identity=f"epilogue/{game.id}/{player.id}",
+            game=game,
         )
 
 

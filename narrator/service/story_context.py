@@ -19,12 +19,15 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.threads import moment_subject
 from narrator.service.work import Work, ruleset_of
 from narrator.zones import zone_or_utc
-from rules.core import Event
+from rules.core import Event, Rejected, Seat, Settings
+from rules.core import Vote as RulesVote
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
 from stories import Game as StoryGame
 from stories.pack import PackError, load_pack
+from stories.render import moment_of
+from stories.words import load_words
 
 #: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
@@ -334,3 +337,84 @@ def mail_player(
         reply=reply,
         subject=moment_subject(game, context),
     )
+
+
+def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
+    """The whole game told from its log, for the ``epilogue`` mail: the roles dealt and one
+    chapter per resolved step (its ``moment`` in the game's words, ``step``, ``phase``, the
+    ``votes`` in force when it closed: voter, his role then, targets, keyword; and the rules'
+    ``events`` as they truly were, a dead player's ``role`` and the lynch's tally included).
+
+    The log is replayed (start, votes, resolutions: the same path as :func:`games.replay`),
+    so every chapter is as the step was resolved.  Returns the mail's fields ``dealt`` and
+    ``chapters``.
+    """
+    rs = ruleset_of(game)
+    words = load_words(game.ruleset, game.language)
+    state: Any = None
+    dealt: dict[str, str] = {}
+    chapters: list[dict[str, Any]] = []
+    for entry in entries:
+        payload = entry.payload
+        if entry.kind == "start":
+            seats = [Seat(s["name"], s["role"], s.get("gender")) for s in payload["seats"]]
+            dealt = {seat.name: seat.role for seat in seats}
+            state = rs.new_game(seats, Settings.from_dict(payload["settings"]))
+        elif entry.kind == "vote" and state is not None:
+            vote = RulesVote(
+                player=payload["player"],
+                targets=tuple(payload["targets"]),
+                blanco=bool(payload["blanco"]),
+                keywords=frozenset(payload["keywords"]),
+            )
+            result = rs.apply(state, vote)
+            if not isinstance(result, Rejected):
+                state = result.state
+        elif entry.kind == "resolve" and state is not None:
+            before = rs.view(state)
+            resolution = rs.resolve(state)
+            after = rs.view(resolution.state)
+            events = with_story_facts(
+                audience_dicts(resolution.state, resolution.events, rs),
+                rs,
+                state,
+                after,
+                reveal_roles=True,
+                state_after=resolution.state,
+            )
+            moment = moment_of(
+                StoryGame(
+                    name=game.name,
+                    step=before.step,
+                    phase=before.phase,
+                    night=after.night,
+                    day=after.day,
+                ),
+                words,
+            )
+            seats = before.by_name()
+            votes = []
+            for key, targets in before.votes.items():
+                voter, _, keyword = key.partition(":")
+                seat = seats.get(voter)
+                votes.append(
+                    {
+                        "player": voter,
+                        "role": seat.role if seat is not None else None,
+                        "targets": list(targets),
+                        "keyword": keyword,
+                    }
+                )
+            chapters.append(
+                {
+                    "moment": moment,
+                    "step": before.step,
+                    "phase": before.phase,
+                    "votes": votes,
+                    "events": [
+                        {k: v for k, v in event.items() if k != "audience"} for event in events
+                    ],
+                }
+            )
+            state = resolution.state
+    return {"dealt": dealt, "chapters": chapters}

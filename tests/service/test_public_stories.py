@@ -139,3 +139,56 @@ def test_every_public_story_is_one_text_with_no_private_line(
             for line in own.splitlines():
                 if len(line) > 30:  # a sentence, not a greeting or a signature
                     assert line not in told, (step, line)
+
+
+def test_the_epilogue_tells_the_whole_game_with_every_role(
+    factory: sessionmaker[Session],
+) -> None:
+    mailer = RecordingMailer()
+    now = START
+    with unit_of_work(factory) as work:
+        work.session.add(
+            RoleDistribution(
+                ruleset="wakkerdam", key="tien", players=10, roles=sorted(ROLES), options={}
+            )
+        )
+        game = Game(
+            name="WW9",
+            name_key="ww9",
+            ruleset="wakkerdam",
+            language="nl",
+            theme="wakkerdam",
+            speed=3600,
+            strictness=3,
+            status="signup",
+            reveal_roles=False,
+        )
+        work.session.add(game)
+        work.session.flush()
+        for name in NAMES:
+            service.signup(
+                work,
+                mailer,
+                game,
+                email=f"{name.lower()}@example.org",
+                name=name,
+                gender="man",
+                now=now,
+            )
+        service.start_game(work, mailer, game, now=now, seed=5, distribution_id="tien")
+    for _ in range(120):
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            if game.status == GameStatus.ENDED.value:
+                break
+            now += timedelta(hours=1)
+            service.close_step(work, mailer, game, now=now)  # nobody votes: inactivity
+    epilogues = [(to, text) for kind, _i, to, text in mailer.queued if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(f"{n.lower()}@example.org" for n in NAMES)
+    texts = {text for _, text in epilogues}
+    assert len(texts) == 1  # one text for everybody
+    told = texts.pop()
+    assert "Nacht 1" in told and "Dag 1" in told
+    for name in NAMES:
+        assert name in told
+    assert "Weerwolf" in told and "Dorpsoudste" in told  # the roles, though none was revealed
