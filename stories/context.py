@@ -244,6 +244,7 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "mayor": None,
         },
         "help_forward": {"sender": _REQUIRED, "player": None, "subject": "", "body": ""},
+        "help_received": {"player": None, "subject": ""},
         "epilogue": {
             "chapters": _REQUIRED,
             "dealt": {},

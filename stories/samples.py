@@ -318,6 +318,16 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     "alive": list(win["winners"])[:1],
                     "mayor": "Bram" if reader else None,
                 }
+    elif key.event == "help_received":
+        for game in (None, sample_game(key, mails.get("help_step"))):
+            for player in (None, "Anna"):
+                yield {
+                    "game": game,
+                    "players": players if game else (),
+                    "recipient": player,
+                    "player": player,
+                    "subject": "Help",
+                }
     elif key.event == "epilogue":
         yield from _epilogue_samples(key)
     elif key.event == "help_forward":

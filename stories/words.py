@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -83,6 +83,13 @@ class Words:
     genders: Mapping[str, tuple[str, ...]]
     help: tuple[str, ...]
     stop_words: tuple[str, ...]
+    #: theme -> the narrator's name in that theme (the From name of its mails); optional.
+    narrators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def narrator(self, theme: str) -> str | None:
+        """The name the narrator goes by in `theme` (else in the ruleset's main theme), or
+        None when the words do not say."""
+        return self.narrators.get(theme) or self.narrators.get(self.ruleset)
 
     def error_text(self, code: str, params: Mapping[str, ParamValue] | None = None) -> str:
         """The sentence for error `code`, its `{param}`s filled from `params`.
@@ -276,6 +283,9 @@ class _Reader:
             genders=genders,
             help=self.strings(data, "help", ""),
             stop_words=self.strings(data, "stop_words", ""),
+            narrators=self.string_table("narrators")
+            if "narrators" in data
+            else MappingProxyType({}),
         )
 
     def check_complete(self, words: Words) -> None:

@@ -539,6 +539,7 @@ def _tell_epilogue(
     context.update(epilogue_chapters(game, entries))
     context.update({"roles": dict(roles), "winners": list(view.winners), "teams": list(view.teams)})
     rendered = mailer.render(key, context, f"epilogue/{game.id}")
+    subject = moment_subject(game, context)
     for player in players:
         if player.unsubscribed:
             continue
@@ -551,6 +552,7 @@ def _tell_epilogue(
             kind="epilogue",
             identity=f"epilogue/{game.id}/{player.id}",
             game=game,
+            subject=subject,  # the game's day, as every mail of the game (threads)
         )
 
 

@@ -392,11 +392,11 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
                 ),
                 words,
             )
-            seats = before.by_name()
+            by_name = before.by_name()
             votes = []
             for key, targets in before.votes.items():
                 voter, _, keyword = key.partition(":")
-                seat = seats.get(voter)
+                seat = by_name.get(voter)
                 votes.append(
                     {
                         "player": voter,

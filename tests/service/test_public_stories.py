@@ -43,11 +43,13 @@ class RecordingMailer(Mailer):
     def __init__(self) -> None:
         super().__init__(FileStore(default_pack_root()), NARRATOR)
         self.queued: list[tuple[str, str, str, str]] = []
+        self.subjects: dict[str, str] = {}  # identity -> the subject it was given
 
     def queue(self, session: Session, **kwargs: Any) -> str:
         self.queued.append(
             (kwargs["kind"], kwargs["identity"], kwargs["to"], kwargs["rendered"].text)
         )
+        self.subjects[kwargs["identity"]] = kwargs.get("subject") or ""
         return super().queue(session, **kwargs)
 
 
@@ -131,6 +133,19 @@ def test_every_public_story_is_one_text_with_no_private_line(
         else:
             public[step][to] = text
     assert len(public) > 5 and private, (len(public), len(private))
+    # A step's story is titled with the moment its step mails had (night 3's dawn is night 3).
+    step_subjects = {
+        identity.rsplit("/", 1)[0].replace("step/", "story/", 1): mailer.subjects[identity]
+        for kind, identity, _to, _text in mailer.queued
+        if kind == "step"
+    }
+    checked = 0
+    for _kind, identity, _to, _text in stories:
+        step = identity.removesuffix("/private").rsplit("/", 1)[0]
+        if step in step_subjects:
+            assert mailer.subjects[identity] == step_subjects[step], (identity, step)
+            checked += 1
+    assert checked
     for step, texts in public.items():
         assert len(set(texts.values())) == 1, step  # one text for the whole village
         assert len(texts) == len(NAMES), step
