@@ -24,6 +24,7 @@ from rules.core import Vote as RulesVote
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
+from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.pack import PackError, load_pack
 from stories.render import moment_of
@@ -411,8 +412,11 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
                     "step": before.step,
                     "phase": before.phase,
                     "votes": votes,
+                    # every field of its type, defaults included (the Dorpsoudste's
+                    # extra_life is in a transcript only when true)
                     "events": [
-                        {k: v for k, v in event.items() if k != "audience"} for event in events
+                        dict(StoryEvent.from_dict(event, game.ruleset).as_context())
+                        for event in events
                     ],
                 }
             )
