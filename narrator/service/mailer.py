@@ -133,7 +133,7 @@ class Mailer:
 
     def sender_name(self, game: Game | None) -> str:
         """The From name of a mail: the narrator's name in the game's theme and language (the
-        pack's words.toml ``[narrators]``), else the configured ``display_name``."""
+        pack's words.toml ``[narrators]``), else the mailer's ``display_name``."""
         if game is None:
             return self.display_name
         try:
