@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,9 +12,10 @@ from jinja2 import TemplateNotFound
 
 from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
 from stories.helpers import Helpers, StoryError, helper_names
-from stories.keys import BASE_THEME, StoryKey, keys_of
+from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
+from stories.pack import PackError, load_pack
 from stories.render import Renderer, main_theme
-from stories.samples import event_samples, mail_samples, sample_players
+from stories.samples import event_samples, mail_samples, sample_game, sample_players
 from stories.store import MemoryStore, StorySource, TemplateStore, over_shipped
 from stories.words import Words, languages_of
 
@@ -135,6 +137,15 @@ def _mail_content_problems(
         yield f"{origin}: empty subject"
     if not text.strip():
         yield f"{origin}: empty body (sample: {context.get('role') or context.get('actions')})"
+    repeated = _repeated_words(subject) if source.key.event in GREETED_MAILS else []
+    if repeated:
+        yield f"{origin}: the subject repeats {', '.join(repeated)} ({subject!r})"
+    if source.key.event in GREETED_MAILS and text.strip():
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        if not _is_greeting(lines[0]):
+            yield f"{origin}: the mail opens with no greeting to its reader ({lines[0]!r})"
+        if not _is_signature(lines[-1]):
+            yield f"{origin}: the mail ends with no signature ({lines[-1]!r})"
     game = context.get("game")
     if game is not None and game.name not in subject:
         yield f"{origin}: the subject should name the game ({subject!r})"
@@ -152,6 +163,91 @@ def _mail_content_problems(
                     f"{origin}: the step mail for {action.kind} does not list the valid "
                     f"choices {missing}"
                 )
+
+
+#: The mails to a player, which open with a greeting and close with the narrator's signature
+#: (not ``help_forward``, a note to the admins, nor a partial).
+GREETED_MAILS = frozenset(MAIL_TYPES) - {"help_forward"}
+
+_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _repeated_words(subject: str) -> list[str]:
+    """The words (four letters or more, case ignored) a subject says twice: "Nacht 1: de
+    nacht", "Het begin: het begin"."""
+    seen: dict[str, int] = {}
+    for word in _WORD.findall(subject):
+        seen[word.casefold()] = seen.get(word.casefold(), 0) + 1
+    return sorted(word for word, n in seen.items() if n > 1)
+
+
+def _is_greeting(line: str) -> bool:
+    """A first line that addresses the reader: short, ending in ",", "!" or ":" ("Beste
+    Anna,", "Welkom in Wakkerdam, Anna!", "Anna, dit is alleen voor jou:")."""
+    return len(line) <= 80 and line.endswith((",", "!", ":"))
+
+
+def _is_signature(line: str) -> bool:
+    """A last line that is a name, not a sentence ("De Verteller", "Il Narratore")."""
+    return 0 < len(line) <= 40 and not line.endswith((".", "?", "!", ":", ",", ")"))
+
+
+def _apart_problems(renderer: Renderer, ruleset: str, language: str) -> list[str]:
+    """The pack's ``[mails] apart`` pairs ``[private event, public event]`` (Wakkerdam: an
+    inactivity warning and a death) never come in one mail for the same player: the story of
+    a step is told as the narrator tells it, the public part to the village and the private
+    part to the player, and no mail may show both."""
+    try:
+        pack = load_pack(ruleset)
+    except PackError:
+        return []
+    pairs = pack.data.get("mails", {}).get("apart", [])
+    if not pairs or language not in languages_of(ruleset):
+        return []
+    problems = []
+    players = sample_players(ruleset)
+    reader = players[0].name
+    for private_type, public_type in pairs:
+        events = []
+        for kind, audience in ((private_type, reader), (public_type, "public")):
+            samples = [e for _c, e in event_samples(StoryKey(ruleset, language, ruleset, kind))]
+            if not samples:
+                continue
+            events.append({**samples[0], "player": reader, "audience": audience})
+        if len(events) != 2:
+            continue
+        key = StoryKey(ruleset, language, ruleset, "night_result")
+        game = sample_game(key, None)
+        try:
+            told = [
+                renderer.render_event(
+                    key,
+                    {"game": game, "players": players, "recipient": recipient},
+                    event,
+                    f"0|{index}",
+                ).strip()
+                for index, (event, recipient) in enumerate(zip(events, (reader, None), strict=True))
+            ]
+            mails = [
+                renderer.render_story(
+                    key,
+                    {"game": game, "players": players, "recipient": recipient},
+                    events,
+                    0,
+                    part=part,
+                )
+                for part, recipient in (("public", None), ("private", reader))
+            ]
+        except (StoryError, ContextError) as error:
+            problems.append(f"{key}: {error}")
+            continue
+        lines = [text.splitlines()[0] for text in told if text]
+        for mail in mails:
+            if mail is not None and len(lines) == 2 and all(line in mail.text for line in lines):
+                problems.append(
+                    f"{key}: a {private_type} and a {public_type} of one player in one mail"
+                )
+    return problems
 
 
 def check_store(store: TemplateStore, languages: Sequence[str] | None = None) -> CheckReport:
@@ -174,7 +270,11 @@ def check_store(store: TemplateStore, languages: Sequence[str] | None = None) ->
         wanted = languages_of(ruleset) if languages is None else tuple(languages)
         events = keys_of(ruleset)
         for language in wanted:
+            report.problems.extend(_apart_problems(renderer, ruleset, language))
+        for language in wanted:
             for event in events:
+                if event in OPTIONAL_MAILS:
+                    continue
                 key = StoryKey(ruleset, language, ruleset, event)
                 if not store.variants(key) and not store.variants(key.with_theme(BASE_THEME)):
                     report.problems.append(f"{key}: no template (every event needs one)")

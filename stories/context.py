@@ -250,8 +250,8 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "choices": (),
         },
         "reminder": {"player": _REQUIRED, "actions": _REQUIRED, "missed": 0},
-        "night_result": {"stories": (), "events": ()},
-        "day_result": {"stories": (), "events": ()},
+        "night_result": {"stories": (), "events": (), "private": False},
+        "day_result": {"stories": (), "events": (), "private": False},
         "game_over": {
             "winners": _REQUIRED,
             "teams": _REQUIRED,
@@ -260,6 +260,14 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "mayor": None,
         },
         "help_forward": {"sender": _REQUIRED, "player": None, "subject": "", "body": ""},
+        "help_received": {"player": None, "subject": ""},
+        "epilogue": {
+            "chapters": _REQUIRED,
+            "dealt": {},
+            "roles": {},
+            "winners": (),
+            "teams": (),
+        },
     }
 )
 assert set(MAIL_FIELDS) == set(MAIL_TYPES)

@@ -28,7 +28,13 @@ MAIL_TYPES: Final = (
     "day_result",
     "game_over",
     "help_forward",
+    "epilogue",
+    "help_received",
 )
+
+#: Mails a pack may leave out: the narrator sends none where a language has no template
+#: (`stories check` does not ask for one).
+OPTIONAL_MAILS: Final = frozenset({"epilogue", "help_received"})
 
 ALL_KEYS: Final = EVENT_TYPES + MAIL_TYPES
 
@@ -52,8 +58,9 @@ def events_of(ruleset: str) -> tuple[str, ...]:
 
 @cache
 def keys_of(ruleset: str) -> tuple[str, ...]:
-    """Every event and mail a pack of `ruleset` tells."""
-    return events_of(ruleset) + MAIL_TYPES
+    """Every event and mail a pack of `ruleset` tells (the optional mails, `OPTIONAL_MAILS`,
+    only where it has a template for them)."""
+    return events_of(ruleset) + tuple(m for m in MAIL_TYPES if m not in OPTIONAL_MAILS)
 
 
 def is_partial(event: str) -> bool:
@@ -82,7 +89,11 @@ class StoryKey:
                 or (field == "event" and is_partial(value))
             ):
                 raise StoryKeyError(f"bad {field} {value!r}: use lower-case letters, digits, _")
-        if not is_partial(self.event) and self.event not in keys_of(self.ruleset):
+        if (
+            not is_partial(self.event)
+            and self.event not in keys_of(self.ruleset)
+            and self.event not in OPTIONAL_MAILS
+        ):
             raise StoryKeyError(f"unknown event or mail {self.event!r}")
 
     @property

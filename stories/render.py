@@ -390,6 +390,7 @@ class Renderer:
         *,
         groups: frozenset[str] = frozenset(),
         send_empty: bool = False,
+        part: str = "all",
     ) -> RenderedMail | None:
         """The story mail of one step for `context["recipient"]`.
 
@@ -398,7 +399,14 @@ class Renderer:
         `night_result` or `day_result` mail (chosen from `game.step`; `key.event` is ignored).
         Returns None when no event is visible to the recipient, unless `send_empty` or the
         step's words say its story is always told (``always``).
+
+        `part` splits the story in two mails: ``"public"`` keeps only the public events (the
+        caller passes no recipient, so the mail is one text for the whole village),
+        ``"private"`` only the others the recipient may see (the mail's `private` is true;
+        never sent empty); ``"all"`` keeps both in one mail.
         """
+        if part not in ("all", "public", "private"):
+            raise ValueError(f"unknown story part {part!r}")
         recipient = context.get("recipient")
         parsed = [e if isinstance(e, Event) else Event.from_dict(e, key.ruleset) for e in events]
         fragments: list[str] = []
@@ -406,19 +414,24 @@ class Renderer:
         for index, event in enumerate(parsed):
             if not event.is_visible_to(recipient, groups):
                 continue
+            if part != "all" and ("public" in event.audience) != (part == "public"):
+                continue
             fragment = self.render_event(key, context, event, f"{rng_seed}|{index}")
             shown.append(event)
             if fragment:
                 fragments.append(fragment)
         game = context.get("game")
         told = None if game is None else Game.from_any(game)
-        if not shown and not send_empty and not always_told(told, self.words(key)):
+        if not shown and (
+            part == "private" or (not send_empty and not always_told(told, self.words(key)))
+        ):
             return None
         told_in = story_mail_for(told, self.words(key))
         mail_key = key.with_event(told_in)
-        return self.render_mail(
-            mail_key, {**context, "stories": fragments, "events": shown}, rng_seed
-        )
+        extra: dict[str, Any] = {"stories": fragments, "events": shown}
+        if part == "private":
+            extra["private"] = True
+        return self.render_mail(mail_key, {**context, **extra}, rng_seed)
 
 
 def _team_of(ruleset: str, role: str) -> str | None:
@@ -446,8 +459,9 @@ def render_story(
     *,
     groups: frozenset[str] = frozenset(),
     send_empty: bool = False,
+    part: str = "all",
 ) -> RenderedMail | None:
     """Render one step's story mail for one recipient (see Renderer.render_story)."""
     return Renderer(store).render_story(
-        key, context, events, rng_seed, groups=groups, send_empty=send_empty
+        key, context, events, rng_seed, groups=groups, send_empty=send_empty, part=part
     )

@@ -293,13 +293,16 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
         for told_step in mails.get(key.event, ()):
             for stories in ((), ("Het verhaal.",), ("Eerst dit.", "Toen dat.\n\nEn zo.")):
                 for reader in (None, "Anna", "Bram"):
-                    yield {
-                        "game": sample_game(key, told_step),
-                        "players": players,
-                        "recipient": reader,
-                        "stories": stories,
-                        "events": [event] if stories and event else [],
-                    }
+                    # a private story (what only this reader may know) has a reader
+                    for private in (False, True) if reader else (False,):
+                        yield {
+                            "game": sample_game(key, told_step),
+                            "players": players,
+                            "recipient": reader,
+                            "stories": stories,
+                            "events": [event] if stories and event else [],
+                            "private": private,
+                        }
     elif key.event == "game_over":
         roles = dict(_table(pack, "roles").get("at_the_end", {}))
         last = mails.get("game_over_step")
@@ -315,6 +318,18 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     "alive": list(win["winners"])[:1],
                     "mayor": "Bram" if reader else None,
                 }
+    elif key.event == "help_received":
+        for game in (None, sample_game(key, mails.get("help_step"))):
+            for player in (None, "Anna"):
+                yield {
+                    "game": game,
+                    "players": players if game else (),
+                    "recipient": player,
+                    "player": player,
+                    "subject": "Help",
+                }
+    elif key.event == "epilogue":
+        yield from _epilogue_samples(key)
     elif key.event == "help_forward":
         for game in (None, sample_game(key, mails.get("help_step"))):
             for player in (None, "Anna", "Bram"):
@@ -327,6 +342,54 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     "subject": "Help",
                     "body": str(mails.get("help_body", "Help!")),
                 }
+
+
+def _epilogue_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
+    """The epilogue with chapters made of the pack's event samples, each in its step (the
+    k-th sample of every event type in the k-th context), and votes of two roles."""
+    from stories.render import moment_of  # the renderer imports the samples' module
+
+    pack = load_pack(key.ruleset)
+    mails = _table(pack, "mails")
+    steps = _table(pack, "event_steps")
+    words = load_words(key.ruleset, key.language) if _has_words(key) else None
+    roles = dict(_table(pack, "roles").get("at_the_end", {}))
+    types = [t for t in get_ruleset(key.ruleset).event_types if _event_samples(key.ruleset, t)]
+    longest = max((len(_event_samples(key.ruleset, t)) for t in types), default=0)
+    voters = list(roles)[:2]
+    for k in range(min(longest, 4)):
+        by_step: dict[str, list[dict[str, Any]]] = {}
+        for kind in types:
+            samples = _event_samples(key.ruleset, kind)
+            step = str(steps.get(kind, steps.get("default")))
+            by_step.setdefault(step, []).append({"type": kind, **samples[k % len(samples)]})
+        chapters = []
+        for step, events in by_step.items():
+            game = sample_game(key, step)
+            chapters.append(
+                {
+                    "moment": moment_of(game, words) if words is not None else "",
+                    "step": step,
+                    "phase": game.phase,
+                    "events": events,
+                    "votes": [
+                        {"player": name, "role": roles[name], "targets": targets, "keyword": ""}
+                        for name, targets in zip(voters, ([voters[-1]], []), strict=False)
+                    ]
+                    if k % 2
+                    else [],
+                }
+            )
+        yield {
+            "game": sample_game(key, mails.get("game_over_step")),
+            "players": sample_players(key.ruleset),
+            "recipient": None,
+            "chapters": chapters if k < 3 else [],
+            "dealt": roles,
+            "roles": roles,
+            "winners": list(roles)[:1],
+            "teams": [],
+        }
 
 
 def _has_words(key: StoryKey) -> bool:

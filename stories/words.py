@@ -11,7 +11,7 @@ import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -124,6 +124,13 @@ class Words:
     help: tuple[str, ...]
     stop_words: tuple[str, ...]
     mail: MailWords
+    #: theme -> the narrator's name in that theme (the From name of its mails); optional.
+    narrators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def narrator(self, theme: str) -> str | None:
+        """The name the narrator goes by in `theme` (else in the ruleset's main theme), or
+        None when the words do not say."""
+        return self.narrators.get(theme) or self.narrators.get(self.ruleset)
 
     def error_text(self, code: str, params: Mapping[str, ParamValue] | None = None) -> str:
         """The sentence for error `code`, its `{param}`s filled from `params`.
@@ -318,6 +325,9 @@ class _Reader:
             help=self.strings(data, "help", ""),
             stop_words=self.strings(data, "stop_words", ""),
             mail=self.mail_words(),
+            narrators=self.string_table("narrators")
+            if "narrators" in data
+            else MappingProxyType({}),
         )
 
     def mail_words(self) -> MailWords:

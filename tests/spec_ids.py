@@ -166,13 +166,19 @@ class SpecIds:
         return False
 
 
+# Fields an event has only when they say something (a transcript leaves them out otherwise).
+OPTIONAL_EVENT_FIELDS: Mapping[str, frozenset[str]] = {"saved": frozenset({"extra_life"})}
+
 WAKKERDAM = SpecIds(
     ruleset="wakkerdam",
     roles=ROLE_IDS,
     steps=STEP_IDS,
     teams=TEAMS | PAIR_TEAMS,
     causes=CAUSES,
-    events=EVENT_FIELDS,
+    events={
+        kind: fields | OPTIONAL_EVENT_FIELDS.get(kind, frozenset())
+        for kind, fields in EVENT_FIELDS.items()
+    },
     keywords=KEYWORDS,
     reasons=REASONS,
     options=frozenset({"mayor"}),

@@ -34,6 +34,7 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     actions_of,
     audience_dicts,
+    epilogue_chapters,
     mail_context,
     mail_player,
     story_cast,
@@ -46,6 +47,7 @@ from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
 from stories import Event as StoryEvent
+from stories import StoryNotFound
 
 log = logging.getLogger("narrator.games")
 
@@ -329,33 +331,92 @@ def _tell_start(
     rs = ruleset_of(game)
     told = audience_dicts(state, events, rs, told=True)
     story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
-    seats = rs.view(state).by_name()
     cast = story_cast(work, game, players, state)
     public = story_game(game, state, phase="start")  # the moment: the beginning
+    _tell_story(
+        work,
+        mailer,
+        game,
+        state,
+        players,
+        story_events,
+        cast=cast,
+        public=public,
+        seed=f"{game.id}/story/start",  # one telling for everybody
+        identity=f"story/{game.id}/start",
+        now=now,
+    )
+
+
+def _tell_story(
+    work: Work,
+    mailer: Mailer,
+    game: Game,
+    state: Any,
+    players: Sequence[Player],
+    story_events: Sequence[StoryEvent],
+    *,
+    cast: Any,
+    public: Mapping[str, Any],
+    seed: str,
+    identity: str,
+    now: datetime,
+    send_empty: bool = False,
+    skip: frozenset[str] = frozenset(),
+) -> None:
+    """Mail a step's story in two parts: the public story, one text for the whole village
+    (rendered once, for no recipient: no line says "you" to anyone), and to each player
+    who may know more a private mail with only that (his own events, his team's).
+
+    Players named in `skip` get neither (the unsubscribed dead)."""
+    rs = ruleset_of(game)
+    seats = rs.view(state).by_name()
+    key = mailer.key(game, "night_result")
+    village = mailer.renderer.render_story(
+        key,
+        mail_context(game, cast, state, None, public=public),
+        story_events,
+        seed,
+        send_empty=send_empty,
+        part="public",
+    )
+    has_private = any("public" not in e.audience for e in story_events)
     for player in players:
+        if player.name in skip:
+            continue
+        context = mail_context(game, cast, state, player.name, public=public)
+        subject = moment_subject(game, context)
+        if village is not None:
+            mailer.queue(
+                work.session,
+                rendered=village,
+                to=player.email,
+                to_name=player.name,
+                now=now,
+                kind="story",
+                identity=f"{identity}/{player.id}",
+                game=game,
+                subject=subject,
+            )
+        if not has_private:
+            continue
         seat = seats.get(player.name)
         groups = frozenset({seat.team} if seat is not None and seat.alive else ())
-        context = mail_context(game, cast, state, player.name, public=public)
-        rendered = mailer.renderer.render_story(
-            mailer.key(game, "night_result"),
-            context,
-            story_events,
-            f"{game.id}/story/start",  # one telling for everybody
-            groups=groups,
+        own = mailer.renderer.render_story(
+            key, context, story_events, seed, groups=groups, part="private"
         )
-        if rendered is None:
-            continue
-        mailer.queue(
-            work.session,
-            rendered=rendered,
-            to=player.email,
-            to_name=player.name,
-            now=now,
-            kind="story",
-            identity=f"story/{game.id}/start/{player.id}",
-            game=game,
-            subject=moment_subject(game, context),
-        )
+        if own is not None:
+            mailer.queue(
+                work.session,
+                rendered=own,
+                to=player.email,
+                to_name=player.name,
+                now=now,
+                kind="story",
+                identity=f"{identity}/{player.id}/private",
+                game=game,
+                subject=subject,
+            )
 
 
 def _open_step(
@@ -447,6 +508,51 @@ def _finish(
             context,
             identity=f"over/{game.id}/{player.id}",
             now=now,
+        )
+    _tell_epilogue(work, mailer, game, state, players, cast, public, roles, view, now)
+
+
+def _tell_epilogue(
+    work: Work,
+    mailer: Mailer,
+    game: Game,
+    state: Any,
+    players: Sequence[Player],
+    cast: Any,
+    public: Mapping[str, Any],
+    roles: Mapping[str, str],
+    view: Any,
+    now: datetime,
+) -> None:
+    """Mail everybody the whole game, night by night, from the game log, with every role:
+    the game is over, so it is told also when the game revealed no roles while it ran.
+    One text for all; none where the game's language has no ``epilogue`` template."""
+    key = mailer.key(game, "epilogue")
+    try:
+        mailer.renderer.variants(key)
+    except StoryNotFound:
+        return
+    entries = work.session.scalars(
+        select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
+    ).all()
+    context = mail_context(game, cast, state, None, public=public)
+    context.update(epilogue_chapters(game, entries))
+    context.update({"roles": dict(roles), "winners": list(view.winners), "teams": list(view.teams)})
+    rendered = mailer.render(key, context, f"epilogue/{game.id}")
+    subject = moment_subject(game, context)
+    for player in players:
+        if player.unsubscribed:
+            continue
+        mailer.queue(
+            work.session,
+            rendered=rendered,
+            to=player.email,
+            to_name=player.name,
+            now=now,
+            kind="epilogue",
+            identity=f"epilogue/{game.id}/{player.id}",
+            game=game,
+            subject=subject,  # the game's day, as every mail of the game (threads)
         )
 
 
@@ -685,33 +791,21 @@ def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list
     public = story_game(game, new_state, step, phase)  # shared by every mail
     # Parsed once for every recipient (render_story takes them as they are).
     story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
-    for player in players:
-        if player.unsubscribed and player.name in seen_dead:
-            continue
-        seat = seats.get(player.name)
-        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
-        context = mail_context(game, cast, new_state, player.name, public=public)
-        rendered = mailer.renderer.render_story(
-            mailer.key(game, "night_result"),
-            context,
-            story_events,
-            f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
-            groups=groups,
-            send_empty=turning,
-        )
-        if rendered is None:
-            continue
-        mailer.queue(
-            work.session,
-            rendered=rendered,
-            to=player.email,
-            to_name=player.name,
-            now=now,
-            kind="story",
-            identity=f"story/{game.id}/{game.step_number}/{player.id}",
-            game=game,
-            subject=moment_subject(game, context),
-        )
+    _tell_story(
+        work,
+        mailer,
+        game,
+        new_state,
+        players,
+        story_events,
+        cast=cast,
+        public=public,
+        seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
+        identity=f"story/{game.id}/{game.step_number}",
+        now=now,
+        send_empty=turning,
+        skip=frozenset(p.name for p in players if p.unsubscribed and p.name in seen_dead),
+    )
     _open_step(work, mailer, game, new_state, players, now)
     return events
 

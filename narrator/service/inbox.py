@@ -10,7 +10,7 @@ failing is set aside (state ``failed``) for an operator after a few attempts, ne
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -64,6 +64,7 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
+from stories import StoryNotFound
 
 log = logging.getLogger("narrator.inbox")
 
@@ -202,6 +203,13 @@ def process_message(
         )
         command = read_command(parsed, info, context)
     if isinstance(command, ParseError):
+        message, choices = command.message, list(command.params.get("choices", ()) or ())
+        if "choices" in command.params and game is not None:
+            # The parser offers every player; the reply lists once (the template's list) what
+            # the sender may really choose now: nobody when he is not asked (or dead).
+            choices = _valid_choices(game, state, sender_player)
+            rest = {k: v for k, v in command.params.items() if k != "choices"}
+            message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
         _error_reply(
             work,
             mailer,
@@ -210,8 +218,8 @@ def process_message(
             reply,
             now,
             command.code.value,
-            command.message,
-            list(command.params.get("choices", ()) or ()),
+            message,
+            choices,
             settings,
         )
         return _done(row, now, InboxState.DONE, _suffix(f"error: {command.code.value}", admission))
@@ -448,6 +456,17 @@ def _notice(
     )
 
 
+def _valid_choices(game: Game, state: Any, player: Player | None) -> list[str]:
+    """The names `player` may vote for now, in the order the rules give them (none when he is
+    not asked, dead, or the game has not started)."""
+    if player is None or state is None:
+        return []
+    names: list[str] = []
+    for action in service.ruleset_of(game).choices(state, player.name).actions:
+        names.extend(name for name in action.targets if name not in names)
+    return names
+
+
 def _name_counts(game: Game, state: Any, player: str) -> dict[str, tuple[int, int]]:
     rs = service.ruleset_of(game)
     counts: dict[str, tuple[int, int]] = {}
@@ -578,7 +597,48 @@ def _forward_help(
             identity=f"help/{row.id}",
             reply_to=Address(parsed.sender, parsed.sender_name),
         )
+    _acknowledge_help(work, mailer, settings, row, parsed, game, context, reply, now)
     return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
+
+
+def _acknowledge_help(
+    work: Work,
+    mailer: Mailer,
+    settings: InboxSettings,
+    row: InboxMessage,
+    parsed: ParsedMail,
+    game: Game | None,
+    forwarded: Mapping[str, Any],
+    reply: ReplyTo,
+    now: datetime,
+) -> None:
+    """Tell the sender his Help mail went to the admins (the pack's ``help_received``, in the
+    game's language, else the default; none where the language has no such template)."""
+    key = mailer.key(game, "help_received", settings.language)
+    try:
+        mailer.renderer.variants(key)
+    except StoryNotFound:
+        return
+    player = forwarded.get("player")
+    context = {
+        "game": forwarded.get("game"),
+        "players": forwarded.get("players") or [],
+        "recipient": player,
+        "player": player,
+        "subject": parsed.raw_subject,
+    }
+    rendered = mailer.render(key, context, f"help-ack/{row.id}")
+    mailer.queue(
+        work.session,
+        rendered=rendered,
+        to=parsed.sender,
+        to_name=parsed.sender_name or "",
+        now=now,
+        kind="help_received",
+        identity=f"help-ack/{row.id}",
+        game=game,
+        reply=reply,
+    )
 
 
 # --- the worker -----------------------------------------------------------------------------

@@ -35,6 +35,8 @@ from stories import (
     StoryError,
     StoryKey,
     TemplateStore,
+    WordsError,
+    load_words,
 )
 
 log = logging.getLogger("narrator.mailer")
@@ -129,6 +131,17 @@ class Mailer:
             log.exception("story %s failed; using the %s theme", key, key.ruleset)
             return renderer.render_mail(key.with_theme(key.ruleset), context, seed)
 
+    def sender_name(self, game: Game | None) -> str:
+        """The From name of a mail: the narrator's name in the game's theme and language (the
+        pack's words.toml ``[narrators]``), else the mailer's ``display_name``."""
+        if game is None:
+            return self.display_name
+        try:
+            name = load_words(game.ruleset, game.language).narrator(game.theme)
+        except (WordsError, OSError):
+            return self.display_name
+        return name or self.display_name
+
     def queue(
         self,
         session: Session,
@@ -159,12 +172,13 @@ class Mailer:
         if reply is not None and reply.silent:
             log.info("not answering %s (%s): over its reply limit", to, kind)
             return message_id
+        sender_name = self.sender_name(game)
         if reply_to is None and game is not None and self.reply_addresses is not None:
-            reply_to = Address(self.reply_addresses.for_player(game, to), self.display_name)
+            reply_to = Address(self.reply_addresses.for_player(game, to), sender_name)
         root = (root_message_id(game, self.domain),) if game is not None else ()
         answered = reply_subject(reply.subject) if reply is not None else ""
         mail = OutgoingMail(
-            sender=Address(self.address, self.display_name),
+            sender=Address(self.address, sender_name),
             to=Address(to, to_name),
             subject=answered or subject or rendered.subject,
             text=rendered.text,

@@ -19,16 +19,23 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.threads import moment_subject
 from narrator.service.work import Work, ruleset_of
 from narrator.zones import zone_or_utc
-from rules.core import Event
+from rules.core import Event, Rejected, Seat, Settings
+from rules.core import Vote as RulesVote
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
+from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.pack import PackError, load_pack
+from stories.render import moment_of
+from stories.words import load_words
 
 #: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
 _STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
+
+#: The added fields :func:`with_story_facts` works out itself (not copied from the facts).
+_FILLED = frozenset({"role", "previous", "votes", "ballots", "mates"})
 
 
 def story_game(
@@ -209,8 +216,14 @@ def with_story_facts(
     vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
     vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
     without keyword, an abstention); a ``role_change`` the ``previous`` role its player
-    believed he had.  `before` is the state the step was resolved from, `after_state` the
-    new one.  The game log keeps the rules' events as they are.
+    believed he had, and ``mates`` (when the pack lists it) the living players the ruleset
+    tells a player of his new role about, as in the role mail (the ruleset's start events on
+    the new state): a promoted Welp learns the pack he now wakes with.  Any other added field
+    the pack lists for an event is taken from the public facts of the view the step was
+    resolved from, when it has one by that name (the Wakkerdam lynch's ``marked``, the raven's
+    marks, and ``mayor``, the mayor who voted), so a story can explain a tally with what the
+    village knew when it voted.  `before` is the state the step was resolved from,
+    `after_state` the new one.  The game log keeps the rules' events as they are.
     """
     seen = rs.view(before)
     after = rs.view(after_state)
@@ -226,6 +239,7 @@ def with_story_facts(
     for key in seen.votes:  # vote keys are "Name" or "Name:keyword" (rules.core.view)
         voter, _, keyword = key.partition(":")
         keyworded[voter] = keyword
+    circles: dict[str, list[str]] | None = None  # worked out at the first role change
     result = []
     for event in events:
         kind = event.get("type")
@@ -237,8 +251,31 @@ def with_story_facts(
             event = {**event, "ballots": keyworded}
         elif kind == "role_change" and "previous" not in event:
             event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
+            if "mates" in added.get(kind, ()):
+                if circles is None:
+                    circles = _known_mates(rs, after_state, after)
+                event["mates"] = circles.get(str(event.get("player")), [])
+        known = {
+            name: seen.facts[name]
+            for name in added.get(str(kind), ())
+            if name not in _FILLED and name not in event and name in seen.facts
+        }
+        if known:
+            event = {**event, **known}
         result.append(event)
     return result
+
+
+def _known_mates(rs: Ruleset[Any], state: Any, view: GameView) -> dict[str, list[str]]:
+    """Player -> the living mates the ruleset's role information would name to him now."""
+    alive = set(view.alive)
+    known: dict[str, list[str]] = {}
+    for info in rs.start_events(state):
+        data = info.to_dict()
+        if data.get("type") == "role" and isinstance(data.get("player"), str):
+            mates = data.get("mates") or ()
+            known[data["player"]] = [name for name in mates if name in alive]
+    return known
 
 
 def actions_of(
@@ -304,3 +341,86 @@ def mail_player(
         reply=reply,
         subject=moment_subject(game, context),
     )
+
+
+def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
+    """The whole game told from its log, for the ``epilogue`` mail: the roles dealt and one
+    chapter per resolved step (its ``moment`` in the game's words, ``step``, ``phase``, the
+    ``votes`` in force when it closed: voter, his role then, targets, keyword; and the rules'
+    ``events`` as they truly were, a dead player's ``role`` and the lynch's tally included).
+
+    The log is replayed (start, votes, resolutions: the same path as :func:`games.replay`),
+    so every chapter is as the step was resolved.  Returns the mail's fields ``dealt`` and
+    ``chapters``.
+    """
+    rs = ruleset_of(game)
+    words = load_words(game.ruleset, game.language)
+    state: Any = None
+    dealt: dict[str, str] = {}
+    chapters: list[dict[str, Any]] = []
+    for entry in entries:
+        payload = entry.payload
+        if entry.kind == "start":
+            seats = [Seat(s["name"], s["role"], s.get("gender")) for s in payload["seats"]]
+            dealt = {seat.name: seat.role for seat in seats}
+            state = rs.new_game(seats, Settings.from_dict(payload["settings"]))
+        elif entry.kind == "vote" and state is not None:
+            vote = RulesVote(
+                player=payload["player"],
+                targets=tuple(payload["targets"]),
+                blanco=bool(payload["blanco"]),
+                keywords=frozenset(payload["keywords"]),
+            )
+            result = rs.apply(state, vote)
+            if not isinstance(result, Rejected):
+                state = result.state
+        elif entry.kind == "resolve" and state is not None:
+            before = rs.view(state)
+            resolution = rs.resolve(state)
+            after = rs.view(resolution.state)
+            events = with_story_facts(
+                audience_dicts(resolution.state, resolution.events, rs),
+                rs,
+                state,
+                resolution.state,
+                reveal_roles=True,
+            )
+            moment = moment_of(
+                StoryGame(
+                    name=game.name,
+                    step=before.step,
+                    phase=before.phase,
+                    night=after.night,
+                    day=after.day,
+                ),
+                words,
+            )
+            by_name = before.by_name()
+            votes = []
+            for key, targets in before.votes.items():
+                voter, _, keyword = key.partition(":")
+                seat = by_name.get(voter)
+                votes.append(
+                    {
+                        "player": voter,
+                        "role": seat.role if seat is not None else None,
+                        "targets": list(targets),
+                        "keyword": keyword,
+                    }
+                )
+            chapters.append(
+                {
+                    "moment": moment,
+                    "step": before.step,
+                    "phase": before.phase,
+                    "votes": votes,
+                    # every field of its type, defaults included (the Dorpsoudste's
+                    # extra_life is in a transcript only when true)
+                    "events": [
+                        dict(StoryEvent.from_dict(event, game.ruleset).as_context())
+                        for event in events
+                    ],
+                }
+            )
+            state = resolution.state
+    return {"dealt": dealt, "chapters": chapters}

@@ -20,10 +20,21 @@ class Death(Event):
 
 @dataclass(frozen=True)
 class Saved(Event):
-    """``player`` was hit or wounded this night and survives (private to him)."""
+    """``player`` was hit or wounded this night and survives (private to him).
+
+    ``extra_life``: the attack cost him his one extra life (the dorpsoudste, spec 6.3.4), so
+    the next one kills him; in the transcript only when true (an optional field).
+    """
 
     type: ClassVar[str] = "saved"
     player: str
+    extra_life: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type, "player": self.player}
+        if self.extra_life:
+            data["extra_life"] = True
+        return data
 
     @property
     def audience(self) -> Audience:

@@ -219,4 +219,4 @@ def resolve_night(state: GameState) -> tuple[NightContext, tuple[str, ...]]:
 
 def saved_events(ctx: NightContext) -> tuple[Event, ...]:
     """Return a ``saved`` event for every player hit and not harmed."""
-    return tuple(Saved(player=name) for name in ctx.saved)
+    return tuple(Saved(player=name, extra_life=name in ctx.elder_spent) for name in ctx.saved)

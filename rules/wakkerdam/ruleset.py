@@ -101,7 +101,13 @@ class WakkerdamRuleset:
                 for player in state.players
             ),
             votes=state.votes,
-            facts={"mayor": state.mayor, "has_mayor": state.has_mayor},
+            # the raven's marks for the next lynch are public (the `marked` events), so a
+            # story may tell them beside the lynch's totals
+            facts={
+                "mayor": state.mayor,
+                "has_mayor": state.has_mayor,
+                "marked": list(state.marked),
+            },
         )
 
     def asked(self, state: GameState) -> tuple[str, ...]:

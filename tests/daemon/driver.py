@@ -501,6 +501,7 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         assert role is not None
         [role_mail] = texts[address, "role"]  # his own role, in the pack's word
         assert plan.words.roles[role].name in role_mail, (name, player, role, role_mail)
+        assert mine["epilogue"] <= 1, (name, player, dict(mine))
     assert winners, "the game ended with winners"
 
 

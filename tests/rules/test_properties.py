@@ -34,7 +34,14 @@ from tests.rules.strategies import (
     random_setups,
     setups,
 )
-from tests.spec_ids import CAUSES, EVENT_FIELDS, PAIR_TEAMS, STEP_ORDER, TEAMS
+from tests.spec_ids import (
+    CAUSES,
+    EVENT_FIELDS,
+    OPTIONAL_EVENT_FIELDS,
+    PAIR_TEAMS,
+    STEP_ORDER,
+    TEAMS,
+)
 
 # --------------------------------------------------------------------------- the spec's lists
 
@@ -339,7 +346,8 @@ def check_event(event: Event, state: GameState) -> None:
     data = event.to_dict()
     kind = data.pop("type")
     assert kind in EVENT_FIELDS, kind
-    assert set(data) == EVENT_FIELDS[kind], (kind, sorted(data))
+    optional = OPTIONAL_EVENT_FIELDS.get(kind, frozenset())
+    assert EVENT_FIELDS[kind] <= set(data) <= EVENT_FIELDS[kind] | optional, (kind, sorted(data))
     json.dumps(data)
     names = set(state.index)
     for key in ("player", "target", "guards"):

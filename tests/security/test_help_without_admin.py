@@ -77,7 +77,7 @@ def test_without_admin_the_answers_obey_the_reply_limit(
     ]
 
 
-def test_with_an_admin_the_help_mail_is_only_forwarded(
+def test_with_an_admin_the_help_mail_is_forwarded_and_acknowledged(
     make_narrator: Callable[..., Narrator], caplog: pytest.LogCaptureFixture
 ) -> None:
     narrator = make_narrator()  # one configured admin
@@ -86,10 +86,14 @@ def test_with_an_admin_the_help_mail_is_only_forwarded(
         outcome = narrator.receive(mail("asker@example.net", "Help WW7", "Hoe werkt dit?"))
     assert outcome.what == "help forwarded to 1 admin(s)"
     assert "no admin is configured" not in caplog.text
-    (forward,) = narrator.outbox()
+    forward, thanks = narrator.outbox()
     assert (forward.kind, forward.recipient) == ("help_forward", ADMIN)
     assert forward.message["Reply-To"] == "asker@example.net"
     assert "Hoe werkt dit?" in forward.text
+    # The sender is told his question went on, in the game's language, as an answer to it.
+    assert (thanks.kind, thanks.recipient) == ("help_received", "asker@example.net")
+    assert "passed your question" in thanks.text
+    assert thanks.message["Subject"] == "Re: Help WW7"
 
 
 def test_a_help_mail_about_a_game_tells_the_admins_the_game_and_the_player(
@@ -103,7 +107,7 @@ def test_a_help_mail_about_a_game_tells_the_admins_the_game_and_the_player(
     # While signing up: the game is named, the player is who he signed up as.
     raw = mail("anna@example.net", "Help WW5", "Wanneer begint het?", name="A. de Vries")
     assert narrator.receive(raw).what == "help forwarded to 1 admin(s)"
-    (forward,) = narrator.outbox(after=before)
+    (forward,) = [m for m in narrator.outbox(after=before) if m.kind == "help_forward"]
     assert forward.recipient == ADMIN
     assert "(WW5)" in str(forward.message["Subject"])
     assert "Speler: Anna" in forward.text and "Spel: WW5" in forward.text
@@ -114,10 +118,10 @@ def test_a_help_mail_about_a_game_tells_the_admins_the_game_and_the_player(
     assert narrator.receive(mail("x@example.net", "help ww5", "Mag ik meedoen?")).what.startswith(
         "help forwarded"
     )
-    (forward,) = narrator.outbox(after=before)
+    (forward,) = [m for m in narrator.outbox(after=before) if m.kind == "help_forward"]
     assert "Spel: WW5" in forward.text and "Speler: onbekend" in forward.text
     # A Help mail about no game says so.
     before = narrator.last_outbox_id()
     narrator.receive(mail("anna@example.net", "Help", "Algemene vraag"))
-    (forward,) = narrator.outbox(after=before)
+    (forward,) = [m for m in narrator.outbox(after=before) if m.kind == "help_forward"]
     assert "Spel: geen" in forward.text and "(WW5)" not in str(forward.message["Subject"])

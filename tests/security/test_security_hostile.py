@@ -158,7 +158,9 @@ def test_header_injection_through_names_never_reaches_a_header(
         assert outcome.what == "ignored: unusable-sender" and sent == []
         return
     assert outcome.state == "done", outcome
-    assert len(sent) == 1
+    # One answer, and for a Help mail also the forward to the admin (the answer is then the
+    # acknowledgement to the sender): every header still holds one address.
+    assert len(sent) == (2 if subject == "Help" else 1)
     for mail_out in sent:
         assert mail_out.header_names <= ALLOWED_HEADERS, mail_out.header_names
         for header in ("To", "Reply-To"):

@@ -192,7 +192,9 @@ def test_help_forwards_are_limited_per_sender(make_narrator: Callable[..., Narra
     sent = narrator.outbox()
     assert [(m.kind, m.recipient) for m in sent] == [
         ("help_forward", "beheer@example.org"),
+        ("help_received", "asker@example.net"),  # the sender is told it went on
         ("help_forward", "beheer@example.org"),
+        ("help_received", "asker@example.net"),
         (NOTICE_KIND, "asker@example.net"),
     ]
 

@@ -14,7 +14,7 @@ from narrator.db import transaction
 from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
-from tests.support.bymail import Table, text_of
+from tests.support.bymail import Table, stories_by_reader
 
 SIGNUPS = {"Lea": "donna", "Vera": "donna", "Carlo": "uomo", "Dina": "donna", "Ezio": "uomo"}
 
@@ -69,7 +69,7 @@ def test_an_example_game_by_mail_in_italian(factory: sessionmaker[Session]) -> N
     assert table.write(villagers[0], wolf) == "vote rejected: not-asked"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     seer_story = stories[f"{seer.lower()}@example.org"]
     other_story = stories[f"{villagers[0].lower()}@example.org"]
     assert wolf in seer_story and seer_story != other_story  # the vision is the seer's alone

@@ -19,7 +19,7 @@ from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from rules.core.view import GameView
 from stories.words import load_words
-from tests.support.bymail import Table, subject_of, text_of
+from tests.support.bymail import Table, stories_by_reader, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "donna",
@@ -75,7 +75,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     # The start's story: the first Sindaco, told to everybody.
     mayor = str(_view(factory).facts["mayor"])
     assert mayor in SIGNUPS
-    start = [text_of(m) for _, kind, m in mails if kind == "story"]
+    start = list(stories_by_reader(mails).values())
     subjects = {subject_of(m) for _, kind, m in mails if kind == "story"}
     assert subjects == {"Borgo — L'inizio"}, subjects
     assert len(start) == 6 and all(mayor in text for text in start)
@@ -90,7 +90,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
         assert table.write(farmer, wolf) == "vote rejected: not-asked"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     assert "nera" in stories[_address(seer)] and wolf in stories[_address(seer)]
     for name in SIGNUPS:
         if name != seer:
@@ -108,7 +108,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     assert table.write(farmer, "Gandalf").startswith("error: no-name")
     before = len(table.mails())
     table.deadline()
-    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    day = list(stories_by_reader(table.mails()[before:]).values())
     assert len(day) == 6 and all(farmer in text for text in day)
     assert all("schede" in text for text in day)  # the count of the rogo
 
@@ -122,7 +122,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     assert table.write(seer, necro) == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     view = _view(factory)
     dead = view.find(sleuth)
     assert dead is not None and not dead.alive
@@ -140,7 +140,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
             assert table.write(seat.name, f"Voto {necro}") == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
+    day = list(stories_by_reader(table.mails()[before:]).values())
     assert day and all(necro in text and farmer in text for text in day)
 
     # Night 3: the wolf spares everybody; day 3: the village burns the wolf and wins.
@@ -202,7 +202,7 @@ def test_the_start_tells_the_class_mates_to_each_other_only(
     wolves = sorted(n for n, r in roles.items() if r == "lupo")
     assert len(wolves) == 2
     mayor = str(_view(factory).facts["mayor"])
-    start = {to: text_of(m) for to, kind, m in table.mails() if kind == "story"}
+    start = stories_by_reader(table.mails())
     assert sorted(start) == sorted(_address(n) for n in names)
     words = load_words("lupus", "it")
     role_names = {r.name for r in words.roles.values()} - {"Sindaco"}

@@ -86,3 +86,71 @@ def test_the_roster_and_the_death_show_a_night_victim_of_mafia_only_as_his_death
         reveal_dead=True,  # type: ignore[list-item]
     )
     assert {p["name"]: p["role"] for p in players if not p["alive"]} == {"Anna": "doctor"}
+
+
+def _resolved(state, *, reveal_roles: bool = True) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    resolution = RULES.resolve(state)
+    events = audience_dicts(resolution.state, resolution.events, RULES, told=True)
+    return with_story_facts(events, RULES, state, resolution.state, reveal_roles=reveal_roles)
+
+
+def test_the_mayor_election_tells_who_voted_for_whom() -> None:
+    state = RULES.new_game(SEATS, Settings(seed=1, strictness=9, options={"mayor": True}))
+    while RULES.view(state).step != "burgemeesterverkiezing":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Anna", "Bram")
+    state = _vote(state, "Bram", "Carla")
+    state = _vote(state, "Carla", "Bram")
+    state = _vote(state, "Dirk")
+    mayor = next(e for e in _resolved(state) if e["type"] == "mayor")
+    assert mayor["player"] == "Bram"
+    assert mayor["votes"] == {"Anna": ["Bram"], "Bram": ["Carla"], "Carla": ["Bram"], "Dirk": []}
+
+
+def test_a_failed_election_tells_the_tie() -> None:
+    state = RULES.new_game(SEATS, Settings(seed=1, strictness=9, options={"mayor": True}))
+    while RULES.view(state).step != "burgemeesterverkiezing":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Anna", "Bram")
+    state = _vote(state, "Bram", "Anna")
+    no_mayor = next(e for e in _resolved(state) if e["type"] == "no_mayor")
+    assert no_mayor["votes"] == {"Anna": ["Bram"], "Bram": ["Anna"]}
+
+
+def test_the_lynch_knows_the_mayor_who_voted_and_the_ravens_marks() -> None:
+    seats = [*SEATS[:4], Seat("Eva", "raaf", "vrouw")]
+    state = RULES.new_game(seats, Settings(seed=1, strictness=9, options={"mayor": True}))
+    while RULES.view(state).step != "burgemeesterverkiezing":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Anna", "Bram")
+    state = _vote(state, "Bram", "Bram")
+    state = RULES.resolve(state).state
+    while RULES.view(state).step != "ochtend":
+        state = RULES.resolve(state).state
+    state = _vote(state, "Eva", "Dirk")
+    state = _day(RULES.resolve(state).state)
+    state = _vote(state, "Bram", "Anna")  # the mayor: 1.5
+    state = _vote(state, "Carla", "Carla")  # 1 + 2 for Dirk's mark: Dirk 2, Anna 1.5, Carla 1
+    lynch = next(e for e in _resolved(state) if e["type"] == "lynch")
+    assert lynch["marked"] == ["Dirk"]
+    assert lynch["mayor"] == "Bram"
+    assert lynch["player"] == "Dirk"
+
+
+def test_a_promoted_welp_is_told_the_pack_he_now_wakes_with() -> None:
+    seats = [
+        Seat("Anna", "weerwolf", "vrouw"),
+        Seat("Bram", "welp", "man"),
+        Seat("Carla", "weerwolf", "vrouw"),
+        Seat("Dirk", "burger", "man"),
+        Seat("Eva", "burger", "vrouw"),
+        Seat("Gert", "burger", "man"),
+    ]
+    state = _day(RULES.new_game(seats, Settings(seed=1, strictness=9)))
+    for voter in ("Dirk", "Eva", "Gert"):
+        state = _vote(state, voter, "Anna")
+    resolution = RULES.resolve(state)
+    events = audience_dicts(resolution.state, resolution.events, RULES, told=True)
+    told = with_story_facts(events, RULES, state, resolution.state, reveal_roles=False)
+    change = next(e for e in told if e["type"] == "role_change")
+    assert (change["player"], change["role"], change["mates"]) == ("Bram", "weerwolf", ["Carla"])

@@ -17,7 +17,7 @@ from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import load_words
-from tests.support.bymail import Table, subject_of, text_of
+from tests.support.bymail import Table, stories_by_reader, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "donna",
@@ -98,7 +98,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     table.deadline()
     view = view_of(factory)
     assert view.step == "spareggio"
-    stories = [text_of(m) for _to, kind, m in table.mails()[before:] if kind == "story"]
+    stories = list(stories_by_reader(table.mails()[before:]).values())
     assert len(stories) == 6
     for story in stories:  # the open vote: who named whom, and who named nobody
         assert re.search(rf"{v1}: tre voti,? \(?da {v2}, {v3} e {hunter}", story), story
@@ -128,7 +128,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     table.deadline()
     view = view_of(factory)
     assert view.step == "giorno" and all(seat.alive for seat in view.players)
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     assert len(stories) == 6
     for story in stories.values():  # the verdict, told to everybody, with every ballot
         assert v1 in story and v2 in story and "«risparmia»" in story
@@ -151,7 +151,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     over = {to: text_of(m) for to, kind, m in mails if kind == "game_over"}
     assert set(over) == {address(n) for n in SIGNUPS}
     assert "Vincono i Vampiri" in over[address(v4)]
-    nightfall = {to: text_of(m) for to, kind, m in mails if kind == "story"}
+    nightfall = stories_by_reader(mails)
     assert hunter in nightfall[address(v4)] and "Cacciatore" in nightfall[address(v4)]
 
     # Every mail greets, is signed, and names no role in its subject.

@@ -44,19 +44,19 @@ def test_add_list_preview_remove(
 
     pack = tmp_path / "wakkerdam" / "nl" / "wakkerdam"
     pack.mkdir(parents=True)
-    mine = pack / "death.3.j2"
+    mine = pack / "death.4.j2"  # the shipped packs have three
     mine.write_text("{{ event.player }} is dood; {{ hij(event.player) }} rust in vrede.\n")
     code, out, _ = run(capsys, "stories", "add", str(mine), "--config", config)
-    assert code == 0 and "added wakkerdam/nl/wakkerdam/death variant 3" in out
+    assert code == 0 and "added wakkerdam/nl/wakkerdam/death variant 4" in out
     code, _, err = run(capsys, "stories", "add", str(mine), "--config", config)
     assert code == 0  # the same text again changes nothing
     mine.write_text("{{ event.player }} is heen.\n")
     code, _, err = run(capsys, "stories", "add", str(mine), "--config", config)
     assert code == 2 and "--replace" in err and err.count("\n") == 1
     assert run(capsys, "stories", "add", str(mine), "--replace", "--config", config)[0] == 0
-    code, out, _ = run(capsys, "stories", "preview", "death", "--variant", "3", "--config", config)
+    code, out, _ = run(capsys, "stories", "preview", "death", "--variant", "4", "--config", config)
     assert code == 0 and "Anna is heen." in out
-    code, out, _ = run(capsys, "stories", "remove", "death", "--variant", "3", "--config", config)
+    code, out, _ = run(capsys, "stories", "remove", "death", "--variant", "4", "--config", config)
     assert code == 0 and "removed 1" in out
 
 

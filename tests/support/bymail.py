@@ -11,7 +11,7 @@ import email
 import email.header
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import Message
@@ -200,3 +200,12 @@ class Table:
 def above_roster(text: str) -> str:
     """The story of a mail's text: what stands above the running roster (below ``-- ``)."""
     return text.replace("\r\n", "\n").partition("\n-- \n")[0]
+
+
+def stories_by_reader(mails: Iterable[tuple[str, str, Message]]) -> dict[str, str]:
+    """Address -> the texts of the story mails to it, joined (the public story, then his own)."""
+    told: dict[str, str] = {}
+    for to, kind, message in mails:
+        if kind == "story":
+            told[to] = told.get(to, "") + text_of(message)
+    return told

@@ -1,0 +1,70 @@
+"""`stories check` refuses the slips the mails once made: a subject that repeats itself, a
+mail with no greeting or no signature, a warning and a death of one player in one mail."""
+
+from __future__ import annotations
+
+import pytest
+
+from stories import Renderer, StoryKey, check_store
+from stories.check import _apart_problems, _repeated_words
+from stories.store import MemoryStore, StorySource, over_shipped
+
+NIGHT = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+RECEIPT = StoryKey("wakkerdam", "nl", "wakkerdam", "receipt")
+
+
+def _problems(store: MemoryStore, origin: str) -> list[str]:
+    report = check_store(store, languages=["nl"])
+    return [p for p in report.problems if origin in p]
+
+
+def test_a_repeated_word_is_found() -> None:
+    assert _repeated_words("WW5 — Nacht 1: de nacht") == ["nacht"]
+    assert _repeated_words("WW5 — Het begin: het begin") == ["begin"]
+    assert _repeated_words("WW5 — Nacht 3: de ochtend") == []
+
+
+def test_a_subject_that_repeats_itself_is_refused() -> None:
+    source = StorySource(
+        NIGHT,
+        9,
+        "{% block subject %}{{ game.name }} — {{ moment }}: {{ moment }}{% endblock %}"
+        "{% block body %}Beste dorpelingen,\n\n{{ stories | join }}\n\nDe Verteller{% endblock %}",
+        "test/night_result.9.j2",
+    )
+    problems = _problems(over_shipped(source), "test/night_result.9.j2")
+    assert any("repeats" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("Je stem is binnen.\n\nDe Verteller", "no greeting"),
+        ("Beste {{ player.name }},\n\nJe stem is binnen.", "no signature"),
+    ],
+)
+def test_a_variant_without_greeting_or_signature_is_refused(body: str, problem: str) -> None:
+    source = StorySource(
+        RECEIPT,
+        9,
+        "{% block subject %}{{ game.name }} — Stem{% endblock %}{% block body %}"
+        + body
+        + "{% endblock %}",
+        "test/receipt.9.j2",
+    )
+    problems = _problems(over_shipped(source), "test/receipt.9.j2")
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_warning_and_a_death_in_one_mail_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    renderer = Renderer(over_shipped())
+    assert _apart_problems(renderer, "wakkerdam", "nl") == []
+    told = Renderer.render_story
+
+    def in_one_mail(self: Renderer, *args: object, **kwargs: object) -> object:
+        kwargs["part"] = "all"  # the old way: everything a reader may see in one mail
+        return told(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Renderer, "render_story", in_one_mail)
+    problems = _apart_problems(renderer, "wakkerdam", "nl")
+    assert problems and "inactive and a death" in problems[0], problems
