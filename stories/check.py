@@ -13,6 +13,7 @@ from jinja2 import TemplateNotFound
 from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
 from stories.helpers import Helpers, StoryError, helper_names
 from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
+from stories.layout import ROSTER_SEPARATOR
 from stories.pack import PackError, load_pack
 from stories.render import Renderer, main_theme
 from stories.samples import event_samples, mail_samples, sample_game, sample_players
@@ -140,8 +141,9 @@ def _mail_content_problems(
     repeated = _repeated_words(subject) if source.key.event in GREETED_MAILS else []
     if repeated:
         yield f"{origin}: the subject repeats {', '.join(repeated)} ({subject!r})"
-    if source.key.event in GREETED_MAILS and text.strip():
-        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    story = text.replace("\r\n", "\n").partition(f"\n{ROSTER_SEPARATOR}\n")[0]  # not the roster
+    if source.key.event in GREETED_MAILS and story.strip():
+        lines = [line.strip() for line in story.strip().splitlines() if line.strip()]
         if not _is_greeting(lines[0]):
             yield f"{origin}: the mail opens with no greeting to its reader ({lines[0]!r})"
         if not _is_signature(lines[-1]):
