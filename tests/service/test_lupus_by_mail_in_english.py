@@ -20,7 +20,7 @@ from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories.words import load_words
 from tests.service.test_lupus_by_mail import _address, _view
-from tests.support.bymail import Table, above_roster, subject_of, text_of
+from tests.support.bymail import Table, above_roster, stories_by_reader, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "woman",
@@ -84,7 +84,7 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
         assert write(farmer, wolf, "Laguna") == "vote rejected: not-asked"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     assert "black" in stories[_address(seer)] and wolf in stories[_address(seer)]
     assert all(text.startswith("Good morning") for text in stories.values())
     for name in SIGNUPS:
@@ -120,7 +120,7 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     assert write(seer, necro, "Laguna") == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    stories = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories = stories_by_reader(table.mails()[before:])
     view = _view(factory)
     dead = view.find(sleuth)
     assert dead is not None and not dead.alive

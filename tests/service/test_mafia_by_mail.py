@@ -24,7 +24,14 @@ from narrator.service.work import unit_of_work
 from rules import get_ruleset
 from rules.core.view import GameView
 from stories.words import load_words
-from tests.support.bymail import NARRATOR, Table, above_roster, subject_of, text_of
+from tests.support.bymail import (
+    NARRATOR,
+    Table,
+    above_roster,
+    stories_by_reader,
+    subject_of,
+    text_of,
+)
 
 SIGNUPS = {
     "Vito": "man",
@@ -98,7 +105,7 @@ def test_a_mafia_game_starts_with_a_built_in_distribution(
 
 def _stories(table: Table, before: int) -> dict[str, str]:
     """The story mails since mail number `before`, by recipient's address."""
-    return {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    return stories_by_reader(table.mails()[before:])
 
 
 def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None:

@@ -30,7 +30,7 @@ from narrator.service.work import unit_of_work
 from parsing.lexicon import phrase_key
 from rules.core.view import GameView
 from stories.words import load_words
-from tests.support.bymail import Table, above_roster
+from tests.support.bymail import Table, above_roster, stories_by_reader
 
 # Name -> (address, gender word).  Written with ё where the name has it: the parser folds it.
 SIGNUPS = {
@@ -96,7 +96,7 @@ def _asked(factory: sessionmaker[Session]) -> tuple[str, ...]:
 
 
 def _stories(table: Table, before: int) -> dict[str, str]:
-    return {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    return stories_by_reader(table.mails()[before:])
 
 
 def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None:

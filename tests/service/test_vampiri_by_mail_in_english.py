@@ -20,7 +20,7 @@ from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import load_words
 from tests.service.test_vampiri_by_mail import address, view_of
-from tests.support.bymail import Table, above_roster, subject_of, text_of
+from tests.support.bymail import Table, above_roster, stories_by_reader, subject_of, text_of
 
 SIGNUPS = {
     "Lea": "woman",
@@ -103,7 +103,7 @@ def test_a_vampiri_game_by_mail_in_english(
     before = len(table.mails())
     table.deadline()
     assert view_of(factory).step == "spareggio"
-    stories = [text_of(m) for _to, kind, m in table.mails()[before:] if kind == "story"]
+    stories = list(stories_by_reader(table.mails()[before:]).values())
     assert len(stories) == 6
     for story in stories:  # the open vote: who named whom, and who named nobody
         assert re.search(rf"{v1}: three votes,? \(?(from )?{v2}, {v3} and {hunter}", story), story
@@ -133,7 +133,7 @@ def test_a_vampiri_game_by_mail_in_english(
     table.deadline()
     view = view_of(factory)
     assert view.step == "giorno" and all(seat.alive for seat in view.players)
-    stories_to = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    stories_to = stories_by_reader(table.mails()[before:])
     assert len(stories_to) == 6
     for story in stories_to.values():  # the verdict, told to everybody, with every ballot
         assert v1 in story and v2 in story and "“spare”" in story
@@ -166,7 +166,7 @@ def test_a_vampiri_game_by_mail_in_english(
         f"- {lamia}: Lamia" in over[address(v4)]
         and f"- {hunter}: Hunter (dead)" in over[address(v4)]
     )
-    nightfall = {to: text_of(m) for to, kind, m in mails if kind == "story"}
+    nightfall = stories_by_reader(mails)
     assert hunter in nightfall[address(v4)] and "Hunter" in nightfall[address(v4)]
     assert "the hunters struck" in nightfall[address(v4)]
 
