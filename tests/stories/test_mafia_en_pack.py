@@ -45,6 +45,13 @@ PUBLIC = {
     "death",
     "public_result",
     "hero_save",
+    "explosion",
+    "detonator",
+    "forgiven",
+    "destroyed",
+    "agent_left",
+    "slash",
+    "faceless_left",
     "draw",
     "win",
 }
