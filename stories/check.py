@@ -185,8 +185,16 @@ def _repeated_words(subject: str) -> list[str]:
 
 def _is_greeting(line: str) -> bool:
     """A first line that addresses the reader: short, ending in ",", "!" or ":" ("Beste
-    Anna,", "Welkom in Wakkerdam, Anna!", "Anna, dit is alleen voor jou:")."""
-    return len(line) <= 80 and line.endswith((",", "!", ":"))
+    Anna,", "Welkom in Wakkerdam, Anna!", "Anna, dit is alleen voor jou:"), or a clipped
+    salutation that ends in "." ("Morning, Anna.", "Welcome aboard, Anna.", "Good evening.":
+    at most five words, with a vocative comma, or at most two words) — not a story's first
+    sentence ("The night was long.")."""
+    if len(line) > 80:
+        return False
+    if line.endswith((",", "!", ":")):
+        return True
+    words = len(line.split())
+    return line.endswith(".") and (words <= 2 or (words <= 5 and "," in line))
 
 
 def _is_signature(line: str) -> bool:

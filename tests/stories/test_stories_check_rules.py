@@ -68,3 +68,17 @@ def test_a_warning_and_a_death_in_one_mail_are_refused(monkeypatch: pytest.Monke
     monkeypatch.setattr(Renderer, "render_story", in_one_mail)
     problems = _apart_problems(renderer, "wakkerdam", "nl")
     assert problems and "inactive and a death" in problems[0], problems
+
+
+@pytest.mark.parametrize("greeting", ["Goedemorgen, {{ player.name }}.", "Goedemorgen."])
+def test_a_clipped_salutation_is_a_greeting(greeting: str) -> None:
+    source = StorySource(
+        RECEIPT,
+        9,
+        "{% block subject %}{{ game.name }} — Stem{% endblock %}{% block body %}"
+        + greeting
+        + "\n\nJe stem is binnen.\n\nDe Verteller{% endblock %}",
+        "test/receipt.9.j2",
+    )
+    problems = _problems(over_shipped(source), "test/receipt.9.j2")
+    assert not any("no greeting" in p for p in problems), problems
