@@ -107,8 +107,12 @@ class Plan:
         return load_words(self.ruleset, self.lang)
 
     def address(self, name: str) -> str:
-        """The mail address of player ``name`` in this game."""
-        return f"{name.lower()}@{self.domain}"
+        """The mail address of player ``name`` in this game (ASCII, as most players' are: a
+        Cyrillic name gets a local part of its code points)."""
+        local = name.lower()
+        if not local.isascii():
+            local = "p-" + "-".join(f"{ord(c):x}" for c in local)
+        return f"{local}@{self.domain}"
 
     def create(self, speed: str) -> list[str]:
         """The arguments of ``narrator game create`` for this game."""

@@ -55,6 +55,16 @@ ITALIANS = (
     ("Ugo", "man"),
 )
 
+RUSSIANS = (
+    ("Анна", "vrouw"),
+    ("Борис", "man"),
+    ("Вера", "vrouw"),
+    ("Глеб", "man"),
+    ("Дарья", "vrouw"),
+    ("Егор", "man"),
+    ("Жанна", "vrouw"),
+)
+
 #: One game per ruleset and pack: ruleset, language, name (its mail subject), players, seed; the
 #: English Wakkerdam game is told in another theme (its narrator is a harbour master).
 PLANS = [
@@ -67,7 +77,6 @@ PLANS = [
         ITALIANS[:5],
         seed=1,
         domain="esempio.example.org",
-        zone_named=False,  # its step mail and reminder give the deadline's time alone
     ),
     Plan("wakkerdam", "nl", "WW1", seed=9),
     Plan("wakkerdam", "en", "Harbour", seed=9, theme="haven", domain="harbour.example.org"),
