@@ -250,6 +250,7 @@ KEYWORDS = frozenset(
         "company",
         "side",
         "slash",
+        "victims",
     }
 )
 

@@ -73,6 +73,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "insure",
     "noinsure",
     "suicide",
+    "victims",
     "approve",
     "rumour",
     "heal",
@@ -182,6 +183,7 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
         Action(spec, player.peaceful)
         for spec in ACTIONS[player.peaceful]
         if (spec.holder is Holder.ANY or player.is_black or player.faceless)
+        and not (spec.group == "victims" and not player.is_black)
         and _offered(state, spec)
     ]
     if player.faceless:  # the slash (§16.6)
@@ -191,6 +193,8 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
         for spec in ACTIONS[player.negative]:
             if spec.action == "kill" and player.negative in WEREWOLVES and not player.katana:
                 continue  # §16.5, §7.4.7: a werewolf kills only once he holds the kill
+            if spec.action == "suicide" and any(a.spec.action == "suicide" for a in found):
+                continue  # §15.19: a black Kamikaze's `suicide X` replaces the black's suicide
             if spec.action == "rumour" and (
                 side is None or not ledger.has_night(state, side, state.night)
             ):

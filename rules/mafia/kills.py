@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.mafia import ledger
+from rules.mafia import ledger, status
 from rules.mafia.ids import Side
 from rules.mafia.moves import Move, Night
 from rules.mafia.state import GameState, Player
@@ -34,6 +34,14 @@ def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | No
         )
     ):
         return "the black Bodyguard and his killer target each other"
+    suicide = state.vote_of(shooter.name, "suicide")
+    if (
+        suicide is not None
+        and suicide.targets
+        and shooter.name == status.active_kamikaze(state)
+        and state.get(suicide.targets[0]).is_black
+    ):
+        return "the Kamikaze's suicide on a black voids his kill move (§15.19)"
     if target in state.partners(shooter.name) and not approves(state, target):
         return "a partner's kill without his approval"
     victim = state.get(target)

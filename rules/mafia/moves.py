@@ -63,6 +63,8 @@ class Night:
     heal: Move | None = None
     checks: dict[str, Move] = field(default_factory=dict)
     void_shots: dict[str, int] = field(default_factory=dict)
+    kamikaze_suicide: Move | None = None
+    gained_shots: dict[str, int] = field(default_factory=dict)
     deaths: dict[str, Move] = field(default_factory=dict)
     life_spent: bool = False
     link_attacks: list[str] = field(default_factory=list)

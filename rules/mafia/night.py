@@ -360,15 +360,23 @@ def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 def suicides(night: Night) -> tuple[Night, Sequence[str]]:
-    """N10: blacks' suicides, with a partner's approval; they cannot be stopped (§7.4.10)."""
+    """N10: blacks' suicides, with a partner's approval; they cannot be stopped (§7.4.10).  An
+    active black or Faceless Kamikaze's `suicide X` takes X with him at R (§15.19, §16.6)."""
     state, lines = night.state, []
     for player in state.living:
-        if player.negative is None or state.vote_of(player.name, "suicide") is None:
+        vote = state.vote_of(player.name, "suicide")
+        if vote is None or (player.negative is None and not player.faceless):
             continue
         partners = [n for n in state.partners(player.name) if state.get(n).alive]
         if partners and not any(kills.approves(state, n) for n in partners):
             lines.append(f"{player.name}'s suicide lacks a partner's approval")
             continue
+        if vote.targets and player.name == status.active_kamikaze(state):
+            night.kamikaze_suicide = Move(player.name, "kamikaze", "suicide", vote.targets, 10)
+            lines.append(f"{player.name} (kamikaze) commits suicide on {vote.targets[0]}")
+            continue
+        if player.negative is None:
+            continue  # a Faceless has no suicide of his own but the Kamikaze's (§16.6)
         move = Move(player.name, player.negative, "suicide", (player.name,), 10, True, True)
         night.strike(move)
         lines.append(f"{player.name} commits suicide")
@@ -671,20 +679,73 @@ def _kamikaze(night: Night) -> list[str]:
     is crippled instead."""
     state = night.state
     name = status.active_kamikaze(state)
+    if night.kamikaze_suicide is not None:
+        return _kamikaze_suicide(night, night.kamikaze_suicide)
+    lines = _kamikaze_victims(night, name)
     hits = [m for m in night.attacks if m.target == name and m.owner != name]
     if name is None or not hits:
-        return []
+        return lines
     first = hits[0]
     night.deaths.setdefault(name, first)
     attacker = state.get(first.owner)
     if attacker.team is state.get(name).team:
         night.cripples.append((attacker.name, "kamikaze"))
-        return [f"{name} dies; his attacker {attacker.name} is crippled"]
+        return [*lines, f"{name} dies; his attacker {attacker.name} is crippled"]
     night.deaths.setdefault(attacker.name, Move(name, "kamikaze", "kamikaze", (attacker.name,), 19))
     if attacker.is_black:
         memory = replace(state.memory_of("kamikaze"), kamikaze_done=True)
         night.state = replace(state, memory={**state.memory, "kamikaze": memory})
-    return [f"{name} takes {attacker.name} with him"]
+    return [*lines, f"{name} takes {attacker.name} with him"]
+
+
+def _kamikaze_victims(night: Night, name: str | None) -> list[str]:
+    """§15.19: an active black Kamikaze's evening `victims`: the first red player in slot order
+    who visits him tonight holding one of the named peaceful roles dies with him (cause
+    `kamikaze`; he dies by his own suicide); no heal saves either."""
+    state = night.state
+    if name is None or not state.get(name).is_black:
+        return []
+    vote = state.vote_of(name, "victims")
+    if vote is None or not vote.targets:
+        return []
+    for move in night.visits:
+        visitor = state.get(move.owner)
+        if (
+            name in move.targets
+            and move.owner != name
+            and not move.negative
+            and visitor.is_red
+            and visitor.peaceful in vote.targets
+            and move.role == visitor.peaceful
+        ):
+            retaliation = Move(name, "kamikaze", "kamikaze", (visitor.name,), 19)
+            night.deaths.setdefault(visitor.name, retaliation)
+            night.deaths.setdefault(name, Move(name, "kamikaze", "suicide", (name,), 10))
+            return [f"{name} takes his visitor {visitor.name} ({visitor.peaceful}) with him"]
+    return []
+
+
+def _kamikaze_suicide(night: Night, move: Move) -> list[str]:
+    """§15.19, §16.6: a black Kamikaze's `suicide X`: a red or Faceless X dies with him; a black
+    X dies alone (the Kamikaze survives, his side gains an owed shot, his kill move tonight was
+    void); a Faceless Kamikaze dies and X is crippled.  No heal or protection prevents it."""
+    state = night.state
+    owner, target = state.get(move.owner), state.get(move.target)
+    own_death = Move(owner.name, owner.negative or "kamikaze", "suicide", (owner.name,), 10)
+    if owner.faceless:
+        night.deaths.setdefault(owner.name, own_death)
+        night.cripples.append((target.name, "kamikaze"))
+        return [f"{owner.name} dies; {target.name} is crippled"]
+    night.deaths.setdefault(target.name, Move(owner.name, "kamikaze", "kamikaze", move.targets, 19))
+    if not target.is_black:
+        night.deaths.setdefault(owner.name, own_death)
+        return [f"{owner.name} takes {target.name} with him"]
+    side = owner.side
+    if side is not None:
+        night.gained_shots[side.value] = night.gained_shots.get(side.value, 0) + 1
+    memory = replace(state.memory_of("kamikaze"), kamikaze_done=True)
+    night.state = replace(state, memory={**state.memory, "kamikaze": memory})
+    return [f"{target.name} dies alone; {owner.name} survives"]
 
 
 def _immortal_deaths(night: Night) -> list[str]:

@@ -46,7 +46,7 @@ def _ledger(night: Night, trace: list[str]) -> GameState:
     owed = dict(state.ledger.owed)
     for side in owed:
         spent = len(realised.get(side, ())) + night.void_shots.get(side, 0)
-        owed[side] -= spent
+        owed[side] += night.gained_shots.get(side, 0) - spent  # §15.19: a black's suicide X
         if spent:
             trace.append(f"ledger: {side} realises {spent} shot(s), owes {owed[side]}")
     black_killed = state.ledger.black_killed or any(
