@@ -178,9 +178,16 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
     return True
 
 
+def _held(spec: ActionSpec, player: Player) -> ActionSpec:
+    """The holder's variant of a peaceful action: a black Madman may name three (§15.20)."""
+    if spec.group == "fire" and player.is_black:
+        return replace(spec, max_names=3)
+    return spec
+
+
 def _night_actions(state: GameState, player: Player) -> list[Action]:
     found = [
-        Action(spec, player.peaceful)
+        Action(_held(spec, player), player.peaceful)
         for spec in ACTIONS[player.peaceful]
         if (spec.holder is Holder.ANY or player.is_black or player.faceless)
         and not (spec.group == "victims" and not player.is_black)

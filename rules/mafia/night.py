@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rules.core.pipeline import Stage
 from rules.core.rng import draw_from
-from rules.mafia import kills, status
+from rules.mafia import kills, ledger, status
 from rules.mafia.ids import Stop
 from rules.mafia.moves import Move, Night
 from rules.mafia.roles import ACTIONS
@@ -455,9 +455,47 @@ def madman(night: Night) -> tuple[Night, Sequence[str]]:
     night.fire = move
     memory = replace(state.memory_of("madman"), madman_done=True)
     night.state = replace(state, memory={**state.memory, "madman": memory})
+    lines = [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+    if holder.is_black:
+        targets = _black_fire(night, holder.name, targets, lines)
     for target in targets:
         night.strike(replace(move, targets=(target,)))
-    return night, [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+    return night, lines
+
+
+def _black_fire(
+    night: Night, madman: str, targets: tuple[str, ...], lines: list[str]
+) -> tuple[str, ...]:
+    """§15.20, black holder: a third name spends an owed shot of his side (none owed: it is
+    dropped); two non-blacks spend an owed shot of the side that has tonight's night (none: one
+    of them, drawn with the seed, is spared); a black named survives crippled, two blacks give
+    their side an owed shot.  Returns the players the fire attacks."""
+    state = night.state
+    own = state.get(madman).side
+    if len(targets) == 3 and (own is None or state.ledger.owed.get(own.value, 0) <= 0):
+        lines.append(f"{madman}'s third name is dropped: his side owes no shot")
+        targets = targets[:2]
+    elif len(targets) == 3 and own is not None:
+        night.void_shots[own.value] = night.void_shots.get(own.value, 0) + 1
+    blacks = [t for t in targets if state.get(t).is_black]
+    others = tuple(t for t in targets if t not in blacks)
+    night.cripples.extend((t, "madman") for t in blacks)
+    if len(blacks) >= 2:
+        sides = {state.get(t).side for t in blacks}
+        side = sides.pop() if len(sides) == 1 else own
+        if side is not None:
+            night.gained_shots[side.value] = night.gained_shots.get(side.value, 0) + 1
+    if len(others) >= 2:
+        nights = [s for s in ledger.kill_order(state, night.number) if ledger.shots(state, s) > 0]
+        if nights:
+            side = nights[0]
+            night.void_shots[side.value] = night.void_shots.get(side.value, 0) + 1
+        else:
+            spared = draw_from(state.seed, state.draws, others)
+            night.state = replace(state, draws=state.draws + 1)
+            others = tuple(t for t in others if t != spared)
+            lines.append(f"{spared} is spared: no side has a shot tonight")
+    return others
 
 
 def captive_decision(night: Night) -> tuple[Night, Sequence[str]]:
@@ -644,7 +682,8 @@ def _madman_deaths(night: Night) -> list[str]:
     lines = []
     burned = [t for t in fire.targets if t in night.deaths and night.deaths[t].role == "madman"]
     state = night.state
-    if len(burned) == 2 and state.get(burned[0]).team is state.get(burned[1]).team:
+    black = state.get(fire.owner).is_black  # the black holder takes both (§15.20)
+    if len(burned) == 2 and state.get(burned[0]).team is state.get(burned[1]).team and not black:
         spared = draw_from(state.seed, state.draws, burned)
         night.state = replace(state, draws=state.draws + 1)
         del night.deaths[spared]
