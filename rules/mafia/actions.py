@@ -200,6 +200,8 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
         for spec in ACTIONS[player.negative]:
             if spec.action == "kill" and player.negative in WEREWOLVES and not player.katana:
                 continue  # §16.5, §7.4.7: a werewolf kills only once he holds the kill
+            if spec.group == "insure" and not status.geisha_insures(state, player):
+                continue  # §16.5: the Geisha's cross-side insurance, on the Maniac's nights
             if spec.action == "suicide" and any(a.spec.action == "suicide" for a in found):
                 continue  # §15.19: a black Kamikaze's `suicide X` replaces the black's suicide
             if spec.action == "rumour" and (

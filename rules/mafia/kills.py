@@ -180,6 +180,8 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
                 if cover is not None:
                     insurer, chosen = cover
                     _fire(night, insurer, chosen or move.target, move, lines)
+            if side is Side.MANIAC:
+                _geisha_insurance(night, stopped_by_side, lines)
             continue
         _cross_insurance(night, side, stopped_by_side, lines)
     return night, lines
@@ -202,9 +204,27 @@ def _son_cross_insurance(
         for v in state.votes
         if v.action == "insure" and v.targets and v.player in {p.name for p in members} - busy
     ]
-    for move, _ in stopped.get(Side.MANIAC.value, []):
-        if third:
+    for move, covered in stopped.get(Side.MANIAC.value, []):
+        if third and not covered:
             _fire(night, third[0].player, third[0].targets[0], move, lines)
+        return
+
+
+def _geisha_insurance(
+    night: Night, stopped: dict[str, list[tuple[Move, bool]]], lines: list[str]
+) -> None:
+    """§16.5: a Geisha's cross-side `insure X` on the Maniac's night fires for his first stopped
+    shot, before the mafia side's (only one fires: the Maniac's stopped shots count as covered)."""
+    state = night.state
+    moves = stopped.get(Side.MANIAC.value, [])
+    if not moves:
+        return
+    for player in state.living:
+        vote = state.vote_of(player.name, "insure")
+        if vote is None or not vote.targets or not status.geisha_insures(state, player):
+            continue
+        _fire(night, player.name, vote.targets[0], moves[0][0], lines)
+        stopped[Side.MANIAC.value] = [(move, True) for move, _ in moves]
         return
 
 
@@ -227,8 +247,8 @@ def _cross_insurance(
     )
     if vote is None:
         return
-    for move, partner_covered in stopped.get(insured.value, []):
-        if side is Side.MANIAC and partner_covered:
+    for move, covered in stopped.get(insured.value, []):
+        if covered:  # a partner's insurance (§7.4.4) or the Geisha's (§16.5) fired for it
             continue
         _fire(night, vote.player, vote.targets[0], move, lines)
         return

@@ -201,9 +201,15 @@ class Night:
         client = self.client
         spreads = not self.client_safe and move.action != "suicide"
         if taker is not None and move.target == taker.owner and client is not None and spreads:
-            # §15.4: a kill that reaches her reaches her client alike.
-            self.attacks.append(replace(move, targets=(client,)))
+            # §15.4: a kill that reaches her reaches her client alike; a Geisha client passes it
+            # on to her own red client (§16.5).
+            passed = replace(move, targets=(client,))
+            self.attacks.append(passed)
             self.attacked.add(client)
+            if self._reaches_company(passed):
+                company = self.geisha_client or ""
+                self.attacks.append(replace(move, targets=(company,)))
+                self.attacked.add(company)
 
     def is_unsavable(self, name: str) -> bool:
         """Whether a heal cannot save ``name`` tonight: a black Bodyguard guards him without

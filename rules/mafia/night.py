@@ -196,6 +196,9 @@ def geisha(night: Night) -> tuple[Night, Sequence[str]]:
             return night, [f"{player.name}'s company fails on {client}"]
         night.geisha = move
         night.geisha_client = client
+        if client == player.name:  # §16.5: not on two nights in a row (rules.mafia.validate)
+            memory = replace(state.memory_of("geisha"), self_company_night=night.number)
+            night.state = replace(state, memory={**state.memory, "geisha": memory})
         if night.arrested == client:
             night.arrested = None
         return night, [f"{player.name} keeps {client} company"]

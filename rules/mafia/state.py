@@ -103,7 +103,7 @@ class RoleMemory:
     (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.  The
     Hypnotist's (§15.18): ``hypnosis_kill_night``, the one night his hypnosis took kill moves.
     ``kamikaze_done``: the Kamikaze killed a black (§15.19); ``madman_done``: the Madman's fire
-    burned (§15.20).
+    burned (§15.20).  ``self_company_night``: the Geisha's last company of herself (§16.5).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -154,6 +154,7 @@ class RoleMemory:
     hypnosis_kill_night: int = 0
     kamikaze_done: bool = False
     madman_done: bool = False
+    self_company_night: int = 0
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rules.mafia.state import GameState
+from rules.mafia import ledger
+from rules.mafia.ids import Side
+from rules.mafia.state import GameState, Player
 
 
 def is_hunt_unlocked(state: GameState) -> bool:
@@ -117,3 +119,14 @@ def active_kamikaze(state: GameState) -> str | None:
 def madman_may_fire(state: GameState) -> bool:
     """§15.20: from night 3, until his fire has burned once."""
     return state.night >= 3 and not state.memory_of("madman").madman_done
+
+
+def geisha_insures(state: GameState, player: Player) -> bool:
+    """§16.5: a Geisha without the katana may insure the Maniac on the maniac side's nights
+    (not on the shared Extended nights, when the mafia side has its own night)."""
+    return (
+        player.negative == "geisha"
+        and not player.katana
+        and ledger.has_night(state, Side.MANIAC, state.night)
+        and not ledger.has_night(state, Side.MAFIA, state.night)
+    )
