@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from rules.core.rng import draw_from
 from rules.mafia import status
 from rules.mafia.ids import Stop
 from rules.mafia.state import GameState
@@ -88,7 +89,8 @@ class Night:
     capture: Move | None = None
     geisha: Move | None = None
     slash: tuple[str, str, str] | None = None
-    geisha_client: str | None = None
+    geisha_clients: tuple[str, ...] = ()
+    geisha_taken: tuple[str, ...] | None = None
     decision: str | None = None
     flipped: set[str] = field(default_factory=set)
     poison: Move | None = None
@@ -104,7 +106,7 @@ class Night:
             return Stop.ATTACKED
         if self.state.is_role_blocked(owner, negative=not peaceful):
             return Stop.ROLE_BLOCKED
-        if owner == self.client or (owner == self.geisha_client and peaceful):
+        if owner == self.client or (owner in self.geisha_clients and peaceful):
             return Stop.CLIENT  # the Geisha's client keeps his negative moves (§16.5)
         if owner == self.arrested:
             return Stop.ARREST
@@ -137,7 +139,7 @@ class Night:
         and the Journalist's (§16.5)."""
         if name == self.client and role not in CLIENT_EXEMPT:
             return True
-        if name == self.geisha_client and role not in CLIENT_EXEMPT and not negative:
+        if name in self.geisha_clients and role not in CLIENT_EXEMPT and not negative:
             return True
         return name == status.drunk_bum(self.state)
 
@@ -170,21 +172,41 @@ class Night:
                 return
         self._hit(move)
 
-    def _reaches_company(self, move: Move) -> bool:
-        geisha, company = self.geisha, self.geisha_client
-        if geisha is None or company is None or move.target != geisha.owner:
-            return False
-        red = not self.state.get(company).is_black
-        return company != geisha.owner and red and move.action != "suicide"
+    def _company_reached(self, move: Move) -> tuple[str, ...]:
+        """§16.5: the clients a kill on the Geisha reaches: her non-black client; of two (her
+        Prostitute-held double company) a red rather than the Faceless, of two reds one drawn
+        with the seed (once a night)."""
+        geisha = self.geisha
+        if geisha is None or move.target != geisha.owner or move.action == "suicide":
+            return ()
+        if self.geisha_taken is None:
+            state = self.state
+            company = [
+                c for c in self.geisha_clients if c != geisha.owner and not state.get(c).is_black
+            ]
+            if len(company) == 2:
+                reds = [c for c in company if not state.get(c).faceless]
+                if len(reds) == 2:
+                    reds = [draw_from(state.seed, state.draws, reds)]
+                    self.state = replace(state, draws=state.draws + 1)
+                company = reds
+            self.geisha_taken = tuple(company)
+        return self.geisha_taken
 
     def _is_geisha_void(self, move: Move) -> bool:
         """§16.5: a black killer's move on the Geisha's black client, or her black client's kill
         on her, is void."""
-        geisha, client = self.geisha, self.geisha_client
-        if geisha is None or client is None or not self.state.get(client).is_black:
+        geisha = self.geisha
+        if geisha is None:
             return False
-        on_client = move.negative and move.target == client
-        return on_client or (move.owner == client and move.target == geisha.owner)
+        for client in self.geisha_clients:
+            if client == geisha.owner or not self.state.get(client).is_black:
+                continue
+            if (move.negative and move.target == client) or (
+                move.owner == client and move.target == geisha.owner
+            ):
+                return True
+        return False
 
     def _hit(self, move: Move) -> None:
         # The Blocker's protection repels kill moves, not the Madman's fire (§15.20).
@@ -193,8 +215,7 @@ class Night:
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
-        if self._reaches_company(move):  # §16.5: a kill on her reaches a red client too
-            company = self.geisha_client or ""
+        for company in self._company_reached(move):  # §16.5: and a red client of hers
             self.attacks.append(replace(move, targets=(company,)))
             self.attacked.add(company)
         taker = self.taker
@@ -206,8 +227,7 @@ class Night:
             passed = replace(move, targets=(client,))
             self.attacks.append(passed)
             self.attacked.add(client)
-            if self._reaches_company(passed):
-                company = self.geisha_client or ""
+            for company in self._company_reached(passed):
                 self.attacks.append(replace(move, targets=(company,)))
                 self.attacked.add(company)
 

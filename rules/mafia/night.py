@@ -189,19 +189,19 @@ def geisha(night: Night) -> tuple[Night, Sequence[str]]:
         move = Move(player.name, "geisha", "company", vote.targets, 3, True, stays_home=True)
         if not night.send(move):
             return night, [f"{player.name}'s company is stopped"]
-        client = move.target
         immune = (status.acting_bum(state), status.active_kamikaze(state), night.protected)
-        if client in immune or night.fails_at(client):
+        clients = tuple(c for c in move.targets if c not in immune and not night.fails_at(c))
+        if not clients:  # a double company fails only when it fails on both (ruling 79)
             night.failed.append(move)
-            return night, [f"{player.name}'s company fails on {client}"]
+            return night, [f"{player.name}'s company fails on {', '.join(move.targets)}"]
         night.geisha = move
-        night.geisha_client = client
-        if client == player.name:  # §16.5: not on two nights in a row (rules.mafia.validate)
+        night.geisha_clients = clients
+        if player.name in clients:  # §16.5: not on two nights in a row (rules.mafia.validate)
             memory = replace(state.memory_of("geisha"), self_company_night=night.number)
             night.state = replace(state, memory={**state.memory, "geisha": memory})
-        if night.arrested == client:
+        if night.arrested in clients:
             night.arrested = None
-        return night, [f"{player.name} keeps {client} company"]
+        return night, [f"{player.name} keeps {', '.join(clients)} company"]
     return night, []
 
 
@@ -219,7 +219,7 @@ def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
     immune = (
         status.acting_bum(night.state),
         status.active_kamikaze(night.state),
-        night.geisha_client,
+        *night.geisha_clients,
     )
     if night.fails_at(client) or client in immune:
         night.failed.append(move)

@@ -337,11 +337,11 @@ def prostitute_results(night: Night, results: Results) -> None:
     """§15.4, §16.5: the client is told of the visit; the Prostitute (the Geisha) learns his
     peaceful role."""
     geisha = night.geisha
-    if geisha is not None and night.geisha_client is not None:
-        company = night.geisha_client
-        if company != geisha.owner:
+    for company in night.geisha_clients:
+        owner = geisha.owner if geisha is not None else ""
+        if company != owner:
             results.events.append(NightVisit(company))
-        results.events.append(ClientRole(geisha.owner, company, night.state.get(company).peaceful))
+        results.events.append(ClientRole(owner, company, night.state.get(company).peaceful))
     taker = night.taker
     if taker is None or night.client is None:
         return

@@ -109,7 +109,7 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
         return Rejected(Code.NOT_NOW, "your earlier victim is still poisoned")
     if spec.action == "fire" and not status.madman_may_fire(state):
         return Rejected(Code.NOT_NOW, "the Madman's fire burns from night 3")
-    if spec.action == "company" and names == (player.name,):
+    if spec.action == "company" and player.name in names:
         last = state.memory_of("geisha").self_company_night
         if last and last == state.night - 1:
             return Rejected(Code.REPEAT, "not herself two nights in a row")
