@@ -200,6 +200,8 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
         for spec in ACTIONS[player.negative]:
             if spec.action == "kill" and player.negative in WEREWOLVES and not player.katana:
                 continue  # §16.5, §7.4.7: a werewolf kills only once he holds the kill
+            if spec.group == "capture" and ledger.is_shared_night(state, state.night):
+                spec = replace(spec, max_names=2)  # §16.4: Extended nights 1 and 2
             if spec.group == "company" and player.peaceful == "prostitute":
                 spec = replace(spec, max_names=2)  # §16.5: the double company
             if spec.group == "insure" and not status.geisha_insures(state, player):

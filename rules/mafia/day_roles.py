@@ -212,9 +212,11 @@ def interrogation(state: GameState) -> tuple[GameState, tuple[Event, ...]]:
     state = replace(state, captive=replace(captive, told=True))
     if not state.get(captive.executor).alive:
         return state, ()
-    target = state.get(captive.target)
-    event = Interrogation(captive.executor, target.name, target.peaceful, target.team.value)
-    return state, (event,)
+    events: list[Event] = []
+    for name in captive.targets:
+        target = state.get(name)
+        events.append(Interrogation(captive.executor, name, target.peaceful, target.team.value))
+    return state, tuple(events)
 
 
 def recover(state: GameState, lynched: Sequence[str]) -> GameState:

@@ -510,16 +510,19 @@ def captive_decision(night: Night) -> tuple[Night, Sequence[str]]:
         return night, []
     vote = state.vote_of(captive.executor, "captive")
     torture = vote is not None and vote.action == "torture"
-    move = Move(captive.executor, "executor", "torture", (captive.target,), 3, negative=True)
+    move = Move(captive.executor, "executor", "torture", captive.targets, 3, negative=True)
+    names = ", ".join(captive.targets)
     if torture and night.evening(move):
         night.decision = "torture"
-        night.cripples.append((captive.target, "executor"))
-        if captive.target != captive.executor:
-            blocks = (*state.blocks, RoleBlock(captive.target, True, night.number + 1))
-            night.state = replace(state, blocks=blocks)
-        return night, [f"{captive.executor} tortures {captive.target}"]
+        blocks = state.blocks
+        for target in captive.targets:
+            night.cripples.append((target, "executor"))
+            if target != captive.executor:
+                blocks = (*blocks, RoleBlock(target, True, night.number + 1))
+        night.state = replace(state, blocks=blocks)
+        return night, [f"{captive.executor} tortures {names}"]
     night.decision = "release"
-    return night, [f"{captive.executor} releases {captive.target}"]
+    return night, [f"{captive.executor} releases {names}"]
 
 
 def capture(night: Night) -> tuple[Night, Sequence[str]]:
@@ -532,7 +535,7 @@ def capture(night: Night) -> tuple[Night, Sequence[str]]:
         if not night.send(move):
             return night, [f"{player.name}'s capture is stopped"]
         night.capture = move
-        return night, [f"{player.name} captures {move.target}"]
+        return night, [f"{player.name} captures {', '.join(move.targets)}"]
     return night, []
 
 

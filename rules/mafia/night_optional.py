@@ -442,18 +442,22 @@ def executor_state(night: Night, state: GameState, results: Results) -> GameStat
     until the night after next opens (he makes no move on the night of his release)."""
     captive = state.captive
     if captive is not None and night.decision is not None:
-        results.events.append(CaptiveDecision(captive.target, night.decision))
+        for target in captive.targets:
+            results.events.append(CaptiveDecision(target, night.decision))
     if captive is not None and captive.night < night.number:
         state = replace(state, captive=None)
     move = night.capture
-    if move is None or not state.get(move.owner).alive or not state.get(move.target).alive:
+    if move is None or not state.get(move.owner).alive:
         return state
-    results.events.append(Captured(move.target))
-    block = RoleBlock(move.target, False, night.number + 2)
+    held = tuple(t for t in move.targets if state.get(t).alive)  # a dead name is dropped
+    if not held:
+        return state
+    results.events.extend(Captured(target) for target in held)
+    blocks = tuple(RoleBlock(target, False, night.number + 2) for target in held)
     return replace(
         state,
-        captive=Captive(move.owner, move.target, night.number),
-        blocks=(*state.blocks, block),
+        captive=Captive(move.owner, held[0], night.number, others=held[1:]),
+        blocks=(*state.blocks, *blocks),
     )
 
 

@@ -268,12 +268,18 @@ class Confirm:
 @dataclass(frozen=True)
 class Captive:
     """The Executor's captive (§16.4): captured on ``night``; ``told``: the interrogation is
-    done."""
+    done; ``others``: the second name of an Extended night-1/2 capture."""
 
     executor: str
     target: str
     night: int
     told: bool = False
+    others: tuple[str, ...] = ()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every player the capture holds."""
+        return (self.target, *self.others)
 
 
 @dataclass(frozen=True)

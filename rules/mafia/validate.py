@@ -103,7 +103,7 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             return Rejected(Code.NOT_NOW, "not enough souls for that heal")
     captive = state.captive
     held = captive is not None and captive.night == state.night and captive.target != player.name
-    if spec.action == "destroy" and names and held and captive and names[0] != captive.target:
+    if spec.action == "destroy" and names and held and captive and names[0] not in captive.targets:
         return Rejected(Code.NOT_ELIGIBLE, "holding a captive, you may destroy only him")
     if spec.action == "poison" and state.poisoned:
         return Rejected(Code.NOT_NOW, "your earlier victim is still poisoned")
