@@ -84,6 +84,8 @@ class Night:
     failed: list[Move] = field(default_factory=list)
     hypnotist: str | None = None
     hypnotized: dict[str, str] = field(default_factory=dict)
+    redirected: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    hypnosis_subject: str | None = None
     fire: Move | None = None
     joker: Move | None = None
     capture: Move | None = None

@@ -281,12 +281,34 @@ def hypnotist(night: Night) -> tuple[Night, Sequence[str]]:
             lines.append(f"{cast.player}'s {cast.action} on {holder.name} is not made")
             continue
         targets = tuple(subject if t == holder.name else t for t in cast.targets)
+        if _breaks_no_repeat(state, cast, targets, night.number):
+            lines.append(f"{cast.player}'s {cast.action} on {subject} fails (no repeat)")
+            continue
+        night.redirected[cast.player] = cast.targets
         votes.append(replace(cast, targets=targets))
         lines.append(f"{cast.player}'s {cast.action} goes on to {subject}")
     state = replace(state, votes=tuple(votes), memory={**state.memory, "hypnotist": memory})
     night.state = state
     night.hypnotist = holder.name
+    night.hypnosis_subject = subject
     return night, lines or [f"{holder.name} hypnotizes ({subject or 'halt'})"]
+
+
+def _breaks_no_repeat(
+    state: GameState, cast: StoredVote, targets: tuple[str, ...], number: int
+) -> bool:
+    """§15.18: whether a move redirected onto ``targets`` breaks its role's no-repeat rule: the
+    Doctor's heal of himself alone or double heal (§7.6), a red Bodyguard's guard (§15.3)."""
+    player = state.get(cast.player)
+    if cast.action == "heal" and player.peaceful == "doctor":
+        last = state.memory_of("doctor")
+        if last.last_heal and last.last_heal_night == number - 1:
+            alone = targets == (player.name,) and last.last_heal == (player.name,)
+            return alone or (len(targets) == 2 and len(last.last_heal) == 2)
+    if cast.action == "guard" and player.peaceful == "bodyguard" and not player.is_black:
+        last = state.memory_of("bodyguard")
+        return last.last_guard == targets and last.last_guard_night == number - 1
+    return False
 
 
 def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:

@@ -67,8 +67,9 @@ def guard_results(night: Night, results: Results) -> None:
         return
     state, ward, keeper = night.state, guard.target, guard.owner
     if not night.guard_black:
-        memory = replace(results.memory["bodyguard"], last_guard=(ward,))
-        results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
+        if keeper not in night.redirected:  # a redirected guard does not count (§15.18)
+            memory = replace(results.memory["bodyguard"], last_guard=(ward,))
+            results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
         killed = night.deaths.get(keeper)
         moved = [m for m, _ in night.moved]
         if killed is not None and any(killed is m for m in moved):

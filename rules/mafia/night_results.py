@@ -232,9 +232,15 @@ def _heal(night: Night, results: Results) -> None:
     if move is None:
         return
     saved = _saved(night)
-    event = Heal(move.owner, move.targets, "hit" if saved else "miss", saved)
+    targets = move.targets
+    sent = night.redirected.get(move.owner)
+    if sent is not None:  # §15.18: through a redirection he is given the Hypnotist's name
+        hypnotist = night.hypnotist or ""
+        targets = sent
+        saved = tuple(hypnotist if s not in sent else s for s in saved)
+    event = Heal(move.owner, targets, "hit" if saved else "miss", saved)
     results.events.append(event)
-    if night.healed:
+    if night.healed and sent is None:  # a redirected heal does not count for his no-repeat
         results.remember("doctor", event, last_heal=move.targets, last_heal_night=night.number)
     else:
         results.remember("doctor", event)
