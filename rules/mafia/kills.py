@@ -157,6 +157,11 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
     """N8: the black sides' kill moves in the night's kill order, with insurances (§7.4)."""
     state, lines = night.state, list[str]()
     stopped_by_side: dict[str, list[tuple[Move, bool]]] = {}
+    for player in state.living:  # §16: the shot of a werewolf's lost kill is spent
+        side = player.side
+        if side is not None and status.lost_kill(state, player) and ledger.shots(state, side):
+            night.void_shots[side.value] = night.void_shots.get(side.value, 0) + 1
+            lines.append(f"{player.name}'s kill of tonight is lost")
     for side in ledger.kill_order(state, night.number):
         moves = _side_moves(night, side, lines)
         if moves:

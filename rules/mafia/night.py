@@ -363,7 +363,9 @@ def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
         vote = _vote(night.state, holder.name, group) if holder else None
         if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
             continue
-        side = holder.side
+        # §16: a Joker's, Poisoner's or Executor's peaceful kill is no shot of his side (it costs
+        # him his next night's kill instead, rules.mafia.night_optional: poison_state).
+        side = None if holder.negative in status.OWN_KILL_WOLVES else holder.side
         move = Move(
             holder.name,
             role,
@@ -553,6 +555,8 @@ def capture(night: Night) -> tuple[Night, Sequence[str]]:
         vote = night.state.vote_of(player.name, "capture")
         if player.negative != "executor" or vote is None or not vote.targets:
             continue
+        if status.kills_instead(night.state, player):
+            return night, [f"{player.name} kills instead of his capture"]
         move = Move(player.name, "executor", "capture", vote.targets, 19, True, stays_home=True)
         if not night.send(move):
             return night, [f"{player.name}'s capture is stopped"]
@@ -592,6 +596,9 @@ def poisoner(night: Night) -> tuple[Night, Sequence[str]]:
         vote = state.vote_of(player.name, "poison")
         if player.negative != "poisoner" or vote is None or not vote.targets:
             continue
+        if status.kills_instead(state, player):
+            lines.append(f"{player.name} kills instead of his poisoning")
+            continue
         move = Move(player.name, "poisoner", "poison", vote.targets, 12, True, stays_home=True)
         if not night.send(move):
             lines.append(f"{player.name}'s poison is stopped")
@@ -613,6 +620,8 @@ def joker(night: Night) -> tuple[Night, Sequence[str]]:
         vote = night.state.vote_of(player.name, "joker")
         if player.negative != "joker" or vote is None or not vote.targets:
             continue
+        if status.kills_instead(night.state, player):
+            return night, [f"{player.name} kills instead of his check"]
         move = Move(player.name, "joker", "joker", vote.targets, 15, True, stays_home=True)
         night.joker = move
         return night, [

@@ -435,7 +435,13 @@ def poison_state(night: Night, state: GameState) -> GameState:
         and not move.insurance
     ]
     wolf_kills = tuple(dict.fromkeys((*state.wolf_kills, *wolves)))
-    return replace(state, poisoned=poisoned, wolf_kills=wolf_kills)
+    memory = dict(state.memory)
+    for move in night.deaths.values():  # §16: a kill through his peaceful role costs the next
+        negative = state.get(move.owner).negative
+        if negative in status.OWN_KILL_WOLVES and move.kill and not move.negative:
+            lost = replace(state.memory_of(negative or ""), lost_kill_night=night.number + 1)
+            memory[negative or ""] = lost
+    return replace(state, poisoned=poisoned, wolf_kills=wolf_kills, memory=memory)
 
 
 def executor_state(night: Night, state: GameState, results: Results) -> GameState:

@@ -104,6 +104,8 @@ class RoleMemory:
     Hypnotist's (§15.18): ``hypnosis_kill_night``, the one night his hypnosis took kill moves.
     ``kamikaze_done``: the Kamikaze killed a black (§15.19); ``madman_done``: the Madman's fire
     burned (§15.20).  ``self_company_night``: the Geisha's last company of herself (§16.5).
+    ``lost_kill_night``: the night a Joker, Poisoner or Executor loses his kill for killing
+    through his peaceful role (§16; kept under his negative role).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -155,6 +157,7 @@ class RoleMemory:
     kamikaze_done: bool = False
     madman_done: bool = False
     self_company_night: int = 0
+    lost_kill_night: int = 0
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,31 @@ def madman_may_fire(state: GameState) -> bool:
     return state.night >= 3 and not state.memory_of("madman").madman_done
 
 
+OWN_KILL_WOLVES = frozenset({"joker", "poisoner", "executor"})
+"""The werewolves whose kill through a peaceful role costs their next night's kill (§16)."""
+
+
+def kills_instead(state: GameState, player: Player) -> bool:
+    """§7.4.7: a Joker, Poisoner or Executor who holds the kill and sends `kill` makes no special
+    move that night."""
+    vote = state.vote_of(player.name, "kill")
+    return (
+        player.negative in OWN_KILL_WOLVES
+        and player.katana
+        and vote is not None
+        and vote.action == "kill"
+        and bool(vote.targets)
+    )
+
+
+def lost_kill(state: GameState, player: Player) -> bool:
+    """§16: whether tonight is the night a werewolf lost his kill (he killed through his peaceful
+    role last night)."""
+    if player.negative not in OWN_KILL_WOLVES:
+        return False
+    return state.memory_of(player.negative or "").lost_kill_night == state.night
+
+
 def geisha_insures(state: GameState, player: Player) -> bool:
     """§16.5: a Geisha without the katana may insure the Maniac on the maniac side's nights
     (not on the shared Extended nights, when the mafia side has its own night)."""

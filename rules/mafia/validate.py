@@ -125,6 +125,8 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
     hero_take = spec.action == "take" and action.role == "hero"
     if hero_take and names and names[0] not in state.today.takeable:
         return Rejected(Code.NOT_CANDIDATE, "only a player whose ballot named you")
+    if spec.kill and names and action.is_negative and status.lost_kill(state, player):
+        return Rejected(Code.NOT_NOW, "your kill of tonight is lost (a kill through your role)")
     if spec.kill and names and spec.group != "last" and _hero_bars(state, player.name):
         return Rejected(Code.NOT_NOW, "no kill move the night after the Hero's save")
     if action.role == "inquisitor" and spec.kill and names:
