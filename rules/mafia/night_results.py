@@ -20,6 +20,7 @@ from rules.mafia.events import (
     PublicResult,
     RoleRequest,
     RoleSeen,
+    SideInfo,
     Track,
     Verified,
     VictimTeam,
@@ -135,7 +136,20 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         drugged=drugged,
     )
     events = (*death_events, *post_events, *publics, *private, *heir_events)
-    return state, events, tuple(trace)
+    return state, (*events, *_side_info(state, dead)), tuple(trace)
+
+
+def _side_info(state: GameState, dead: list[str]) -> list[Event]:
+    """§17: an elite player who sided by a player's name is told that player's team when that
+    player dies at night (his side is then known)."""
+    return [
+        SideInfo(elite.name, chosen, state.get(chosen).team.value)
+        for elite in state.players
+        if elite.is_elite
+        and elite.alive
+        and (chosen := state.sides.get(elite.name)) is not None
+        and chosen in dead
+    ]
 
 
 def _public_results(night: Night) -> list[Event]:
