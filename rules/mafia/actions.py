@@ -287,7 +287,8 @@ def _actions_of(state: GameState, name: str) -> tuple[Action, ...]:
         if player.peaceful != "liar":
             return ()
         moves = [Action(SCANDAL, "liar", primary=True)]
-        return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
+        black_rules = player.is_black or player.faceless  # §15.13, §16.6
+        return tuple([*moves, Action(HIDDEN, "liar")] if black_rules else moves)
     if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
         return ()
     if step == Step.ELECTION and player.peaceful == "mason":

@@ -194,11 +194,12 @@ def vote_moves(state: GameState) -> Outcome:
     scandal = tally.Scandal()
     if liar is not None:
         named = state.vote_of(liar.name, "scandal")
-        hidden = state.vote_of(liar.name, "hidden") if liar.is_black else None
+        grey_or_black = liar.is_black or liar.faceless  # §15.13: the black rules
+        hidden = state.vote_of(liar.name, "hidden") if grey_or_black else None
         scandal = tally.Scandal(
             liar.name,
             named.targets if named is not None else (),
-            liar.is_black,
+            grey_or_black,
             hidden.targets if hidden is not None and named is not None else (),
         )
     advocate = _black_advocate(state)
