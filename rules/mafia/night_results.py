@@ -7,7 +7,7 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.core.view import JsonValue
 from rules.mafia import deaths as death_rules
-from rules.mafia import night_optional
+from rules.mafia import night_optional, status
 from rules.mafia.events import (
     Attacked,
     Blackened,
@@ -78,6 +78,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         state, [(name, cause_of(night.deaths[name])) for name in dead], at_night=True
     )
     state = _vigilante(night, state)
+    state = _faceless_own_kill(night, start, state)
     state, post_events = death_rules.after_deaths(state, dead)
     state, crippled = death_rules.cripple(state, night_optional.cripples(night))
     publics = [*night_optional.slash_public(night), *_public_results(night)]
@@ -137,6 +138,28 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     )
     events = (*death_events, *post_events, *publics, *private, *heir_events)
     return state, (*events, *_side_info(state, dead)), tuple(trace)
+
+
+def _faceless_own_kill(night: Night, start: GameState, state: GameState) -> GameState:
+    """§16.6 outcome 1: tonight's deaths reach T, and without the deaths his own peaceful role's
+    kills caused tonight they would not: the T-th death came from his kill, he waits for one
+    more."""
+    faceless = next((p for p in start.living if p.faceless), None)
+    if faceless is None or state.faceless_wait:
+        return state
+    own = sum(
+        1
+        for move in night.deaths.values()
+        if move.owner == faceless.name
+        and move.kill
+        and not move.negative
+        and move.role == faceless.peaceful
+    )
+    limit = status.FACELESS_DEATHS.get(state.format, 9)
+    before, after = status.faceless_deaths(start), status.faceless_deaths(state)
+    if own and before < limit <= after and after - own < limit:
+        return replace(state, faceless_wait=True)
+    return state
 
 
 def _side_info(state: GameState, dead: list[str]) -> list[Event]:

@@ -300,8 +300,10 @@ class GameState:
     (§16.3).  ``captive``: the Executor's captive (§16.4).  ``sides``: an elite
     player -> the team id or the player's name he sided with (§17).  The Faceless's (§16.6):
     ``slashed`` victim -> target; ``slash_targets``, everyone ever a target; ``recovered``
-    victims; ``faceless_left``: he left the game victorious; ``reds_deadline``: the day by the end
-    of which the reds must lynch him; ``blacks_ahead``: the black win waits one night for him.
+    victims; ``faceless_left``: he left the game victorious; ``faceless_wait``: the T-th death
+    came from his own peaceful kill, so he leaves only after one more (§16.6 outcome 1);
+    ``reds_deadline``: the day by the end of which the reds must lynch him; ``blacks_ahead``:
+    the black win waits one night for him.
     ``final``: the outcome of each player when the Faceless shaped the end (§16.6).
     """
 
@@ -337,6 +339,7 @@ class GameState:
     slash_targets: tuple[str, ...] = ()
     recovered: tuple[str, ...] = ()
     faceless_left: bool = False
+    faceless_wait: bool = False
     dead_count: int = 0
     reds_deadline: int = 0
     blacks_ahead: bool = False

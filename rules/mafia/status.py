@@ -121,6 +121,21 @@ def madman_may_fire(state: GameState) -> bool:
     return state.night >= 3 and not state.memory_of("madman").madman_done
 
 
+FACELESS_DEATHS = {"standard": 9, "extended": 12}
+"""T of §16.6 outcome 1, by format."""
+
+
+def faceless_deaths(state: GameState) -> int:
+    """E of §16.6: the main players of the starting line-up who have died."""
+    return sum(1 for p in state.players if not p.alive and not p.is_elite and p.cause != "left")
+
+
+def faceless_threshold(state: GameState) -> int:
+    """The E at which the Faceless leaves with a win: T, or T + 1 when the T-th death came from
+    his own peaceful kill (§16.6 outcome 1)."""
+    return FACELESS_DEATHS.get(state.format, 9) + int(state.faceless_wait)
+
+
 OWN_KILL_WOLVES = frozenset({"joker", "poisoner", "executor"})
 """The werewolves whose kill through a peaceful role costs their next night's kill (§16)."""
 
