@@ -179,10 +179,18 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
 
 
 def _held(spec: ActionSpec, player: Player) -> ActionSpec:
-    """The holder's variant of a peaceful action: a black Madman may name three (§15.20)."""
+    """The holder's variant of a peaceful action: a black Madman may name three (§15.20), a
+    Faceless one none (§16.6)."""
     if spec.group == "fire" and player.is_black:
         return replace(spec, max_names=3)
+    if spec.group == "fire" and player.faceless:
+        return replace(spec, max_names=0)
     return spec
+
+
+def _faceless_fire(state: GameState, player: Player) -> bool:
+    """§15.20: a Faceless Madman's lone suicide goes with his fire (from night 3, once)."""
+    return player.faceless and status.madman_may_fire(state)
 
 
 def _night_actions(state: GameState, player: Player) -> list[Action]:
@@ -191,6 +199,11 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
         for spec in ACTIONS[player.peaceful]
         if (spec.holder is Holder.ANY or player.is_black or player.faceless)
         and not (spec.group == "victims" and not player.is_black)
+        and not (
+            spec.action == "suicide"
+            and player.peaceful == "madman"
+            and not _faceless_fire(state, player)
+        )
         and _offered(state, spec)
     ]
     if player.faceless:  # the slash (§16.6)

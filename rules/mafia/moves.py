@@ -87,6 +87,7 @@ class Night:
     redirected: dict[str, tuple[str, ...]] = field(default_factory=dict)
     hypnosis_subject: str | None = None
     fire: Move | None = None
+    fire_all: bool = False
     joker: Move | None = None
     capture: Move | None = None
     geisha: Move | None = None
@@ -114,8 +115,8 @@ class Night:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
             return Stop.HOME
-        if self.fire is not None and peaceful:
-            return Stop.FIRE  # §15.20: every peaceful move after N13
+        if self.fire is not None and (peaceful or self.fire_all):
+            return Stop.FIRE  # §15.20: every peaceful move after N13 (§16.6: every move)
         return None
 
     def send(self, move: Move, *, exempt: bool = False) -> bool:

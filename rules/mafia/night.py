@@ -483,6 +483,11 @@ def madman(night: Night) -> tuple[Night, Sequence[str]]:
     memory = replace(state.memory_of("madman"), madman_done=True)
     night.state = replace(state, memory={**state.memory, "madman": memory})
     lines = [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+    if holder.faceless:  # §15.20, §16.6: no victims; with his suicide the fire stops every move
+        night.fire_all = state.vote_of(holder.name, "suicide") is not None
+        if night.fire_all:
+            lines.append(f"{holder.name} dies in his fire (suicide)")
+        return night, lines
     if holder.is_black:
         targets = _black_fire(night, holder.name, targets, lines)
     for target in targets:
@@ -714,6 +719,11 @@ def _madman_deaths(night: Night) -> list[str]:
     """§15.20: two victims of one team who would both die: one drawn with the seed dies, the
     other survives crippled; with a victim named, the Madman dies whatever protects him."""
     fire = night.fire
+    if fire is not None and night.fire_all:  # the Faceless's lone suicide (§16.6: a draw)
+        night.deaths.setdefault(
+            fire.owner, Move(fire.owner, "madman", "suicide", (fire.owner,), 13)
+        )
+        return [f"{fire.owner} dies by his own fire"]
     if fire is None or not fire.targets:
         return []
     lines = []
