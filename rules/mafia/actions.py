@@ -198,7 +198,7 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
         Action(_held(spec, player), player.peaceful)
         for spec in ACTIONS[player.peaceful]
         if (spec.holder is Holder.ANY or player.is_black or player.faceless)
-        and not (spec.group == "victims" and not player.is_black)
+        and not (spec.group in ("victims", "allow") and not player.is_black)
         and not (
             spec.action == "suicide"
             and player.peaceful == "madman"

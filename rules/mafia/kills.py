@@ -58,7 +58,8 @@ def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | No
 def _past_black_guard(night: Night, target: str, shooter: str) -> str:
     """§15.3: a black killer who targets a black Bodyguard guarding a red attacks the ward."""
     guard = night.guard
-    if guard is None or not night.guard_black or target != guard.owner:
+    keeps = night.guard_black or night.guard_faceless  # §15.3: the Faceless holder too
+    if guard is None or not keeps or target != guard.owner:
         return target
     if night.state.get(guard.target).is_black:
         return target

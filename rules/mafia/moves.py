@@ -71,6 +71,7 @@ class Night:
     link_attacks: list[str] = field(default_factory=list)
     guard: Move | None = None
     guard_black: bool = False
+    guard_faceless: bool = False
     guard_allows: bool = False
     moved: list[tuple[Move, str]] = field(default_factory=list)
     retargeted: dict[str, str] = field(default_factory=dict)
@@ -158,6 +159,7 @@ class Night:
         guard = self.guard
         if (
             guard is not None
+            and not self.guard_faceless  # §15.3: nothing is moved to a Faceless Bodyguard
             and move.target == guard.target
             and move.action != "suicide"
             and move.owner != guard.owner

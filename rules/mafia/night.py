@@ -324,6 +324,7 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
         return night, [f"{holder.name}'s guard fails on {move.target}"]
     night.guard = move
     night.guard_black = holder.is_black
+    night.guard_faceless = holder.faceless
     night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
     return night, [f"{holder.name} guards {move.target}"]
 
@@ -887,7 +888,8 @@ def alibi(night: Night) -> tuple[Night, Sequence[str]]:
     """§15.3: when a black Bodyguard's ward was attacked, every reader of visits (trackers,
     watchers, the Commissar's "same target") sees the Bodyguard visit his alibi instead."""
     guard = night.guard
-    if guard is None or not night.guard_black or guard.target not in night.attacked:
+    alibi_ok = night.guard_black or night.guard_faceless
+    if guard is None or not alibi_ok or guard.target not in night.attacked:
         return night, []
     vote = night.state.vote_of(guard.owner, "alibi")
     if vote is None or not vote.targets:

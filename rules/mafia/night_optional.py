@@ -66,6 +66,13 @@ def guard_results(night: Night, results: Results) -> None:
     if guard is None:
         return
     state, ward, keeper = night.state, guard.target, guard.owner
+    if night.guard_faceless:  # §15.3: the killer's role, his original target, the ward's team
+        killed = night.deaths.get(ward)
+        if killed is not None and killed.action != "suicide":
+            original = night.retargeted.get(killed.owner, ward)
+            team = state.get(ward).team.value
+            results.events.append(GuardReport(keeper, None, cause_of(killed), original, None, team))
+        return
     if not night.guard_black:
         if keeper not in night.redirected:  # a redirected guard does not count (§15.18)
             memory = replace(results.memory["bodyguard"], last_guard=(ward,))

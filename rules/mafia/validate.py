@@ -143,7 +143,7 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             return Rejected(Code.NOT_NOW, "the link is made once per game")
         if spec.action == "unlink" and memory.linked is None:
             return Rejected(Code.NOT_NOW, "no link to break")
-    if spec.action == "guard" and names and not player.is_black:
+    if spec.action == "guard" and names and not player.is_black and not player.faceless:
         memory = state.memory_of("bodyguard")
         if memory.last_guard == names and memory.last_guard_night == state.night - 1:
             return Rejected(Code.REPEAT, "not the same player two nights in a row")
