@@ -393,6 +393,10 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
         provisional = tally.weigh(state, pending.ballots, pending.auto)
         extra["ballots"] = provisional.ballots_form()
         extra["totals"] = dict(provisional.totals_form())
+    if action.spec.action == "save" and player.faceless and pending is not None:
+        # §15.16: a Faceless Hero's step mail gives the teams of the players he may save.
+        named = dict.fromkeys(t for b in pending.ballots for t in b.targets)
+        extra["teams"] = {n: state.get(n).team.value for n in named if n != name}
     if action.role == "investigator" and action.spec.action == "kill":
         extra["now"] = status.is_vigilante(state)  # the step mail says whether he may shoot
     if action.role in ("mafia", "son_of_boss"):

@@ -443,7 +443,8 @@ def _has_death_move(state: GameState, name: str) -> bool:
         return memory.killed_mate and not memory.avenged
     if player.peaceful == "hero":
         memory = state.memory_of("hero")
-        return not player.is_black and memory.cancelled_red and not memory.inherited
+        red = not player.is_black and not player.faceless
+        return red and memory.cancelled_red and not memory.inherited
     if player.peaceful != "inquisitor":
         return False
     memory = state.memory_of("inquisitor")
