@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
 from rules.core.events import Event
 from rules.mafia import actions, day_roles, deaths, status, tally
@@ -272,6 +273,11 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
     state, target = day_roles.detonator_target(state, pending.ballots)
     victim = state.get(target)
     killed = not terrorist.is_black and victim.is_black
+    causes: dict[str, str] = {}
+    if terrorist.faceless:  # §16.6: he kills a leader of the provisional count, else cripples
+        top = max(result.totals.values(), default=0)
+        killed = top > 0 and result.totals.get(target, 0) == top
+        causes[armed] = Cause.SUICIDE  # he leaves with a draw
     effect = "killed" if killed else "crippled"
     trace = [f"{armed} detonates on {target}: {effect}"]
     dead = [armed, *([target] if killed else [])]
@@ -280,7 +286,8 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
         dead = [*ranked[:1], *dead]
         state = replace(state, hunt_held=True)
     state, after = day_roles.explode(state, (armed,), result.ballots, also=target)
-    if not killed and not terrorist.is_black and not victim.is_black:
+    red_pair = not terrorist.is_black and not terrorist.faceless and not victim.is_black
+    if not killed and red_pair:
         state, lost = deaths.lose_post(state, "detonator")
         after = (*after, *lost)
     if terrorist.is_black and victim.is_black:
@@ -291,7 +298,7 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
         after = (*after, *crippled)
     state = replace(state, today=replace(state.today, armed=None))
     saved = (Detonator(armed, target, effect),)
-    return _conclude(state, dead, result, pending, trace, saved, after)
+    return _conclude(state, dead, result, pending, trace, saved, after, causes)
 
 
 def _liar(state: GameState) -> Player | None:
@@ -363,6 +370,7 @@ def _conclude(
     trace: list[str],
     saved: Sequence[Event] = (),
     after: Sequence[Event] = (),
+    causes: Mapping[str, str] = MappingProxyType({}),
 ) -> Outcome:
     """The final result of the day's vote (§6.5, §6.11, §13.4 order of events); ``saved``: events
     before the `lynch` event, ``after``: events right after it (the explosion)."""
@@ -391,7 +399,8 @@ def _conclude(
     state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
     state = day_roles.politician_cap(state, lynched, result.ballots)
     state = day_roles.priest_barrier(state, lynched)
-    state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
+    dying = [(n, causes.get(n, Cause.LYNCH)) for n in lynched]  # a Faceless Terrorist: suicide
+    state, died = deaths.kill(state, dying, at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
     state = day_roles.recover(state, lynched)
