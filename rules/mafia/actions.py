@@ -53,6 +53,8 @@ DESTROY = ActionSpec(action="destroy", group="last")
 """The lynched Executor's berserk (§16.4): a player (only his captive while he holds one)."""
 SIDE = ActionSpec(action="side", group="side", values=Values.SIDE, blank=False)
 """An elite player's side (§17): a team id or a player's name, final once accepted."""
+FACELESS_SUICIDE = ActionSpec(action="suicide", group="suicide", min_names=0, max_names=0)
+"""A Faceless peaceful killer's suicide on a night he has a kill (§16.6): he leaves with a draw."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -208,6 +210,8 @@ def _night_actions(state: GameState, player: Player) -> list[Action]:
     ]
     if player.faceless:  # the slash (§16.6)
         found.extend(Action(spec, "faceless") for spec in ACTIONS["faceless"])
+        if status.faceless_has_kill(state, player):  # §16.6: a peaceful killer's suicide
+            found.append(Action(FACELESS_SUICIDE, player.peaceful))
     side = player.side
     if player.negative is not None:
         for spec in ACTIONS[player.negative]:

@@ -403,8 +403,13 @@ def suicides(night: Night) -> tuple[Night, Sequence[str]]:
             night.kamikaze_suicide = Move(player.name, "kamikaze", "suicide", vote.targets, 10)
             lines.append(f"{player.name} (kamikaze) commits suicide on {vote.targets[0]}")
             continue
+        if player.negative is None and status.faceless_has_kill(state, player):
+            move = Move(player.name, player.peaceful, "suicide", (player.name,), 10, kill=True)
+            night.strike(move)  # §16.6: a Faceless peaceful killer leaves with a draw
+            lines.append(f"{player.name} (faceless) commits suicide")
+            continue
         if player.negative is None:
-            continue  # a Faceless has no suicide of his own but the Kamikaze's (§16.6)
+            continue  # a Faceless has no suicide of his own but these (§16.6)
         move = Move(player.name, player.negative, "suicide", (player.name,), 10, True, True)
         night.strike(move)
         lines.append(f"{player.name} commits suicide")

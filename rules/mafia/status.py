@@ -136,6 +136,24 @@ def faceless_threshold(state: GameState) -> int:
     return FACELESS_DEATHS.get(state.format, 9) + int(state.faceless_wait)
 
 
+def faceless_has_kill(state: GameState, player: Player) -> bool:
+    """§16.6: a Faceless Investigator, Fanatic, Cultist or Inquisitor who has a kill tonight
+    (the vigilante's shot, the revenge, the devour, a burn) may `suicide` instead."""
+    if not player.faceless or state.is_role_blocked(player.name):
+        return False
+    role = player.peaceful
+    if role == "investigator":
+        return is_vigilante(state)
+    if role == "fanatic":
+        return revenge_active(state)
+    if role == "cultist":
+        memory = state.memory_of("cultist")
+        return memory.souls_gained >= 3 and not memory.devoured
+    if role == "inquisitor":
+        return state.night in state.memory_of("inquisitor").burns.values()
+    return False
+
+
 OWN_KILL_WOLVES = frozenset({"joker", "poisoner", "executor"})
 """The werewolves whose kill through a peaceful role costs their next night's kill (§16)."""
 
