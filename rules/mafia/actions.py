@@ -297,8 +297,12 @@ def _actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             return ()
         if player.peaceful == "advocate" and player.is_black:
             return (Action(NOBONUS, "advocate", primary=True),)
-        if player.peaceful == "hero" and status.hero_may_save(state):
-            return (Action(SAVE, "hero", primary=True),)
+        if player.peaceful == "hero":
+            hero = [Action(SAVE, "hero")] if status.hero_may_save(state) else []
+            if player.faceless and status.faceless_hero_may_leave(state):
+                hero.append(Action(FACELESS_SUICIDE, "hero"))
+            if hero:
+                return (replace(hero[0], primary=True), *hero[1:])
         if player.peaceful == "priest" and tally.priest_may_forgive(state):
             return (Action(FORGIVE, "priest"),)
         if player.peaceful != "liar":

@@ -178,6 +178,7 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
         or _liar(state) is not None
         or _black_advocate(state) is not None
         or status.hero_may_save(waiting)
+        or status.faceless_hero_may_leave(waiting)
         or tally.priest_may_forgive(waiting)
     ):
         return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
@@ -399,6 +400,9 @@ def _conclude(
     state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
     state = day_roles.politician_cap(state, lynched, result.ballots)
     state = day_roles.priest_barrier(state, lynched)
+    hero = state.holder("hero")
+    if hero is not None and hero.faceless and state.vote_of(hero.name, "suicide") is not None:
+        causes = {**causes, hero.name: Cause.SUICIDE}  # §15.16: he leaves with a draw
     dying = [(n, causes.get(n, Cause.LYNCH)) for n in lynched]  # a Faceless Terrorist: suicide
     state, died = deaths.kill(state, dying, at_night=False)
     state, posts = deaths.after_deaths(state, lynched)

@@ -136,6 +136,20 @@ def faceless_threshold(state: GameState) -> int:
     return FACELESS_DEATHS.get(state.format, 9) + int(state.faceless_wait)
 
 
+def faceless_hero_may_leave(state: GameState) -> bool:
+    """§15.16: a Faceless Hero (his role not blocked) whom a ballot of the pending lynch-type
+    vote names may send `suicide` in `vote_moves` (it acts if he is among the lynched)."""
+    hero = state.holder("hero")
+    pending = state.today.pending
+    return (
+        hero is not None
+        and hero.faceless
+        and not state.is_role_blocked(hero.name)
+        and pending is not None
+        and any(hero.name in b.targets for b in pending.ballots)
+    )
+
+
 def faceless_has_kill(state: GameState, player: Player) -> bool:
     """§16.6: a Faceless Investigator, Fanatic, Cultist or Inquisitor who has a kill tonight
     (the vigilante's shot, the revenge, the devour, a burn) may `suicide` instead."""
