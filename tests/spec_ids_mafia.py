@@ -172,6 +172,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "katana": frozenset({"player", "maniac"}),
     # §17.1
     "agent_left": frozenset({"player", "side"}),
+    "side_info": frozenset({"player", "target", "team"}),
     # §16.6
     "slash": frozenset({"player"}),
     "slashed": frozenset({"player", "target"}),
@@ -250,6 +251,7 @@ KEYWORDS = frozenset(
         "company",
         "side",
         "slash",
+        "victims",
     }
 )
 

@@ -53,6 +53,8 @@ DESTROY = ActionSpec(action="destroy", group="last")
 """The lynched Executor's berserk (§16.4): a player (only his captive while he holds one)."""
 SIDE = ActionSpec(action="side", group="side", values=Values.SIDE, blank=False)
 """An elite player's side (§17): a team id or a player's name, final once accepted."""
+FACELESS_SUICIDE = ActionSpec(action="suicide", group="suicide", min_names=0, max_names=0)
+"""A Faceless peaceful killer's suicide on a night he has a kill (§16.6): he leaves with a draw."""
 LAST_KILL = ActionSpec(action="kill", group="last", kill=True)
 """The Inquisitor's death-time kill in `last_moves` (§15.10): a verified black (or anyone)."""
 LAST_TAKE = ActionSpec(action="take", group="last")
@@ -73,6 +75,7 @@ KEYWORD_ORDER: tuple[str, ...] = (
     "insure",
     "noinsure",
     "suicide",
+    "victims",
     "approve",
     "rumour",
     "heal",
@@ -177,20 +180,51 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
     return True
 
 
+def _held(spec: ActionSpec, player: Player) -> ActionSpec:
+    """The holder's variant of a peaceful action: a black Madman may name three (§15.20), a
+    Faceless one none (§16.6)."""
+    if spec.group == "fire" and player.is_black:
+        return replace(spec, max_names=3)
+    if spec.group == "fire" and player.faceless:
+        return replace(spec, max_names=0)
+    return spec
+
+
+def _faceless_fire(state: GameState, player: Player) -> bool:
+    """§15.20: a Faceless Madman's lone suicide goes with his fire (from night 3, once)."""
+    return player.faceless and status.madman_may_fire(state)
+
+
 def _night_actions(state: GameState, player: Player) -> list[Action]:
     found = [
-        Action(spec, player.peaceful)
+        Action(_held(spec, player), player.peaceful)
         for spec in ACTIONS[player.peaceful]
         if (spec.holder is Holder.ANY or player.is_black or player.faceless)
+        and not (spec.group in ("victims", "allow") and not player.is_black)
+        and not (
+            spec.action == "suicide"
+            and player.peaceful == "madman"
+            and not _faceless_fire(state, player)
+        )
         and _offered(state, spec)
     ]
     if player.faceless:  # the slash (§16.6)
         found.extend(Action(spec, "faceless") for spec in ACTIONS["faceless"])
+        if status.faceless_has_kill(state, player):  # §16.6: a peaceful killer's suicide
+            found.append(Action(FACELESS_SUICIDE, player.peaceful))
     side = player.side
     if player.negative is not None:
         for spec in ACTIONS[player.negative]:
             if spec.action == "kill" and player.negative in WEREWOLVES and not player.katana:
                 continue  # §16.5, §7.4.7: a werewolf kills only once he holds the kill
+            if spec.group == "capture" and ledger.is_shared_night(state, state.night):
+                spec = replace(spec, max_names=2)  # §16.4: Extended nights 1 and 2
+            if spec.group == "company" and player.peaceful == "prostitute":
+                spec = replace(spec, max_names=2)  # §16.5: the double company
+            if spec.group == "insure" and not status.geisha_insures(state, player):
+                continue  # §16.5: the Geisha's cross-side insurance, on the Maniac's nights
+            if spec.action == "suicide" and any(a.spec.action == "suicide" for a in found):
+                continue  # §15.19: a black Kamikaze's `suicide X` replaces the black's suicide
             if spec.action == "rumour" and (
                 side is None or not ledger.has_night(state, side, state.night)
             ):
@@ -263,14 +297,19 @@ def _actions_of(state: GameState, name: str) -> tuple[Action, ...]:
             return ()
         if player.peaceful == "advocate" and player.is_black:
             return (Action(NOBONUS, "advocate", primary=True),)
-        if player.peaceful == "hero" and status.hero_may_save(state):
-            return (Action(SAVE, "hero", primary=True),)
+        if player.peaceful == "hero":
+            hero = [Action(SAVE, "hero")] if status.hero_may_save(state) else []
+            if player.faceless and status.faceless_hero_may_leave(state):
+                hero.append(Action(FACELESS_SUICIDE, "hero"))
+            if hero:
+                return (replace(hero[0], primary=True), *hero[1:])
         if player.peaceful == "priest" and tally.priest_may_forgive(state):
             return (Action(FORGIVE, "priest"),)
         if player.peaceful != "liar":
             return ()
         moves = [Action(SCANDAL, "liar", primary=True)]
-        return tuple([*moves, Action(HIDDEN, "liar")] if player.is_black else moves)
+        black_rules = player.is_black or player.faceless  # §15.13, §16.6
+        return tuple([*moves, Action(HIDDEN, "liar")] if black_rules else moves)
     if step in (Step.RUNOFF, Step.REVOTE) and name not in state.today.tied_asked:
         return ()
     if step == Step.ELECTION and player.peaceful == "mason":
@@ -362,6 +401,10 @@ def _extra(state: GameState, action: Action, name: str) -> dict[str, JsonValue]:
         provisional = tally.weigh(state, pending.ballots, pending.auto)
         extra["ballots"] = provisional.ballots_form()
         extra["totals"] = dict(provisional.totals_form())
+    if action.spec.action == "save" and player.faceless and pending is not None:
+        # §15.16: a Faceless Hero's step mail gives the teams of the players he may save.
+        named = dict.fromkeys(t for b in pending.ballots for t in b.targets)
+        extra["teams"] = {n: state.get(n).team.value for n in named if n != name}
     if action.role == "investigator" and action.spec.action == "kill":
         extra["now"] = status.is_vigilante(state)  # the step mail says whether he may shoot
     if action.role in ("mafia", "son_of_boss"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
 from rules.core.events import Event
 from rules.mafia import actions, day_roles, deaths, status, tally
@@ -177,6 +178,7 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
         or _liar(state) is not None
         or _black_advocate(state) is not None
         or status.hero_may_save(waiting)
+        or status.faceless_hero_may_leave(waiting)
         or tally.priest_may_forgive(waiting)
     ):
         return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
@@ -194,11 +196,12 @@ def vote_moves(state: GameState) -> Outcome:
     scandal = tally.Scandal()
     if liar is not None:
         named = state.vote_of(liar.name, "scandal")
-        hidden = state.vote_of(liar.name, "hidden") if liar.is_black else None
+        grey_or_black = liar.is_black or liar.faceless  # §15.13: the black rules
+        hidden = state.vote_of(liar.name, "hidden") if grey_or_black else None
         scandal = tally.Scandal(
             liar.name,
             named.targets if named is not None else (),
-            liar.is_black,
+            grey_or_black,
             hidden.targets if hidden is not None and named is not None else (),
         )
     advocate = _black_advocate(state)
@@ -271,6 +274,11 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
     state, target = day_roles.detonator_target(state, pending.ballots)
     victim = state.get(target)
     killed = not terrorist.is_black and victim.is_black
+    causes: dict[str, str] = {}
+    if terrorist.faceless:  # §16.6: he kills a leader of the provisional count, else cripples
+        top = max(result.totals.values(), default=0)
+        killed = top > 0 and result.totals.get(target, 0) == top
+        causes[armed] = Cause.SUICIDE  # he leaves with a draw
     effect = "killed" if killed else "crippled"
     trace = [f"{armed} detonates on {target}: {effect}"]
     dead = [armed, *([target] if killed else [])]
@@ -279,7 +287,8 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
         dead = [*ranked[:1], *dead]
         state = replace(state, hunt_held=True)
     state, after = day_roles.explode(state, (armed,), result.ballots, also=target)
-    if not killed and not terrorist.is_black and not victim.is_black:
+    red_pair = not terrorist.is_black and not terrorist.faceless and not victim.is_black
+    if not killed and red_pair:
         state, lost = deaths.lose_post(state, "detonator")
         after = (*after, *lost)
     if terrorist.is_black and victim.is_black:
@@ -290,7 +299,7 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
         after = (*after, *crippled)
     state = replace(state, today=replace(state.today, armed=None))
     saved = (Detonator(armed, target, effect),)
-    return _conclude(state, dead, result, pending, trace, saved, after)
+    return _conclude(state, dead, result, pending, trace, saved, after, causes)
 
 
 def _liar(state: GameState) -> Player | None:
@@ -362,6 +371,7 @@ def _conclude(
     trace: list[str],
     saved: Sequence[Event] = (),
     after: Sequence[Event] = (),
+    causes: Mapping[str, str] = MappingProxyType({}),
 ) -> Outcome:
     """The final result of the day's vote (§6.5, §6.11, §13.4 order of events); ``saved``: events
     before the `lynch` event, ``after``: events right after it (the explosion)."""
@@ -390,7 +400,11 @@ def _conclude(
     state = day_roles.judge_weight(state, lynched, (*state.today.tied_ballots, *result.ballots))
     state = day_roles.politician_cap(state, lynched, result.ballots)
     state = day_roles.priest_barrier(state, lynched)
-    state, died = deaths.kill(state, [(n, Cause.LYNCH) for n in lynched], at_night=False)
+    hero = state.holder("hero")
+    if hero is not None and hero.faceless and state.vote_of(hero.name, "suicide") is not None:
+        causes = {**causes, hero.name: Cause.SUICIDE}  # §15.16: he leaves with a draw
+    dying = [(n, causes.get(n, Cause.LYNCH)) for n in lynched]  # a Faceless Terrorist: suicide
+    state, died = deaths.kill(state, dying, at_night=False)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
     state = day_roles.recover(state, lynched)
@@ -442,7 +456,8 @@ def _has_death_move(state: GameState, name: str) -> bool:
         return memory.killed_mate and not memory.avenged
     if player.peaceful == "hero":
         memory = state.memory_of("hero")
-        return not player.is_black and memory.cancelled_red and not memory.inherited
+        red = not player.is_black and not player.faceless
+        return red and memory.cancelled_red and not memory.inherited
     if player.peaceful != "inquisitor":
         return False
     memory = state.memory_of("inquisitor")

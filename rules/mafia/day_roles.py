@@ -30,14 +30,14 @@ def hero_save(
         saved_on={**state.memory_of("hero").saved_on, target.name: state.day},
     )
     events: list[Event] = []
-    if target.is_black and not hero.is_black:
+    if target.is_black and not hero.is_black and not hero.faceless:  # §15.16: he saves anyone
         lynched = (*lynched, hero.name)
         events.append(HeroSave(hero.name, target.name, "joined"))
     else:
         lynched = tuple(n for n in lynched if n != target.name)
         events.append(HeroSave(hero.name, target.name, "cancelled"))
         state = replace(state, today=replace(state.today, hero_cancelled=True))
-        if not target.is_black:
+        if not target.is_black and not hero.faceless:
             memory = replace(memory, cancelled_red=True)
         if hero.is_black:
             events.append(SavedTeam(hero.name, target.name, target.team.value))
@@ -212,9 +212,11 @@ def interrogation(state: GameState) -> tuple[GameState, tuple[Event, ...]]:
     state = replace(state, captive=replace(captive, told=True))
     if not state.get(captive.executor).alive:
         return state, ()
-    target = state.get(captive.target)
-    event = Interrogation(captive.executor, target.name, target.peaceful, target.team.value)
-    return state, (event,)
+    events: list[Event] = []
+    for name in captive.targets:
+        target = state.get(name)
+        events.append(Interrogation(captive.executor, name, target.peaceful, target.team.value))
+    return state, tuple(events)
 
 
 def recover(state: GameState, lynched: Sequence[str]) -> GameState:

@@ -600,6 +600,17 @@ class AgentLeft(Event):
 
 
 @dataclass(frozen=True)
+class SideInfo(_Private):
+    """The elite ``player`` who sided by ``target``'s name learns, when ``target`` dies at night,
+    his ``team`` (§17)."""
+
+    type: ClassVar[str] = "side_info"
+    player: str
+    target: str
+    team: str
+
+
+@dataclass(frozen=True)
 class Slash(Event):
     """``player`` was slashed by the Faceless tonight (public, §16.6)."""
 
@@ -816,6 +827,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         Katana,
         KillTaken,
         AgentLeft,
+        SideInfo,
         Slash,
         Slashed,
         SlashTarget,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.mafia import ledger
+from rules.mafia import ledger, status
 from rules.mafia.ids import Side
 from rules.mafia.moves import Move, Night
 from rules.mafia.state import GameState, Player
@@ -34,6 +34,14 @@ def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | No
         )
     ):
         return "the black Bodyguard and his killer target each other"
+    suicide = state.vote_of(shooter.name, "suicide")
+    if (
+        suicide is not None
+        and suicide.targets
+        and shooter.name == status.active_kamikaze(state)
+        and state.get(suicide.targets[0]).is_black
+    ):
+        return "the Kamikaze's suicide on a black voids his kill move (§15.19)"
     if target in state.partners(shooter.name) and not approves(state, target):
         return "a partner's kill without his approval"
     victim = state.get(target)
@@ -50,7 +58,8 @@ def _is_void(night: Night, shooter: Player, target: str, side: Side) -> str | No
 def _past_black_guard(night: Night, target: str, shooter: str) -> str:
     """§15.3: a black killer who targets a black Bodyguard guarding a red attacks the ward."""
     guard = night.guard
-    if guard is None or not night.guard_black or target != guard.owner:
+    keeps = night.guard_black or night.guard_faceless  # §15.3: the Faceless holder too
+    if guard is None or not keeps or target != guard.owner:
         return target
     if night.state.get(guard.target).is_black:
         return target
@@ -149,6 +158,11 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
     """N8: the black sides' kill moves in the night's kill order, with insurances (§7.4)."""
     state, lines = night.state, list[str]()
     stopped_by_side: dict[str, list[tuple[Move, bool]]] = {}
+    for player in state.living:  # §16: the shot of a werewolf's lost kill is spent
+        side = player.side
+        if side is not None and status.lost_kill(state, player) and ledger.shots(state, side):
+            night.void_shots[side.value] = night.void_shots.get(side.value, 0) + 1
+            lines.append(f"{player.name}'s kill of tonight is lost")
     for side in ledger.kill_order(state, night.number):
         moves = _side_moves(night, side, lines)
         if moves:
@@ -172,6 +186,8 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
                 if cover is not None:
                     insurer, chosen = cover
                     _fire(night, insurer, chosen or move.target, move, lines)
+            if side is Side.MANIAC:
+                _geisha_insurance(night, stopped_by_side, lines)
             continue
         _cross_insurance(night, side, stopped_by_side, lines)
     return night, lines
@@ -194,9 +210,27 @@ def _son_cross_insurance(
         for v in state.votes
         if v.action == "insure" and v.targets and v.player in {p.name for p in members} - busy
     ]
-    for move, _ in stopped.get(Side.MANIAC.value, []):
-        if third:
+    for move, covered in stopped.get(Side.MANIAC.value, []):
+        if third and not covered:
             _fire(night, third[0].player, third[0].targets[0], move, lines)
+        return
+
+
+def _geisha_insurance(
+    night: Night, stopped: dict[str, list[tuple[Move, bool]]], lines: list[str]
+) -> None:
+    """§16.5: a Geisha's cross-side `insure X` on the Maniac's night fires for his first stopped
+    shot, before the mafia side's (only one fires: the Maniac's stopped shots count as covered)."""
+    state = night.state
+    moves = stopped.get(Side.MANIAC.value, [])
+    if not moves:
+        return
+    for player in state.living:
+        vote = state.vote_of(player.name, "insure")
+        if vote is None or not vote.targets or not status.geisha_insures(state, player):
+            continue
+        _fire(night, player.name, vote.targets[0], moves[0][0], lines)
+        stopped[Side.MANIAC.value] = [(move, True) for move, _ in moves]
         return
 
 
@@ -219,8 +253,8 @@ def _cross_insurance(
     )
     if vote is None:
         return
-    for move, partner_covered in stopped.get(insured.value, []):
-        if side is Side.MANIAC and partner_covered:
+    for move, covered in stopped.get(insured.value, []):
+        if covered:  # a partner's insurance (§7.4.4) or the Geisha's (§16.5) fired for it
             continue
         _fire(night, vote.player, vote.targets[0], move, lines)
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from rules.core.rng import draw_from
 from rules.mafia import status
 from rules.mafia.ids import Stop
 from rules.mafia.state import GameState
@@ -63,11 +64,14 @@ class Night:
     heal: Move | None = None
     checks: dict[str, Move] = field(default_factory=dict)
     void_shots: dict[str, int] = field(default_factory=dict)
+    kamikaze_suicide: Move | None = None
+    gained_shots: dict[str, int] = field(default_factory=dict)
     deaths: dict[str, Move] = field(default_factory=dict)
     life_spent: bool = False
     link_attacks: list[str] = field(default_factory=list)
     guard: Move | None = None
     guard_black: bool = False
+    guard_faceless: bool = False
     guard_allows: bool = False
     moved: list[tuple[Move, str]] = field(default_factory=list)
     retargeted: dict[str, str] = field(default_factory=dict)
@@ -81,12 +85,16 @@ class Night:
     failed: list[Move] = field(default_factory=list)
     hypnotist: str | None = None
     hypnotized: dict[str, str] = field(default_factory=dict)
+    redirected: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    hypnosis_subject: str | None = None
     fire: Move | None = None
+    fire_all: bool = False
     joker: Move | None = None
     capture: Move | None = None
     geisha: Move | None = None
     slash: tuple[str, str, str] | None = None
-    geisha_client: str | None = None
+    geisha_clients: tuple[str, ...] = ()
+    geisha_taken: tuple[str, ...] | None = None
     decision: str | None = None
     flipped: set[str] = field(default_factory=set)
     poison: Move | None = None
@@ -102,14 +110,14 @@ class Night:
             return Stop.ATTACKED
         if self.state.is_role_blocked(owner, negative=not peaceful):
             return Stop.ROLE_BLOCKED
-        if owner == self.client or (owner == self.geisha_client and peaceful):
+        if owner == self.client or (owner in self.geisha_clients and peaceful):
             return Stop.CLIENT  # the Geisha's client keeps his negative moves (§16.5)
         if owner == self.arrested:
             return Stop.ARREST
         if owner == self.protected and peaceful and not kill:
             return Stop.HOME
-        if self.fire is not None and peaceful:
-            return Stop.FIRE  # §15.20: every peaceful move after N13
+        if self.fire is not None and (peaceful or self.fire_all):
+            return Stop.FIRE  # §15.20: every peaceful move after N13 (§16.6: every move)
         return None
 
     def send(self, move: Move, *, exempt: bool = False) -> bool:
@@ -135,7 +143,7 @@ class Night:
         and the Journalist's (§16.5)."""
         if name == self.client and role not in CLIENT_EXEMPT:
             return True
-        if name == self.geisha_client and role not in CLIENT_EXEMPT and not negative:
+        if name in self.geisha_clients and role not in CLIENT_EXEMPT and not negative:
             return True
         return name == status.drunk_bum(self.state)
 
@@ -151,6 +159,7 @@ class Night:
         guard = self.guard
         if (
             guard is not None
+            and not self.guard_faceless  # §15.3: nothing is moved to a Faceless Bodyguard
             and move.target == guard.target
             and move.action != "suicide"
             and move.owner != guard.owner
@@ -168,21 +177,41 @@ class Night:
                 return
         self._hit(move)
 
-    def _reaches_company(self, move: Move) -> bool:
-        geisha, company = self.geisha, self.geisha_client
-        if geisha is None or company is None or move.target != geisha.owner:
-            return False
-        red = not self.state.get(company).is_black
-        return company != geisha.owner and red and move.action != "suicide"
+    def _company_reached(self, move: Move) -> tuple[str, ...]:
+        """§16.5: the clients a kill on the Geisha reaches: her non-black client; of two (her
+        Prostitute-held double company) a red rather than the Faceless, of two reds one drawn
+        with the seed (once a night)."""
+        geisha = self.geisha
+        if geisha is None or move.target != geisha.owner or move.action == "suicide":
+            return ()
+        if self.geisha_taken is None:
+            state = self.state
+            company = [
+                c for c in self.geisha_clients if c != geisha.owner and not state.get(c).is_black
+            ]
+            if len(company) == 2:
+                reds = [c for c in company if not state.get(c).faceless]
+                if len(reds) == 2:
+                    reds = [draw_from(state.seed, state.draws, reds)]
+                    self.state = replace(state, draws=state.draws + 1)
+                company = reds
+            self.geisha_taken = tuple(company)
+        return self.geisha_taken
 
     def _is_geisha_void(self, move: Move) -> bool:
         """§16.5: a black killer's move on the Geisha's black client, or her black client's kill
         on her, is void."""
-        geisha, client = self.geisha, self.geisha_client
-        if geisha is None or client is None or not self.state.get(client).is_black:
+        geisha = self.geisha
+        if geisha is None:
             return False
-        on_client = move.negative and move.target == client
-        return on_client or (move.owner == client and move.target == geisha.owner)
+        for client in self.geisha_clients:
+            if client == geisha.owner or not self.state.get(client).is_black:
+                continue
+            if (move.negative and move.target == client) or (
+                move.owner == client and move.target == geisha.owner
+            ):
+                return True
+        return False
 
     def _hit(self, move: Move) -> None:
         # The Blocker's protection repels kill moves, not the Madman's fire (§15.20).
@@ -191,17 +220,21 @@ class Night:
             return
         self.attacks.append(move)
         self.attacked.add(move.target)
-        if self._reaches_company(move):  # §16.5: a kill on her reaches a red client too
-            company = self.geisha_client or ""
+        for company in self._company_reached(move):  # §16.5: and a red client of hers
             self.attacks.append(replace(move, targets=(company,)))
             self.attacked.add(company)
         taker = self.taker
         client = self.client
         spreads = not self.client_safe and move.action != "suicide"
         if taker is not None and move.target == taker.owner and client is not None and spreads:
-            # §15.4: a kill that reaches her reaches her client alike.
-            self.attacks.append(replace(move, targets=(client,)))
+            # §15.4: a kill that reaches her reaches her client alike; a Geisha client passes it
+            # on to her own red client (§16.5).
+            passed = replace(move, targets=(client,))
+            self.attacks.append(passed)
             self.attacked.add(client)
+            for company in self._company_reached(passed):
+                self.attacks.append(replace(move, targets=(company,)))
+                self.attacked.add(company)
 
     def is_unsavable(self, name: str) -> bool:
         """Whether a heal cannot save ``name`` tonight: a black Bodyguard guards him without

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rules.core.pipeline import Stage
 from rules.core.rng import draw_from
-from rules.mafia import kills, status
+from rules.mafia import kills, ledger, status
 from rules.mafia.ids import Stop
 from rules.mafia.moves import Move, Night
 from rules.mafia.roles import ACTIONS
@@ -189,16 +189,19 @@ def geisha(night: Night) -> tuple[Night, Sequence[str]]:
         move = Move(player.name, "geisha", "company", vote.targets, 3, True, stays_home=True)
         if not night.send(move):
             return night, [f"{player.name}'s company is stopped"]
-        client = move.target
         immune = (status.acting_bum(state), status.active_kamikaze(state), night.protected)
-        if client in immune or night.fails_at(client):
+        clients = tuple(c for c in move.targets if c not in immune and not night.fails_at(c))
+        if not clients:  # a double company fails only when it fails on both (ruling 79)
             night.failed.append(move)
-            return night, [f"{player.name}'s company fails on {client}"]
+            return night, [f"{player.name}'s company fails on {', '.join(move.targets)}"]
         night.geisha = move
-        night.geisha_client = client
-        if night.arrested == client:
+        night.geisha_clients = clients
+        if player.name in clients:  # §16.5: not on two nights in a row (rules.mafia.validate)
+            memory = replace(state.memory_of("geisha"), self_company_night=night.number)
+            night.state = replace(state, memory={**state.memory, "geisha": memory})
+        if night.arrested in clients:
             night.arrested = None
-        return night, [f"{player.name} keeps {client} company"]
+        return night, [f"{player.name} keeps {', '.join(clients)} company"]
     return night, []
 
 
@@ -216,7 +219,7 @@ def prostitute(night: Night) -> tuple[Night, Sequence[str]]:
     immune = (
         status.acting_bum(night.state),
         status.active_kamikaze(night.state),
-        night.geisha_client,
+        *night.geisha_clients,
     )
     if night.fails_at(client) or client in immune:
         night.failed.append(move)
@@ -278,12 +281,34 @@ def hypnotist(night: Night) -> tuple[Night, Sequence[str]]:
             lines.append(f"{cast.player}'s {cast.action} on {holder.name} is not made")
             continue
         targets = tuple(subject if t == holder.name else t for t in cast.targets)
+        if _breaks_no_repeat(state, cast, targets, night.number):
+            lines.append(f"{cast.player}'s {cast.action} on {subject} fails (no repeat)")
+            continue
+        night.redirected[cast.player] = cast.targets
         votes.append(replace(cast, targets=targets))
         lines.append(f"{cast.player}'s {cast.action} goes on to {subject}")
     state = replace(state, votes=tuple(votes), memory={**state.memory, "hypnotist": memory})
     night.state = state
     night.hypnotist = holder.name
+    night.hypnosis_subject = subject
     return night, lines or [f"{holder.name} hypnotizes ({subject or 'halt'})"]
+
+
+def _breaks_no_repeat(
+    state: GameState, cast: StoredVote, targets: tuple[str, ...], number: int
+) -> bool:
+    """§15.18: whether a move redirected onto ``targets`` breaks its role's no-repeat rule: the
+    Doctor's heal of himself alone or double heal (§7.6), a red Bodyguard's guard (§15.3)."""
+    player = state.get(cast.player)
+    if cast.action == "heal" and player.peaceful == "doctor":
+        last = state.memory_of("doctor")
+        if last.last_heal and last.last_heal_night == number - 1:
+            alone = targets == (player.name,) and last.last_heal == (player.name,)
+            return alone or (len(targets) == 2 and len(last.last_heal) == 2)
+    if cast.action == "guard" and player.peaceful == "bodyguard" and not player.is_black:
+        last = state.memory_of("bodyguard")
+        return last.last_guard == targets and last.last_guard_night == number - 1
+    return False
 
 
 def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
@@ -299,6 +324,7 @@ def bodyguard(night: Night) -> tuple[Night, Sequence[str]]:
         return night, [f"{holder.name}'s guard fails on {move.target}"]
     night.guard = move
     night.guard_black = holder.is_black
+    night.guard_faceless = holder.faceless
     night.guard_allows = night.state.vote_of(holder.name, "allow") is not None
     return night, [f"{holder.name} guards {move.target}"]
 
@@ -338,7 +364,9 @@ def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
         vote = _vote(night.state, holder.name, group) if holder else None
         if holder is None or vote is None or vote[0] != "kill" or not vote[1]:
             continue
-        side = holder.side
+        # §16: a Joker's, Poisoner's or Executor's peaceful kill is no shot of his side (it costs
+        # him his next night's kill instead, rules.mafia.night_optional: poison_state).
+        side = None if holder.negative in status.OWN_KILL_WOLVES else holder.side
         move = Move(
             holder.name,
             role,
@@ -360,15 +388,28 @@ def peaceful_kills(night: Night) -> tuple[Night, Sequence[str]]:
 
 
 def suicides(night: Night) -> tuple[Night, Sequence[str]]:
-    """N10: blacks' suicides, with a partner's approval; they cannot be stopped (§7.4.10)."""
+    """N10: blacks' suicides, with a partner's approval; they cannot be stopped (§7.4.10).  An
+    active black or Faceless Kamikaze's `suicide X` takes X with him at R (§15.19, §16.6)."""
     state, lines = night.state, []
     for player in state.living:
-        if player.negative is None or state.vote_of(player.name, "suicide") is None:
+        vote = state.vote_of(player.name, "suicide")
+        if vote is None or (player.negative is None and not player.faceless):
             continue
         partners = [n for n in state.partners(player.name) if state.get(n).alive]
         if partners and not any(kills.approves(state, n) for n in partners):
             lines.append(f"{player.name}'s suicide lacks a partner's approval")
             continue
+        if vote.targets and player.name == status.active_kamikaze(state):
+            night.kamikaze_suicide = Move(player.name, "kamikaze", "suicide", vote.targets, 10)
+            lines.append(f"{player.name} (kamikaze) commits suicide on {vote.targets[0]}")
+            continue
+        if player.negative is None and status.faceless_has_kill(state, player):
+            move = Move(player.name, player.peaceful, "suicide", (player.name,), 10, kill=True)
+            night.strike(move)  # §16.6: a Faceless peaceful killer leaves with a draw
+            lines.append(f"{player.name} (faceless) commits suicide")
+            continue
+        if player.negative is None:
+            continue  # a Faceless has no suicide of his own but these (§16.6)
         move = Move(player.name, player.negative, "suicide", (player.name,), 10, True, True)
         night.strike(move)
         lines.append(f"{player.name} commits suicide")
@@ -447,9 +488,52 @@ def madman(night: Night) -> tuple[Night, Sequence[str]]:
     night.fire = move
     memory = replace(state.memory_of("madman"), madman_done=True)
     night.state = replace(state, memory={**state.memory, "madman": memory})
+    lines = [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+    if holder.faceless:  # §15.20, §16.6: no victims; with his suicide the fire stops every move
+        night.fire_all = state.vote_of(holder.name, "suicide") is not None
+        if night.fire_all:
+            lines.append(f"{holder.name} dies in his fire (suicide)")
+        return night, lines
+    if holder.is_black:
+        targets = _black_fire(night, holder.name, targets, lines)
     for target in targets:
         night.strike(replace(move, targets=(target,)))
-    return night, [f"{holder.name}'s fire burns" + (f" on {', '.join(targets)}" if targets else "")]
+    return night, lines
+
+
+def _black_fire(
+    night: Night, madman: str, targets: tuple[str, ...], lines: list[str]
+) -> tuple[str, ...]:
+    """§15.20, black holder: a third name spends an owed shot of his side (none owed: it is
+    dropped); two non-blacks spend an owed shot of the side that has tonight's night (none: one
+    of them, drawn with the seed, is spared); a black named survives crippled, two blacks give
+    their side an owed shot.  Returns the players the fire attacks."""
+    state = night.state
+    own = state.get(madman).side
+    if len(targets) == 3 and (own is None or state.ledger.owed.get(own.value, 0) <= 0):
+        lines.append(f"{madman}'s third name is dropped: his side owes no shot")
+        targets = targets[:2]
+    elif len(targets) == 3 and own is not None:
+        night.void_shots[own.value] = night.void_shots.get(own.value, 0) + 1
+    blacks = [t for t in targets if state.get(t).is_black]
+    others = tuple(t for t in targets if t not in blacks)
+    night.cripples.extend((t, "madman") for t in blacks)
+    if len(blacks) >= 2:
+        sides = {state.get(t).side for t in blacks}
+        side = sides.pop() if len(sides) == 1 else own
+        if side is not None:
+            night.gained_shots[side.value] = night.gained_shots.get(side.value, 0) + 1
+    if len(others) >= 2:
+        nights = [s for s in ledger.kill_order(state, night.number) if ledger.shots(state, s) > 0]
+        if nights:
+            side = nights[0]
+            night.void_shots[side.value] = night.void_shots.get(side.value, 0) + 1
+        else:
+            spared = draw_from(state.seed, state.draws, others)
+            night.state = replace(state, draws=state.draws + 1)
+            others = tuple(t for t in others if t != spared)
+            lines.append(f"{spared} is spared: no side has a shot tonight")
+    return others
 
 
 def captive_decision(night: Night) -> tuple[Night, Sequence[str]]:
@@ -461,16 +545,19 @@ def captive_decision(night: Night) -> tuple[Night, Sequence[str]]:
         return night, []
     vote = state.vote_of(captive.executor, "captive")
     torture = vote is not None and vote.action == "torture"
-    move = Move(captive.executor, "executor", "torture", (captive.target,), 3, negative=True)
+    move = Move(captive.executor, "executor", "torture", captive.targets, 3, negative=True)
+    names = ", ".join(captive.targets)
     if torture and night.evening(move):
         night.decision = "torture"
-        night.cripples.append((captive.target, "executor"))
-        if captive.target != captive.executor:
-            blocks = (*state.blocks, RoleBlock(captive.target, True, night.number + 1))
-            night.state = replace(state, blocks=blocks)
-        return night, [f"{captive.executor} tortures {captive.target}"]
+        blocks = state.blocks
+        for target in captive.targets:
+            night.cripples.append((target, "executor"))
+            if target != captive.executor:
+                blocks = (*blocks, RoleBlock(target, True, night.number + 1))
+        night.state = replace(state, blocks=blocks)
+        return night, [f"{captive.executor} tortures {names}"]
     night.decision = "release"
-    return night, [f"{captive.executor} releases {captive.target}"]
+    return night, [f"{captive.executor} releases {names}"]
 
 
 def capture(night: Night) -> tuple[Night, Sequence[str]]:
@@ -479,11 +566,13 @@ def capture(night: Night) -> tuple[Night, Sequence[str]]:
         vote = night.state.vote_of(player.name, "capture")
         if player.negative != "executor" or vote is None or not vote.targets:
             continue
+        if status.kills_instead(night.state, player):
+            return night, [f"{player.name} kills instead of his capture"]
         move = Move(player.name, "executor", "capture", vote.targets, 19, True, stays_home=True)
         if not night.send(move):
             return night, [f"{player.name}'s capture is stopped"]
         night.capture = move
-        return night, [f"{player.name} captures {move.target}"]
+        return night, [f"{player.name} captures {', '.join(move.targets)}"]
     return night, []
 
 
@@ -518,6 +607,9 @@ def poisoner(night: Night) -> tuple[Night, Sequence[str]]:
         vote = state.vote_of(player.name, "poison")
         if player.negative != "poisoner" or vote is None or not vote.targets:
             continue
+        if status.kills_instead(state, player):
+            lines.append(f"{player.name} kills instead of his poisoning")
+            continue
         move = Move(player.name, "poisoner", "poison", vote.targets, 12, True, stays_home=True)
         if not night.send(move):
             lines.append(f"{player.name}'s poison is stopped")
@@ -539,6 +631,8 @@ def joker(night: Night) -> tuple[Night, Sequence[str]]:
         vote = night.state.vote_of(player.name, "joker")
         if player.negative != "joker" or vote is None or not vote.targets:
             continue
+        if status.kills_instead(night.state, player):
+            return night, [f"{player.name} kills instead of his check"]
         move = Move(player.name, "joker", "joker", vote.targets, 15, True, stays_home=True)
         night.joker = move
         return night, [
@@ -631,12 +725,18 @@ def _madman_deaths(night: Night) -> list[str]:
     """§15.20: two victims of one team who would both die: one drawn with the seed dies, the
     other survives crippled; with a victim named, the Madman dies whatever protects him."""
     fire = night.fire
+    if fire is not None and night.fire_all:  # the Faceless's lone suicide (§16.6: a draw)
+        night.deaths.setdefault(
+            fire.owner, Move(fire.owner, "madman", "suicide", (fire.owner,), 13)
+        )
+        return [f"{fire.owner} dies by his own fire"]
     if fire is None or not fire.targets:
         return []
     lines = []
     burned = [t for t in fire.targets if t in night.deaths and night.deaths[t].role == "madman"]
     state = night.state
-    if len(burned) == 2 and state.get(burned[0]).team is state.get(burned[1]).team:
+    black = state.get(fire.owner).is_black  # the black holder takes both (§15.20)
+    if len(burned) == 2 and state.get(burned[0]).team is state.get(burned[1]).team and not black:
         spared = draw_from(state.seed, state.draws, burned)
         night.state = replace(state, draws=state.draws + 1)
         del night.deaths[spared]
@@ -671,20 +771,73 @@ def _kamikaze(night: Night) -> list[str]:
     is crippled instead."""
     state = night.state
     name = status.active_kamikaze(state)
+    if night.kamikaze_suicide is not None:
+        return _kamikaze_suicide(night, night.kamikaze_suicide)
+    lines = _kamikaze_victims(night, name)
     hits = [m for m in night.attacks if m.target == name and m.owner != name]
     if name is None or not hits:
-        return []
+        return lines
     first = hits[0]
     night.deaths.setdefault(name, first)
     attacker = state.get(first.owner)
     if attacker.team is state.get(name).team:
         night.cripples.append((attacker.name, "kamikaze"))
-        return [f"{name} dies; his attacker {attacker.name} is crippled"]
+        return [*lines, f"{name} dies; his attacker {attacker.name} is crippled"]
     night.deaths.setdefault(attacker.name, Move(name, "kamikaze", "kamikaze", (attacker.name,), 19))
     if attacker.is_black:
         memory = replace(state.memory_of("kamikaze"), kamikaze_done=True)
         night.state = replace(state, memory={**state.memory, "kamikaze": memory})
-    return [f"{name} takes {attacker.name} with him"]
+    return [*lines, f"{name} takes {attacker.name} with him"]
+
+
+def _kamikaze_victims(night: Night, name: str | None) -> list[str]:
+    """§15.19: an active black Kamikaze's evening `victims`: the first red player in slot order
+    who visits him tonight holding one of the named peaceful roles dies with him (cause
+    `kamikaze`; he dies by his own suicide); no heal saves either."""
+    state = night.state
+    if name is None or not state.get(name).is_black:
+        return []
+    vote = state.vote_of(name, "victims")
+    if vote is None or not vote.targets:
+        return []
+    for move in night.visits:
+        visitor = state.get(move.owner)
+        if (
+            name in move.targets
+            and move.owner != name
+            and not move.negative
+            and visitor.is_red
+            and visitor.peaceful in vote.targets
+            and move.role == visitor.peaceful
+        ):
+            retaliation = Move(name, "kamikaze", "kamikaze", (visitor.name,), 19)
+            night.deaths.setdefault(visitor.name, retaliation)
+            night.deaths.setdefault(name, Move(name, "kamikaze", "suicide", (name,), 10))
+            return [f"{name} takes his visitor {visitor.name} ({visitor.peaceful}) with him"]
+    return []
+
+
+def _kamikaze_suicide(night: Night, move: Move) -> list[str]:
+    """§15.19, §16.6: a black Kamikaze's `suicide X`: a red or Faceless X dies with him; a black
+    X dies alone (the Kamikaze survives, his side gains an owed shot, his kill move tonight was
+    void); a Faceless Kamikaze dies and X is crippled.  No heal or protection prevents it."""
+    state = night.state
+    owner, target = state.get(move.owner), state.get(move.target)
+    own_death = Move(owner.name, owner.negative or "kamikaze", "suicide", (owner.name,), 10)
+    if owner.faceless:
+        night.deaths.setdefault(owner.name, own_death)
+        night.cripples.append((target.name, "kamikaze"))
+        return [f"{owner.name} dies; {target.name} is crippled"]
+    night.deaths.setdefault(target.name, Move(owner.name, "kamikaze", "kamikaze", move.targets, 19))
+    if not target.is_black:
+        night.deaths.setdefault(owner.name, own_death)
+        return [f"{owner.name} takes {target.name} with him"]
+    side = owner.side
+    if side is not None:
+        night.gained_shots[side.value] = night.gained_shots.get(side.value, 0) + 1
+    memory = replace(state.memory_of("kamikaze"), kamikaze_done=True)
+    night.state = replace(state, memory={**state.memory, "kamikaze": memory})
+    return [f"{target.name} dies alone; {owner.name} survives"]
 
 
 def _immortal_deaths(night: Night) -> list[str]:
@@ -740,7 +893,8 @@ def alibi(night: Night) -> tuple[Night, Sequence[str]]:
     """§15.3: when a black Bodyguard's ward was attacked, every reader of visits (trackers,
     watchers, the Commissar's "same target") sees the Bodyguard visit his alibi instead."""
     guard = night.guard
-    if guard is None or not night.guard_black or guard.target not in night.attacked:
+    alibi_ok = night.guard_black or night.guard_faceless
+    if guard is None or not alibi_ok or guard.target not in night.attacked:
         return night, []
     vote = night.state.vote_of(guard.owner, "alibi")
     if vote is None or not vote.targets:

@@ -66,9 +66,17 @@ def guard_results(night: Night, results: Results) -> None:
     if guard is None:
         return
     state, ward, keeper = night.state, guard.target, guard.owner
+    if night.guard_faceless:  # §15.3: the killer's role, his original target, the ward's team
+        killed = night.deaths.get(ward)
+        if killed is not None and killed.action != "suicide":
+            original = night.retargeted.get(killed.owner, ward)
+            team = state.get(ward).team.value
+            results.events.append(GuardReport(keeper, None, cause_of(killed), original, None, team))
+        return
     if not night.guard_black:
-        memory = replace(results.memory["bodyguard"], last_guard=(ward,))
-        results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
+        if keeper not in night.redirected:  # a redirected guard does not count (§15.18)
+            memory = replace(results.memory["bodyguard"], last_guard=(ward,))
+            results.memory["bodyguard"] = replace(memory, last_guard_night=night.number)
         killed = night.deaths.get(keeper)
         moved = [m for m, _ in night.moved]
         if killed is not None and any(killed is m for m in moved):
@@ -337,11 +345,11 @@ def prostitute_results(night: Night, results: Results) -> None:
     """§15.4, §16.5: the client is told of the visit; the Prostitute (the Geisha) learns his
     peaceful role."""
     geisha = night.geisha
-    if geisha is not None and night.geisha_client is not None:
-        company = night.geisha_client
-        if company != geisha.owner:
+    for company in night.geisha_clients:
+        owner = geisha.owner if geisha is not None else ""
+        if company != owner:
             results.events.append(NightVisit(company))
-        results.events.append(ClientRole(geisha.owner, company, night.state.get(company).peaceful))
+        results.events.append(ClientRole(owner, company, night.state.get(company).peaceful))
     taker = night.taker
     if taker is None or night.client is None:
         return
@@ -434,7 +442,13 @@ def poison_state(night: Night, state: GameState) -> GameState:
         and not move.insurance
     ]
     wolf_kills = tuple(dict.fromkeys((*state.wolf_kills, *wolves)))
-    return replace(state, poisoned=poisoned, wolf_kills=wolf_kills)
+    memory = dict(state.memory)
+    for move in night.deaths.values():  # §16: a kill through his peaceful role costs the next
+        negative = state.get(move.owner).negative
+        if negative in status.OWN_KILL_WOLVES and move.kill and not move.negative:
+            lost = replace(state.memory_of(negative or ""), lost_kill_night=night.number + 1)
+            memory[negative or ""] = lost
+    return replace(state, poisoned=poisoned, wolf_kills=wolf_kills, memory=memory)
 
 
 def executor_state(night: Night, state: GameState, results: Results) -> GameState:
@@ -442,18 +456,22 @@ def executor_state(night: Night, state: GameState, results: Results) -> GameStat
     until the night after next opens (he makes no move on the night of his release)."""
     captive = state.captive
     if captive is not None and night.decision is not None:
-        results.events.append(CaptiveDecision(captive.target, night.decision))
+        for target in captive.targets:
+            results.events.append(CaptiveDecision(target, night.decision))
     if captive is not None and captive.night < night.number:
         state = replace(state, captive=None)
     move = night.capture
-    if move is None or not state.get(move.owner).alive or not state.get(move.target).alive:
+    if move is None or not state.get(move.owner).alive:
         return state
-    results.events.append(Captured(move.target))
-    block = RoleBlock(move.target, False, night.number + 2)
+    held = tuple(t for t in move.targets if state.get(t).alive)  # a dead name is dropped
+    if not held:
+        return state
+    results.events.extend(Captured(target) for target in held)
+    blocks = tuple(RoleBlock(target, False, night.number + 2) for target in held)
     return replace(
         state,
-        captive=Captive(move.owner, move.target, night.number),
-        blocks=(*state.blocks, block),
+        captive=Captive(move.owner, held[0], night.number, others=held[1:]),
+        blocks=(*state.blocks, *blocks),
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from rules.core.events import Event
 from rules.core.view import JsonValue
 from rules.mafia import deaths as death_rules
-from rules.mafia import night_optional
+from rules.mafia import night_optional, status
 from rules.mafia.events import (
     Attacked,
     Blackened,
@@ -20,6 +20,7 @@ from rules.mafia.events import (
     PublicResult,
     RoleRequest,
     RoleSeen,
+    SideInfo,
     Track,
     Verified,
     VictimTeam,
@@ -46,7 +47,7 @@ def _ledger(night: Night, trace: list[str]) -> GameState:
     owed = dict(state.ledger.owed)
     for side in owed:
         spent = len(realised.get(side, ())) + night.void_shots.get(side, 0)
-        owed[side] -= spent
+        owed[side] += night.gained_shots.get(side, 0) - spent  # §15.19: a black's suicide X
         if spent:
             trace.append(f"ledger: {side} realises {spent} shot(s), owes {owed[side]}")
     black_killed = state.ledger.black_killed or any(
@@ -77,6 +78,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         state, [(name, cause_of(night.deaths[name])) for name in dead], at_night=True
     )
     state = _vigilante(night, state)
+    state = _faceless_own_kill(night, start, state)
     state, post_events = death_rules.after_deaths(state, dead)
     state, crippled = death_rules.cripple(state, night_optional.cripples(night))
     publics = [*night_optional.slash_public(night), *_public_results(night)]
@@ -135,7 +137,42 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
         drugged=drugged,
     )
     events = (*death_events, *post_events, *publics, *private, *heir_events)
-    return state, events, tuple(trace)
+    return state, (*events, *_side_info(state, dead)), tuple(trace)
+
+
+def _faceless_own_kill(night: Night, start: GameState, state: GameState) -> GameState:
+    """§16.6 outcome 1: tonight's deaths reach T, and without the deaths his own peaceful role's
+    kills caused tonight they would not: the T-th death came from his kill, he waits for one
+    more."""
+    faceless = next((p for p in start.living if p.faceless), None)
+    if faceless is None or state.faceless_wait:
+        return state
+    own = sum(
+        1
+        for move in night.deaths.values()
+        if move.owner == faceless.name
+        and move.kill
+        and not move.negative
+        and move.role == faceless.peaceful
+    )
+    limit = status.FACELESS_DEATHS.get(state.format, 9)
+    before, after = status.faceless_deaths(start), status.faceless_deaths(state)
+    if own and before < limit <= after and after - own < limit:
+        return replace(state, faceless_wait=True)
+    return state
+
+
+def _side_info(state: GameState, dead: list[str]) -> list[Event]:
+    """§17: an elite player who sided by a player's name is told that player's team when that
+    player dies at night (his side is then known)."""
+    return [
+        SideInfo(elite.name, chosen, state.get(chosen).team.value)
+        for elite in state.players
+        if elite.is_elite
+        and elite.alive
+        and (chosen := state.sides.get(elite.name)) is not None
+        and chosen in dead
+    ]
 
 
 def _public_results(night: Night) -> list[Event]:
@@ -232,9 +269,15 @@ def _heal(night: Night, results: Results) -> None:
     if move is None:
         return
     saved = _saved(night)
-    event = Heal(move.owner, move.targets, "hit" if saved else "miss", saved)
+    targets = move.targets
+    sent = night.redirected.get(move.owner)
+    if sent is not None:  # §15.18: through a redirection he is given the Hypnotist's name
+        hypnotist = night.hypnotist or ""
+        targets = sent
+        saved = tuple(hypnotist if s not in sent else s for s in saved)
+    event = Heal(move.owner, targets, "hit" if saved else "miss", saved)
     results.events.append(event)
-    if night.healed:
+    if night.healed and sent is None:  # a redirected heal does not count for his no-repeat
         results.remember("doctor", event, last_heal=move.targets, last_heal_night=night.number)
     else:
         results.remember("doctor", event)

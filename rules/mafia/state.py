@@ -103,7 +103,9 @@ class RoleMemory:
     (§15.6): ``detonator_used``.  The Priest's (§15.11): ``priest_barrier``.  The
     Hypnotist's (§15.18): ``hypnosis_kill_night``, the one night his hypnosis took kill moves.
     ``kamikaze_done``: the Kamikaze killed a black (§15.19); ``madman_done``: the Madman's fire
-    burned (§15.20).
+    burned (§15.20).  ``self_company_night``: the Geisha's last company of herself (§16.5).
+    ``lost_kill_night``: the night a Joker, Poisoner or Executor loses his kill for killing
+    through his peaceful role (§16; kept under his negative role).
     """
 
     last_heal: tuple[str, ...] = ()
@@ -154,6 +156,8 @@ class RoleMemory:
     hypnosis_kill_night: int = 0
     kamikaze_done: bool = False
     madman_done: bool = False
+    self_company_night: int = 0
+    lost_kill_night: int = 0
 
 
 @dataclass(frozen=True)
@@ -267,12 +271,18 @@ class Confirm:
 @dataclass(frozen=True)
 class Captive:
     """The Executor's captive (§16.4): captured on ``night``; ``told``: the interrogation is
-    done."""
+    done; ``others``: the second name of an Extended night-1/2 capture."""
 
     executor: str
     target: str
     night: int
     told: bool = False
+    others: tuple[str, ...] = ()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every player the capture holds."""
+        return (self.target, *self.others)
 
 
 @dataclass(frozen=True)
@@ -290,8 +300,10 @@ class GameState:
     (§16.3).  ``captive``: the Executor's captive (§16.4).  ``sides``: an elite
     player -> the team id or the player's name he sided with (§17).  The Faceless's (§16.6):
     ``slashed`` victim -> target; ``slash_targets``, everyone ever a target; ``recovered``
-    victims; ``faceless_left``: he left the game victorious; ``reds_deadline``: the day by the end
-    of which the reds must lynch him; ``blacks_ahead``: the black win waits one night for him.
+    victims; ``faceless_left``: he left the game victorious; ``faceless_wait``: the T-th death
+    came from his own peaceful kill, so he leaves only after one more (§16.6 outcome 1);
+    ``reds_deadline``: the day by the end of which the reds must lynch him; ``blacks_ahead``:
+    the black win waits one night for him.
     ``final``: the outcome of each player when the Faceless shaped the end (§16.6).
     """
 
@@ -327,6 +339,7 @@ class GameState:
     slash_targets: tuple[str, ...] = ()
     recovered: tuple[str, ...] = ()
     faceless_left: bool = False
+    faceless_wait: bool = False
     dead_count: int = 0
     reds_deadline: int = 0
     blacks_ahead: bool = False

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rules.mafia.state import GameState
+from rules.mafia import ledger
+from rules.mafia.ids import Side
+from rules.mafia.state import GameState, Player
 
 
 def is_hunt_unlocked(state: GameState) -> bool:
@@ -117,3 +119,86 @@ def active_kamikaze(state: GameState) -> str | None:
 def madman_may_fire(state: GameState) -> bool:
     """§15.20: from night 3, until his fire has burned once."""
     return state.night >= 3 and not state.memory_of("madman").madman_done
+
+
+FACELESS_DEATHS = {"standard": 9, "extended": 12}
+"""T of §16.6 outcome 1, by format."""
+
+
+def faceless_deaths(state: GameState) -> int:
+    """E of §16.6: the main players of the starting line-up who have died."""
+    return sum(1 for p in state.players if not p.alive and not p.is_elite and p.cause != "left")
+
+
+def faceless_threshold(state: GameState) -> int:
+    """The E at which the Faceless leaves with a win: T, or T + 1 when the T-th death came from
+    his own peaceful kill (§16.6 outcome 1)."""
+    return FACELESS_DEATHS.get(state.format, 9) + int(state.faceless_wait)
+
+
+def faceless_hero_may_leave(state: GameState) -> bool:
+    """§15.16: a Faceless Hero (his role not blocked) whom a ballot of the pending lynch-type
+    vote names may send `suicide` in `vote_moves` (it acts if he is among the lynched)."""
+    hero = state.holder("hero")
+    pending = state.today.pending
+    return (
+        hero is not None
+        and hero.faceless
+        and not state.is_role_blocked(hero.name)
+        and pending is not None
+        and any(hero.name in b.targets for b in pending.ballots)
+    )
+
+
+def faceless_has_kill(state: GameState, player: Player) -> bool:
+    """§16.6: a Faceless Investigator, Fanatic, Cultist or Inquisitor who has a kill tonight
+    (the vigilante's shot, the revenge, the devour, a burn) may `suicide` instead."""
+    if not player.faceless or state.is_role_blocked(player.name):
+        return False
+    role = player.peaceful
+    if role == "investigator":
+        return is_vigilante(state)
+    if role == "fanatic":
+        return revenge_active(state)
+    if role == "cultist":
+        memory = state.memory_of("cultist")
+        return memory.souls_gained >= 3 and not memory.devoured
+    if role == "inquisitor":
+        return state.night in state.memory_of("inquisitor").burns.values()
+    return False
+
+
+OWN_KILL_WOLVES = frozenset({"joker", "poisoner", "executor"})
+"""The werewolves whose kill through a peaceful role costs their next night's kill (§16)."""
+
+
+def kills_instead(state: GameState, player: Player) -> bool:
+    """§7.4.7: a Joker, Poisoner or Executor who holds the kill and sends `kill` makes no special
+    move that night."""
+    vote = state.vote_of(player.name, "kill")
+    return (
+        player.negative in OWN_KILL_WOLVES
+        and player.katana
+        and vote is not None
+        and vote.action == "kill"
+        and bool(vote.targets)
+    )
+
+
+def lost_kill(state: GameState, player: Player) -> bool:
+    """§16: whether tonight is the night a werewolf lost his kill (he killed through his peaceful
+    role last night)."""
+    if player.negative not in OWN_KILL_WOLVES:
+        return False
+    return state.memory_of(player.negative or "").lost_kill_night == state.night
+
+
+def geisha_insures(state: GameState, player: Player) -> bool:
+    """§16.5: a Geisha without the katana may insure the Maniac on the maniac side's nights
+    (not on the shared Extended nights, when the mafia side has its own night)."""
+    return (
+        player.negative == "geisha"
+        and not player.katana
+        and ledger.has_night(state, Side.MANIAC, state.night)
+        and not ledger.has_night(state, Side.MAFIA, state.night)
+    )

@@ -103,12 +103,16 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             return Rejected(Code.NOT_NOW, "not enough souls for that heal")
     captive = state.captive
     held = captive is not None and captive.night == state.night and captive.target != player.name
-    if spec.action == "destroy" and names and held and captive and names[0] != captive.target:
+    if spec.action == "destroy" and names and held and captive and names[0] not in captive.targets:
         return Rejected(Code.NOT_ELIGIBLE, "holding a captive, you may destroy only him")
     if spec.action == "poison" and state.poisoned:
         return Rejected(Code.NOT_NOW, "your earlier victim is still poisoned")
     if spec.action == "fire" and not status.madman_may_fire(state):
         return Rejected(Code.NOT_NOW, "the Madman's fire burns from night 3")
+    if spec.action == "company" and player.name in names:
+        last = state.memory_of("geisha").self_company_night
+        if last and last == state.night - 1:
+            return Rejected(Code.REPEAT, "not herself two nights in a row")
     if spec.action == "drink":
         memory = state.memory_of("bum")
         if memory.no_drink or memory.drank_night == state.night - 1:
@@ -121,6 +125,8 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
     hero_take = spec.action == "take" and action.role == "hero"
     if hero_take and names and names[0] not in state.today.takeable:
         return Rejected(Code.NOT_CANDIDATE, "only a player whose ballot named you")
+    if spec.kill and names and action.is_negative and status.lost_kill(state, player):
+        return Rejected(Code.NOT_NOW, "your kill of tonight is lost (a kill through your role)")
     if spec.kill and names and spec.group != "last" and _hero_bars(state, player.name):
         return Rejected(Code.NOT_NOW, "no kill move the night after the Hero's save")
     if action.role == "inquisitor" and spec.kill and names:
@@ -137,7 +143,7 @@ def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None
             return Rejected(Code.NOT_NOW, "the link is made once per game")
         if spec.action == "unlink" and memory.linked is None:
             return Rejected(Code.NOT_NOW, "no link to break")
-    if spec.action == "guard" and names and not player.is_black:
+    if spec.action == "guard" and names and not player.is_black and not player.faceless:
         memory = state.memory_of("bodyguard")
         if memory.last_guard == names and memory.last_guard_night == state.night - 1:
             return Rejected(Code.REPEAT, "not the same player two nights in a row")

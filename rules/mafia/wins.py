@@ -12,7 +12,7 @@ from rules.mafia.events import Draw, FacelessLeft
 from rules.mafia.ids import Team
 from rules.mafia.state import GameState, Player
 
-FACELESS_DEATHS = {"standard": 9, "extended": 12}
+FACELESS_DEATHS = status.FACELESS_DEATHS
 """T of §16.6: the deaths of the starting line-up after which the Faceless leaves with a win."""
 
 
@@ -84,7 +84,7 @@ def _with_faceless(
 ) -> tuple[GameState, tuple[Event, ...]]:
     """§16.6 outcomes 1-3 while the Faceless is in the game."""
     events: list[Event] = []
-    if _deaths(state) >= FACELESS_DEATHS.get(state.format, 9):  # 1. survival
+    if _deaths(state) >= status.faceless_threshold(state):  # 1. survival
         state, left = _leave(state, faceless)
         events.append(left)
         winner = _team_win(state, day_starts=day_starts)

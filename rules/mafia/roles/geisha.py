@@ -16,9 +16,11 @@ SPEC = RoleSpec(
     "when the Maniac dies she takes his katana and kills in his place.",
 )
 
-# `company` (N3); `kill` only with the katana (rules.mafia.actions); the moves of every black.
+# `company` (N3); `kill` only with the katana, `insure` (cross-side, for the Maniac) only on the
+# Maniac's nights without it (rules.mafia.actions); the moves of every black.
 ACTIONS = (
     ActionSpec(action="company", group="company", allow_self=True),
     ActionSpec(action="kill", group="kill", kill=True, secretary_untouchable=True),
+    ActionSpec(action="insure", group="insure", secretary_untouchable=True),
     *(spec for spec in mafia.ACTIONS if spec.action in ("suicide", "approve")),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.core.model import RoleSpec
-from rules.mafia.spec import ActionSpec
+from rules.mafia.spec import ActionSpec, Holder
 
 SPEC = RoleSpec(
     id="madman",
@@ -14,4 +14,8 @@ SPEC = RoleSpec(
     "names die with him.",
 )
 
-ACTIONS = (ActionSpec(action="fire", group="fire", min_names=0, max_names=2, default=True),)
+# A Faceless holder names no victims: his fire burns alone, or with his lone `suicide` (§16.6).
+ACTIONS = (
+    ActionSpec(action="fire", group="fire", min_names=0, max_names=2, default=True),
+    ActionSpec(action="suicide", group="suicide", min_names=0, max_names=0, holder=Holder.BLACK),
+)
