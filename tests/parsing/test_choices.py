@@ -95,3 +95,17 @@ def test_an_unknown_choice_is_no_name() -> None:
     assert isinstance(error, ParseError) and error.code is ErrorCode.NO_NAME
     error = _read("buy lots")
     assert isinstance(error, ParseError) and error.code is ErrorCode.NO_NAME
+
+
+def test_a_plain_vote_written_with_its_keyword_offers_its_choices() -> None:
+    """The Drug dealer's ``buy`` is his plain vote in the pre-vote: ``buy 1`` and ``1`` alike."""
+    context = MailContext(
+        lexicon=lexicon_for("mafia", "en"),
+        choice_words={"": number_words_for("mafia", "en")},
+        number_keywords=frozenset({""}),
+    )
+    for body in ("buy 1", "1", "buy one"):
+        vote = read_command(
+            ParsedMail(sender="x@example.org", subject="MF1", body=body), GAME, context
+        )
+        assert isinstance(vote, Vote) and vote.targets == ("1",), body
