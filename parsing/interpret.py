@@ -154,10 +154,11 @@ def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
         found &= context.usable_keywords
     keywords = tuple(keyword for keyword in lexicon.keyword_order if keyword in found)
     blanco = lexicon.is_blanco(folded)
-    # The choices of the vote the first keyword names; else (no keyword, or the keyword of
-    # the sender's plain vote, which the rules also accept written) those of the plain vote.
+    # The choices of the vote the first keyword names; else (no keyword, or one that names no
+    # vote of the sender's in name_counts: his plain vote written with its keyword, which the
+    # rules accept too) those of the plain vote.
     offered = keywords[0] if keywords else ""
-    if offered not in context.choice_words and offered not in context.number_keywords:
+    if offered not in context.name_counts:
         offered = ""
     chosen, used = _find_choices(folded, context.choice_words.get(offered, {}))
     if offered in context.number_keywords:

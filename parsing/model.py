@@ -116,9 +116,10 @@ class MailContext:
     ``choice_words``: the sender's current choices that are not player names (a role, a team,
     a number in words), keyed like ``name_counts`` by the keyword id of the vote that offers
     them (``""``: the plain vote); each an id -> the words or phrases naming it in the game's
-    language.  A vote whose first keyword (else, or when that keyword has no entry here nor in
-    ``number_keywords``, the plain vote) offers choices has every one it writes (folded, accents ignored, whole words; the id itself too) among its targets, as
-    its id; such a word is read as the choice, never as a player's name.  Empty: names only.
+    language.  A vote whose first keyword (else, or when that keyword is no key of
+    ``name_counts``, the plain vote) offers choices has every one it writes (folded, accents
+    ignored, whole words; the id itself too) among its targets, as its id; such a word is
+    read as the choice, never as a player's name.  Empty: names only.
     ``number_keywords``: the keyword ids (``""``: the plain vote) whose vote names a number
     (``buy 1.5``): its numbers written in digits are targets too, as written (a decimal comma
     becomes a point).

@@ -101,11 +101,20 @@ def test_a_plain_vote_written_with_its_keyword_offers_its_choices() -> None:
     """The Drug dealer's ``buy`` is his plain vote in the pre-vote: ``buy 1`` and ``1`` alike."""
     context = MailContext(
         lexicon=lexicon_for("mafia", "en"),
+        name_counts={"": (1, 1), "hunt": (0, 0)},
         choice_words={"": number_words_for("mafia", "en")},
         number_keywords=frozenset({""}),
     )
+
+    def read(body: str) -> Vote | ParseError:
+        mail = ParsedMail(sender="x@example.org", subject="MF1", body=body)
+        result = read_command(mail, GAME, context)
+        assert isinstance(result, Vote | ParseError)
+        return result
+
     for body in ("buy 1", "1", "buy one"):
-        vote = read_command(
-            ParsedMail(sender="x@example.org", subject="MF1", body=body), GAME, context
-        )
+        vote = read(body)
         assert isinstance(vote, Vote) and vote.targets == ("1",), body
+    # Another vote of his (the hunt's approval) offers no numbers.
+    vote = read("hunt, and buy 1 later")
+    assert isinstance(vote, Vote) and vote.targets == () and vote.keywords[:1] == ("hunt",)
