@@ -147,20 +147,36 @@ def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
     body = _without_own_signoff(parsed.body, context.sender_player)
     words = letter_words(body)
     folded = [fold(word) for word in words]
-    found = set(lexicon.find_keywords(folded)) | set(
-        lexicon.find_keywords(subject_words(parsed.subject))
-    )
-    if context.usable_keywords is not None:
-        found &= context.usable_keywords
-    keywords = tuple(keyword for keyword in lexicon.keyword_order if keyword in found)
+    subject_found = set(lexicon.find_keywords(subject_words(parsed.subject)))
+    usable = context.usable_keywords
+
+    def keywords_in(text: list[str]) -> tuple[str, ...]:
+        found = set(lexicon.find_keywords(text)) | subject_found
+        if usable is not None:
+            found &= usable
+        return tuple(keyword for keyword in lexicon.keyword_order if keyword in found)
+
+    def vote_of(keyword: str) -> str:
+        # A keyword that names no vote of the sender's (name_counts) is his plain vote's,
+        # written with its keyword (the rules accept that too).
+        return keyword if keyword in context.name_counts else ""
+
+    keywords = keywords_in(folded)
     blanco = lexicon.is_blanco(folded)
-    # The choices of the vote the first keyword names; else (no keyword, or one that names no
-    # vote of the sender's in name_counts: his plain vote written with its keyword, which the
-    # rules accept too) those of the plain vote.
-    offered = keywords[0] if keywords else ""
-    if offered not in context.name_counts:
-        offered = ""
-    chosen, used = _find_choices(folded, context.choice_words.get(offered, {}))
+    # Choices that are no names: first those of every vote a keyword names, so that the words
+    # of a choice ("request Drug dealer") are no keyword of their own; then only the choices
+    # of the vote the first remaining keyword names (else the plain vote's) are kept.
+    chosen: list[str] = []
+    used: set[int] = set()
+    if context.choice_words:
+        written: dict[str, tuple[str, ...]] = {}
+        for vote in {vote_of(keyword) for keyword in keywords} | {""}:
+            written.update(context.choice_words.get(vote, {}))
+        chosen, used = _find_choices(folded, written)
+        if used:
+            keywords = keywords_in(["" if i in used else word for i, word in enumerate(folded)])
+    offered = vote_of(keywords[0]) if keywords else ""
+    chosen = [choice for choice in chosen if choice in context.choice_words.get(offered, {})]
     if offered in context.number_keywords:
         for number in _NUMBER.findall(body):
             if number.replace(",", ".") not in chosen:

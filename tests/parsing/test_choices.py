@@ -118,3 +118,17 @@ def test_a_plain_vote_written_with_its_keyword_offers_its_choices() -> None:
     # Another vote of his (the hunt's approval) offers no numbers.
     vote = read("hunt, and buy 1 later")
     assert isinstance(vote, Vote) and vote.targets == () and vote.keywords[:1] == ("hunt",)
+
+
+def test_a_role_word_that_is_also_a_keyword_is_the_role() -> None:
+    """`drug` is the Drug dealer's keyword and a word of his role's name."""
+    context = MailContext(
+        lexicon=lexicon_for("mafia", "en"),
+        name_counts={"request": (1, 1), "drug": (1, 2)},
+        choice_words={"request": {"drug_dealer": choice_words_for("mafia", "en", "drug_dealer")}},
+    )
+    for body in ("request Drug Dealer", "request drug_dealer", "request the drug dealer"):
+        mail = ParsedMail(sender="x@example.org", subject="MF1", body=body)
+        vote = read_command(mail, GAME, context)
+        assert isinstance(vote, Vote), (body, vote)
+        assert vote.targets == ("drug_dealer",) and vote.keywords == ("request",), body
