@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from parsing.autoreply import classify_ignore
@@ -30,6 +30,7 @@ from parsing.subject import HELP_WORDS, find_game, is_help_subject, subject_word
 
 MAX_NAME_LENGTH = 30
 _NAME = re.compile(r"[^\W\d_]+")
+_NUMBER = re.compile(r"(?<![0-9A-Za-z.,])[0-9]+(?:[.,][0-9]+)?(?![0-9A-Za-z]|[.,][0-9])")
 _SIGNUP_LINE = re.compile(
     r"^\s*(?P<name>[^\W\d_]+)\s*(?:[,;:/|-]\s*|\s+)\(?\s*(?P<gender>[^\W\d_]+)\s*\)?\s*[.!]?\s*$"
 )
@@ -131,7 +132,9 @@ def _signup(name: str, gender: Gender, game: GameInfo, context: MailContext) -> 
 
 def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
     """Read a vote: player names (exact or understood from a misspelling), a blank word, and
-    the lexicon's keywords from subject and body (only ``usable_keywords``, when given).
+    the lexicon's keywords from subject and body (only ``usable_keywords``, when given); and,
+    when the vote (its first keyword, else the plain vote) offers them, the sender's choices
+    that are no names (``choice_words``: their ids, first) and numbers (``number_keywords``).
 
     Checks only the form: how many names (``name_counts`` of the first keyword, else of the
     plain vote), a blank word with a name, ambiguity.  A vote with no name is ``no-name``
@@ -144,14 +147,42 @@ def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
     body = _without_own_signoff(parsed.body, context.sender_player)
     words = letter_words(body)
     folded = [fold(word) for word in words]
-    found = set(lexicon.find_keywords(folded)) | set(
-        lexicon.find_keywords(subject_words(parsed.subject))
-    )
-    if context.usable_keywords is not None:
-        found &= context.usable_keywords
-    keywords = tuple(keyword for keyword in lexicon.keyword_order if keyword in found)
+    subject_found = set(lexicon.find_keywords(subject_words(parsed.subject)))
+    usable = context.usable_keywords
+
+    def keywords_in(text: list[str]) -> tuple[str, ...]:
+        found = set(lexicon.find_keywords(text)) | subject_found
+        if usable is not None:
+            found &= usable
+        return tuple(keyword for keyword in lexicon.keyword_order if keyword in found)
+
+    def vote_of(keyword: str) -> str:
+        # A keyword that names no vote of the sender's (name_counts) is his plain vote's,
+        # written with its keyword (the rules accept that too).
+        return keyword if keyword in context.name_counts else ""
+
+    keywords = keywords_in(folded)
     blanco = lexicon.is_blanco(folded)
-    hits = game.matcher.find(words, lexicon.name_stop_words)
+    # Choices that are no names: first those of every vote a keyword names, so that the words
+    # of a choice ("request Drug dealer") are no keyword of their own; then only the choices
+    # of the vote the first remaining keyword names (else the plain vote's) are kept.
+    chosen: list[str] = []
+    used: set[int] = set()
+    if context.choice_words:
+        written: dict[str, tuple[str, ...]] = {}
+        for vote in {vote_of(keyword) for keyword in keywords} | {""}:
+            written.update(context.choice_words.get(vote, {}))
+        chosen, used = _find_choices(folded, written)
+        if used:
+            keywords = keywords_in(["" if i in used else word for i, word in enumerate(folded)])
+    offered = vote_of(keywords[0]) if keywords else ""
+    chosen = [choice for choice in chosen if choice in context.choice_words.get(offered, {})]
+    if offered in context.number_keywords:
+        for number in _NUMBER.findall(body):
+            if number.replace(",", ".") not in chosen:
+                chosen.append(number.replace(",", "."))
+    rest = [word for index, word in enumerate(words) if index not in used]
+    hits = game.matcher.find(rest, lexicon.name_stop_words)
     for hit in hits:
         if hit.player is None:
             return _error(
@@ -162,7 +193,7 @@ def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
                 candidates=hit.candidates,
                 choices=choices,
             )
-    targets: list[str] = []
+    targets: list[str] = list(chosen)
     corrections: list[Correction] = []
     for hit in hits:
         if hit.player is None:
@@ -202,6 +233,44 @@ def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
             choices=choices,
         )
     return Vote(game.name, tuple(targets), False, keywords, tuple(corrections))
+
+
+def _find_choices(
+    folded: list[str], choice_words: Mapping[str, tuple[str, ...]]
+) -> tuple[list[str], set[int]]:
+    """The choice ids that ``folded`` (a mail's folded words) names, in order, and the indexes
+    of the words that named them (the longest phrase wins where several start at a word)."""
+    if not choice_words:
+        return [], set()
+    phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for choice, written in choice_words.items():
+        for text in (choice, *written):
+            phrase = tuple(fold(word) for word in letter_words(text))
+            if phrase:
+                phrases.setdefault(phrase[0], []).append((phrase, choice))
+    for found in phrases.values():
+        found.sort(key=lambda item: -len(item[0]))
+    chosen: list[str] = []
+    used: set[int] = set()
+    index = 0
+    while index < len(folded):
+        match = next(
+            (
+                (phrase, choice)
+                for phrase, choice in phrases.get(folded[index], ())
+                if tuple(folded[index : index + len(phrase)]) == phrase
+            ),
+            None,
+        )
+        if match is None:
+            index += 1
+            continue
+        phrase, choice = match
+        if choice not in chosen:
+            chosen.append(choice)
+        used.update(range(index, index + len(phrase)))
+        index += len(phrase)
+    return chosen, used
 
 
 def _without_own_signoff(body: str, sender_player: str | None) -> str:

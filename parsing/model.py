@@ -113,6 +113,16 @@ class MailContext:
     the vote as ordinary words (``None``: keep every keyword, the rules engine judges them).
     ``explain``: ``(code, params) -> message``, the wording of errors in the game's language
     (default: a neutral English sentence).
+    ``choice_words``: the sender's current choices that are not player names (a role, a team,
+    a number in words), keyed like ``name_counts`` by the keyword id of the vote that offers
+    them (``""``: the plain vote); each an id -> the words or phrases naming it in the game's
+    language.  A vote whose first keyword (else, or when that keyword is no key of
+    ``name_counts``, the plain vote) offers choices has every one it writes (folded, accents
+    ignored, whole words; the id itself too) among its targets, as its id; such a word is
+    read as the choice, never as a player's name.  Empty: names only.
+    ``number_keywords``: the keyword ids (``""``: the plain vote) whose vote names a number
+    (``buy 1.5``): its numbers written in digits are targets too, as written (a decimal comma
+    becomes a point).
     """
 
     lexicon: Lexicon = DEFAULT_LEXICON
@@ -120,6 +130,8 @@ class MailContext:
     name_counts: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     usable_keywords: frozenset[str] | None = None
     explain: Explain = explain_plainly
+    choice_words: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    number_keywords: frozenset[str] = frozenset()
 
     @property
     def keywords(self) -> Mapping[str, str]:

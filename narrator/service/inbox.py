@@ -45,7 +45,13 @@ from narrator.service.limits import (
 )
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import story_cast, story_game, story_players
-from narrator.service.words import explainer_for, lexicon_for
+from narrator.service.words import (
+    choice_label,
+    choice_words_for,
+    explainer_for,
+    lexicon_for,
+    number_words_for,
+)
 from narrator.service.work import Work, ruleset_of, unit_of_work
 from parsing import (
     ErrorCode,
@@ -192,14 +198,19 @@ def process_message(
         info, by_email = _game_info(work, game, players)
         sender_player = by_email.get(parsed.sender)
         name_counts: dict[str, tuple[int, int]] = {}
+        offered: dict[str, dict[str, tuple[str, ...]]] = {}
+        number_keywords: frozenset[str] = frozenset()
         if work.has_state(game) and sender_player is not None:
             state = service.load_state(work, game)
             name_counts = _name_counts(game, state, sender_player.name)
+            offered, number_keywords = _other_choices(game, state, sender_player.name, info)
         context = MailContext(
             lexicon=lexicon_for(game.ruleset, game.language),
             sender_player=sender_player.name if sender_player is not None else None,
             name_counts=name_counts,
             explain=explainer_for(game.ruleset, game.language),
+            choice_words=offered,
+            number_keywords=number_keywords,
         )
         command = read_command(parsed, info, context)
     if isinstance(command, ParseError):
@@ -207,7 +218,7 @@ def process_message(
         if "choices" in command.params and game is not None:
             # The parser offers every player; the reply lists once (the template's list) what
             # the sender may really choose now: nobody when he is not asked (or dead).
-            choices = _valid_choices(game, state, sender_player)
+            choices = _valid_choices(game, state, sender_player, players)
             rest = {k: v for k, v in command.params.items() if k != "choices"}
             message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
         _error_reply(
@@ -456,15 +467,44 @@ def _notice(
     )
 
 
-def _valid_choices(game: Game, state: Any, player: Player | None) -> list[str]:
-    """The names `player` may vote for now, in the order the rules give them (none when he is
-    not asked, dead, or the game has not started)."""
+def _valid_choices(
+    game: Game, state: Any, player: Player | None, players: list[Player]
+) -> list[str]:
+    """What `player` may choose now, in the order the rules give it (none when he is not asked,
+    dead, or the game has not started): the players' names, and the other choices (a role, a
+    team) by their names in the game's language."""
     if player is None or state is None:
         return []
+    playing = {p.name for p in players}
     names: list[str] = []
     for action in service.ruleset_of(game).choices(state, player.name).actions:
-        names.extend(name for name in action.targets if name not in names)
+        for choice in action.targets:
+            if choice not in playing:
+                choice = choice_label(game.ruleset, game.language, choice)
+            if choice not in names:
+                names.append(choice)
     return names
+
+
+def _other_choices(
+    game: Game, state: Any, player: str, info: GameInfo
+) -> tuple[dict[str, dict[str, tuple[str, ...]]], frozenset[str]]:
+    """The parser's view of `player`'s choices that are no names, keyed by the keyword id of
+    the vote that offers them (``""``: the plain vote): each id with the words of the game's
+    pack that name it (a role, a team, a number in words); and the keywords naming a number."""
+    offered: dict[str, dict[str, tuple[str, ...]]] = {}
+    numbers: set[str] = set()
+    for action in service.ruleset_of(game).choices(state, player).actions:
+        key = action.keyword or ""
+        for choice in action.targets:
+            if info.matcher.lookup(choice) != choice:
+                offered.setdefault(key, {})[choice] = choice_words_for(
+                    game.ruleset, game.language, choice
+                )
+        if action.number:
+            numbers.add(key)
+            offered.setdefault(key, {}).update(number_words_for(game.ruleset, game.language))
+    return offered, frozenset(numbers)
 
 
 def _name_counts(game: Game, state: Any, player: str) -> dict[str, tuple[int, int]]:

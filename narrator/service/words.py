@@ -56,3 +56,47 @@ def _words_or_fallback(ruleset: str, language: str) -> Words:
     if not packs:
         raise WordsError(f"the {ruleset} ruleset has no story pack")
     return load_words(ruleset, packs[0])
+
+
+def choice_words_for(ruleset: str, language: str, choice: str) -> tuple[str, ...]:
+    """The words that name ``choice``, a choice that is no player's name (a role or team id),
+    in the pack of ``ruleset`` and ``language``: the id itself, the role's names
+    (bare, with articles, plural), the team's name (also without a leading ordinary word, such
+    as an article).  Without a pack: the id alone."""
+    try:
+        words = load_words(ruleset, language)
+    except WordsError:
+        return (choice,)
+    found: list[str] = [choice]
+    role = words.roles.get(choice)
+    if role is not None:
+        found += [role.name, role.definite, role.indefinite, role.plural, role.definite_plural]
+    team = words.teams.get(choice)
+    if team is not None:
+        found.append(team)
+        first, _, rest = team.partition(" ")
+        if rest and first.casefold() in words.stop_words:
+            found.append(rest)
+    return tuple(dict.fromkeys(word for word in found if word.strip()))
+
+
+def number_words_for(ruleset: str, language: str) -> dict[str, tuple[str, ...]]:
+    """The numbers the pack of ``ruleset`` and ``language`` spells (``numbers``, from one up):
+    ``"2"`` -> ``("two",)``.  Without a pack: none."""
+    try:
+        words = load_words(ruleset, language)
+    except WordsError:
+        return {}
+    return {str(n): (word,) for n, word in enumerate(words.numbers) if n > 0 and word.strip()}
+
+
+def choice_label(ruleset: str, language: str, choice: str) -> str:
+    """How a reply lists ``choice`` (a role or team id): its name in the pack, else the id."""
+    try:
+        words = load_words(ruleset, language)
+    except WordsError:
+        return choice
+    role = words.roles.get(choice)
+    if role is not None:
+        return role.name
+    return words.teams.get(choice, choice)

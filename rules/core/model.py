@@ -162,6 +162,9 @@ class ActionChoice:
     ``targets`` are the valid names in seat order; ``previous`` is the choice the player may not
     repeat (``()`` = blanco) or None.  ``extra`` carries what a ruleset's step mail needs beyond
     that, in JSON form (Wakkerdam's Heks: ``wounded``, ``elixir``, ``poison``).
+    A target need not be a player's name: a ruleset may offer other ids (a role, a team), which
+    a mail names by the words its story pack has for them.  ``number`` is true when the vote
+    names a number instead (written in digits; ``targets`` is then empty).
     """
 
     action: str
@@ -172,6 +175,7 @@ class ActionChoice:
     blanco: bool
     previous: tuple[str, ...] | None = None
     extra: Mapping[str, JsonValue] = field(default_factory=dict)
+    number: bool = False
 
 
 @dataclass(frozen=True)

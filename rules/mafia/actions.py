@@ -433,6 +433,7 @@ def choices(state: GameState, name: str) -> Choices:
                 max_names=action.spec.max_names,
                 blanco=action.spec.blank and action.spec.min_names > 0,
                 extra=_extra(state, action, name),
+                number=action.spec.values is Values.NUMBER,
             )
             for action in found
         ),

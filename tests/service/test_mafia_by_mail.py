@@ -175,8 +175,8 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
 
     # Night 1 (the Family's): Rosa shoots Vito, the Doctor heals him, the Blocker arrests the
     # Maniac, the Commissar checks Rosa, the Detective tails her.  The Maniac has no shot
-    # tonight; nobody may aim at the Secretary.  (The Investigator's `request doctor` cannot be
-    # sent by mail yet: the parser reads player names only, not role ids.)
+    # tonight; nobody may aim at the Secretary.  (The Investigator's `request Doctor`: see
+    # test_mafia_choices_by_mail.py.)
     assert write("Lena", "kill Tony") == "vote rejected: no-shot"
     assert write("Rosa", "kill Marco") == "vote rejected: untouchable"
     assert write("Rosa", "kill Vito") == "vote accepted"
