@@ -45,7 +45,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     add = commands.add_parser(
         "add",
         parents=[common],
-        help="add a distribution from a TOML file (players, roles, ruleset options: mayor)",
+        help="add a distribution from a TOML file (players, roles, ruleset options: mayor; "
+        "Mafia: negative, faceless, elite)",
     )
     add.add_argument("file", metavar="FILE", type=Path)
     add.set_defaults(func=_add)
@@ -131,7 +132,9 @@ def _add(args: argparse.Namespace) -> None:
     if not isinstance(ruleset_id, str):
         raise CommandError(f"{args.file}: 'ruleset' must be a string")
     ruleset = ruleset_or_error(ruleset_id)
-    key, players, roles, options = _validate(data, args.file, ruleset.options)
+    # The ruleset's options and the keys its distributions carry (Mafia: negative, elite, …).
+    keys = {**ruleset.options, **ruleset.distribution_keys}
+    key, players, roles, options = _validate(data, args.file, keys)
     unknown = sorted(set(roles) - set(ruleset.roles))
     if unknown:
         known = ", ".join(sorted(ruleset.roles))

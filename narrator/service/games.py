@@ -232,13 +232,13 @@ def start_game(
                 "unknown-distribution", f"no role distribution called {distribution_id!r}"
             )
         distribution = known[distribution_id]
-        if distribution.players != len(players):
-            raise GameError(
-                "unknown-distribution",
-                f"distribution {distribution_id} is for {distribution.players} players, "
-                f"not {len(players)}",
-            )
-    seats = rs.deal([(p.name, p.gender) for p in players], distribution, seed)
+    try:  # the ruleset counts the seats (a Mafia table's elite players sit beside the others)
+        seats = rs.deal([(p.name, p.gender) for p in players], distribution, seed)
+    except ValueError as error:
+        raise GameError(
+            "unknown-distribution",
+            f"distribution {distribution.id} does not fit {len(players)} players: {error}",
+        ) from None
     settings = Settings(
         seed=seed,
         strictness=game.strictness,
@@ -247,7 +247,12 @@ def start_game(
         # The ruleset's defaults, then what the distribution brings, then the admin's choice.
         options={**rs.options, **distribution.options, **(game.options or {})},
     )
-    state = rs.new_game(seats, settings)
+    try:
+        state = rs.new_game(seats, settings)
+    except ValueError as error:  # an admin's distribution the rules refuse
+        raise GameError(
+            "unknown-distribution", f"distribution {distribution.id} cannot start: {error}"
+        ) from None
     game.seed = seed
     game.distribution_id = distribution.id
     game.status = GameStatus.RUNNING.value

@@ -70,6 +70,13 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
+    def distribution_keys(self) -> Mapping[str, JsonValue]:
+        """Keys a role distribution may carry beside the options, with their defaults (Mafia:
+        ``negative``, ``faceless``, ``elite``: the black roles, the Faceless and the extra
+        players); empty for most rulesets."""
+        ...
+
+    @property
     def settings_defaults(self) -> Mapping[str, JsonValue]:
         """The core settings a new game of this ruleset starts with unless the admin says
         otherwise (Lupus: ``{"reveal_roles": False}``, its dead are never revealed; Mafia:

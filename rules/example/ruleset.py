@@ -36,6 +36,7 @@ class ExampleRuleset:
     teams: tuple[str, ...] = (VILLAGGIO, LUPI)
     keywords: tuple[str, ...] = engine.KEYWORDS
     options: Mapping[str, JsonValue] = {}
+    distribution_keys: Mapping[str, JsonValue] = {}
     settings_defaults: Mapping[str, JsonValue] = {}
     event_types: Mapping[str, type[Event]] = EVENT_TYPES
     distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS

@@ -39,6 +39,7 @@ class LupusRuleset:
     teams: tuple[str, ...] = FACTIONS
     keywords: tuple[str, ...] = KEYWORDS
     options: Mapping[str, JsonValue] = engine.OPTIONS
+    distribution_keys: Mapping[str, JsonValue] = {}
     settings_defaults: Mapping[str, JsonValue] = {
         "reveal_roles": False
     }  # never revealed (docs/rules/lupus.md)

@@ -36,6 +36,7 @@ class MafiaRuleset:
     teams: tuple[str, ...] = TEAMS
     keywords: tuple[str, ...] = actions.KEYWORD_ORDER
     options: Mapping[str, JsonValue] = engine.OPTIONS
+    distribution_keys: Mapping[str, JsonValue] = engine.DISTRIBUTION_KEYS
     settings_defaults: Mapping[str, JsonValue] = {"strictness": 3}  # docs/rules/mafia.md §3
     event_types: Mapping[str, type[Event]] = EVENT_TYPES
     distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS

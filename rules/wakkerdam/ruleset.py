@@ -53,6 +53,7 @@ class WakkerdamRuleset:
     teams: tuple[str, ...] = TEAM_ORDER
     keywords: tuple[str, ...] = actions.KEYWORD_ORDER
     options: Mapping[str, JsonValue] = engine.OPTIONS
+    distribution_keys: Mapping[str, JsonValue] = {}
     settings_defaults: Mapping[str, JsonValue] = {}
     event_types: Mapping[str, type[Event]] = EVENT_TYPES
     distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS

@@ -156,3 +156,45 @@ def test_a_distribution_without_the_mayor_option_gets_the_rulesets_default(
         game = session.scalars(select(Game)).one()
         # Wakkerdam's default: the game has a Burgemeester, so the first day elects one.
         assert game.state is not None and game.state["settings"]["mayor"] is True
+
+
+def test_a_mafia_distribution_with_an_elite_player_starts_with_one_more_seat(
+    run_cli: Callable[..., CliResult], tmp_path: Path, sessions: sessionmaker[Session]
+) -> None:
+    """The Agent sits beside the seven counted players (docs/rules/mafia.md §17): a table of
+    seven and an Agent starts with eight signups; seven signups are refused, politely."""
+    path = tmp_path / "agent.toml"
+    path.write_text(
+        'id = "carrow-agent"\nruleset = "mafia"\nplayers = 7\n'
+        "roles = { active_citizen = 1, blocker = 1, citizen = 1, commissar = 1, detective = 1,"
+        " doctor = 1, investigator = 1 }\n"
+        "negative = { mafia = 1, maniac = 1 }\nelite = { agent = 1 }\n",
+        encoding="utf-8",
+    )
+    assert run_cli("distributions", "add", str(path)).status == 0
+    names = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Gert", "Hanna")
+    for game_name, count in (("MF7", 7), ("MF8", 8)):
+        assert (
+            run_cli("game", "create", game_name, "--ruleset", "mafia", "--lang", "en").status == 0
+        )
+        with transaction(sessions) as session:
+            game = session.scalars(select(Game).where(Game.name == game_name)).one()
+            for seat, name in enumerate(names[:count], start=1):
+                key = fold_name(name)
+                session.add(
+                    Player(
+                        game_id=game.id,
+                        seat=seat,
+                        email=f"{key}@example.org",
+                        name=name,
+                        name_key=key,
+                        gender="man",
+                    )
+                )
+    refused = run_cli("game", "start", "MF7", "--distribution", "carrow-agent", "--seed", "1")
+    assert refused.status != 0 and "does not fit 7 players" in refused.err
+    started = run_cli("game", "start", "MF8", "--distribution", "carrow-agent", "--seed", "1")
+    assert started.status == 0, started.err
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game).where(Game.name == "MF8")).one()
+        assert game.status == "running"
