@@ -271,7 +271,7 @@ def test_lovers_grief_welp_promotion_and_elder() -> None:
     )
     state, _ = step(state, {"Cupi": ["Wolf", "Oud"]})
     state, events = step(state, {"Wolf": ["Oud"]})  # the elder survives his first attack
-    assert {"type": "saved", "player": "Oud"} in events
+    assert {"type": "saved", "player": "Oud", "extra_life": True} in events  # her extra life spent
     state, events = step(state, {"Anna": ["Oud"], "Oud": ["Wolf"], "Cupi": ["Oud"]})
     deaths = [event for event in events if event["type"] == "death"]
     assert deaths == [
