@@ -332,7 +332,9 @@ async def sign_up(send: Send, plan: Plan) -> None:
     for name, gender in plan.players:
         sender = plan.address(name)
         body = f"{name}, {plan.words.genders[gender][0]}"
-        await send(sender, compose(sender, plan.name, body, f"su-{name}.{plan.name}@{plan.domain}"))
+        local = sender.partition("@")[0]  # a Message-ID is ASCII, as a mail client makes it
+        message_id = f"su-{local}.{plan.name}@{plan.domain}"
+        await send(sender, compose(sender, plan.name, body, message_id))
 
 
 async def play(
@@ -374,7 +376,9 @@ async def play(
                 if skip_first and look.number == 1 and n == 0:
                     transcript.skipped = player  # waits for his reminder; misses the step
                     continue
-                message_id = f"vote-{look.number}-{player}.{plan.name}@{plan.domain}"
+                # ASCII, as a mail client makes it (the narrator answers no UTF-8 Message-ID)
+                local = sender.partition("@")[0]
+                message_id = f"vote-{look.number}-{local}.{plan.name}@{plan.domain}"
                 transcript.votes[player].append(message_id)
                 await send(sender, compose(sender, f"Re: {plan.name}", vote.body, message_id))
         if loop.time() > give_up:
@@ -504,7 +508,8 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         role = told[player]
         assert role is not None
         [role_mail] = texts[address, "role"]  # his own role, in the pack's word
-        assert plan.words.roles[role].name in role_mail, (name, player, role, role_mail)
+        for part in role.split("+"):  # a Mafia role is composite: "doctor+mafia"
+            assert plan.words.roles[part].name in role_mail, (name, player, role, role_mail)
         assert mine["epilogue"] <= 1, (name, player, dict(mine))
     assert winners, "the game ended with winners"
 

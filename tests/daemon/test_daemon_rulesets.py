@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import smtplib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,7 @@ PLANS = [
         seed=1,
         domain="esempio.example.org",
     ),
+    Plan("mafia", "ru", "Primorsk", RUSSIANS, seed=1, domain="primorsk.example.org"),
     Plan("wakkerdam", "nl", "WW1", seed=9),
     Plan("wakkerdam", "en", "Harbour", seed=9, theme="haven", domain="harbour.example.org"),
 ]
@@ -108,15 +110,17 @@ def cli(config_file: Path, *args: str) -> None:
     assert status == 0, f"narrator {' '.join(args)} failed"
 
 
-def smtp_sender(daemon: Daemon) -> Send:
-    """Players mail the daemon's SMTP receiver."""
+def smtp_sender(daemon: Daemon, players: ThreadPoolExecutor) -> Send:
+    """Players mail the daemon's SMTP receiver, from threads of their own: the receiver in the
+    same loop stores each mail in the default executor, which the players' blocking clients
+    must not fill (six games signing up at once would wait on themselves)."""
 
     async def send(sender: str, raw: bytes) -> None:
         def deliver() -> None:
             with smtplib.SMTP("127.0.0.1", daemon.smtp_port, timeout=10) as client:
                 client.sendmail(sender, [NARRATOR], raw)
 
-        await asyncio.to_thread(deliver)
+        await asyncio.get_running_loop().run_in_executor(players, deliver)
 
     return send
 
@@ -133,9 +137,10 @@ async def play_games(
     engine = make_engine(config.database_url)
     factory = session_factory(engine)
     outbox = SmtpOutbox(sink)
+    players = ThreadPoolExecutor(max_workers=len(plans) + 1, thread_name_prefix="players")
     try:
         async with Daemon(config, options=OPTIONS) as daemon:
-            send = smtp_sender(daemon)
+            send = smtp_sender(daemon, players)
             for plan in plans:
                 await asyncio.to_thread(cli, config_file, *plan.create(speed))
             # The signups of the games arrive interleaved, as a real inbox gets them.
@@ -182,6 +187,7 @@ async def play_games(
             games = session.scalars(select(OutboxMessage.game_id).distinct()).all()
             assert sorted(games) == sorted(session.scalars(select(Game.id)).all())
     finally:
+        players.shutdown(wait=True)
         engine.dispose()
 
 

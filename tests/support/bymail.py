@@ -131,15 +131,20 @@ def ballot(
     """The bots' rule: a player votes his plain vote (else his first), naming as many players as
     it needs and at least one where it takes names, the first valid ones in ``order`` (one
     seeded order shared by the bots, so the village agrees and somebody dies each day); the
-    keyword words and the blank word are the pack's first (``visione``, ``nessuno``)."""
+    keyword words and the blank word are the pack's first (``visione``, ``nessuno``).
+
+    When that vote takes names but no player is valid yet (a Mafia Investigator's ``verify`` on
+    the first night: nobody has passed a check), he sends it blank, its keyword and the blank
+    word (``подлинность пропуск``): a keyword alone is a mail with no name, which the narrator
+    refuses, and the step would wait for its deadline."""
     action = next((a for a in choices.actions if a.keyword is None), choices.actions[0])
     count = max(action.min_names, 1) if action.max_names else 0
     names = tuple(name for name in order if name in action.targets)[:count]
     keywords = [action.keyword] if action.keyword else []
     keywords += [k for k in extra(action) if k not in keywords][:1]
     written = tuple(words.keywords[k][0] for k in keywords)
-    if not names and not written:
-        return Ballot(words.blanco[0], (), (words.blanco[0],))
+    if not names and (not written or (action.min_names and action.blanco)):
+        return Ballot(" ".join((*written, words.blanco[0])), (), (*written, words.blanco[0]))
     return Ballot(" ".join((*names, *written)), names, written)
 
 
