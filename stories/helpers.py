@@ -172,8 +172,11 @@ class Helpers:
             moment = dt.datetime.fromisoformat(moment)
         return vocab.when(moment, self.words.when, self.locale)
 
-    def duration(self, value: str | int | dt.timedelta) -> str:
-        """A duration as words: "2d" -> "twee dagen" / "two days"; "90s" -> "90 seconden"."""
+    def duration(self, value: str | int | dt.timedelta, words: bool = True) -> str:
+        """A duration as words: "2d" -> "twee dagen" / "two days"; "90s" -> "90 seconden".
+
+        ``words=False`` keeps the digits ("1 минута", "2 минуты"): the pack's number words
+        have no grammatical gender, and Russian says "одна минута" but "один час"."""
         if isinstance(value, dt.timedelta):
             seconds = int(value.total_seconds())
         elif isinstance(value, int):
@@ -184,7 +187,7 @@ class Helpers:
                 return str(value)
             seconds = int(match.group(1)) * _SECONDS[match.group(2)]
         amount, unit = vocab.split_duration(seconds)
-        written = self.number(amount)
+        written = self.number(amount) if words else None
         return vocab.duration_unit(amount, unit, self.locale, written)
 
     # -- randomness -------------------------------------------------------------------------

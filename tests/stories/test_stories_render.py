@@ -82,6 +82,15 @@ def test_plurals_and_numbers() -> None:
     assert nl.duration("90s") == "90 seconden"
 
 
+def test_a_duration_in_digits_agrees_with_its_unit_in_russian() -> None:
+    """The pack's number words have no gender: "один минута" would be wrong; digits are not."""
+    ru = Helpers(load_words("mafia", "ru"), PLAYERS, random.Random(1))
+    assert ru.duration("1m", words=False) == "1 минута"
+    assert ru.duration("3m", words=False) == "3 минуты"
+    assert ru.duration("2d", words=False) == "2 дня"
+    assert ru.duration("1h") == "один час"
+
+
 def test_unknown_context_fields_are_refused(renderer: Renderer) -> None:
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "receipt")
     with pytest.raises(ContextError, match="unknown fields"):
