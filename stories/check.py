@@ -151,15 +151,18 @@ def _mail_content_problems(
     game = context.get("game")
     if game is not None and game.name not in subject:
         yield f"{origin}: the subject should name the game ({subject!r})"
+    if source.key.event not in ("role", "step"):
+        return
+    words = Renderer(MemoryStore()).words(source.key)
+    helpers = Helpers(words, sample_players(source.key.ruleset), random.Random(0))
     if source.key.event == "role":
-        words = Renderer(MemoryStore()).words(source.key)
-        helpers = Helpers(words, sample_players(source.key.ruleset), random.Random(0))
         role = context["role"]
         if helpers.role_name(role) not in text:
             yield f"{origin}: the role mail for {role} does not name the role"
     if source.key.event == "step":
         for action in context["actions"]:
-            missing = [name for name in action.choices if name not in text]
+            # A role or team among the choices (a Mafia request, a side) is listed by its name.
+            missing = [name for name in action.choices if helpers.choice(name) not in text]
             if missing:
                 yield (
                     f"{origin}: the step mail for {action.kind} does not list the valid "

@@ -112,6 +112,22 @@ class Helpers:
             raise StoryError(f"unknown role {role!r}")
         return spec.team
 
+    def choice(self, item: str) -> str:
+        """How a move's choice reads: a player's name as it is, a role or team id by its name in
+        the pack ("doctor" -> "Доктор", "red" -> "the reds"; a Mafia ``request`` names a role,
+        an Agent's ``side`` a team), anything else as it is."""
+        text = str(item)
+        if text.casefold() in self._players:
+            return text
+        role = self.words.roles.get(text)
+        if role is not None:
+            return role.name
+        return self.words.teams.get(text, text)
+
+    def choices(self, items: Iterable[str]) -> list[str]:
+        """``choice`` of each item, for ``names(choices(targets))`` or a list of choices."""
+        return [self.choice(item) for item in items]
+
     def cause_name(self, cause: str) -> str:
         """How a death came: "door de Weerwolven", "by the Witch's poison"."""
         words = self.words.causes.get(str(cause))
@@ -218,6 +234,8 @@ class Helpers:
             "team_name": self.team_name,
             "team_names": self.team_names,
             "role_team": self.role_team,
+            "choice": self.choice,
+            "choices": self.choices,
             "cause_name": self.cause_name,
             "step_name": self.step_name,
             "error_text": self.error_text,

@@ -30,6 +30,8 @@ WRITTEN = {
         "wrong": "request Dentist",
         "buy": "buy one",
         "listed": "Doctor",
+        "team": "the reds",
+        "shot": "kill ",
         "receipt": "received",
     },
     "ru": {
@@ -38,6 +40,8 @@ WRITTEN = {
         "wrong": "запрос стоматолог",
         "buy": "купить 1",
         "listed": "Доктор",
+        "team": "красные",
+        "shot": "убить ",
         "receipt": "",
     },
 }
@@ -119,7 +123,8 @@ def test_choices_that_are_no_names_by_mail(factory: sessionmaker[Session], langu
 
     # The election: the Agent chooses his side by the team's name.
     assert write(agent, words["side"]) == "vote accepted"
-    assert last_to(agent)[0] == "receipt"
+    kind, text = last_to(agent)
+    assert kind == "receipt" and words["team"] in text and ": red" not in text, text
     votes = _state(factory).votes  # type: ignore[attr-defined]
     assert any(v.player == agent and v.action == "side" and v.targets == ("red",) for v in votes)
     mayor = next(n for n in NAMES if n not in (agent, investigator, dealer))
@@ -138,8 +143,18 @@ def test_choices_that_are_no_names_by_mail(factory: sessionmaker[Session], langu
     assert write(investigator, words["wrong"]) == "error: no-name"
     kind, text = last_to(investigator)
     assert kind == "error" and words["listed"] in text and "doctor" not in text
+    # His step mail lists the roles by their names, and offers no shot while the Commissar
+    # lives (one sent now is refused).
+    [step] = [
+        text_of(message)
+        for to, kind, message in table.mails()
+        if to == f"{investigator.lower()}@example.org" and kind == "step"
+    ][-1:]
+    assert words["listed"] in step and "drug_dealer" not in step, step
+    assert words["shot"] not in step.split("-- ")[0], step
     assert write(investigator, words["request"]) == "vote accepted"
-    assert last_to(investigator)[0] == "receipt"
+    kind, text = last_to(investigator)
+    assert kind == "receipt" and words["listed"] in text and "doctor" not in text, text
     votes = _state(factory).votes  # type: ignore[attr-defined]
     assert any(v.player == investigator and v.targets == ("doctor",) for v in votes)
     # The Drug dealer drugs a player, which fills his bank with a vote to buy tomorrow.
