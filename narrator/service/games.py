@@ -391,37 +391,26 @@ def _tell_story(
             continue
         context = mail_context(game, cast, state, player.name, public=public)
         subject = moment_subject(game, context)
-        if village is not None:
-            mailer.queue(
-                work.session,
-                rendered=village,
-                to=player.email,
-                to_name=player.name,
-                now=now,
-                kind="story",
-                identity=f"{identity}/{player.id}",
-                game=game,
-                subject=subject,
+        own = None
+        if has_private:
+            seat = seats.get(player.name)
+            groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+            own = mailer.renderer.render_story(
+                key, context, story_events, seed, groups=groups, part="private"
             )
-        if not has_private:
-            continue
-        seat = seats.get(player.name)
-        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
-        own = mailer.renderer.render_story(
-            key, context, story_events, seed, groups=groups, part="private"
-        )
-        if own is not None:
-            mailer.queue(
-                work.session,
-                rendered=own,
-                to=player.email,
-                to_name=player.name,
-                now=now,
-                kind="story",
-                identity=f"{identity}/{player.id}/private",
-                game=game,
-                subject=subject,
-            )
+        for rendered, suffix in ((village, ""), (own, "/private")):
+            if rendered is not None:
+                mailer.queue(
+                    work.session,
+                    rendered=rendered,
+                    to=player.email,
+                    to_name=player.name,
+                    now=now,
+                    kind="story",
+                    identity=f"{identity}/{player.id}{suffix}",
+                    game=game,
+                    subject=subject,
+                )
 
 
 def _open_step(
