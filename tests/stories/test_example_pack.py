@@ -5,10 +5,8 @@ and a whole game by mail (through narrator.service) are told in Italian."""
 from __future__ import annotations
 
 import email
-import random
 import re
 import tomllib
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.message import Message
 from pathlib import Path
@@ -39,13 +37,18 @@ from stories import (
     default_pack_root,
 )
 from stories.keys import events_of, keys_of
-from stories.samples import event_samples, mail_samples
+from stories.samples import mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words
+from tests.support.packs import (
+    QUOTED,
+    pack_sources,
+    render_every_event,
+    rendered_mails,
+)
 
 RULESET, LANGUAGE, THEME = "example", "it", "example"
 #: How a mail of the pack quotes a word the player is to write: «nessuno», «risparmia».
-QUOTED = re.compile(r"«([^«»]+)»")
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +58,7 @@ def words() -> Words:
 
 @pytest.fixture(scope="module")
 def sources() -> list[StorySource]:
-    return [s for s in FileStore().all() if s.key.ruleset == RULESET]
+    return pack_sources(RULESET)
 
 
 @pytest.fixture(scope="module")
@@ -74,21 +77,6 @@ def parser_words(words: Words) -> set[str]:
     for written in words.genders.values():
         found.update(written)
     return {_fold(word) for word in found}
-
-
-def rendered_mails(
-    renderer: Renderer, sources: list[StorySource]
-) -> Iterator[tuple[StorySource, dict[str, Any], Any]]:
-    """(source, sample context, RenderedMail) for every mail template and every sample."""
-    for source in sources:
-        if not source.key.is_mail:
-            continue
-        for number, context in enumerate(mail_samples(source.key)):
-            yield (
-                source,
-                context,
-                renderer.render_source_mail(source, context, random.Random(number)),
-            )
 
 
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
@@ -117,15 +105,7 @@ def test_every_key_has_a_template_and_every_event_two_variants() -> None:
 def test_every_event_renders_with_every_sample(
     renderer: Renderer, sources: list[StorySource]
 ) -> None:
-    renders = 0
-    for source in sources:
-        if source.key.is_mail or source.key.is_partial:
-            continue
-        for number, (context, event) in enumerate(event_samples(source.key)):
-            text = renderer.render_event(source.key, context, event, number)
-            assert text.strip(), (source.origin, context["recipient"], event)
-            renders += 1
-    assert renders > 100
+    assert render_every_event(renderer, sources) > 100
 
 
 def test_the_advertised_words_are_the_parsers(words: Words) -> None:

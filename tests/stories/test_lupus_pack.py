@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 import re
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +28,17 @@ from stories import (
     check_store,
 )
 from stories.keys import events_of, keys_of
-from stories.samples import event_samples, mail_samples
+from stories.samples import mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words
 from tests.support.bymail import above_roster
+from tests.support.packs import (
+    pack_sources,
+    parser_reads,
+    render_every_event,
+    rendered_mails,
+    sample_names,
+)
 
 RULESET = "lupus"
 #: Every shipped (language, theme) of the ruleset: the same two themes in both languages.
@@ -77,7 +83,7 @@ def lexicon(language: str) -> Lexicon:
 
 @pytest.fixture(scope="module")
 def sources() -> list[StorySource]:
-    return [s for s in FileStore().all() if s.key.ruleset == RULESET]
+    return pack_sources(RULESET)
 
 
 @pytest.fixture(scope="module")
@@ -92,45 +98,7 @@ def mails(
     """(source, sample context, RenderedMail) for every mail template of `language` and every
     sample."""
     mine = [s for s in sources if s.key.language == language]
-    return list(_rendered_mails(renderer, mine))
-
-
-def _rendered_mails(
-    renderer: Renderer, sources: list[StorySource]
-) -> Iterator[tuple[StorySource, dict[str, Any], Any]]:
-    for source in sources:
-        if not source.key.is_mail:
-            continue
-        for number, context in enumerate(mail_samples(source.key)):
-            rng = random.Random(number)
-            yield source, context, renderer.render_source_mail(source, context, rng)
-
-
-def _names(context: dict[str, Any]) -> set[str]:
-    """The player names a sample mail may ask for: the cast and every action's choices."""
-    found = {str(getattr(p, "name", p)) for p in context.get("players", ())}
-    actions = [*context.get("actions", ()), context.get("action")]
-    for action in actions:
-        if action is None:
-            continue
-        choices = action.choices if hasattr(action, "choices") else action.get("choices", ())
-        found.update(choices)
-    player = context.get("player")
-    if player is not None:
-        found.add(str(getattr(player, "name", player)))
-    return {phrase_key(name) for name in found}
-
-
-def _readable(lexicon: Lexicon, word: str, names: set[str]) -> bool:
-    """Whether the parser reads `word`: a keyword, a blank word, a gender, Help, or a name."""
-    key = phrase_key(word)
-    return (
-        key in lexicon.keywords
-        or key in lexicon.blanco_words
-        or key in lexicon.genders
-        or key in lexicon.help_words
-        or key in names
-    )
+    return list(rendered_mails(renderer, mine))
 
 
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
@@ -176,15 +144,7 @@ def test_every_key_has_a_template_and_every_public_event_three_variants(
 def test_every_event_renders_with_every_sample(
     renderer: Renderer, sources: list[StorySource]
 ) -> None:
-    renders = 0
-    for source in sources:
-        if source.key.is_mail or source.key.is_partial:
-            continue
-        for number, (context, event) in enumerate(event_samples(source.key)):
-            text = renderer.render_event(source.key, context, event, number)
-            assert text.strip(), (source.origin, context["recipient"], event)
-            renders += 1
-    assert renders > 500
+    assert render_every_event(renderer, sources) > 500
 
 
 def test_the_parser_words_are_the_rules_and_the_spec() -> None:
@@ -249,15 +209,13 @@ def test_every_quoted_word_of_a_mail_is_one_the_parser_reads(
     quoted_by = QUOTES[language]
     quoted: set[str] = set()
     for source, context, mail in mails:
-        names = _names(context)
+        names = sample_names(context, RULESET, language)
         for phrase in quoted_by.findall(mail.text):
-            for word in phrase.split():
-                assert _readable(lexicon, word, names), f"{source.origin} asks for «{phrase}»"
-                quoted.add(phrase_key(word))
+            assert parser_reads(lexicon, phrase, names), f"{source.origin} asks for «{phrase}»"
+            quoted.update(phrase_key(word) for word in phrase.split())
     for code, text in words.errors.items():
         for phrase in quoted_by.findall(text):
-            for word in phrase.split():
-                assert _readable(lexicon, word, set()), f"[errors] {code} asks for «{phrase}»"
+            assert parser_reads(lexicon, phrase, set()), f"[errors] {code} asks for «{phrase}»"
     if language == "it":
         assert {"nessuno", "sindaco", "successore", "visione", "morte"} <= quoted
     else:

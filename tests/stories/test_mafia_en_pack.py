@@ -5,10 +5,8 @@ signs, and a private event reaches nobody but its audience."""
 
 from __future__ import annotations
 
-import random
 import re
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,42 +18,28 @@ from rules import get_ruleset
 from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
-from stories.samples import event_samples, mail_samples
+from stories.samples import mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words
-from tests.support.packs import not_yet, pack_helpers
+from tests.support.packs import (
+    MAFIA_PUBLIC_EVENTS,
+    QUOTED,
+    not_yet,
+    pack_helpers,
+    pack_sources,
+    parser_reads,
+    render_every_event,
+    rendered_mails,
+    sample_names,
+)
 
 RULESET, LANGUAGE = "mafia", "en"
 THEMES = ("mafia", "express")
 SIGNATURES = {"mafia": "The Narrator\nPort Carrow", "express": "The Conductor\nThe Steppe Express"}
-#: How a mail of the pack quotes what the player is to write: «blank», «kill Anna».
-QUOTED = re.compile(r"«([^«»]+)»")
 #: The events every player may learn (docs/rules/mafia.md §13); the others are private.
 #: The keywords written in two words (docs/rules/mafia.md §12).
 PHRASES = ("fake red", "fake black", "fake invert", "no insurance", "no bonus")
-PUBLIC = {
-    "setup",
-    "mayor",
-    "no_mayor",
-    "secretary",
-    "mayor_lost",
-    "secretary_lost",
-    "vote_start",
-    "lynch",
-    "revote",
-    "death",
-    "public_result",
-    "hero_save",
-    "explosion",
-    "detonator",
-    "forgiven",
-    "destroyed",
-    "agent_left",
-    "slash",
-    "faceless_left",
-    "draw",
-    "win",
-}
+PUBLIC = MAFIA_PUBLIC_EVENTS
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +54,7 @@ def lexicon() -> Lexicon:
 
 @pytest.fixture(scope="module")
 def sources() -> list[StorySource]:
-    return [s for s in FileStore().all() if s.key.ruleset == RULESET and s.key.language == LANGUAGE]
+    return pack_sources(RULESET, LANGUAGE)
 
 
 @pytest.fixture(scope="module")
@@ -83,42 +67,7 @@ def mails(
     renderer: Renderer, sources: list[StorySource]
 ) -> list[tuple[StorySource, dict[str, Any], Any]]:
     """(source, sample context, RenderedMail) for every mail template and every sample."""
-    return list(_rendered_mails(renderer, sources))
-
-
-def _rendered_mails(
-    renderer: Renderer, sources: list[StorySource]
-) -> Iterator[tuple[StorySource, dict[str, Any], Any]]:
-    for source in sources:
-        if not source.key.is_mail:
-            continue
-        for number, context in enumerate(mail_samples(source.key)):
-            rng = random.Random(number)
-            yield source, context, renderer.render_source_mail(source, context, rng)
-
-
-def _names(context: dict[str, Any]) -> set[str]:
-    """The player names (and role ids, for a request) a sample mail may ask for."""
-    found = {str(getattr(p, "name", p)) for p in context.get("players", ())}
-    for action in [*context.get("actions", ()), context.get("action")]:
-        if action is not None:
-            found.update(action.choices)
-    player = context.get("player")
-    if player is not None:
-        found.add(str(getattr(player, "name", player)))
-    return {phrase_key(name) for name in found}
-
-
-def _readable(lexicon: Lexicon, word: str, names: set[str]) -> bool:
-    """Whether the parser reads `word`: a keyword, a blank word, a gender, Help, or a name."""
-    key = phrase_key(word)
-    return (
-        key in lexicon.keywords
-        or key in lexicon.blanco_words
-        or key in lexicon.genders
-        or key in lexicon.help_words
-        or key in names
-    )
+    return list(rendered_mails(renderer, sources))
 
 
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
@@ -152,15 +101,7 @@ def test_every_key_has_a_template_and_every_public_event_three_variants() -> Non
 def test_every_event_renders_with_every_sample(
     renderer: Renderer, sources: list[StorySource]
 ) -> None:
-    renders = 0
-    for source in sources:
-        if source.key.is_mail or source.key.is_partial:
-            continue
-        for number, (context, event) in enumerate(event_samples(source.key)):
-            text = renderer.render_event(source.key, context, event, number)
-            assert text.strip(), (source.origin, context["recipient"], event)
-            renders += 1
-    assert renders > 1000
+    assert render_every_event(renderer, sources) > 1000
 
 
 def test_the_parser_words_are_the_rules_and_the_spec(words: Words, lexicon: Lexicon) -> None:
@@ -259,19 +200,17 @@ def test_every_quoted_word_of_a_mail_is_one_the_parser_reads(
     """What a mail tells a player to write (quoted «so») is a keyword, blank or a name."""
     quoted: set[str] = set()
     for source, context, mail in mails:
-        names = _names(context)
+        names = sample_names(context, RULESET, LANGUAGE)
         for phrase in QUOTED.findall(mail.text):
+            assert parser_reads(lexicon, phrase, names), f"{source.origin} asks for «{phrase}»"
             for keyword in PHRASES:  # a keyword of two words first: «fake red»
                 if phrase_key(phrase).startswith(keyword):
                     quoted.add(keyword)
                     phrase = phrase_key(phrase)[len(keyword) :]
-            for word in phrase.split():
-                assert _readable(lexicon, word, names), f"{source.origin} asks for «{phrase}»"
-                quoted.add(phrase_key(word))
+            quoted.update(phrase_key(word) for word in phrase.split())
     for code, text in words.errors.items():
         for phrase in QUOTED.findall(text):
-            for word in phrase.split():
-                assert _readable(lexicon, word, set()), f"[errors] {code} asks for «{phrase}»"
+            assert parser_reads(lexicon, phrase, set()), f"[errors] {code} asks for «{phrase}»"
     assert {"blank", "kill", "insure", "arrest", "protect", "fake red", "hunt", "request"} <= quoted
 
 

@@ -5,16 +5,14 @@ audience, and the engine's own events (every scenario) are told without a night 
 
 from __future__ import annotations
 
-import random
 import re
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from narrator.service.words import choice_words_for, lexicon_for
+from narrator.service.words import lexicon_for
 from parsing import (
     GameInfo,
     MailContext,
@@ -35,37 +33,23 @@ from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words
-from tests.support.packs import not_yet, pack_helpers
+from tests.support.packs import (
+    MAFIA_PUBLIC_EVENTS,
+    QUOTED,
+    not_yet,
+    pack_helpers,
+    pack_sources,
+    parser_reads,
+    render_every_event,
+    rendered_mails,
+    sample_names,
+)
 
 RULESET, LANGUAGE = "mafia", "ru"
 THEMES = ("mafia", "express")
 SIGNATURES = {"mafia": "Приморск", "express": "„Степной экспресс“"}
-#: How a mail of the pack quotes what the player is to write: «пропуск», «убить Анна».
-QUOTED = re.compile(r"«([^«»]+)»")
 #: The events every player may learn (docs/rules/mafia.md §13); the others are private.
-PUBLIC = {
-    "setup",
-    "mayor",
-    "no_mayor",
-    "secretary",
-    "mayor_lost",
-    "secretary_lost",
-    "vote_start",
-    "lynch",
-    "revote",
-    "death",
-    "public_result",
-    "hero_save",
-    "explosion",
-    "detonator",
-    "forgiven",
-    "destroyed",
-    "agent_left",
-    "slash",
-    "faceless_left",
-    "draw",
-    "win",
-}
+PUBLIC = MAFIA_PUBLIC_EVENTS
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +64,7 @@ def lexicon() -> Lexicon:
 
 @pytest.fixture(scope="module")
 def sources() -> list[StorySource]:
-    return [s for s in FileStore().all() if s.key.ruleset == RULESET and s.key.language == LANGUAGE]
+    return pack_sources(RULESET, LANGUAGE)
 
 
 @pytest.fixture(scope="module")
@@ -93,57 +77,7 @@ def mails(
     renderer: Renderer, sources: list[StorySource]
 ) -> list[tuple[StorySource, dict[str, Any], Any]]:
     """(source, sample context, RenderedMail) for every mail template and every sample."""
-    return list(_rendered_mails(renderer, sources))
-
-
-def _rendered_mails(
-    renderer: Renderer, sources: list[StorySource]
-) -> Iterator[tuple[StorySource, dict[str, Any], Any]]:
-    for source in sources:
-        if not source.key.is_mail:
-            continue
-        for number, context in enumerate(mail_samples(source.key)):
-            rng = random.Random(number)
-            yield source, context, renderer.render_source_mail(source, context, rng)
-
-
-def _names(context: dict[str, Any]) -> set[str]:
-    """The player names (and the roles of a request, the teams of a side, by the words the
-    narrator gives the parser for them) a sample mail may ask for."""
-    found = {str(getattr(p, "name", p)) for p in context.get("players", ())}
-    for action in [*context.get("actions", ()), context.get("action")]:
-        if action is not None:
-            for choice in action.choices:
-                found.update(choice_words_for(RULESET, LANGUAGE, choice))
-    player = context.get("player")
-    if player is not None:
-        found.add(str(getattr(player, "name", player)))
-    return {phrase_key(name) for name in found}
-
-
-def _readable(lexicon: Lexicon, phrase: str, names: set[str]) -> bool:
-    """Whether the parser reads every part of `phrase`: keyword phrases of two words
-    («без страховки», «подмена черный»), keywords, blank words, genders, Help, names."""
-    words = phrase.split()
-    known = (
-        set(lexicon.keywords)
-        | set(lexicon.blanco_words)
-        | set(lexicon.genders)
-        | set(lexicon.help_words)
-        | names
-    )
-    index = 0
-    while index < len(words):
-        if phrase_key(" ".join(words[index:])) in names:
-            return True  # a choice of several words ends the phrase: «запрос Мирный житель»
-        pair = phrase_key(" ".join(words[index : index + 2]))
-        if index + 1 < len(words) and pair in lexicon.keywords:
-            index += 2
-        elif phrase_key(words[index]) in known:
-            index += 1
-        else:
-            return False
-    return True
+    return list(rendered_mails(renderer, sources))
 
 
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
@@ -174,15 +108,7 @@ def test_every_key_has_a_template_and_every_public_event_three_variants() -> Non
 def test_every_event_renders_with_every_sample(
     renderer: Renderer, sources: list[StorySource]
 ) -> None:
-    renders = 0
-    for source in sources:
-        if source.key.is_mail or source.key.is_partial:
-            continue
-        for number, (context, event) in enumerate(event_samples(source.key)):
-            text = renderer.render_event(source.key, context, event, number)
-            assert text.strip(), (source.origin, context["recipient"], event)
-            renders += 1
-    assert renders > 1000
+    assert render_every_event(renderer, sources) > 1000
 
 
 def test_the_parser_words_are_the_rules_and_the_spec(words: Words, lexicon: Lexicon) -> None:
@@ -305,15 +231,15 @@ def test_every_quoted_word_of_a_mail_is_one_the_parser_reads(
     """What a mail tells a player to write (quoted «так») is a keyword, a blank word or a name."""
     quoted: set[str] = set()
     for source, context, mail in mails:
-        names = _names(context)
+        names = sample_names(context, RULESET, LANGUAGE)
         for phrase in QUOTED.findall(mail.text):
-            assert _readable(lexicon, phrase, names), f"{source.origin} asks for «{phrase}»"
+            assert parser_reads(lexicon, phrase, names), f"{source.origin} asks for «{phrase}»"
             quoted.add(phrase_key(phrase.split()[0]))
     for code, text in words.errors.items():
         for phrase in QUOTED.findall(text):
             if "{" in phrase:
                 continue  # a parameter: what the player wrote
-            assert _readable(lexicon, phrase, set()), f"[errors] {code} asks for «{phrase}»"
+            assert parser_reads(lexicon, phrase, set()), f"[errors] {code} asks for «{phrase}»"
     assert {phrase_key(w) for w in ("пропуск", "убить", "проверка", "лечить", "охота")} <= (quoted)
 
 
