@@ -21,19 +21,9 @@ SIGNUPS = {"Lea": "donna", "Vera": "donna", "Carlo": "uomo", "Dina": "donna", "E
 
 def test_an_example_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Borgo",
-                name_key="borgo",
-                ruleset="example",
-                language="it",
-                theme="example",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Borgo", ruleset="example", language="it", theme="example", speed=86400, strictness=3
+    )
     for name, gender in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
     assert table.write("Zeno", "Zeno, forse").startswith("error: bad-gender")

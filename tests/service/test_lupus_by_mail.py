@@ -17,9 +17,15 @@ from narrator.db import transaction
 from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
-from rules.core.view import GameView
 from stories.words import load_words
-from tests.support.bymail import Table, stories_by_reader, subject_of, text_of
+from tests.support.bymail import (
+    Table,
+    address_of,
+    game_view,
+    stories_by_reader,
+    subject_of,
+    text_of,
+)
 
 SIGNUPS = {
     "Lea": "donna",
@@ -31,31 +37,11 @@ SIGNUPS = {
 }
 
 
-def _address(name: str) -> str:
-    return f"{name.lower()}@example.org"
-
-
-def _view(factory: sessionmaker[Session]) -> GameView:
-    with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
-        return service.ruleset_of(game).view(work.state(game))
-
-
 def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Borgo",
-                name_key="borgo",
-                ruleset="lupus",
-                language="it",
-                theme="lupus",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Borgo", ruleset="lupus", language="it", theme="lupus", speed=86400, strictness=3
+    )
     for name, gender in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
     assert table.write("Zeno", "Zeno, forse").startswith("error: bad-gender")
@@ -73,7 +59,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     mails = table.mails()
     assert [kind for _, kind, _ in mails].count("role") == 6
     # The start's story: the first Sindaco, told to everybody.
-    mayor = str(_view(factory).facts["mayor"])
+    mayor = str(game_view(factory).facts["mayor"])
     assert mayor in SIGNUPS
     start = list(stories_by_reader(mails).values())
     subjects = {subject_of(m) for _, kind, m in mails if kind == "story"}
@@ -91,11 +77,11 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     before = len(table.mails())
     table.deadline()
     stories = stories_by_reader(table.mails()[before:])
-    assert "nera" in stories[_address(seer)] and wolf in stories[_address(seer)]
+    assert "nera" in stories[address_of(seer)] and wolf in stories[address_of(seer)]
     for name in SIGNUPS:
         if name != seer:
-            assert not re.search(r"\baura\b", stories.get(_address(name), "")), name
-    view = _view(factory)
+            assert not re.search(r"\baura\b", stories.get(address_of(name), "")), name
+    view = game_view(factory)
     assert (view.step, view.day) == ("giorno", 1)
 
     # Day 1: the village burns the farmer; one ballot for the Sindaco, one blank, errors.
@@ -123,15 +109,15 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     before = len(table.mails())
     table.deadline()
     stories = stories_by_reader(table.mails()[before:])
-    view = _view(factory)
+    view = game_view(factory)
     dead = view.find(sleuth)
     assert dead is not None and not dead.alive
-    assert "Spettro" in stories[_address(farmer)] and "Visione" in stories[_address(farmer)]
-    assert "bianca" in stories[_address(sleuth)]  # the dead farmer's aura, told at dawn
+    assert "Spettro" in stories[address_of(farmer)] and "Visione" in stories[address_of(farmer)]
+    assert "bianca" in stories[address_of(sleuth)]  # the dead farmer's aura, told at dawn
     for name in SIGNUPS:
         if name != farmer:
-            assert "Spettro" not in stories.get(_address(name), ""), name
-        assert sleuth in stories[_address(name)]  # the death is public
+            assert "Spettro" not in stories.get(address_of(name), ""), name
+        assert sleuth in stories[address_of(name)]  # the death is public
 
     # Day 2: the village burns the Negromante: the negromanti, the new Spettro included,
     # are defeated and exiled.
@@ -146,7 +132,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     # Night 3: the wolf spares everybody; day 3: the village burns the wolf and wins.
     assert table.write(wolf, "nessuno") == "vote accepted"
     table.deadline()
-    view = _view(factory)
+    view = game_view(factory)
     for seat in view.players:
         if seat.alive and seat.name != wolf:
             assert table.write(seat.name, wolf) == "vote accepted"
@@ -155,7 +141,7 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
         game = session.scalars(select(Game)).one()
         assert game.status == GameStatus.ENDED.value
     over = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "game_over"]
-    assert sorted(to for to, _ in over) == sorted(_address(n) for n in SIGNUPS)
+    assert sorted(to for to, _ in over) == sorted(address_of(n) for n in SIGNUPS)
     assert all("Popolani" in text for _, text in over)
 
     # Every mail is signed; no subject names a role.
@@ -175,19 +161,9 @@ def test_the_start_tells_the_class_mates_to_each_other_only(
     """A 13-player start: two Lupi learn each other's role in the start's story; nobody
     else reads a role there, and everybody reads the first Sindaco."""
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Borgo",
-                name_key="borgo",
-                ruleset="lupus",
-                language="it",
-                theme="lupus",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Borgo", ruleset="lupus", language="it", theme="lupus", speed=86400, strictness=3
+    )
     names = [
         "Lea", "Vera", "Carlo", "Dina", "Ezio", "Ugo", "Rita",
         "Piero", "Gina", "Tullio", "Nella", "Osvaldo", "Bice",
@@ -201,13 +177,13 @@ def test_the_start_tells_the_class_mates_to_each_other_only(
     roles = table.roles()
     wolves = sorted(n for n, r in roles.items() if r == "lupo")
     assert len(wolves) == 2
-    mayor = str(_view(factory).facts["mayor"])
+    mayor = str(game_view(factory).facts["mayor"])
     start = stories_by_reader(table.mails())
-    assert sorted(start) == sorted(_address(n) for n in names)
+    assert sorted(start) == sorted(address_of(n) for n in names)
     words = load_words("lupus", "it")
     role_names = {r.name for r in words.roles.values()} - {"Sindaco"}
     for name in names:
-        text = start[_address(name)]
+        text = start[address_of(name)]
         assert mayor in text
         if name in wolves:
             other = next(w for w in wolves if w != name)

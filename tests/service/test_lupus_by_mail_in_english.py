@@ -19,8 +19,15 @@ from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories.words import load_words
-from tests.service.test_lupus_by_mail import _address, _view
-from tests.support.bymail import Table, above_roster, stories_by_reader, subject_of, text_of
+from tests.support.bymail import (
+    Table,
+    above_roster,
+    address_of,
+    game_view,
+    stories_by_reader,
+    subject_of,
+    text_of,
+)
 
 SIGNUPS = {
     "Lea": "woman",
@@ -35,19 +42,9 @@ SIGNED = "The Chronicler of Malombra"
 
 def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Laguna",
-                name_key="laguna",
-                ruleset="lupus",
-                language="en",
-                theme="laguna",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Laguna", ruleset="lupus", language="en", theme="laguna", speed=86400, strictness=3
+    )
     write = table.write
     for name, gender in SIGNUPS.items():
         assert write(name, f"{name}, {gender}", "Laguna") == f"signup: {name}"
@@ -65,14 +62,14 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     mails = table.mails()
     role_mails = {to: text_of(m) for to, kind, m in mails if kind == "role"}
     assert len(role_mails) == 6
-    assert "hides a Seer" in role_mails[_address(seer)]
-    assert "Malombra" in role_mails[_address(seer)]
-    mayor = str(_view(factory).facts["mayor"])
+    assert "hides a Seer" in role_mails[address_of(seer)]
+    assert "Malombra" in role_mails[address_of(seer)]
+    mayor = str(game_view(factory).facts["mayor"])
     start = [text_of(m) for _, kind, m in mails if kind == "story"]
     assert {subject_of(m) for _, kind, m in mails if kind == "story"} == {"Laguna — The beginning"}
     assert len(start) == 6 and all(mayor in text for text in start)
     steps = {to: text_of(m) for to, kind, m in mails if kind == "step"}
-    assert "“nobody”" in steps[_address(seer)]
+    assert "“nobody”" in steps[address_of(seer)]
 
     # Night 1, in English: the Seer looks at the wolf, the Bodyguard stays home, the Mayor
     # names a successor; the farmer has nothing to do tonight.
@@ -85,11 +82,11 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     before = len(table.mails())
     table.deadline()
     stories = stories_by_reader(table.mails()[before:])
-    assert "black" in stories[_address(seer)] and wolf in stories[_address(seer)]
+    assert "black" in stories[address_of(seer)] and wolf in stories[address_of(seer)]
     assert all(text.startswith("Good morning") for text in stories.values())
     for name in SIGNUPS:
         if name != seer:
-            assert not re.search(r"\baura\b", stories.get(_address(name), "")), name
+            assert not re.search(r"\baura\b", stories.get(address_of(name), "")), name
 
     # Day 1: the island burns the farmer; a ballot for Mayor in Italian (sindaco), an Italian
     # blank (nessuno), errors in English.
@@ -121,15 +118,15 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     before = len(table.mails())
     table.deadline()
     stories = stories_by_reader(table.mails()[before:])
-    view = _view(factory)
+    view = game_view(factory)
     dead = view.find(sleuth)
     assert dead is not None and not dead.alive
-    assert "Spectre" in stories[_address(farmer)] and "Vision" in stories[_address(farmer)]
-    assert "white" in stories[_address(sleuth)]  # the dead farmer's aura, told at dawn
+    assert "Spectre" in stories[address_of(farmer)] and "Vision" in stories[address_of(farmer)]
+    assert "white" in stories[address_of(sleuth)]  # the dead farmer's aura, told at dawn
     for name in SIGNUPS:
         if name != farmer:
-            assert "Spectre" not in stories.get(_address(name), ""), name
-        assert sleuth in stories[_address(name)]  # the death is public
+            assert "Spectre" not in stories.get(address_of(name), ""), name
+        assert sleuth in stories[address_of(name)]  # the death is public
 
     # Day 2: the island burns the Necromancer: the negromanti, the new Spectre included, are
     # defeated and exiled.
@@ -144,7 +141,7 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     # Night 3: the wolf spares everybody (in Italian); day 3: the island burns the wolf.
     assert write(wolf, "nessuno", "Laguna") == "vote accepted"
     table.deadline()
-    view = _view(factory)
+    view = game_view(factory)
     for seat in view.players:
         if seat.alive and seat.name != wolf:
             assert write(seat.name, wolf, "Laguna") == "vote accepted"
@@ -153,7 +150,7 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
         game = session.scalars(select(Game)).one()
         assert game.status == GameStatus.ENDED.value
     over = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "game_over"]
-    assert sorted(to for to, _ in over) == sorted(_address(n) for n in SIGNUPS)
+    assert sorted(to for to, _ in over) == sorted(address_of(n) for n in SIGNUPS)
     assert all("Commoners" in text and "Wolf" in text for _, text in over)
 
     # Every mail is English and signed by the theme; no subject names a role.

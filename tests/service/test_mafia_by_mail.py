@@ -22,12 +22,13 @@ from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.work import unit_of_work
 from rules import get_ruleset
-from rules.core.view import GameView
 from stories.words import load_words
 from tests.support.bymail import (
     NARRATOR,
     Table,
     above_roster,
+    address_of,
+    game_view,
     stories_by_reader,
     subject_of,
     text_of,
@@ -55,16 +56,6 @@ DEAL = {
 SIGNATURE = "The Narrator\nPort Carrow"
 
 
-def _address(name: str) -> str:
-    return f"{name.lower()}@example.org"
-
-
-def _view(factory: sessionmaker[Session]) -> GameView:
-    with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
-        return service.ruleset_of(game).view(work.state(game))
-
-
 def _carrow_seven() -> RoleDistribution:
     """The built-in seven-player distribution (mafia-7-standard) as an admin would add it.
 
@@ -82,19 +73,9 @@ def test_a_mafia_game_starts_with_a_built_in_distribution(
     factory: sessionmaker[Session],
 ) -> None:
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Carrow",
-                name_key="carrow",
-                ruleset="mafia",
-                language="en",
-                theme="mafia",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Carrow", ruleset="mafia", language="en", theme="mafia", speed=86400, strictness=3
+    )
     for name, gender in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}", "Carrow") == f"signup: {name}"
     with unit_of_work(factory) as work:
@@ -111,19 +92,9 @@ def _stories(table: Table, before: int) -> dict[str, str]:
 def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
     table.settings = InboxSettings(address=NARRATOR, language="en")
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Carrow",
-                name_key="carrow",
-                ruleset="mafia",
-                language="en",
-                theme="mafia",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Carrow", ruleset="mafia", language="en", theme="mafia", speed=86400, strictness=3
+    )
     for name, gender in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}", "Carrow") == f"signup: {name}"
     assert table.write("Zeno", "Zeno, maybe", "Carrow").startswith("error: bad-gender")
@@ -141,10 +112,10 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     mails = table.mails()
     role_mails = {to: text_of(m) for to, kind, m in mails if kind == "role"}
     assert len(role_mails) == 7
-    assert "You are an Active Citizen. And underneath" in role_mails[_address("Rosa")]
-    assert "a Mafioso" in role_mails[_address("Rosa")]
-    assert "You are a Doctor." in role_mails[_address("Marco")]
-    assert "Mafioso" not in role_mails[_address("Marco")]
+    assert "You are an Active Citizen. And underneath" in role_mails[address_of("Rosa")]
+    assert "a Mafioso" in role_mails[address_of("Rosa")]
+    assert "You are a Doctor." in role_mails[address_of("Marco")]
+    assert "Mafioso" not in role_mails[address_of("Marco")]
     # The start's story: the roles in play, told to everybody.
     start = _stories(table, 0)
     assert len(start) == 7 and all("two Mafiosi" not in t and "Maniac" in t for t in start.values())
@@ -165,12 +136,12 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     assert len(noon) == 7 and all("Mayor" in t and "Gina" in t for t in noon.values())
     for text in noon.values():  # the election, voter by voter
         assert "- Vito → Gina" in text and "- Gina → Tony" in text and "- Lena → blank" in text
-    assert _view(factory).facts["mayor"] == "Gina"
+    assert game_view(factory).facts["mayor"] == "Gina"
     # The Secretary: the Mayor names one of her voters.
-    assert _view(factory).step == "secretary"
+    assert game_view(factory).step == "secretary"
     assert write("Gina", "Marco") == "vote accepted"
     table.deadline()
-    view = _view(factory)
+    view = game_view(factory)
     assert (view.step, view.night) == ("night", 1) and view.facts["secretary"] == "Marco"
 
     # Night 1 (the Family's): Rosa shoots Vito, the Doctor heals him, the Blocker arrests the
@@ -189,19 +160,19 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     dawn = _stories(table, before)
     assert len(dawn) == 7  # a mail at every dawn, to everybody
     assert all(t.startswith("Good morning") and "Doctor" in t for t in dawn.values())
-    assert "Rosa is black" in dawn[_address("Tony")]
-    assert "check on Rosa — black" in dawn[_address("Gina")]
+    assert "Rosa is black" in dawn[address_of("Tony")]
+    assert "check on Rosa — black" in dawn[address_of("Gina")]
     for name in ("Vito", "Rosa", "Sal", "Lena", "Marco"):
-        assert "black" not in dawn[_address(name)].replace("blacks", ""), name
-    assert "Someone came for you last night" in dawn[_address("Vito")]
-    assert "went to Vito" in dawn[_address("Sal")]
-    assert all(p.alive for p in _view(factory).players)
+        assert "black" not in dawn[address_of(name)].replace("blacks", ""), name
+    assert "Someone came for you last night" in dawn[address_of("Vito")]
+    assert "went to Vito" in dawn[address_of("Sal")]
+    assert all(p.alive for p in game_view(factory).players)
 
     # Day 2: the Mayor's vertical, then the lynching of Rosa, told voter by voter.
-    assert _view(factory).step == "pre_vote"
+    assert game_view(factory).step == "pre_vote"
     assert write("Gina", "Marco") == "vote accepted"
     table.deadline()
-    assert _view(factory).step == "lynch"
+    assert game_view(factory).step == "lynch"
     for name in ("Vito", "Sal", "Gina", "Tony", "Lena", "Marco"):
         assert write(name, "Rosa") == "vote accepted"
     assert write("Rosa", "Vito") == "vote accepted"
@@ -213,11 +184,11 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
         assert "- Vito → Rosa" in text and "- Rosa → Vito" in text
         assert "Totals: Rosa 6, Vito 1." in text
         assert "an Active Citizen by day, and by night a Mafioso: one of the blacks" in text
-    assert not _view(factory).find("Rosa").alive  # type: ignore[union-attr]
+    assert not game_view(factory).find("Rosa").alive  # type: ignore[union-attr]
 
     # Night 2: the Maniac stabs Sal; the Doctor guards Tony; the Blocker protects Tony; the
     # Commissar verifies Rosa; the Investigator may not shoot while the Commissar lives.
-    assert _view(factory).step == "night"
+    assert game_view(factory).step == "night"
     assert write("Gina", "kill Lena") == "vote rejected: not-now"
     assert write("Gina", "verify Rosa") == "vote accepted"
     assert write("Lena", "kill Sal") == "vote accepted"
@@ -230,12 +201,12 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     dawn = _stories(table, before)
     assert len(dawn) == 7  # the dead read the story too
     assert all("Sal" in text and "a Detective" in text for text in dawn.values())
-    assert "Rosa is truly black" in dawn[_address("Tony")]
-    assert not _view(factory).find("Sal").alive  # type: ignore[union-attr]
+    assert "Rosa is truly black" in dawn[address_of("Tony")]
+    assert not game_view(factory).find("Sal").alive  # type: ignore[union-attr]
 
     # Day 3: no vertical this morning; the town lynches the Maniac and wins.
     table.deadline()
-    assert _view(factory).step == "lynch"
+    assert game_view(factory).step == "lynch"
     for name in ("Vito", "Gina", "Tony", "Marco"):
         assert write(name, "lynch Lena") == "vote accepted"
     assert write("Lena", "abstain") == "vote rejected: blank-not-allowed"
@@ -245,7 +216,7 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
         game = session.scalars(select(Game)).one()
         assert game.status == GameStatus.ENDED.value
     over = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "game_over"}
-    assert sorted(over) == sorted(_address(n) for n in SIGNUPS)
+    assert sorted(over) == sorted(address_of(n) for n in SIGNUPS)
     for text in over.values():
         assert "The game goes to the reds: Vito, Sal, Gina, Tony and Marco" in text
         assert "- Lena: a Citizen by day and a Maniac by night (dead)" in text

@@ -28,9 +28,8 @@ from narrator.service import games as service
 from narrator.service.inbox import process_pending
 from narrator.service.work import unit_of_work
 from parsing.lexicon import phrase_key
-from rules.core.view import GameView
 from stories.words import load_words
-from tests.support.bymail import Table, above_roster, stories_by_reader
+from tests.support.bymail import Table, above_roster, game_view, stories_by_reader
 
 # Name -> (address, gender word).  Written with ё where the name has it: the parser folds it.
 SIGNUPS = {
@@ -83,12 +82,6 @@ def _address(name: str) -> str:
     return f"{SIGNUPS[name][0]}@example.org"
 
 
-def _view(factory: sessionmaker[Session]) -> GameView:
-    with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
-        return service.ruleset_of(game).view(work.state(game))
-
-
 def _asked(factory: sessionmaker[Session]) -> tuple[str, ...]:
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game)).one()
@@ -101,19 +94,10 @@ def _stories(table: Table, before: int) -> dict[str, str]:
 
 def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None:
     table = RussianTable(factory)
+    table.open_game(
+        name=GAME, ruleset="mafia", language="ru", theme="express", speed=86400, strictness=3
+    )
     with transaction(factory) as session:
-        session.add(
-            Game(
-                name=GAME,
-                name_key=GAME.casefold(),
-                ruleset="mafia",
-                language="ru",
-                theme="express",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
         # The built-in distribution's `faceless = false` is refused by Settings.check_options
         # (test below): the admin's own distribution without it.
         session.add(
@@ -149,7 +133,7 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
 
     # Day 1: the election.  Everybody elects the first red; he votes for the second.
     mayor, second = reds[0], reds[1]
-    assert _view(factory).step == "election"
+    assert game_view(factory).step == "election"
     for name in SIGNUPS:
         choice = second if name == mayor else mayor
         assert table.write(name, f"Голосую за {ACCUSATIVE.get(choice, choice)}") == (
@@ -159,7 +143,7 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
     table.deadline()
     dusk = _stories(table, before)
     assert len(dusk) == 6 and all(mayor in text for text in dusk.values())
-    view = _view(factory)
+    view = game_view(factory)
     if view.step == "secretary":
         assert _asked(factory) == (mayor,)
         secretary = next(n for n in reds if n not in (mayor,))
@@ -167,11 +151,11 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
             secretary = next(n for n in SIGNUPS if n not in (mayor, second))
         assert table.write(mayor, secretary) == "vote accepted"
         table.deadline()
-    assert _view(factory).facts["mayor"] == mayor
+    assert game_view(factory).facts["mayor"] == mayor
 
     # Night 1: the mafia shoots a red who is neither the Mayor nor his Secretary.
-    assert _view(factory).step == "night"
-    secretary_now = _view(factory).facts["secretary"]
+    assert game_view(factory).step == "night"
+    secretary_now = game_view(factory).facts["secretary"]
     victim = next(n for n in reds if n not in (mayor, secretary_now))
     shooter = next(n for n in blacks if roles[n].endswith("+mafia"))
     answer = table.write(shooter, f"убить {victim}")
@@ -185,11 +169,11 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
     for text in dawn.values():
         assert victim in text and words.roles[victim_role].name in text
         assert above_roster(text).rstrip().endswith(SIGNATURE)
-    assert not _view(factory).find(victim).alive  # type: ignore[union-attr]
+    assert not game_view(factory).find(victim).alive  # type: ignore[union-attr]
 
     # Then day by day: the Mayor protects nobody, the town lynches a black each day.
     for _ in range(6):
-        view = _view(factory)
+        view = game_view(factory)
         if view.over:
             break
         living_blacks = [n for n in blacks if view.find(n).alive]  # type: ignore[union-attr]
@@ -257,19 +241,9 @@ def test_game_create_takes_the_russian_express(workdir: Path) -> None:
 
 def test_a_mafia_game_starts_with_a_built_in_distribution(factory: sessionmaker[Session]) -> None:
     table = RussianTable(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name=GAME,
-                name_key=GAME.casefold(),
-                ruleset="mafia",
-                language="ru",
-                theme="mafia",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name=GAME, ruleset="mafia", language="ru", theme="mafia", speed=86400, strictness=3
+    )
     for name, (_, gender) in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
     with unit_of_work(factory) as work:

@@ -12,8 +12,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import transaction
-from narrator.models import Game, GameStatus, RoleDistribution
+from narrator.models import Game, RoleDistribution
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.work import unit_of_work
@@ -83,19 +82,9 @@ def test_choices_that_are_no_names_by_mail(factory: sessionmaker[Session], langu
     drug = "drug" if language == "en" else "накачать"
     table = Table(factory, language=language)
     table.settings = InboxSettings(address=NARRATOR, language=language)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Carrow",
-                name_key="carrow",
-                ruleset="mafia",
-                language=language,
-                theme="mafia",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Carrow", ruleset="mafia", language=language, theme="mafia", speed=86400, strictness=3
+    )
     gender = "man" if language == "en" else "мужчина"
     for name in NAMES:
         assert table.write(name, f"{name}, {gender}", "Carrow") == f"signup: {name}"

@@ -17,7 +17,14 @@ from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import load_words
-from tests.support.bymail import Table, stories_by_reader, subject_of, text_of
+from tests.support.bymail import (
+    Table,
+    address_of,
+    game_view,
+    stories_by_reader,
+    subject_of,
+    text_of,
+)
 
 SIGNUPS = {
     "Lea": "donna",
@@ -29,31 +36,11 @@ SIGNUPS = {
 }
 
 
-def address(name: str) -> str:
-    return f"{name.lower()}@example.org"
-
-
-def view_of(sessions: sessionmaker[Session]):  # type: ignore[no-untyped-def]
-    with unit_of_work(sessions) as work:
-        game = work.session.scalars(select(Game)).one()
-        return service.ruleset_of(game).view(work.state(game))
-
-
 def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None:
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Notte",
-                name_key="notte",
-                ruleset="vampiri",
-                language="it",
-                theme="vampiri",
-                speed=86400,
-                strictness=2,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Notte", ruleset="vampiri", language="it", theme="vampiri", speed=86400, strictness=2
+    )
     for name, gender in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}", "Notte") == f"signup: {name}"
     assert table.write("Zeno", "Zeno, forse", "Notte").startswith("error: bad-gender")
@@ -68,13 +55,15 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     assert len(vampires) == 4
     role_mails = {to: text_of(m) for to, kind, m in table.mails() if kind == "role"}
     assert len(role_mails) == 6
-    assert "Lamia" in role_mails[address(lamia)] and "Cacciatore" in role_mails[address(hunter)]
+    assert (
+        "Lamia" in role_mails[address_of(lamia)] and "Cacciatore" in role_mails[address_of(hunter)]
+    )
     for text in role_mails.values():  # the public composition, in every role mail
         assert (
             "siete in 6: cinque vampiri e un cacciatore. Le carte speciali in gioco: Lamia." in text
         )
     steps = {to: text_of(m) for to, kind, m in table.mails() if kind == "step"}
-    assert len(steps) == 6 and "tutti quelli che sospetti" in steps[address(hunter)]
+    assert len(steps) == 6 and "tutti quelli che sospetti" in steps[address_of(hunter)]
 
     # A reminder before anybody voted: what to write, and the deadline.
     with unit_of_work(factory) as work:
@@ -96,7 +85,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     assert table.write(hunter, f"{v1}, {v2}", "Notte") == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    view = view_of(factory)
+    view = game_view(factory)
     assert view.step == "spareggio"
     stories = list(stories_by_reader(table.mails()[before:]).values())
     assert len(stories) == 6
@@ -113,10 +102,13 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     for name in (lamia, v4):
         assert table.write(name, "nessuno", "Notte") == "vote accepted"
     table.deadline()
-    view = view_of(factory)
+    view = game_view(factory)
     assert view.step == "decisione"
     decision = {to: text_of(m) for to, kind, m in table.mails() if kind == "step"}
-    assert "«condanna»" in decision[address(hunter)] and "«risparmia»" in decision[address(hunter)]
+    assert (
+        "«condanna»" in decision[address_of(hunter)]
+        and "«risparmia»" in decision[address_of(hunter)]
+    )
 
     # The decisione: more risparmia than condanna spares them both.
     assert table.write(v1, "risparmia", "Notte") == "vote accepted"
@@ -126,7 +118,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     assert table.write(lamia, "nessuno", "Notte") == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    view = view_of(factory)
+    view = game_view(factory)
     assert view.step == "giorno" and all(seat.alive for seat in view.players)
     stories = stories_by_reader(table.mails()[before:])
     assert len(stories) == 6
@@ -138,7 +130,7 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
 
     # Day 1: the Lamia visits the hunter; the hunter hunts a vampire.
     asked = {to for to, kind, _ in table.mails()[before:] if kind == "step"}
-    assert asked == {address(lamia), address(hunter)}
+    assert asked == {address_of(lamia), address_of(hunter)}
     assert table.write(lamia, f"{hunter}", "Notte").startswith("vote rejected: keyword-required")
     assert table.write(lamia, f"visita {hunter}", "Notte") == "vote accepted"
     assert table.write(hunter, f"caccia {v1}", "Notte") == "vote accepted"
@@ -149,10 +141,10 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
         assert game.status == GameStatus.ENDED.value
     mails = table.mails()[before:]
     over = {to: text_of(m) for to, kind, m in mails if kind == "game_over"}
-    assert set(over) == {address(n) for n in SIGNUPS}
-    assert "Vincono i Vampiri" in over[address(v4)]
+    assert set(over) == {address_of(n) for n in SIGNUPS}
+    assert "Vincono i Vampiri" in over[address_of(v4)]
     nightfall = stories_by_reader(mails)
-    assert hunter in nightfall[address(v4)] and "Cacciatore" in nightfall[address(v4)]
+    assert hunter in nightfall[address_of(v4)] and "Cacciatore" in nightfall[address_of(v4)]
 
     # Every mail greets, is signed, and names no role in its subject.
     words = load_words("vampiri", "it")
@@ -203,20 +195,15 @@ def test_a_hunters_vote_is_copied_to_the_other_hunters(
 ) -> None:
     """Ruling 27: the hunters converge by the copies of their votes; not the lone hunters."""
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Notte",
-                name_key="notte",
-                ruleset="vampiri",
-                language="it",
-                theme="vampiri",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-                options={"lone_hunter": lone},
-            )
-        )
+    table.open_game(
+        name="Notte",
+        ruleset="vampiri",
+        language="it",
+        theme="vampiri",
+        speed=86400,
+        strictness=3,
+        options={"lone_hunter": lone},
+    )
     genders = {**SIGNUPS, "Gino": "uomo", "Ada": "donna"}
     names = list(genders)
     for name, gender in genders.items():
@@ -233,16 +220,16 @@ def test_a_hunters_vote_is_copied_to_the_other_hunters(
     for name in names:  # nobody is named: no execution, the day begins
         assert table.write(name, "nessuno", "Notte") == "vote accepted"
     table.deadline()
-    assert view_of(factory).step == "giorno"
+    assert game_view(factory).step == "giorno"
     before = len(table.mails())
     assert table.write(hunters[0], f"caccia {vampires[0]}", "Notte") == "vote accepted"
     mails = [(to, kind, text_of(m)) for to, kind, m in table.mails()[before:]]
     if lone:
-        assert [(to, kind) for to, kind, _ in mails] == [(address(hunters[0]), "receipt")]
+        assert [(to, kind) for to, kind, _ in mails] == [(address_of(hunters[0]), "receipt")]
         return
     assert [(to, kind) for to, kind, _ in mails] == [
-        (address(hunters[0]), "receipt"),
-        (address(hunters[1]), "receipt"),
+        (address_of(hunters[0]), "receipt"),
+        (address_of(hunters[1]), "receipt"),
     ]
     copy = mails[1][2]
     greeting = "Caro" if genders[hunters[1]] == "uomo" else "Cara"

@@ -19,8 +19,15 @@ from narrator.models import Game, GameStatus
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import load_words
-from tests.service.test_vampiri_by_mail import address, view_of
-from tests.support.bymail import Table, above_roster, stories_by_reader, subject_of, text_of
+from tests.support.bymail import (
+    Table,
+    above_roster,
+    address_of,
+    game_view,
+    stories_by_reader,
+    subject_of,
+    text_of,
+)
 
 SIGNUPS = {
     "Lea": "woman",
@@ -39,19 +46,9 @@ def test_a_vampiri_game_by_mail_in_english(
     theme: str,
 ) -> None:
     table = Table(factory)
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Night",
-                name_key="night",
-                ruleset="vampiri",
-                language="en",
-                theme=theme,
-                speed=86400,
-                strictness=2,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Night", ruleset="vampiri", language="en", theme=theme, speed=86400, strictness=2
+    )
     for name, gender in SIGNUPS.items():
         assert table.write(name, f"{name}, {gender}", "Night") == f"signup: {name}"
     assert table.write("Zeno", "Zeno, maybe", "Night").startswith("error: bad-gender")
@@ -70,13 +67,13 @@ def test_a_vampiri_game_by_mail_in_english(
     assert len(vampires) == 4
     role_mails = {to: text_of(m) for to, kind, m in table.mails() if kind == "role"}
     assert len(role_mails) == 6
-    assert "you are a Lamia" in role_mails[address(lamia)]
-    assert "you are a Hunter" in role_mails[address(hunter)]
-    assert "“hunt”" not in role_mails[address(hunter)]  # a plain hunter needs no keyword
+    assert "you are a Lamia" in role_mails[address_of(lamia)]
+    assert "you are a Hunter" in role_mails[address_of(hunter)]
+    assert "“hunt”" not in role_mails[address_of(hunter)]  # a plain hunter needs no keyword
     for text in role_mails.values():  # the public composition, in every role mail
         assert "five vampires and one hunter. The special cards in play: Lamia." in text
     steps = {to: text_of(m) for to, kind, m in table.mails() if kind == "step"}
-    assert len(steps) == 6 and "everyone you suspect" in steps[address(hunter)]
+    assert len(steps) == 6 and "everyone you suspect" in steps[address_of(hunter)]
 
     # A reminder before anybody voted: what to write, and the deadline.
     with unit_of_work(factory) as work:
@@ -102,7 +99,7 @@ def test_a_vampiri_game_by_mail_in_english(
     assert re.search(rf"You suspect: ({v1} and {v2}|{v2} and {v1})\.", receipt), receipt
     before = len(table.mails())
     table.deadline()
-    assert view_of(factory).step == "spareggio"
+    assert game_view(factory).step == "spareggio"
     stories = list(stories_by_reader(table.mails()[before:]).values())
     assert len(stories) == 6
     for story in stories:  # the open vote: who named whom, and who named nobody
@@ -119,9 +116,9 @@ def test_a_vampiri_game_by_mail_in_english(
     for name in (lamia, v4):
         assert table.write(name, "nobody", "Night") == "vote accepted"
     table.deadline()
-    assert view_of(factory).step == "decisione"
+    assert game_view(factory).step == "decisione"
     decision = {to: text_of(m) for to, kind, m in table.mails() if kind == "step"}
-    assert "“condemn”" in decision[address(hunter)] and "“spare”" in decision[address(hunter)]
+    assert "“condemn”" in decision[address_of(hunter)] and "“spare”" in decision[address_of(hunter)]
 
     # The verdict: more spare than condemn spares them both (one spares in Italian).
     assert table.write(v1, "spare", "Night") == "vote accepted"
@@ -131,7 +128,7 @@ def test_a_vampiri_game_by_mail_in_english(
     assert table.write(lamia, "nobody", "Night") == "vote accepted"
     before = len(table.mails())
     table.deadline()
-    view = view_of(factory)
+    view = game_view(factory)
     assert view.step == "giorno" and all(seat.alive for seat in view.players)
     stories_to = stories_by_reader(table.mails()[before:])
     assert len(stories_to) == 6
@@ -144,9 +141,9 @@ def test_a_vampiri_game_by_mail_in_english(
 
     # Day 1: the Lamia visits the hunter; the hunter hunts a vampire (in Italian, then English).
     asked = {to for to, kind, _ in table.mails()[before:] if kind == "step"}
-    assert asked == {address(lamia), address(hunter)}
+    assert asked == {address_of(lamia), address_of(hunter)}
     day_steps = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "step"}
-    assert "“visit”" in day_steps[address(lamia)] and "“host”" in day_steps[address(lamia)]
+    assert "“visit”" in day_steps[address_of(lamia)] and "“host”" in day_steps[address_of(lamia)]
     assert table.write(lamia, f"{hunter}", "Night").startswith("vote rejected: keyword-required")
     assert table.write(lamia, f"visit {hunter}", "Night") == "vote accepted"
     assert table.write(hunter, f"caccia {v2}", "Night") == "vote accepted"
@@ -160,15 +157,15 @@ def test_a_vampiri_game_by_mail_in_english(
         assert game.status == GameStatus.ENDED.value
     mails = table.mails()[before:]
     over = {to: text_of(m) for to, kind, m in mails if kind == "game_over"}
-    assert set(over) == {address(n) for n in SIGNUPS}
-    assert "The Vampires win" in over[address(v4)]
+    assert set(over) == {address_of(n) for n in SIGNUPS}
+    assert "The Vampires win" in over[address_of(v4)]
     assert (
-        f"- {lamia}: Lamia" in over[address(v4)]
-        and f"- {hunter}: Hunter (dead)" in over[address(v4)]
+        f"- {lamia}: Lamia" in over[address_of(v4)]
+        and f"- {hunter}: Hunter (dead)" in over[address_of(v4)]
     )
     nightfall = stories_by_reader(mails)
-    assert hunter in nightfall[address(v4)] and "Hunter" in nightfall[address(v4)]
-    assert "the hunters struck" in nightfall[address(v4)]
+    assert hunter in nightfall[address_of(v4)] and "Hunter" in nightfall[address_of(v4)]
+    assert "the hunters struck" in nightfall[address_of(v4)]
 
     # Every mail is English, signed by the theme's narrator, and names no role in its subject.
     words = load_words("vampiri", "en")

@@ -16,19 +16,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import Message
 from functools import cache
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
 from narrator.inbound.dbsink import DbSink
-from narrator.models import Game, OutboxMessage
+from narrator.models import Game, GameStatus, OutboxMessage
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from rules.core.model import ActionChoice, Choices
 from rules.core.registry import ruleset_ids
+from rules.core.view import GameView
 from stories import FileStore, default_pack_root
 from stories.words import Words, languages_of, load_words
 
@@ -161,6 +163,18 @@ class Clock:
         return self.now
 
 
+def address_of(name: str) -> str:
+    """The address a player at a :class:`Table` writes from: ``anna@example.org``."""
+    return f"{name.lower()}@example.org"
+
+
+def game_view(factory: sessionmaker[Session]) -> GameView:
+    """The rules' view of the one game in the database."""
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        return service.ruleset_of(game).view(work.state(game))
+
+
 class Table:
     """The players' side: they write mail, the narrator reads it at once (no daemon)."""
 
@@ -172,10 +186,17 @@ class Table:
         self.settings = InboxSettings(address=NARRATOR, language=language)
         self.count = 0
 
+    def open_game(self, *, name: str, **fields: Any) -> None:
+        """Open a game for signups, as `narrator game create` does (``ruleset``, ``language``,
+        ``theme``, ``speed`` in seconds, ``strictness``, ``options``…: the Game's columns)."""
+        fields.setdefault("status", GameStatus.SIGNUP.value)
+        with transaction(self.factory) as session:
+            session.add(Game(name=name, name_key=name.casefold(), **fields))
+
     def write(self, name: str, body: str, subject: str = "Borgo") -> str:
         """``name`` mails ``body``; return what the narrator made of it (``vote accepted``…)."""
         self.count += 1
-        address = f"{name} <{name.lower()}@example.org>"
+        address = f"{name} <{address_of(name)}>"
         raw = compose(address, subject, body, f"m{self.count}.{name.lower()}@example.org")
         self.sink.store_sync(raw, source="inject")
         outcomes = process_pending(self.factory, self.mailer, self.settings, self.clock)
