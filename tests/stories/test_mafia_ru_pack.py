@@ -26,6 +26,8 @@ from parsing import (
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.mafia.events import RoleChange
+from rules.mafia.roles import ACTIONS, PEACEFUL
+from rules.mafia.spec import Holder
 from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.context import Event
@@ -386,6 +388,32 @@ def test_the_role_mail_of_a_black_names_both_roles_and_the_partners(
     mail = renderer.render_mail(key, context, 1)
     assert "Доктор" in mail.text and "Мафия" in mail.text and "Frank" in mail.text
     assert "Доктор" not in mail.subject and "Мафия" not in mail.subject
+
+
+def test_the_role_mail_teaches_each_role_its_moves(renderer: Renderer, words: Words) -> None:
+    """A player reads in his role mail what his role does and the word it writes: every
+    peaceful role with a move of its own quotes one of its keywords (as «лечить»)."""
+    taught = 0
+    for role in PEACEFUL:
+        own = [s for s in ACTIONS[role] if s.holder is Holder.ANY]  # not the black side's
+        written = {words.keywords[s.keyword][0] for s in own if s.keyword}
+        if not written:
+            continue
+        context = {
+            "game": _game("mafia", "election", "start"),
+            "players": CAST,
+            "recipient": "Anna",
+            "player": "Anna",
+            "role": role,
+            "team": "red",
+            "mates": [],
+            "announced": [],
+            "facts": {},
+        }
+        text = renderer.render_mail(StoryKey(RULESET, LANGUAGE, "mafia", "role"), context, 0).text
+        assert any(f"«{word}" in text for word in written), (role, written, text)
+        taught += 1
+    assert taught >= 20
 
 
 def test_a_day_vote_tells_every_voter(renderer: Renderer) -> None:
