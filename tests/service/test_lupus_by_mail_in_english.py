@@ -10,6 +10,7 @@ a subject, and the Seer's vision told to the Seer alone.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -162,3 +163,42 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
         assert not re.search(r"\b(il|della|sei|nessuno|Narratore)\b", text), (to, kind, text)
         subject = {w.casefold() for w in re.findall(r"\w+", subject_of(message))}
         assert not subject & role_words, subject_of(message)
+
+
+def test_a_help_mail_in_an_english_lupus_game_is_acknowledged_in_english(
+    factory: sessionmaker[Session],
+) -> None:
+    """The admins get the question; the player is told, in the game's English and in the
+    theme's voice, that it went on and that it was no vote."""
+    table = Table(factory)
+    # The admins read the narrator's own language (the default pack: wakkerdam, English).
+    table.settings = replace(table.settings, admins=("admin@example.org",), language="en")
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Laguna",
+                name_key="laguna",
+                ruleset="lupus",
+                language="en",
+                theme="laguna",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    assert table.write("Lea", "Lea, woman", "Laguna") == "signup: Lea"
+    asked = "Help Laguna: when does Carnival begin?"
+    assert table.write("Lea", "Can I still change my name?", asked) == (
+        "help forwarded to 1 admin(s)"
+    )
+    mails = table.mails()
+    assert [(to, kind) for to, kind, _ in mails[-2:]] == [
+        ("admin@example.org", "help_forward"),
+        ("lea@example.org", "help_received"),
+    ]
+    message = mails[-1][2]
+    text = above_roster(text_of(message)).rstrip()
+    assert subject_of(message) == f"Re: {asked}"
+    assert text.startswith("Dear Lea,") and text.endswith(SIGNED)
+    assert f'("{asked}")' in text and "organisers of Laguna" in text
+    assert "never counts as a vote" in text and "with Laguna as its subject" in text

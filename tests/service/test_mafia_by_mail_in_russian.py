@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from email.header import decode_header, make_header
 from email.message import Message
 from pathlib import Path
@@ -250,3 +251,47 @@ def test_a_mafia_game_starts_with_a_built_in_distribution(factory: sessionmaker[
         game = work.session.scalars(select(Game)).one()
         service.start_game(work, table.mailer, game, now=table.clock(), seed=7)
     assert len([kind for _, kind, _ in table.mails() if kind == "role"]) == 6
+
+
+def test_a_help_mail_in_a_russian_game_is_acknowledged_in_russian(
+    factory: sessionmaker[Session],
+) -> None:
+    """The admins get the question; the asker is told, in Russian and in the train chief's
+    voice, that it went on and that it was no move: a player by her gender, a stranger (whose
+    gender nobody knows) without one."""
+    table = RussianTable(factory)
+    # The admins read the narrator's own language (the default pack: wakkerdam, English).
+    table.settings = replace(table.settings, admins=("admin@example.org",), language="en")
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name=GAME,
+                name_key=GAME.casefold(),
+                ruleset="mafia",
+                language="ru",
+                theme="express",
+                speed=86400,
+                strictness=3,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    assert table.write("Алёна", "Алёна, женщина") == "signup: Алёна"
+    for who, asked, greeting in (
+        ("Алёна", f"Помощь {GAME}: когда начнётся партия?", "Уважаемая Алёна!"),
+        ("zina", f"помощь {GAME}", "Здравствуйте!"),
+    ):
+        assert table.write(who, "Подскажите, пожалуйста.", asked) == (
+            "help forwarded to 1 admin(s)"
+        )
+        mails = table.mails()
+        address = _address(who) if who in SIGNUPS else f"{who}@example.org"
+        assert [(to, kind) for to, kind, _ in mails[-2:]] == [
+            ("admin@example.org", "help_forward"),
+            (address, "help_received"),
+        ]
+        message = mails[-1][2]
+        text = above_roster(text_of(message)).rstrip()
+        assert subject_of(message) == f"Re: {asked}"
+        assert text.startswith(greeting) and text.endswith(SIGNATURE)
+        assert f"Ваш вопрос („{asked}“) я переслал организаторам партии {GAME}." in text
+        assert "никогда не засчитывается как ход" in text and f"название партии: {GAME}." in text

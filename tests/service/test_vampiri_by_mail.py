@@ -7,6 +7,7 @@ the hunter's vote, and the end.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from sqlalchemy import select
@@ -235,3 +236,42 @@ def test_a_hunters_vote_is_copied_to_the_other_hunters(
     greeting = "Caro" if genders[hunters[1]] == "uomo" else "Cara"
     assert copy.startswith(f"{greeting} {hunters[1]},")
     assert f"{hunters[0]} punta su {vampires[0]}" in copy
+
+
+def test_a_help_mail_in_an_italian_vampiri_game_is_acknowledged_in_italian(
+    factory: sessionmaker[Session],
+) -> None:
+    """The admins get the question; the player is told, in Italian, that it went on and that
+    a Help mail is no vote."""
+    table = Table(factory)
+    # The admins read the narrator's own language (the default pack: wakkerdam, English).
+    table.settings = replace(table.settings, admins=("admin@example.org",), language="en")
+    with transaction(factory) as session:
+        session.add(
+            Game(
+                name="Notte",
+                name_key="notte",
+                ruleset="vampiri",
+                language="it",
+                theme="vampiri",
+                speed=86400,
+                strictness=2,
+                status=GameStatus.SIGNUP.value,
+            )
+        )
+    assert table.write("Vera", "Vera, donna", "Notte") == "signup: Vera"
+    asked = "Aiuto Notte: come funziona la caccia?"
+    assert table.write("Vera", "Non ho capito chi caccia.", asked) == (
+        "help forwarded to 1 admin(s)"
+    )
+    mails = table.mails()
+    assert [(to, kind) for to, kind, _ in mails[-2:]] == [
+        ("admin@example.org", "help_forward"),
+        (address("Vera"), "help_received"),
+    ]
+    message = mails[-1][2]
+    text = text_of(message)
+    assert subject_of(message) == f"Re: {asked}"
+    assert text.startswith("Ciao Vera,") and "Il Narratore" in text
+    assert f'("{asked}")' in text and "agli organizzatori di Notte" in text
+    assert "non conta mai come voto" in text and "con Notte come oggetto" in text

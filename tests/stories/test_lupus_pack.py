@@ -113,21 +113,23 @@ def test_every_key_has_a_template_and_every_public_event_three_variants(
     pack: tuple[str, str],
 ) -> None:
     """Each theme tells every event and mail itself (only the admins' help_forward, and in the
-    main theme the error mail, come from _base, whose signature is the main theme's); a public
-    event has three variants in every theme, a private one two."""
+    main theme the error and help_received mails, come from _base, whose signature is the main
+    theme's); a public event has three variants in every theme, a private one two.  The
+    optional help_received is required here: every lupus pack answers a Help mail."""
     language, theme = pack
     store = FileStore()
+    keys = (*keys_of(RULESET), "help_received")
     missing = [
         event
-        for event in keys_of(RULESET)
+        for event in keys
         if not store.variants(StoryKey(RULESET, language, theme, event))
         and not store.variants(StoryKey(RULESET, language, "_base", event))
     ]
     assert missing == []
-    shared = {"role", "help_forward"} | ({"error"} if theme == RULESET else set())
+    shared = {"role", "help_forward"} | ({"error", "help_received"} if theme == RULESET else set())
     own = [
         event
-        for event in keys_of(RULESET)
+        for event in keys
         if event not in shared and not store.variants(StoryKey(RULESET, language, theme, event))
     ]
     assert own == []
@@ -562,7 +564,7 @@ def test_every_english_mail_kind_reads_in_english(renderer: Renderer, theme: str
     words = load_words(RULESET, "en")
     italian = re.compile(r"\b(il|della|sei|nessuno|scheda|Narratore|Cronista)\b")
     seen: set[str] = set()
-    for event in keys_of(RULESET):
+    for event in (*keys_of(RULESET), "help_received"):
         key = StoryKey(RULESET, "en", theme, event)
         if not key.is_mail or key.is_partial:
             continue
@@ -591,3 +593,4 @@ def test_every_english_mail_kind_reads_in_english(renderer: Renderer, theme: str
                 assert all(name in mail.text for name in context["targets"])
     assert {"role", "step", "receipt", "reminder", "error", "game_over"} <= seen
     assert {"night_result", "day_result", "signup_confirmed", "help_forward"} <= seen
+    assert "help_received" in seen

@@ -93,7 +93,7 @@ def test_every_key_has_a_template_and_every_public_event_three_variants() -> Non
     for theme in THEMES:
         missing = [
             event
-            for event in keys_of(RULESET)
+            for event in (*keys_of(RULESET), "help_received")  # optional, but this pack has it
             if not store.variants(StoryKey(RULESET, LANGUAGE, theme, event))
             and not store.variants(StoryKey(RULESET, LANGUAGE, "_base", event))
         ]
@@ -367,6 +367,25 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
             key, {**context, "game": _game(theme, "lynch", "day")}, day, seed
         )
         assert "Доктор" in text and "Маньяк" in text and "чёрные" in text
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_help_answer_greets_a_player_by_gender_and_a_stranger_without_one(
+    renderer: Renderer, theme: str
+) -> None:
+    """A stranger's gender is not known (Player() would say "man"): he is not "Уважаемый"."""
+    key = StoryKey(RULESET, LANGUAGE, theme, "help_received")
+    game = _game(theme, "night", "night")
+    for who, greeting in (("Anna", "Уважаемая Anna!"), ("Bram", "Уважаемый Bram!")):
+        context = {"game": game, "players": CAST, "recipient": who, "player": who}
+        mail = renderer.render_mail(key, {**context, "subject": "помощь: кто ходит ночью?"}, 1)
+        assert mail.text.startswith(greeting), mail.text
+        assert "„помощь: кто ходит ночью?“" in mail.text and "MF1" in mail.subject
+    for game_or_none, players in ((game, CAST), (None, [])):
+        context = {"game": game_or_none, "players": players, "recipient": "Zoja"}
+        mail = renderer.render_mail(key, {**context, "player": "Zoja", "subject": ""}, 1)
+        assert mail.text.startswith("Здравствуйте, Zoja!"), mail.text
+        assert "Уважаем" not in mail.text and "„" not in mail.text.split("\n\n")[1]
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -40,6 +40,7 @@ MAILS = (
     "day_result",
     "game_over",
     "help_forward",
+    "help_received",  # optional (OPTIONAL_MAILS), but every vampiri pack answers a Help mail
 )
 #: How each theme's narrator greets and signs (help_forward goes to the admins: "Ciao,"/"Hello,").
 VOICE = {
@@ -115,12 +116,12 @@ def test_every_event_and_mail_has_a_story_and_public_events_three(
 ) -> None:
     missing = [
         event
-        for event in keys_of(RULESET)
+        for event in (*keys_of(RULESET), "help_received")
         if not store.variants(StoryKey(RULESET, language, theme, event))
         and not store.variants(StoryKey(RULESET, language, "_base", event))
     ]
     assert missing == []
-    assert set(MAILS) | set(events_of(RULESET)) == set(keys_of(RULESET))
+    assert set(MAILS) | set(events_of(RULESET)) == set(keys_of(RULESET)) | {"help_received"}
     few = {
         event: len(store.variants(StoryKey(RULESET, language, theme, event)))
         for event in (*PUBLIC_EVENTS, "night_result", "day_result")
@@ -217,7 +218,7 @@ def test_every_mail_greets_and_signs_in_the_theme_s_voice(
         first = text.strip().splitlines()[0]
         assert re.match(greeting, first), (source.origin, first)
         last = above_roster(text).rstrip().splitlines()[-1]
-        if source.key.event == "error":  # the theme's error extends _base/error.j2
+        if source.key.event in ("error", "help_received"):  # the theme's extends _base's
             assert last.startswith(signature), (source.origin, last)
         else:
             assert last == signature, (source.origin, last)
@@ -266,6 +267,7 @@ MUST_SAY = {
         "day_result": "cacciatori hanno colpito",
         "game_over": "- Anna: ",
         "help_forward": "Non ho capito cosa fa la Lamia",
+        "help_received": "l'ho passata subito agli organizzatori",
     },
     "en": {
         "signup_confirmed": "VN5",
@@ -278,6 +280,7 @@ MUST_SAY = {
         "day_result": "the hunters struck",
         "game_over": "- Anna: ",
         "help_forward": "Non ho capito cosa fa la Lamia",
+        "help_received": "sent it straight on to the organisers",
     },
 }
 
