@@ -267,7 +267,7 @@ def test_a_help_mail_in_an_italian_vampiri_game_is_acknowledged_in_italian(
     mails = table.mails()
     assert [(to, kind) for to, kind, _ in mails[-2:]] == [
         ("admin@example.org", "help_forward"),
-        (address("Vera"), "help_received"),
+        (address_of("Vera"), "help_received"),
     ]
     message = mails[-1][2]
     text = text_of(message)

@@ -389,6 +389,18 @@ def test_the_help_answer_greets_a_player_by_gender_and_a_stranger_without_one(
 
 
 @pytest.mark.parametrize("theme", THEMES)
+def test_an_error_mail_to_a_stranger_greets_him_without_a_gender(
+    renderer: Renderer, theme: str
+) -> None:
+    """A mail from somebody not in the game (a late signup, a typo in the address) gets its
+    error reply with a neutral greeting: his gender is not known."""
+    key = StoryKey(RULESET, LANGUAGE, theme, "error")
+    sample = next(iter(mail_samples(key)))
+    mail = renderer.render_mail(key, {**sample, "player": "Zoja", "recipient": "Zoja"}, 1)
+    assert mail.text.startswith("Здравствуйте, Zoja!"), mail.text
+
+
+@pytest.mark.parametrize("theme", THEMES)
 def test_the_role_mail_of_a_black_names_both_roles_and_the_partners(
     renderer: Renderer, theme: str
 ) -> None:
