@@ -2,11 +2,14 @@
 
 The game context comes from the options: ``--players "Anna,Bram"`` stands in for the players
 (no database); ``--game NAME`` names the game the subject must match and, without
-``--players``, loads that game's players, language and signup state from the database (when
-the database has no such game, the name alone is used for subject matching); ``--ruleset``
-chooses the words read (keywords, blank words, genders; default the game's).  Without
-``--game`` any subject names the game.  The output is the object of interfaces §6 with
-``--json``, else a few readable lines.
+``--players``, reads the mail as the narrator would now: that game's players, language and
+signup state from the database and, for a player of a running game (the mail's sender, or
+``--me``), how many names his moves take and his choices that are no names (a role, a team, a
+number), exactly as the inbox reads it (when the database has no such game, the name alone is
+used for subject matching).  ``--count``, ``--usable`` and ``--me`` override that reading;
+``--ruleset`` chooses the words read (keywords, blank words, genders; default the game's).
+Without ``--game`` any subject names the game.  The output is the object of interfaces §6
+with ``--json``, else a few readable lines.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from narrator.cli import CommandError, Subparsers
@@ -33,6 +36,7 @@ from parsing import (
     read_command,
     route,
 )
+from stories.words import languages_of
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 DEFAULT_ADDRESS = "verteller@example.org"
@@ -59,7 +63,10 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
         help="the ruleset whose words are read (default: the game's, else [narrator] ruleset)",
     )
     parser.add_argument(
-        "--lang", choices=("nl", "en"), help="language of error messages (default: the game's)"
+        "--lang",
+        metavar="LANG",
+        help="language of the words and error messages (default: the game's; any language "
+        "the ruleset has a story pack for: nl, en, it, ru)",
     )
     parser.add_argument(
         "--count",
@@ -93,13 +100,20 @@ def run(args: argparse.Namespace) -> int:
     command: Command
     if isinstance(routed, Route):
         assert found is not None  # its name was the only one to route to
-        context = MailContext(
-            lexicon=lexicon_for(found.ruleset, found.language),
-            sender_player=args.me,
-            name_counts=name_counts,
-            usable_keywords=_usable(args.usable),
-            explain=explainer_for(found.ruleset, found.language),
-        )
+        if found.context is not None:  # the narrator's own reading of the stored game
+            context = found.context
+            if args.count:
+                context = replace(context, name_counts=name_counts)
+            if args.usable is not None:
+                context = replace(context, usable_keywords=_usable(args.usable))
+        else:
+            context = MailContext(
+                lexicon=lexicon_for(found.ruleset, found.language),
+                sender_player=args.me,
+                name_counts=name_counts,
+                usable_keywords=_usable(args.usable),
+                explain=explainer_for(found.ruleset, found.language),
+            )
         command = read_command(parsed, found.info, context)
     else:
         command = routed
@@ -165,6 +179,23 @@ class _Game:
     info: GameInfo
     language: str
     ruleset: str
+    context: MailContext | None = None  # a stored game: the narrator's reading of the sender
+
+
+class _BadOption(CommandError):
+    """An option the game refuses (``--lang`` it has no words for, ``--me`` no player)."""
+
+
+def _language(args: argparse.Namespace, ruleset: str, default: str) -> str:
+    """``--lang``, refused politely when the ruleset has no story pack in it."""
+    if args.lang is None:
+        return default
+    known = languages_of(ruleset)
+    if args.lang not in known:
+        raise _BadOption(
+            f"--lang {args.lang}: the {ruleset} ruleset speaks {', '.join(known) or 'no language'}"
+        )
+    return str(args.lang)
 
 
 def _game_info(
@@ -174,24 +205,20 @@ def _game_info(
     if args.players is not None:
         name = args.game or _subject_game(parsed.subject)
         info = GameInfo(name, args.signup, _players(args.players))
-        return _Game(info, language, ruleset) if name else None
+        return _Game(info, _language(args, ruleset, language), ruleset) if name else None
     if args.game is None:
         name = _subject_game(parsed.subject)
-        return _Game(GameInfo(name, args.signup), language, ruleset) if name else None
-    stored = _stored_game(args.game, config)
+        game = _Game(GameInfo(name, args.signup), _language(args, ruleset, language), ruleset)
+        return game if name else None
+    stored = _stored_game(args, parsed.sender, config)
     if stored is None:
         print(
             f"narrator: note: game {args.game!r} not found in the database; "
             "matching the subject only (give --players to test names)",
             file=sys.stderr,
         )
-        return _Game(GameInfo(args.game, args.signup), language, ruleset)
-    name, signup_open, players, game_language, game_ruleset = stored
-    return _Game(
-        GameInfo(name, signup_open or args.signup, players),
-        args.lang or game_language,
-        args.ruleset or game_ruleset,
-    )
+        return _Game(GameInfo(args.game, args.signup), _language(args, ruleset, language), ruleset)
+    return stored
 
 
 def _subject_game(subject: str) -> str:
@@ -201,13 +228,17 @@ def _subject_game(subject: str) -> str:
     return match.group(0) if match else ""
 
 
-def _stored_game(name: str, config: Config) -> tuple[str, bool, tuple[str, ...], str, str] | None:
-    """The game's name, signup state, players, language and ruleset from the database, or None
-    when there is no database (an absent SQLite file is not created) or no such game."""
+def _stored_game(args: argparse.Namespace, sender: str, config: Config) -> _Game | None:
+    """The game ``--game`` names, read from the database as the inbox reads a mail from
+    ``sender`` (or from the player ``--me`` names), or None when there is no database (an
+    absent SQLite file is not created) or no such game.  ``--ruleset`` and ``--lang`` choose
+    other words than the game's."""
     from sqlalchemy.engine import make_url
 
     from narrator.commands.db import database_session
-    from narrator.models import GameStatus, find_game, game_players
+    from narrator.models import GameStatus, find_game
+    from narrator.service.inbox import reading_for
+    from narrator.service.work import Work
 
     url = make_url(config.database_url)
     if url.get_backend_name() == "sqlite":
@@ -216,13 +247,34 @@ def _stored_game(name: str, config: Config) -> tuple[str, bool, tuple[str, ...],
             return None
     try:
         with database_session(config) as session:
-            game = find_game(session, name)
+            game = find_game(session, args.game)
             if game is None:
                 return None
-            players = tuple(player.name for player in game_players(session, game))
+            work = Work(session)
+            players = work.players(game)
+            if args.me is not None:
+                me = next((p for p in players if p.name.casefold() == args.me.casefold()), None)
+                if me is None:
+                    raise _BadOption(f"--me {args.me}: no player of {game.name} has that name")
+                sender = me.email
+            reading = reading_for(work, game, players, sender)
+            ruleset = args.ruleset or game.ruleset
+            language = _language(args, ruleset, game.language)
+            context = reading.context
+            if (ruleset, language) != (game.ruleset, game.language):
+                context = replace(
+                    context,
+                    lexicon=lexicon_for(ruleset, language),
+                    explain=explainer_for(ruleset, language),
+                )
+            if reading.player is None and args.me is None:
+                context = replace(context, sender_player=None)
             signup_open = game.status == GameStatus.SIGNUP.value
-            return game.name, signup_open, players, game.language, game.ruleset
-    except CommandError:
+            info = replace(reading.info, signup_open=signup_open or args.signup)
+            return _Game(info, language, ruleset, context)
+    except _BadOption:
+        raise
+    except CommandError:  # no database to read: match the subject only
         return None
 
 

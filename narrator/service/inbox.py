@@ -195,24 +195,9 @@ def process_message(
         command = routed if isinstance(routed, ParseError) else _no_game(settings, games)
     else:
         players = work.players(game)
-        info, by_email = _game_info(work, game, players)
-        sender_player = by_email.get(parsed.sender)
-        name_counts: dict[str, tuple[int, int]] = {}
-        offered: dict[str, dict[str, tuple[str, ...]]] = {}
-        number_keywords: frozenset[str] = frozenset()
-        if work.has_state(game) and sender_player is not None:
-            state = service.load_state(work, game)
-            name_counts = _name_counts(game, state, sender_player.name)
-            offered, number_keywords = _other_choices(game, state, sender_player.name, info)
-        context = MailContext(
-            lexicon=lexicon_for(game.ruleset, game.language),
-            sender_player=sender_player.name if sender_player is not None else None,
-            name_counts=name_counts,
-            explain=explainer_for(game.ruleset, game.language),
-            choice_words=offered,
-            number_keywords=number_keywords,
-        )
-        command = read_command(parsed, info, context)
+        reading = reading_for(work, game, players, parsed.sender)
+        sender_player, state = reading.player, reading.state
+        command = read_command(parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
         message, choices = command.message, list(command.params.get("choices", ()) or ())
         if "choices" in command.params and game is not None:
@@ -292,6 +277,44 @@ def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
     return ParseError(
         ErrorCode.NO_GAME, explain(ErrorCode.NO_GAME, {"games": names}), {"games": names}
     )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the narrator reads a mail for a game: the parser's view of the game (``info``), the
+    sender's ``player`` (None: he is not in the game), the game's ``state`` (None before the
+    start or for a stranger) and the parser's ``context``: the game's words, and, for a player
+    of a running game, how many names each of his moves takes and his choices that are no
+    names (a role, a team, a number)."""
+
+    info: GameInfo
+    player: Player | None
+    state: Any
+    context: MailContext
+
+
+def reading_for(work: Work, game: Game, players: list[Player], sender: str) -> Reading:
+    """The :class:`Reading` of a mail from ``sender`` (an address) for ``game`` now; also
+    what ``narrator parse --game`` shows."""
+    info, by_email = _game_info(work, game, players)
+    player = by_email.get(sender)
+    state: Any = None
+    name_counts: dict[str, tuple[int, int]] = {}
+    offered: dict[str, dict[str, tuple[str, ...]]] = {}
+    number_keywords: frozenset[str] = frozenset()
+    if work.has_state(game) and player is not None:
+        state = service.load_state(work, game)
+        name_counts = _name_counts(game, state, player.name)
+        offered, number_keywords = _other_choices(game, state, player.name, info)
+    context = MailContext(
+        lexicon=lexicon_for(game.ruleset, game.language),
+        sender_player=player.name if player is not None else None,
+        name_counts=name_counts,
+        explain=explainer_for(game.ruleset, game.language),
+        choice_words=offered,
+        number_keywords=number_keywords,
+    )
+    return Reading(info, player, state, context)
 
 
 def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo, dict[str, Player]]:

@@ -80,3 +80,49 @@ def test_an_unknown_game_still_matches_the_subject(
     result = json.loads(captured.out)
     assert result["game"] == "WW8" and result["kind"] == "signup"
     assert "not found" in captured.err
+
+
+def test_a_player_s_mail_is_read_with_his_moves_of_the_running_game(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With ``--game``, the mail is read as the inbox would read it now: Cupido's first-night
+    mail takes two names (the sender's moves, from the game), where a mail read without the
+    game's state takes one; ``--me`` reads it as that player's, ``--count`` overrides."""
+    assert main(["db", "upgrade"]) == 0
+    file = workdir / "drie.toml"
+    file.write_text("players = 3\nroles = { cupido = 1, weerwolf = 1, burger = 1 }\n")
+    assert main(["distributions", "add", str(file)]) == 0
+    assert main(["game", "create", "WW9", "--lang", "en"]) == 0
+    names = ["Anneke", "Bregje", "Chantal"]
+    signups = [
+        _eml(workdir, f"s{i}.eml", f"{n.lower()}@example.org", f"{n}, vrouw", subject="WW9")
+        for i, n in enumerate(names)
+    ]
+    assert main(["inject", *signups]) == 0
+    assert main(["game", "start", "WW9", "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["game", "show", "WW9", "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    cupido = next(p for p in view["players"] if p["role"] == "cupido")
+    assert view["asked"] == [cupido["name"]], view
+    others = [n for n in names if n != cupido["name"]]
+    body = " ".join(others)
+
+    sent = _eml(workdir, "pair.eml", cupido["email"], body, subject="WW9")
+    read = _parse(capsys, sent, "--game", "WW9")
+    assert read["kind"] == "vote" and sorted(read["targets"]) == sorted(others), read
+    as_me = _parse(
+        capsys,
+        _eml(workdir, "other.eml", "nobody@example.org", body, subject="WW9"),
+        "--game",
+        "WW9",
+        "--me",
+        cupido["name"],
+    )
+    assert as_me["kind"] == "vote" and sorted(as_me["targets"]) == sorted(others), as_me
+    one = _parse(capsys, sent, "--game", "WW9", "--count", "1")
+    assert one["kind"] == "error", one
+    assert main(["parse", sent, "--game", "WW9", "--me", "Zeno"]) != 0
+    assert "no player of WW9" in capsys.readouterr().err
+    assert main(["parse", sent, "--game", "WW9", "--lang", "ru"]) != 0
+    assert "speaks en, nl" in capsys.readouterr().err
