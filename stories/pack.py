@@ -1,8 +1,10 @@
 """What a story pack knows of its ruleset besides the rules' ids: `stories/<ruleset>/samples.toml`.
 
 The file holds the sample data `stories check` and `stories preview` render with (players,
-actions, events and mails of that ruleset) and `[added_fields]`: the optional fields the narrator
-adds to the rules' events (Wakkerdam: a death's revealed `role`, a lynch's `votes`).
+actions, events and mails of that ruleset), `[added_fields]`: the optional fields the narrator
+adds to the rules' events (Wakkerdam: a death's revealed `role`, a lynch's `votes`), and
+`[vote_keywords]`: for an event whose added `votes` are the ballots of a keyword vote, that
+keyword (Lupus: the `election` is told with the `sindaco` ballots).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Pack:
     origin: str = ""
     added_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
+    vote_keywords: Mapping[str, str] = field(default_factory=dict)
 
 
 def pack_path(ruleset: str, root: Path | None = None) -> Path:
@@ -56,9 +59,13 @@ def load_pack(ruleset: str) -> Pack:
         isinstance(v, list) and all(isinstance(f, str) for f in v) for v in added.values()
     ):
         raise PackError(f"{path}: [added_fields] must map event types to lists of field names")
+    keyed = data.get("vote_keywords", {})
+    if not isinstance(keyed, dict) or not all(isinstance(v, str) for v in keyed.values()):
+        raise PackError(f"{path}: [vote_keywords] must map event types to keyword ids")
     return Pack(
         ruleset,
         str(path),
         MappingProxyType({event: tuple(fields) for event, fields in added.items()}),
         MappingProxyType(data),
+        MappingProxyType(dict(keyed)),
     )

@@ -209,29 +209,30 @@ def with_story_facts(
     """The step's events (told form) with what the story tells beside the rules' facts.
 
     A ``death`` gets the dead player's ``role`` as his death showed it (the ruleset's
-    ``shown_role``) when the game reveals roles; an event whose
-    story pack lists ``votes`` among its added fields (Wakkerdam's ``lynch``, the vampiri's
-    ``execution`` and ``tie``) the plain ``votes`` in force at the deadline, voter -> names
-    (``[]``: blank), so the village reads who voted for whom, unless the view's facts say the
-    vote is secret (``secret_vote``); likewise, with ``ballots`` among its added fields (the
-    vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote
-    without keyword, an abstention); a ``role_change`` the ``previous`` role its player
-    believed he had, and ``mates`` (when the pack lists it) the living players the ruleset
-    tells a player of his new role about, as in the role mail (the ruleset's start events on
-    the new state): a promoted Welp learns the pack he now wakes with.  Any other added field
-    the pack lists for an event is taken from the public facts of the view the step was
-    resolved from, when it has one by that name (the Wakkerdam lynch's ``marked``, the raven's
-    marks, and ``mayor``, the mayor who voted), so a story can explain a tally with what the
-    village knew when it voted.  `before` is the state the step was resolved from,
-    `after_state` the new one.  The game log keeps the rules' events as they are.
+    ``shown_role``) when the game reveals roles; an event whose story pack lists ``votes`` among its
+    added fields (Wakkerdam's ``lynch``, the vampiri's ``execution`` and ``tie``) the plain
+    ``votes`` in force at the deadline, voter -> names (``[]``: blank), so the village reads who
+    voted for whom, unless the view's facts say the vote is secret (``secret_vote``) — for an event
+    the pack's ``[vote_keywords]`` names, the ballots of that keyword vote instead (Lupus's
+    ``election``: the ``sindaco`` ballots); likewise, with ``ballots`` among its added fields (the
+    vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote without
+    keyword, an abstention); a ``role_change`` the ``previous`` role its player believed he had, and
+    ``mates`` (when the pack lists it) the living players the ruleset tells a player of his new role
+    about, as in the role mail (the ruleset's start events on the new state): a promoted Welp learns
+    the pack he now wakes with.  Any other added field the pack lists for an event is taken from the
+    public facts of the view the step was resolved from, when it has one by that name (the Wakkerdam
+    lynch's ``marked``, the raven's marks, and ``mayor``, the mayor who voted), so a story can
+    explain a tally with what the village knew when it voted.  `before` is the state the step was
+    resolved from, `after_state` the new one.  The game log keeps the rules' events as they are.
     """
     seen = rs.view(before)
     after = rs.view(after_state)
     ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
     try:
-        added = load_pack(rs.id).added_fields
+        pack = load_pack(rs.id)
+        added, vote_keywords = pack.added_fields, pack.vote_keywords
     except PackError:
-        added = {}
+        added, vote_keywords = {}, {}
     secret = bool(after.facts.get("secret_vote"))
     with_votes = frozenset(k for k, names in added.items() if "votes" in names and not secret)
     with_ballots = frozenset(k for k, names in added.items() if "ballots" in names and not secret)
@@ -246,7 +247,19 @@ def with_story_facts(
         if kind == "death" and reveal_roles and "role" not in event:
             event = {**event, "role": rs.shown_role(after_state, str(event.get("player")))}
         elif kind in with_votes and "votes" not in event:
-            event = {**event, "votes": ballots}
+            keyword = vote_keywords.get(str(kind))
+            if keyword is None:
+                event = {**event, "votes": ballots}
+            else:  # the ballots of that keyword vote: "Anna:sindaco" -> Anna
+                suffix = f":{keyword}"
+                event = {
+                    **event,
+                    "votes": {
+                        key.removesuffix(suffix): list(names)
+                        for key, names in seen.votes.items()
+                        if key.endswith(suffix)
+                    },
+                }
         elif kind in with_ballots and "ballots" not in event:
             event = {**event, "ballots": keyworded}
         elif kind == "role_change" and "previous" not in event:

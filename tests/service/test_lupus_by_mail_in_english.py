@@ -106,6 +106,8 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     day = [text_of(m) for _, kind, m in table.mails()[before:] if kind == "story"]
     assert len(day) == 6 and all(farmer in text for text in day)
     assert all("ballot" in text for text in day)  # the count of the stake, voter by voter
+    # The Mayor's ballots too, voter by voter: the farmer's own ballot for himself.
+    assert all(f"- {farmer}: one ballot ({farmer})" in text for text in day), day[0]
     assert all(text.startswith("Good evening") for text in day)
 
     # Night 2: the Necromancer raises the farmer with the English power word; the wolf hunts
