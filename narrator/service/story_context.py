@@ -247,11 +247,11 @@ def with_story_facts(
         if kind == "death" and reveal_roles and "role" not in event:
             event = {**event, "role": rs.shown_role(after_state, str(event.get("player")))}
         elif kind in with_votes and "votes" not in event:
-            keyword = vote_keywords.get(str(kind))
-            if keyword is None:
+            by_keyword = vote_keywords.get(str(kind))
+            if by_keyword is None:
                 event = {**event, "votes": ballots}
             else:  # the ballots of that keyword vote: "Anna:sindaco" -> Anna
-                suffix = f":{keyword}"
+                suffix = f":{by_keyword}"
                 event = {
                     **event,
                     "votes": {
