@@ -175,19 +175,9 @@ def test_a_help_mail_in_an_english_lupus_game_is_acknowledged_in_english(
     table = Table(factory)
     # The admins read the narrator's own language (the default pack: wakkerdam, English).
     table.settings = replace(table.settings, admins=("admin@example.org",), language="en")
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Laguna",
-                name_key="laguna",
-                ruleset="lupus",
-                language="en",
-                theme="laguna",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Laguna", ruleset="lupus", language="en", theme="laguna", speed=86400, strictness=3
+    )
     assert table.write("Lea", "Lea, woman", "Laguna") == "signup: Lea"
     asked = "Help Laguna: when does Carnival begin?"
     assert table.write("Lea", "Can I still change my name?", asked) == (

@@ -262,19 +262,9 @@ def test_a_help_mail_in_a_russian_game_is_acknowledged_in_russian(
     table = RussianTable(factory)
     # The admins read the narrator's own language (the default pack: wakkerdam, English).
     table.settings = replace(table.settings, admins=("admin@example.org",), language="en")
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name=GAME,
-                name_key=GAME.casefold(),
-                ruleset="mafia",
-                language="ru",
-                theme="express",
-                speed=86400,
-                strictness=3,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name=GAME, ruleset="mafia", language="ru", theme="express", speed=86400, strictness=3
+    )
     assert table.write("Алёна", "Алёна, женщина") == "signup: Алёна"
     for who, asked, greeting in (
         ("Алёна", f"Помощь {GAME}: когда начнётся партия?", "Уважаемая Алёна!"),

@@ -246,19 +246,9 @@ def test_a_help_mail_in_an_italian_vampiri_game_is_acknowledged_in_italian(
     table = Table(factory)
     # The admins read the narrator's own language (the default pack: wakkerdam, English).
     table.settings = replace(table.settings, admins=("admin@example.org",), language="en")
-    with transaction(factory) as session:
-        session.add(
-            Game(
-                name="Notte",
-                name_key="notte",
-                ruleset="vampiri",
-                language="it",
-                theme="vampiri",
-                speed=86400,
-                strictness=2,
-                status=GameStatus.SIGNUP.value,
-            )
-        )
+    table.open_game(
+        name="Notte", ruleset="vampiri", language="it", theme="vampiri", speed=86400, strictness=2
+    )
     assert table.write("Vera", "Vera, donna", "Notte") == "signup: Vera"
     asked = "Aiuto Notte: come funziona la caccia?"
     assert table.write("Vera", "Non ho capito chi caccia.", asked) == (
