@@ -144,6 +144,24 @@ def test_a_lupus_game_by_mail_in_italian(factory: sessionmaker[Session]) -> None
     assert sorted(to for to, _ in over) == sorted(address_of(n) for n in SIGNUPS)
     assert all("Popolani" in text for _, text in over)
 
+    # The epilogue: one text for everybody, with the role dealt to each player and what the
+    # nights truly were (the vision, the death, the awakening), though no role was ever told.
+    epilogues = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(address_of(n) for n in SIGNUPS)
+    texts = {text for _, text in epilogues}
+    assert len(texts) == 1
+    told = " ".join(texts.pop().split())  # a long line may be wrapped
+    it = load_words("lupus", "it")
+    for name, role in roles.items():
+        assert f"- {name}: {it.roles[role].name}" in told, (name, told)
+    assert "Notte 1" in told and "Giorno 3" in told
+    assert f"{seer} (Veggente) cercò l'aura di {wolf}" in told
+    assert f"{seer} (Veggente) vide che l'aura di {wolf} era nera" in told
+    assert f"{sleuth} (Investigatore) morì tra le fauci dei Lupi" in told
+    assert f"I Negromanti risvegliarono {farmer} (Contadino) come Spettro" in told
+    assert f"La piazza mandò al rogo {wolf} (Lupo)" in told
+    assert told.count("Il Narratore") == 2  # the introduction and the signature, once
+
     # Every mail is signed; no subject names a role.
     words = load_words("lupus", "it")
     role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}

@@ -156,6 +156,24 @@ def test_a_lupus_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     assert sorted(to for to, _ in over) == sorted(address_of(n) for n in SIGNUPS)
     assert all("Commoners" in text and "Wolf" in text for _, text in over)
 
+    # The epilogue, in the Chronicler's English: one text for everybody, every role dealt and
+    # what the nights truly were (the vision, the death, the awakening, the votes).
+    epilogues = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(address_of(n) for n in SIGNUPS)
+    texts = {text for _, text in epilogues}
+    assert len(texts) == 1
+    told = " ".join(texts.pop().split())  # a long line may be wrapped
+    en = load_words("lupus", "en")
+    for name, role in roles.items():
+        assert f"- {name}: {en.roles[role].name}" in told, (name, told)
+    assert "Night 1" in told and "Day 3" in told and "Malombra" in told
+    assert f"{seer} (Seer) saw that {wolf}'s aura was black" in told
+    assert f"{sleuth} (Investigator) died in the jaws of the Wolves" in told
+    assert f"{necro} (Necromancer) called {farmer} out of the grave" in told
+    assert f"The Necromancers raised {farmer} (Peasant) as a Spectre" in told
+    assert f"{wolf} (Wolf) did not use" in told  # night 3: nessuno
+    assert f"The square sent {wolf} (Wolf) to the stake" in told
+
     # Every mail is English and signed by the theme; no subject names a role.
     words = load_words("lupus", "en")
     role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}

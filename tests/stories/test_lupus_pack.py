@@ -27,7 +27,7 @@ from stories import (
     StoryKey,
     check_store,
 )
-from stories.keys import events_of, keys_of
+from stories.keys import OPTIONAL_MAILS, events_of, keys_of
 from stories.samples import mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words
@@ -115,10 +115,11 @@ def test_every_key_has_a_template_and_every_public_event_three_variants(
     """Each theme tells every event and mail itself (only the admins' help_forward, and in the
     main theme the error and help_received mails, come from _base, whose signature is the main
     theme's); a public event has three variants in every theme, a private one two.  The
-    optional help_received is required here: every lupus pack answers a Help mail."""
+    optional help_received and epilogue are required here: every lupus pack answers a Help
+    mail and tells the whole game at the end."""
     language, theme = pack
     store = FileStore()
-    keys = (*keys_of(RULESET), "help_received")
+    keys = (*keys_of(RULESET), *sorted(OPTIONAL_MAILS))
     missing = [
         event
         for event in keys
@@ -564,7 +565,7 @@ def test_every_english_mail_kind_reads_in_english(renderer: Renderer, theme: str
     words = load_words(RULESET, "en")
     italian = re.compile(r"\b(il|della|sei|nessuno|scheda|Narratore|Cronista)\b")
     seen: set[str] = set()
-    for event in (*keys_of(RULESET), "help_received"):
+    for event in (*keys_of(RULESET), *sorted(OPTIONAL_MAILS)):
         key = StoryKey(RULESET, "en", theme, event)
         if not key.is_mail or key.is_partial:
             continue
@@ -593,4 +594,188 @@ def test_every_english_mail_kind_reads_in_english(renderer: Renderer, theme: str
                 assert all(name in mail.text for name in context["targets"])
     assert {"role", "step", "receipt", "reminder", "error", "game_over"} <= seen
     assert {"night_result", "day_result", "signup_confirmed", "help_forward"} <= seen
-    assert "help_received" in seen
+    assert {"help_received", "epilogue"} <= seen
+
+
+#: One event of every type of the ruleset, as the epilogue's chapters hold them (every field,
+#: the narrator's added ones included), with the players each one names.
+EVERY_EVENT: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "role": (
+        {"player": "Anna", "role": "lupo", "team": "lupi", "mates": ["Bram"]},
+        ("Anna", "Bram"),
+    ),
+    "knows": (
+        {"player": "Carla", "target": "Dirk", "role": "negromante", "power": None},
+        ("Carla", "Dirk"),
+    ),
+    "propositions": (
+        {
+            "player": "Eva",
+            "statements": [
+                ["Anna", "lupo"],
+                ["Bram", "veggente"],
+                ["Carla", "mago"],
+                ["Frank", "guardia"],
+            ],
+        },
+        ("Eva", "Anna", "Bram", "Carla", "Frank"),
+    ),
+    "outcome": ({"player": "Frank", "power": "guardia", "success": False}, ("Frank",)),
+    "aura": ({"player": "Bram", "target": "Anna", "aura": "nera"}, ("Bram", "Anna")),
+    "mystic": ({"player": "Carla", "target": "Eva", "value": True}, ("Carla", "Eva")),
+    "seen": ({"player": "Anna", "target": "Bram", "role": "veggente"}, ("Anna", "Bram")),
+    "visitors": ({"player": "Frank", "target": "Carla", "count": 2}, ("Frank", "Carla")),
+    "tracked": ({"player": "Bram", "target": "Dirk", "visited": ["Eva"]}, ("Bram", "Dirk", "Eva")),
+    "watched": (
+        {"player": "Eva", "target": "Frank", "visitors": ["Anna", "Carla"]},
+        ("Eva", "Frank", "Anna", "Carla"),
+    ),
+    "ghost": ({"player": "Dirk", "power": "visione", "via": "negromanti"}, ("Dirk",)),
+    "resurrected": ({"player": "Bram"}, ("Bram",)),
+    "role_change": (
+        {"player": "Frank", "role": "veggente", "previous": "trasformista"},
+        ("Frank",),
+    ),
+    "death": ({"player": "Carla", "cause": "lupi", "role": "negromante"}, ("Carla",)),
+    "election": ({"player": "Eva", "totals": {"Eva": 3, "Anna": 1}}, ("Eva", "Anna")),
+    "mayor": ({"player": "Anna", "via": "successor"}, ("Anna",)),
+    "lynch": (
+        {
+            "player": "Bram",
+            "totals": {"Bram": 2, "Frank": 1},
+            "ballots": {"Anna": "Bram", "Eva": "Bram", "Carla": "Frank"},
+            "failed": None,
+            "votes": {"Anna": ["Bram"], "Eva": ["Bram"], "Carla": ["Frank"]},
+        },
+        ("Bram", "Frank", "Anna", "Eva", "Carla"),
+    ),
+    "defeat": ({"team": "negromanti", "players": ["Carla", "Dirk"]}, ("Carla", "Dirk")),
+    "exile": ({"player": "Dirk", "cause": "sconfitta"}, ("Dirk",)),
+    "inactive": ({"player": "Frank", "missed": 2}, ("Frank",)),
+    "rejected": ({"player": "Eva", "reason": "target-dead"}, ("Eva",)),
+    "win": ({"teams": ["popolani"], "winners": ["Bram", "Eva"]}, ("Bram", "Eva")),
+}
+DEALT = {"Anna": "lupo", "Bram": "veggente", "Carla": "negromante", "Dirk": "contadino"}
+DEALT |= {"Eva": "divinatore", "Frank": "trasformista"}
+
+
+def _epilogue(renderer: Renderer, pack: tuple[str, str], chapters: list[dict[str, Any]]) -> str:
+    language, theme = pack
+    key = StoryKey(RULESET, language, theme, "epilogue")
+    game = Game(
+        name="LU7", ruleset=RULESET, language=language, theme=theme, step="giorno", phase="day"
+    )
+    players = [Player(name) for name in DEALT]
+    context = {
+        "game": game,
+        "players": players,
+        "recipient": None,
+        "chapters": chapters,
+        "dealt": DEALT,
+        "roles": DEALT | {"Frank": "veggente"},
+        "winners": ["Bram", "Eva"],
+        "teams": ["popolani"],
+    }
+    return renderer.render_mail(key, context, 0).text
+
+
+def _story(text: str) -> list[str]:
+    """The lines of the chapters: after the roles dealt, before the thanks."""
+    return [line for line in text.splitlines() if line.startswith("- ") and ":" not in line[:12]]
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+def test_the_epilogue_tells_every_event_of_the_ruleset(
+    renderer: Renderer, pack: tuple[str, str]
+) -> None:
+    """A chapter holding one event of each type of the ruleset gets one line per event, and
+    each line names the players of its event."""
+    assert set(EVERY_EVENT) == set(events_of(RULESET))
+    for kind, (fields, named) in EVERY_EVENT.items():
+        step = "giorno" if kind in ("election", "lynch", "inactive", "win") else "notte"
+        chapter = {"moment": "Notte 2", "step": step, "phase": "night", "votes": []}
+        text = _epilogue(renderer, pack, [chapter | {"events": [{"type": kind, **fields}]}])
+        lines = [line for line in text.split("Notte 2", 1)[1].splitlines() if line.strip()]
+        told = lines[0]
+        assert told.startswith("- "), (kind, text)
+        assert all(name in told for name in named), (kind, told)
+    everything = [{"type": kind, **fields} for kind, (fields, _named) in EVERY_EVENT.items()]
+    chapter = {"moment": "Notte 2", "step": "notte", "phase": "night", "votes": []}
+    text = _epilogue(renderer, pack, [chapter | {"events": everything}])
+    assert "Notte 2" in text and all(name in text for name in DEALT)
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=pack_id)
+def test_the_epilogue_tells_every_vote_of_every_step(
+    renderer: Renderer, pack: tuple[str, str]
+) -> None:
+    """Every night power (each role's, a Negromante's power word, each Spettro's), the Sindaco's
+    successor, the election and rogo ballots get their own line naming the voter, his role and
+    his names; a power that failed says so, and its outcome is not told twice."""
+    from rules.lupus.roles import LUPUS_ROLES
+    from rules.lupus.spettri import GHOST_POWERS
+
+    language = pack[0]
+    words = load_words(RULESET, language)
+    generic = {"it": " scelse ", "en": " chose "}[language]
+    ghosts = {f"G{n}": power for n, power in enumerate(sorted(GHOST_POWERS))}
+    night = [
+        {
+            "player": role.capitalize(),
+            "role": role,
+            "targets": ["Anna", "Bram"][: len(spec.power.names)],
+            "keyword": "",
+        }
+        for role, spec in sorted(LUPUS_ROLES.items())
+        if spec.power is not None
+    ]
+    night += [
+        {
+            "player": name,
+            "role": "contadino",
+            "targets": ["Carla", "Dirk"][: len(GHOST_POWERS[power].names)],
+            "keyword": "",
+        }
+        for name, power in ghosts.items()
+    ]
+    night += [
+        {"player": "Carla", "role": "negromante", "targets": ["Dirk"], "keyword": "visione"},
+        {"player": "Bram", "role": "veggente", "targets": ["Frank"], "keyword": "successore"},
+        {"player": "Frank", "role": "trasformista", "targets": [], "keyword": ""},
+    ]
+    day = [
+        {"player": "Anna", "role": "lupo", "targets": ["Bram"], "keyword": ""},
+        {"player": "Eva", "role": "divinatore", "targets": ["Carla"], "keyword": "sindaco"},
+        {"player": "Dirk", "role": "contadino", "targets": [], "keyword": ""},
+    ]
+    awakened = [
+        {"type": "ghost", "player": name, "power": power, "via": "negromanti"}
+        for name, power in ghosts.items()
+    ]
+    failed = {"type": "outcome", "player": "Lupo", "power": "lupo", "success": False}
+    chapters = [
+        {"moment": "Notte 1", "step": "notte", "phase": "night", "votes": [], "events": awakened},
+        {
+            "moment": "Notte 2",
+            "step": "notte",
+            "phase": "night",
+            "votes": night,
+            "events": [failed],
+        },
+        {"moment": "Giorno 2", "step": "giorno", "phase": "day", "votes": day, "events": []},
+    ]
+    text = _epilogue(renderer, pack, chapters)
+    story = text.split("Notte 2", 1)[1]
+    lines = [line for line in story.splitlines() if line.startswith("- ")]
+    assert len(lines) == len(night) + len(day), story
+    for vote, line in zip([*night, *day], lines, strict=True):
+        assert line.startswith(f"- {vote['player']} ("), line
+        assert all(name in line for name in vote["targets"]), (vote, line)
+        assert generic not in line, line  # every power has its own words
+        if vote["player"] in ghosts:
+            assert words.roles["spettro"].name in line, line
+        else:
+            assert words.roles[vote["role"]].name in line, line
+    failure = {"it": "fallì", "en": "failed"}[language]
+    assert failure in lines[[v["player"] for v in night].index("Lupo")]
+    assert story.count(failure) == 1
