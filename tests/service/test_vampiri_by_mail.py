@@ -147,6 +147,31 @@ def test_a_vampiri_game_by_mail_in_italian(factory: sessionmaker[Session]) -> No
     nightfall = stories_by_reader(mails)
     assert hunter in nightfall[address_of(v4)] and "Cacciatore" in nightfall[address_of(v4)]
 
+    # The epilogue: one text for everybody, the whole game with every role and every vote.
+    epilogues = [(to, text_of(m)) for to, kind, m in mails if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(address_of(n) for n in SIGNUPS)
+    told = {text for _, text in epilogues}
+    assert len(told) == 1, told
+    epilogue = told.pop().replace("\r\n", "\n")
+    italian = {role: r.name for role, r in load_words("vampiri", "it").roles.items()}
+    for name, role in roles.items():  # the roles dealt, each named
+        assert f"- {name}: {italian[role]}\n" in epilogue, (name, epilogue)
+    assert epilogue.startswith("A tutta Malacorte,")
+    assert epilogue.index("Notte 1\nLa votazione:") < epilogue.index("Giorno 1")
+    assert re.search(rf"- {v3} \(Vampiro\) ha sospettato di ({v1} e {v2}|{v2} e {v1})\.", epilogue)
+    assert f"- {v4} (Vampiro) non ha sospettato di nessuno." in epilogue
+    assert "Lo spareggio:" in epilogue and "La decisione:" in epilogue
+    assert f"- {hunter} (Cacciatore) ha scritto «condanna»." in epilogue
+    assert f"- {v1} (Vampiro) ha scritto «risparmia»." in epilogue
+    assert re.search(rf"- {v3} \(Vampiro\) si è astenut[oa]\.", epilogue)
+    assert "un voto per «condanna», due voti per «risparmia». Salvi tutti." in epilogue
+    assert re.search(rf"- {lamia} \(Lamia\) è andat[oa] a trovare {hunter}", epilogue)
+    assert (
+        f"- {hunter} (Cacciatore) a mezzogiorno ha indicato ai cacciatori la preda: {v1}."
+        in epilogue
+    )
+    assert re.search(rf"- {hunter} \(Cacciatore\) è mort[oa] per mano ignota", epilogue)
+
     # Every mail greets, is signed, and names no role in its subject.
     words = load_words("vampiri", "it")
     role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}

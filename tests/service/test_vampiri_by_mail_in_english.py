@@ -167,6 +167,28 @@ def test_a_vampiri_game_by_mail_in_english(
     assert hunter in nightfall[address_of(v4)] and "Hunter" in nightfall[address_of(v4)]
     assert "the hunters struck" in nightfall[address_of(v4)]
 
+    # The epilogue: one text for everybody, the whole game with every role and every vote.
+    epilogues = [(to, text_of(m)) for to, kind, m in mails if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(address_of(n) for n in SIGNUPS)
+    told = {text for _, text in epilogues}
+    assert len(told) == 1, told
+    epilogue = told.pop()
+    english = {role: r.name for role, r in load_words("vampiri", "en").roles.items()}
+    for name, role in roles.items():  # the roles dealt, each named
+        assert f"- {name}: {english[role]}\r\n" in epilogue, (name, epilogue)
+    assert "Night 1" in epilogue and "Day 1" in epilogue
+    assert re.search(rf"- {v3} \(Vampire\) suspected ({v1} and {v2}|{v2} and {v1})\.", epilogue)
+    assert f"- {v4} (Vampire) suspected nobody." in epilogue
+    assert "went to the run-off" in epilogue and "The run-off:" in epilogue
+    assert f"- {hunter} (Hunter) wrote “condemn”." in epilogue
+    assert f"- {v1} (Vampire) wrote “spare”." in epilogue
+    assert f"- {v3} (Vampire) abstained." in epilogue
+    assert "one vote to “condemn”, two votes to “spare”. All spared." in epilogue
+    assert f"- {lamia} (Lamia) paid {hunter} a visit" in epilogue  # the secrets of the day
+    assert f"- {hunter} (Hunter) named {v1} at noon as the hunters' quarry." in epilogue
+    assert f"- {hunter} (Hunter) died by an unknown hand, at nightfall." in epilogue
+    assert epilogue.index("Night 1") < epilogue.index("Day 1") < epilogue.index("died")
+
     # Every mail is English, signed by the theme's narrator, and names no role in its subject.
     words = load_words("vampiri", "en")
     role_words = {w.casefold() for r in words.roles.values() for w in (r.name, r.plural)}

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import random
 import re
+import tomllib
 import unicodedata
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from narrator.service.words import explainer_for, lexicon_for
-from stories import Event, FileStore, Renderer, StoryKey, check_store, load_words
+from rules.scenario import run_scenario
+from stories import Event, FileStore, Player, Renderer, StoryKey, check_store, load_words
 from stories.keys import events_of, keys_of
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
@@ -41,7 +44,10 @@ MAILS = (
     "game_over",
     "help_forward",
     "help_received",  # optional (OPTIONAL_MAILS), but every vampiri pack answers a Help mail
+    "epilogue",  # optional too, but every vampiri pack tells the whole game at the end
 )
+#: The optional mails (OPTIONAL_MAILS) every vampiri pack has all the same.
+REQUIRED_OPTIONAL = ("help_received", "epilogue")
 #: How each theme's narrator greets and signs (help_forward goes to the admins: "Ciao,"/"Hello,").
 VOICE = {
     ("it", "vampiri"): (r"(Ciao|Caro|Cara|Benvenut[oa]|A tutta Malacorte)\b", "Il Narratore"),
@@ -116,12 +122,12 @@ def test_every_event_and_mail_has_a_story_and_public_events_three(
 ) -> None:
     missing = [
         event
-        for event in (*keys_of(RULESET), "help_received")
+        for event in (*keys_of(RULESET), *REQUIRED_OPTIONAL)
         if not store.variants(StoryKey(RULESET, language, theme, event))
         and not store.variants(StoryKey(RULESET, language, "_base", event))
     ]
     assert missing == []
-    assert set(MAILS) | set(events_of(RULESET)) == set(keys_of(RULESET)) | {"help_received"}
+    assert set(MAILS) | set(events_of(RULESET)) == set(keys_of(RULESET)) | set(REQUIRED_OPTIONAL)
     few = {
         event: len(store.variants(StoryKey(RULESET, language, theme, event)))
         for event in (*PUBLIC_EVENTS, "night_result", "day_result")
@@ -268,6 +274,7 @@ MUST_SAY = {
         "game_over": "- Anna: ",
         "help_forward": "Non ho capito cosa fa la Lamia",
         "help_received": "l'ho passata subito agli organizzatori",
+        "epilogue": r"- Anna: Lamia\r?\n(.|\n)*Notte 3\r?\nLa votazione:",
     },
     "en": {
         "signup_confirmed": "VN5",
@@ -281,6 +288,7 @@ MUST_SAY = {
         "game_over": "- Anna: ",
         "help_forward": "Non ho capito cosa fa la Lamia",
         "help_received": "sent it straight on to the organisers",
+        "epilogue": r"- Anna: Lamia\r?\n(.|\n)*Night 3\r?\nThe vote:",
     },
 }
 
@@ -506,3 +514,167 @@ def test_every_nightfall_says_the_hunters_struck_and_who_fell(
             assert struck in mail.text, (source.origin, mail.text)
             if not stories and nobody_fell:
                 assert nobody_fell in mail.text, (source.origin, mail.text)
+
+
+# --- the epilogue ------------------------------------------------------------------------------
+
+#: One event of each type the rules produce (docs/rules/vampiri.md §10.1), as the epilogue gets
+#: it, and the names its line must tell.
+EVERY_EVENT = {
+    "execution": ({"player": "Bram", "totals": {"Bram": 2, "Carla": 1}}, ["Bram", "Carla"]),
+    "tie": ({"players": ["Anna", "Carla"], "totals": {"Anna": 2, "Carla": 2}}, ["Anna", "Carla"]),
+    "verdict": (
+        {"value": "condanna", "counts": {"condanna": 3, "risparmia": 1}, "players": ["Dario"]},
+        ["Dario"],
+    ),
+    "blocked": ({"player": "Frank"}, ["Frank"]),
+    "hunt": ({"target": "Carla", "hunters": ["Anna", "Bram"]}, ["Carla", "Anna", "Bram"]),
+    "investigation": (
+        {"player": "Bram", "target": "Frank", "category": "lupo_mannaro"},
+        ["Bram", "Frank"],
+    ),
+    "silenced": ({"player": "Elena"}, ["Elena"]),
+    "hunters": ({"player": "Anna", "players": ["Anna", "Dario"]}, ["Anna", "Dario"]),
+    "death": ({"player": "Carla", "cause": "ucciso", "role": "nosferatu"}, ["Carla"]),
+    "inactive": ({"player": "Dario", "missed": 2}, ["Dario"]),
+    "rejected": ({"player": "Frank", "reason": "target-dead"}, ["Frank"]),
+    "win": ({"teams": ["cacciatori"], "winners": ["Bram", "Elena"]}, ["Bram", "Elena"]),
+}
+#: The step each event type happens in (§10.2).
+EVENT_STEP = {"tie": "spareggio", "verdict": "decisione", "execution": "votazione"}
+#: A giorno's votes, one of each kind (§4.1), as the epilogue gets them: voter, his role, names,
+#: keyword.
+DAY_VOTES = [
+    ("Anna", "lamia", ["Bram"], "visita"),
+    ("Bram", "monaco", ["Carla"], ""),
+    ("Bram", "monaco", ["Frank"], "caccia"),
+    ("Carla", "regina", ["Anna"], ""),
+    ("Dario", "conte", ["Elena"], ""),
+    ("Elena", "cacciatore", [], ""),
+    ("Frank", "licantropo", [], "agguato"),
+    ("Anna", "re", ["Dario"], ""),
+    ("Bram", "bella", ["Frank"], ""),
+]
+DEALT = {"Anna": "lamia", "Bram": "monaco", "Carla": "regina", "Dario": "conte"}
+
+
+def epilogue_of(renderer: Renderer, language: str, theme: str, **fields: object) -> str:
+    key = StoryKey(RULESET, language, theme, "epilogue")
+    context = {**next(iter(mail_samples(key))), "dealt": {}, "winners": [], "teams": []}
+    return renderer.render_mail(key, {**context, **fields}, 0).text
+
+
+def chapter(step: str, events: list[dict], votes: list[dict] | None = None) -> dict:
+    phase = "day" if step == "giorno" else "night"
+    moment = {"night": "Notte 2", "day": "Giorno 2"}[phase]
+    return {"moment": moment, "step": step, "phase": phase, "votes": votes or [], "events": events}
+
+
+def story_part(text: str) -> str:
+    """The epilogue without its opening paragraph and closing lines: the chapters."""
+    return "\n".join(line for line in text.splitlines() if line.startswith("- "))
+
+
+def test_every_event_type_is_in_the_epilogue_test() -> None:
+    assert set(EVERY_EVENT) == set(events_of(RULESET))
+
+
+@pytest.mark.parametrize(("language", "theme"), PACKS)
+@pytest.mark.parametrize("event_type", sorted(EVERY_EVENT))
+def test_the_epilogue_tells_every_event_with_its_players(
+    renderer: Renderer, language: str, theme: str, event_type: str
+) -> None:
+    fields, told = EVERY_EVENT[event_type]
+    event = {"type": event_type, **fields}
+    step = EVENT_STEP.get(event_type, "giorno")
+    text = epilogue_of(renderer, language, theme, chapters=[chapter(step, [event])])
+    story = story_part(text)
+    assert story.count("\n") == 0 and story, (event_type, text)  # one line for the event
+    for name in told:
+        assert name in story, (event_type, story)
+    if event_type == "death":
+        assert load_words(RULESET, language).roles["nosferatu"].name in story
+
+
+@pytest.mark.parametrize(("language", "theme"), PACKS)
+def test_the_epilogue_tells_one_chapter_with_every_event_and_every_vote(
+    renderer: Renderer, language: str, theme: str
+) -> None:
+    events = [{"type": kind, **fields} for kind, (fields, _) in EVERY_EVENT.items()]
+    night = [
+        {"player": "Anna", "role": "lamia", "targets": ["Bram", "Carla"], "keyword": ""},
+        {"player": "Bram", "role": "monaco", "targets": [], "keyword": ""},
+    ]
+    verdict = [
+        {"player": "Carla", "role": "regina", "targets": [], "keyword": "condanna"},
+        {"player": "Dario", "role": "conte", "targets": [], "keyword": "risparmia"},
+        {"player": "Elena", "role": "cacciatore", "targets": [], "keyword": ""},
+    ]
+    day = [dict(zip(("player", "role", "targets", "keyword"), v, strict=True)) for v in DAY_VOTES]
+    chapters = [
+        chapter("votazione", [], night),
+        chapter("decisione", [], verdict),
+        chapter("giorno", events, day),
+    ]
+    text = epilogue_of(renderer, language, theme, chapters=chapters, dealt=DEALT)
+    lines = story_part(text).splitlines()
+    roster = len(DEALT)
+    assert len(lines) == roster + len(night) + len(verdict) + len(day) + len(events), text
+    for kind, (_fields, told) in EVERY_EVENT.items():
+        assert any(all(name in line for name in told) for line in lines), (kind, text)
+    words = load_words(RULESET, language)
+    assert f"Anna ({words.roles['lamia'].name})" in text  # every actor with his role
+    said = SAID[language]
+    mark = TOLD[language].pattern[0], TOLD[language].pattern[4]
+    for keyword in ("condanna", "risparmia"):
+        assert f"{mark[0]}{said[keyword]}{mark[1]}" in text, text
+    assert text.count("\n- Bram (") >= 3  # his night vote, his block, his hunt, as Bram (Monaco)
+
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
+
+
+def scenario_chapters(path: Path) -> tuple[list[dict], dict[str, str], list[Player], list[str]]:
+    """A scenario's transcript as the epilogue's chapters (votes and events of each step), the
+    roles dealt, the players, and every name of its events (players, targets, hunters,
+    winners)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    lines = run_scenario(data, until_end=True).lines
+    players = [
+        Player(name, "vrouw" if seat.replace(" ", "").endswith((",vrouw", ",donna")) else "man")
+        for name, seat in data["players"].items()
+    ]
+    roles = lines[-1]["roles"]
+    chapters, named = [], []
+    for line in lines[:-1]:
+        votes = []
+        for key, targets in line["votes"].items():
+            voter, _, keyword = key.partition(":")
+            votes.append({"player": voter, "role": roles[voter], "targets": targets})
+            votes[-1]["keyword"] = keyword
+        for event in line["events"]:
+            for field in ("player", "target", "players", "hunters", "winners"):
+                value = event.get(field)
+                named += [value] if isinstance(value, str) else list(value or ())
+        step = line["step"]
+        moment = f"{line.get('night', 1)}/{line.get('day', 0)}"
+        chapters.append(chapter(step, line["events"], votes) | {"moment": moment})
+    return chapters, roles, players, named
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_the_epilogue_of_every_scenario_tells_each_vote_and_event(
+    renderer: Renderer, path: Path
+) -> None:
+    chapters, roles, players, named = scenario_chapters(path)
+    lines = len(roles)
+    for c in chapters:  # a line per vote and per event, the step's missed votes in one
+        idle = [e for e in c["events"] if e["type"] == "inactive"]
+        lines += len(c["votes"]) + len(c["events"]) - len(idle) + (1 if idle else 0)
+    for language, theme in PACKS:
+        fields = {"chapters": chapters, "dealt": roles, "players": players}
+        text = epilogue_of(renderer, language, theme, **fields)
+        story = story_part(text)
+        assert story.count("\n") + 1 == lines, (language, theme, text)
+        for name in named:
+            assert name in story, (name, text)
