@@ -5,8 +5,9 @@ story (the roles in play), the Mayor's election and his Secretary, every standar
 by mail with its English keyword (the Family's `kill`, the Doctor's `heal`, the Blocker's
 `arrest`/`protect`, the Commissar's `check` and `verify`, the Detective's `track` and `role`, the
 Investigator's `verify`), refusals (`no-shot`, `not-now`, too many names), the Mayor's vertical,
-two lynchings told voter by voter, and the end: every mail English, signed by the Narrator, no role
-in a subject, and a colour check told to the Commissar and the Investigator alone.
+two lynchings told voter by voter, and the end: the epilogue (one text for all, every role dealt,
+the moves night by night), every mail English, signed by the Narrator, no role in a subject, and a
+colour check told to the Commissar and the Investigator alone.
 """
 
 from __future__ import annotations
@@ -220,6 +221,44 @@ def test_a_mafia_game_by_mail_in_english(factory: sessionmaker[Session]) -> None
     for text in over.values():
         assert "The game goes to the reds: Vito, Sal, Gina, Tony and Marco" in text
         assert "- Lena: a Citizen by day and a Maniac by night (dead)" in text
+
+    # The epilogue: one text for everybody, the whole game night by night, every role told.
+    epilogues = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(address_of(n) for n in SIGNUPS)
+    texts = {text for _, text in epilogues}
+    assert len(texts) == 1
+    told = texts.pop().replace("\r\n", "\n")
+    for line in (
+        "- Vito: a Blocker",
+        "- Rosa: an Active Citizen by day and a Mafioso by night",
+        "- Sal: a Detective",
+        "- Gina: an Investigator",
+        "- Tony: a Commissar",
+        "- Lena: a Citizen by day and a Maniac by night",
+        "- Marco: a Doctor",
+    ):
+        assert line in told, line
+    chapters = ["Day 1", "Night 1", "Day 2", "Night 2", "Day 3"]
+    assert [told.index(f"\n{c}\n") for c in chapters] == sorted(
+        told.index(f"\n{c}\n") for c in chapters
+    )
+    night_1 = told.split("\nNight 1\n")[1].split("\n\n")[0]
+    for line in (
+        "- Rosa (Active Citizen and Mafioso) fired the Family's shot at Vito.",
+        "- Marco (Doctor) healed Vito.",
+        "- Vito (Blocker) arrested Lena.",
+        "- Marco's heal saved Vito.",
+        "- Tony's check of Rosa: black.",
+        "- Sal tailed Rosa: she went to Vito.",
+    ):
+        assert line in night_1, (line, night_1)
+    assert "Gina was elected Mayor (ballots: Vito → Gina," in told
+    assert "- The Mayor named Marco Secretary." in told
+    assert "- Gina (Investigator) put Marco under the power vertical." in told
+    assert "- Lena (Citizen and Maniac) went for Sal with the knife." in told
+    assert "- Sal died by the Maniac's knife: a Detective." in told
+    assert "- Rosa died at the lynching: an Active Citizen by day and a Mafioso by night." in told
+    assert "Totals: Lena 5." in told and "The game went to the reds" in told
 
     # Every mail is English, greets and is signed; no subject names a role.
     words = load_words("mafia", "en")

@@ -212,6 +212,16 @@ def test_a_mafia_game_by_mail_in_russian(factory: sessionmaker[Session]) -> None
     assert sorted(to for to, _ in over) == sorted(_address(n) for n in SIGNUPS)
     assert all("Победили красные" in text for _, text in over)
 
+    # The epilogue: one text for all, every role dealt, the first night's shot.
+    epilogues = [(to, text_of(m)) for to, kind, m in table.mails() if kind == "epilogue"]
+    assert sorted(to for to, _ in epilogues) == sorted(_address(n) for n in SIGNUPS)
+    told = {text for _, text in epilogues}
+    assert len(told) == 1
+    epilogue = told.pop()
+    assert "- Алёна — Доктор и Маньяк" in epilogue and "- Егор — Детектив и Мафия" in epilogue
+    assert "- Егор (Детектив и Мафия) — выстрел Семьи: Вера." in epilogue
+    assert "- Вера погибла от руки мафии. Роль — Активный житель." in epilogue
+
     # Every mail is signed by the train chief; no subject names a role.
     role_words = {phrase_key(w) for r in words.roles.values() for w in (*r.name.split(), r.plural)}
     for to, kind, message in table.mails():

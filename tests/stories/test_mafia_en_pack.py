@@ -18,16 +18,19 @@ from rules import get_ruleset
 from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
-from stories.samples import mail_samples
+from stories.samples import mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import Words, load_words
 from tests.support.packs import (
     MAFIA_PUBLIC_EVENTS,
     QUOTED,
+    epilogue_lines_of,
+    epilogue_of_every_event,
     not_yet,
     pack_helpers,
     pack_sources,
     parser_reads,
+    players_of,
     render_every_event,
     rendered_mails,
     sample_names,
@@ -40,6 +43,8 @@ SIGNATURES = {"mafia": "The Narrator\nPort Carrow", "express": "The Conductor\nT
 #: The keywords written in two words (docs/rules/mafia.md §12).
 PHRASES = ("fake red", "fake black", "fake invert", "no insurance", "no bonus")
 PUBLIC = MAFIA_PUBLIC_EVENTS
+#: The optional mails this pack has (stories/keys.py OPTIONAL_MAILS): required here.
+OWN_OPTIONAL = ("help_received", "epilogue")
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +86,7 @@ def test_every_key_has_a_template_and_every_public_event_three_variants() -> Non
     for theme in THEMES:
         missing = [
             event
-            for event in (*keys_of(RULESET), "help_received")  # optional, but this pack has it
+            for event in (*keys_of(RULESET), *OWN_OPTIONAL)  # optional, but this pack has them
             if not store.variants(StoryKey(RULESET, LANGUAGE, theme, event))
             and not store.variants(StoryKey(RULESET, LANGUAGE, "_base", event))
         ]
@@ -96,7 +101,7 @@ def test_every_key_has_a_template_and_every_public_event_three_variants() -> Non
         own = [
             m
             for m in MAIL_TYPES
-            if m != "help_forward" and (m not in OPTIONAL_MAILS or m == "help_received")
+            if m != "help_forward" and (m not in OPTIONAL_MAILS or m in OWN_OPTIONAL)
         ]
         assert own == [m for m in own if store.variants(StoryKey(RULESET, LANGUAGE, theme, m))]
     assert set(events_of(RULESET)) > PUBLIC
@@ -285,7 +290,7 @@ def test_the_samples_of_each_mail_kind_read_well(renderer: Renderer) -> None:
     """A look at one rendered sample of each mail kind, in each theme."""
     seen: dict[str, str] = {}
     for theme in THEMES:
-        for mail in (m for m in MAIL_TYPES if m not in OPTIONAL_MAILS or m == "help_received"):
+        for mail in (m for m in MAIL_TYPES if m not in OPTIONAL_MAILS or m in OWN_OPTIONAL):
             key = StoryKey(RULESET, LANGUAGE, theme, mail)
             context = next(iter(mail_samples(key)))
             rendered = renderer.render_mail(key, context, 1)
@@ -301,6 +306,25 @@ def test_the_samples_of_each_mail_kind_read_well(renderer: Renderer) -> None:
     assert "asks for help" in seen["mafia/help_forward"]
     assert "is with the admins" in seen["mafia/help_received"]
     assert seen["express/help_received"].rstrip().endswith("The Steppe Express")
+    assert "The deal:" in seen["mafia/epilogue"] and "Everybody," in seen["mafia/epilogue"]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_epilogue_tells_every_event_type_naming_its_players(
+    renderer: Renderer, theme: str
+) -> None:
+    """One chapter with one event of each type: a line (two for a vote) for each, naming its
+    players; the deal with every role, composite ones in full."""
+    key = StoryKey(RULESET, LANGUAGE, theme, "epilogue")
+    context, events = epilogue_of_every_event(key)
+    text = renderer.render_mail(key, context, 1).text
+    players = {p.name for p in sample_players(RULESET)}
+    for event, told in epilogue_lines_of(text, events):
+        assert told.startswith("- ") and len(told) > 12, (event, told)
+        for name in players_of(event, players):
+            assert name in told, (event, told)
+    assert "- Anna: a Citizen by day and a Mafioso by night" in text
+    assert text.rstrip().endswith(SIGNATURES[theme])
 
 
 def test_a_day_vote_is_told_voter_by_voter(renderer: Renderer) -> None:

@@ -32,16 +32,19 @@ from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.context import Event
 from stories.keys import events_of, keys_of
-from stories.samples import event_samples, mail_samples
+from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import Words, load_words
 from tests.support.packs import (
     MAFIA_PUBLIC_EVENTS,
     QUOTED,
+    epilogue_lines_of,
+    epilogue_of_every_event,
     not_yet,
     pack_helpers,
     pack_sources,
     parser_reads,
+    players_of,
     render_every_event,
     rendered_mails,
     sample_names,
@@ -93,7 +96,8 @@ def test_every_key_has_a_template_and_every_public_event_three_variants() -> Non
     for theme in THEMES:
         missing = [
             event
-            for event in (*keys_of(RULESET), "help_received")  # optional, but this pack has it
+            # optional mails, but this pack has them (the epilogue: required for Mafia)
+            for event in (*keys_of(RULESET), "help_received", "epilogue")
             if not store.variants(StoryKey(RULESET, LANGUAGE, theme, event))
             and not store.variants(StoryKey(RULESET, LANGUAGE, "_base", event))
         ]
@@ -367,6 +371,36 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
             key, {**context, "game": _game(theme, "lynch", "day")}, day, seed
         )
         assert "Доктор" in text and "Маньяк" in text and "чёрные" in text
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_epilogue_tells_every_event_type_naming_its_players(
+    renderer: Renderer, theme: str
+) -> None:
+    """One chapter with one event of each type: a line (two for a vote) for each, naming its
+    players; the deal with every role, composite ones in full; verbs agree with the player."""
+    key = StoryKey(RULESET, LANGUAGE, theme, "epilogue")
+    context, events = epilogue_of_every_event(key)
+    text = renderer.render_mail(key, context, 1).text
+    players = {p.name for p in sample_players(RULESET)}
+    for event, told in epilogue_lines_of(text, events):
+        assert told.startswith("- ") and len(told) > 12, (event, told)
+        for name in players_of(event, players):
+            assert name in told, (event, told)
+    assert "- Anna — Мирный житель и Мафия" in text
+    assert "- Frank — Блокер и Мафия" in text
+    assert "Anna потратила запасную жизнь." in text  # Anna is a woman
+    assert _story(text).endswith(SIGNATURES[theme])
+    votes = [
+        {"player": "Frank", "role": "blocker+mafia", "targets": ["Bram"], "keyword": "kill"},
+        {"player": "Bram", "role": "doctor", "targets": ["Bram"], "keyword": ""},
+        {"player": "Carla", "role": "commissar", "targets": ["Frank"], "keyword": ""},
+    ]
+    chapter = {"moment": "Ночь 1", "step": "night", "phase": "night", "votes": votes}
+    night = renderer.render_mail(key, {**context, "chapters": [{**chapter, "events": []}]}, 1)
+    assert "- Frank (Блокер и Мафия) — выстрел Семьи: Bram." in night.text
+    assert "- Bram (Доктор) — лечение: Bram." in night.text
+    assert "- Carla (Комиссар) — проверка: Frank." in night.text
 
 
 @pytest.mark.parametrize("theme", THEMES)

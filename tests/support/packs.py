@@ -12,7 +12,8 @@ from typing import Any
 
 from narrator.service.words import choice_words_for
 from parsing.lexicon import Lexicon, phrase_key
-from stories import FileStore, Renderer
+from rules import get_ruleset
+from stories import FileStore, Renderer, StoryKey
 from stories.helpers import Helpers
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
@@ -136,3 +137,45 @@ def not_yet(action: Any) -> bool:
     shot while a Commissar or a Detective lives (one sent now is refused, ``not-now``)."""
     extra = action.extra or {}
     return action.kind == "kill" and extra.get("role") == "investigator" and not extra.get("now")
+
+
+#: The chapter of :func:`epilogue_of_every_event`, and the event types told in two lines (the
+#: ballots, then the outcome).
+EPILOGUE_MOMENT = "Chapter of every event"
+TWO_LINES = ("lynch", "revote")
+
+
+def epilogue_of_every_event(key: StoryKey) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An epilogue context (`key` is the epilogue's key) with one chapter holding one event of
+    every event type of the ruleset (the first sample of each), and those events."""
+    events = []
+    for kind in get_ruleset(key.ruleset).event_types:
+        samples = event_samples(StoryKey(key.ruleset, key.language, "_base", kind))
+        events.append(next(iter(samples))[1])
+    context = next(iter(mail_samples(key)))
+    chapter = {"moment": EPILOGUE_MOMENT, "step": "night", "phase": "night", "votes": []}
+    return {**context, "chapters": [{**chapter, "events": events}]}, events
+
+
+def epilogue_lines_of(text: str, events: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """Each event of :func:`epilogue_of_every_event` with its lines in the rendered `text`:
+    the chapter's lines, in order, one per event (two for a vote's ballots and outcome)."""
+    body = text.split(f"\n{EPILOGUE_MOMENT}\n", 1)[1].split("\n\n", 1)[0]
+    lines = body.strip("\n").splitlines()
+    assert len(lines) == sum(2 if e["type"] in TWO_LINES else 1 for e in events), body
+    told = iter(lines)
+    return [
+        (e, "\n".join(next(told) for _ in range(2 if e["type"] in TWO_LINES else 1)))
+        for e in events
+    ]
+
+
+def players_of(event: dict[str, Any], players: set[str]) -> set[str]:
+    """The players an event names: its player(s), target(s), winners (sample names only)."""
+    named: set[str] = set()
+    for field in ("player", "players", "target", "targets", "winners"):
+        value = event.get(field)
+        for name in [value] if isinstance(value, str) else (value or []):
+            if name in players:
+                named.add(name)
+    return named
