@@ -130,16 +130,20 @@ class Ballot:
 def ballot(
     choices: Choices, order: Sequence[str], words: Words, extra: ExtraKeywords = no_extra
 ) -> Ballot:
-    """The bots' rule: a player votes his plain vote (else his first), naming as many players as
-    it needs and at least one where it takes names, the first valid ones in ``order`` (one
-    seeded order shared by the bots, so the village agrees and somebody dies each day); the
-    keyword words and the blank word are the pack's first (``visione``, ``nessuno``).
+    """The bots' rule: a player votes his plain vote (else his first that he can fill: one with
+    a valid choice or no names at all), naming as many players as it needs and at least one
+    where it takes names, the first valid ones in ``order`` (one seeded order shared by the
+    bots, so the village agrees and somebody dies each day); the keyword words and the blank
+    word are the pack's first (``visione``, ``nessuno``).
 
-    When that vote takes names but no player is valid yet (a Mafia Investigator's ``verify`` on
-    the first night: nobody has passed a check), he sends it blank, its keyword and the blank
-    word (``подлинность пропуск``): a keyword alone is a mail with no name, which the narrator
-    refuses, and the step would wait for its deadline."""
-    action = next((a for a in choices.actions if a.keyword is None), choices.actions[0])
+    When that vote takes names but none of its choices is a player (a Mafia Investigator's
+    ``request`` names a role; the step mail says "Выбрать пока некого" of a ``verify`` with no
+    passed check), he sends it blank, its keyword and the blank word (``запрос пропуск``): a
+    keyword alone is a mail with no name, which the narrator refuses, and the step would wait
+    for its deadline."""
+    fillable = (a for a in choices.actions if a.targets or not a.max_names)
+    plain = next((a for a in choices.actions if a.keyword is None), None)
+    action = plain or next(fillable, choices.actions[0])
     count = max(action.min_names, 1) if action.max_names else 0
     names = tuple(name for name in order if name in action.targets)[:count]
     keywords = [action.keyword] if action.keyword else []
