@@ -89,14 +89,18 @@ def _list_patterns(locale: str, style: str) -> Mapping[str, str]:
 def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "standard") -> str:
     """Items joined as the locale does: "Anna, Bram en Cas"; `style="or"`: "Anna of Bram".
 
-    (CLDR's list patterns, applied as Babel's format_list does.)
+    (CLDR's list patterns, applied as Babel's format_list does; Italian writes "ed" before a
+    name that begins with an e: "Lea, Dina ed Ezio".)
     """
     if len(items) <= 1:
         return items[0] if items else ""
     patterns = _list_patterns(locale, style)
+    last = patterns["2"] if len(items) == 2 else patterns["end"]
+    if locale.split("_")[0] == "it" and items[-1][:1] in "eEèÈéÉ":
+        last = last.replace("} e {", "} ed {")  # the d eufonica: "Dina ed Ezio"
     if len(items) == 2:
-        return patterns["2"].format(items[0], items[1])
-    joined = patterns["end"].format(items[-2], items[-1])
+        return last.format(items[0], items[1])
+    joined = last.format(items[-2], items[-1])
     for item in reversed(items[1:-2]):
         joined = patterns["middle"].format(item, joined)
     return patterns["start"].format(items[0], joined)

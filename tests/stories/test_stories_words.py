@@ -115,6 +115,11 @@ def test_numbers_dates_and_durations_follow_the_locale() -> None:
     assert vocab.duration_unit(5, "duration-day", "ru") == "5 дней"
     assert vocab.duration_unit(2, "duration-day", "nl", "twee") == "twee dagen"
     assert vocab.join(["Anna", "Bram", "Cas"], "it") == "Anna, Bram e Cas"
+    # The d eufonica before an e: "ed Ezio", but "Ezio e Dina" and the other languages as CLDR.
+    assert vocab.join(["Lea", "Dina", "Ezio"], "it") == "Lea, Dina ed Ezio"
+    assert vocab.join(["Dina", "Elena"], "it") == "Dina ed Elena"
+    assert vocab.join(["Ezio", "Dina"], "it") == "Ezio e Dina"
+    assert vocab.join(["Anna", "Eva"], "nl") == "Anna en Eva"
 
 
 def test_the_helpers_use_the_words_and_babel() -> None:
