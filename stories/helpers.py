@@ -125,8 +125,12 @@ class Helpers:
         return self.words.teams.get(text, text)
 
     def choices(self, items: Iterable[str]) -> list[str]:
-        """``choice`` of each item, for ``names(choices(targets))`` or a list of choices."""
-        return [self.choice(item) for item in items]
+        """``choice`` of each item, for ``names(choices(targets))`` or a list of choices.
+
+        A day vote offers every living player (a thousand in a big game, in every reader's
+        mail): only an item that is a role or team id is looked at further."""
+        ids = self.words.roles.keys() | self.words.teams.keys()
+        return [self.choice(item) if item in ids else str(item) for item in items]
 
     def cause_name(self, cause: str) -> str:
         """How a death came: "door de Weerwolven", "by the Witch's poison"."""

@@ -164,7 +164,7 @@ def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any
     if not asked:
         return None
     label = words.mail
-    label_of = ctx.get("choice", str)  # a role or team among the choices, by its name
+    label_of = ctx.get("choices", list)  # a role or team among the choices, by its name
     items = []
     for action, choices in asked:
         lines = [_how_many(action, words, ctx)]
@@ -176,7 +176,7 @@ def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any
         items.append(
             {
                 "title": _action_title(action.kind, words),
-                "choices": list_items(tuple(map(label_of, choices))) if action.max > 0 else "",
+                "choices": list_items(tuple(label_of(choices))) if action.max > 0 else "",
                 "lines": [line for line in lines if line],
             }
         )
