@@ -124,8 +124,9 @@ class Helpers:
             return role.name
         return self.words.teams.get(text, text)
 
-    def choices(self, items: Iterable[str]) -> list[str]:
-        """``choice`` of each item, for ``names(choices(targets))`` or a list of choices.
+    def choice_names(self, items: Iterable[str]) -> list[str]:
+        """``choice`` of each item, for ``names(choice_names(targets))`` or a list of choices
+        (not ``choices``: the error mail's field of that name lists the valid choices).
 
         A day vote offers every living player (a thousand in a big game, in every reader's
         mail): only an item that is a role or team id is looked at further."""
@@ -239,7 +240,7 @@ class Helpers:
             "team_names": self.team_names,
             "role_team": self.role_team,
             "choice": self.choice,
-            "choices": self.choices,
+            "choice_names": self.choice_names,
             "cause_name": self.cause_name,
             "step_name": self.step_name,
             "error_text": self.error_text,

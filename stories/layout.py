@@ -164,7 +164,7 @@ def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any
     if not asked:
         return None
     label = words.mail
-    label_of = ctx.get("choices", list)  # a role or team among the choices, by its name
+    label_of = ctx.get("choice_names", list)  # a role or team among the choices, by its name
     items = []
     for action, choices in asked:
         lines = [_how_many(action, words, ctx)]
