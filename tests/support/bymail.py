@@ -219,6 +219,18 @@ class Table:
             rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
             return [(r.recipient, r.kind, email.message_from_bytes(r.raw)) for r in rows]
 
+    def ask_help(self, name: str, body: str, subject: str, address: str = "") -> Message:
+        """``name`` mails Help: it goes to the one admin of ``settings`` (``help_forward``), and
+        the asker (at ``address``, else his Table address) gets the acknowledgement, returned."""
+        assert self.write(name, body, subject) == "help forwarded to 1 admin(s)"
+        [admin] = self.settings.admins
+        mails = self.mails()
+        assert [(to, kind) for to, kind, _ in mails[-2:]] == [
+            (admin, "help_forward"),
+            (address or address_of(name), "help_received"),
+        ]
+        return mails[-1][2]
+
     def roles(self) -> dict[str, str]:
         """Player -> dealt role, of the one game."""
         with unit_of_work(self.factory) as work:
