@@ -59,12 +59,18 @@ def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
     yield session_factory(engine)
 
 
-@pytest.mark.parametrize("language", ["nl", "en"])
-def test_every_public_story_is_one_text_with_no_private_line(
-    factory: sessionmaker[Session], language: str
+def _start(
+    factory: sessionmaker[Session],
+    mailer: Mailer,
+    now: datetime,
+    *,
+    language: str,
+    reveal_roles: bool,
+    options: dict[str, Any],
+    women: tuple[str, ...],
 ) -> None:
-    mailer = RecordingMailer()
-    now = START
+    """WW9: the ten NAMES sign up (``women`` as women) and the game starts with ROLES, dealt
+    by seed 5."""
     with unit_of_work(factory) as work:
         work.session.add(
             RoleDistribution(
@@ -80,23 +86,39 @@ def test_every_public_story_is_one_text_with_no_private_line(
             speed=3600,
             strictness=3,
             status="signup",
-            reveal_roles=True,
-            options={"mayor": True},
+            reveal_roles=reveal_roles,
+            options=options,
         )
         work.session.add(game)
         work.session.flush()
         for name in NAMES:
-            gender = "vrouw" if name in ("Anna", "Carla", "Eva", "Hanna", "Jet") else "man"
             service.signup(
                 work,
                 mailer,
                 game,
                 email=f"{name.lower()}@example.org",
                 name=name,
-                gender=gender,
+                gender="vrouw" if name in women else "man",
                 now=now,
             )
         service.start_game(work, mailer, game, now=now, seed=5, distribution_id="tien")
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_every_public_story_is_one_text_with_no_private_line(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    mailer = RecordingMailer()
+    now = START
+    _start(
+        factory,
+        mailer,
+        now,
+        language=language,
+        reveal_roles=True,
+        options={"mayor": True},
+        women=("Anna", "Carla", "Eva", "Hanna", "Jet"),
+    )
     turn = 0
     for _ in range(120):
         with unit_of_work(factory) as work:
@@ -162,36 +184,7 @@ def test_the_epilogue_tells_the_whole_game_with_every_role(
 ) -> None:
     mailer = RecordingMailer()
     now = START
-    with unit_of_work(factory) as work:
-        work.session.add(
-            RoleDistribution(
-                ruleset="wakkerdam", key="tien", players=10, roles=sorted(ROLES), options={}
-            )
-        )
-        game = Game(
-            name="WW9",
-            name_key="ww9",
-            ruleset="wakkerdam",
-            language="nl",
-            theme="wakkerdam",
-            speed=3600,
-            strictness=3,
-            status="signup",
-            reveal_roles=False,
-        )
-        work.session.add(game)
-        work.session.flush()
-        for name in NAMES:
-            service.signup(
-                work,
-                mailer,
-                game,
-                email=f"{name.lower()}@example.org",
-                name=name,
-                gender="man",
-                now=now,
-            )
-        service.start_game(work, mailer, game, now=now, seed=5, distribution_id="tien")
+    _start(factory, mailer, now, language="nl", reveal_roles=False, options={}, women=())
     for _ in range(120):
         with unit_of_work(factory) as work:
             game = work.session.scalars(select(Game)).one()
