@@ -22,6 +22,26 @@ def _rows(result: CliResult) -> list[dict[str, object]]:
     return [json.loads(line) for line in result.out.splitlines()]
 
 
+def _seat(
+    sessions: sessionmaker[Session], game_name: str, names: tuple[str, ...], gender: str
+) -> None:
+    """Seat ``names`` at the game directly (no signup mail), in order."""
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game).where(Game.name == game_name)).one()
+        for seat, name in enumerate(names, start=1):
+            key = fold_name(name)
+            session.add(
+                Player(
+                    game_id=game.id,
+                    seat=seat,
+                    email=f"{key}@example.org",
+                    name=name,
+                    name_key=key,
+                    gender=gender,
+                )
+            )
+
+
 def _error(result: CliResult, fragment: str) -> None:
     assert result.status == 2, result
     assert result.err.count("\n") == 1, result.err
@@ -137,20 +157,7 @@ def test_a_distribution_without_the_mayor_option_gets_the_rulesets_default(
     rows = _rows(run_cli("distributions", "list", "--players", "5", "--json"))
     assert next(row for row in rows if row["id"] == "vijf").get("mayor") is None
     run_cli("game", "create", "WW9")
-    with transaction(sessions) as session:
-        game = session.scalars(select(Game)).one()
-        for seat, name in enumerate(("Anna", "Bram", "Carla", "Dirk", "Eva"), start=1):
-            key = fold_name(name)
-            session.add(
-                Player(
-                    game_id=game.id,
-                    seat=seat,
-                    email=f"{key}@example.org",
-                    name=name,
-                    name_key=key,
-                    gender="vrouw",
-                )
-            )
+    _seat(sessions, "WW9", ("Anna", "Bram", "Carla", "Dirk", "Eva"), "vrouw")
     assert run_cli("game", "start", "WW9", "--distribution", "vijf", "--seed", "1").status == 0
     with transaction(sessions) as session:
         game = session.scalars(select(Game)).one()
@@ -177,20 +184,7 @@ def test_a_mafia_distribution_with_an_elite_player_starts_with_one_more_seat(
         assert (
             run_cli("game", "create", game_name, "--ruleset", "mafia", "--lang", "en").status == 0
         )
-        with transaction(sessions) as session:
-            game = session.scalars(select(Game).where(Game.name == game_name)).one()
-            for seat, name in enumerate(names[:count], start=1):
-                key = fold_name(name)
-                session.add(
-                    Player(
-                        game_id=game.id,
-                        seat=seat,
-                        email=f"{key}@example.org",
-                        name=name,
-                        name_key=key,
-                        gender="man",
-                    )
-                )
+        _seat(sessions, game_name, names[:count], "man")
     refused = run_cli("game", "start", "MF7", "--distribution", "carrow-agent", "--seed", "1")
     assert refused.status != 0 and "does not fit 7 players" in refused.err
     started = run_cli("game", "start", "MF8", "--distribution", "carrow-agent", "--seed", "1")
