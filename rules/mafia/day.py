@@ -299,7 +299,8 @@ def _detonate(state: GameState, pending: Pending) -> Outcome:
         after = (*after, *crippled)
     state = replace(state, today=replace(state.today, armed=None))
     saved = (Detonator(armed, target, effect),)
-    return _conclude(state, dead, result, pending, trace, saved, after, causes)
+    via = {name: "terrorist" for name in (armed, target)}  # §8.7: both taken by the detonator
+    return _conclude(state, dead, result, pending, trace, saved, after, causes, via)
 
 
 def _liar(state: GameState) -> Player | None:
@@ -372,9 +373,11 @@ def _conclude(
     saved: Sequence[Event] = (),
     after: Sequence[Event] = (),
     causes: Mapping[str, str] = MappingProxyType({}),
+    via: Mapping[str, str] = MappingProxyType({}),
 ) -> Outcome:
     """The final result of the day's vote (§6.5, §6.11, §13.4 order of events); ``saved``: events
-    before the `lynch` event, ``after``: events right after it (the explosion)."""
+    before the `lynch` event, ``after``: events right after it (the explosion); ``causes`` and
+    ``via``: the cause and the taking role (§8.7) of a death by name, when not a plain lynch."""
     lynched = _seat_sorted(state, lynched)
     events: list[Event] = [
         *saved,
@@ -404,7 +407,7 @@ def _conclude(
     if hero is not None and hero.faceless and state.vote_of(hero.name, "suicide") is not None:
         causes = {**causes, hero.name: Cause.SUICIDE}  # §15.16: he leaves with a draw
     dying = [(n, causes.get(n, Cause.LYNCH)) for n in lynched]  # a Faceless Terrorist: suicide
-    state, died = deaths.kill(state, dying, at_night=False)
+    state, died = deaths.kill(state, dying, at_night=False, via=via)
     state, posts = deaths.after_deaths(state, lynched)
     state, heirs = deaths.inherit(state, lynched)
     state = day_roles.recover(state, lynched)

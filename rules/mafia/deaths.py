@@ -37,9 +37,15 @@ def revealed(player: Player, *, at_night: bool) -> dict[str, str]:
 
 
 def kill(
-    state: GameState, deaths: Sequence[tuple[str, str]], *, at_night: bool, via: str | None = None
+    state: GameState,
+    deaths: Sequence[tuple[str, str]],
+    *,
+    at_night: bool,
+    via: str | Mapping[str, str] | None = None,
 ) -> tuple[GameState, tuple[Event, ...]]:
     """Kill every (name, cause) at once; return the state and the ``death`` events (seat order).
+
+    ``via``: the role that took the players at a vote (§8.7), one for all or by name.
 
     Sides that lose their last member pass their owed shots to the other side (§7.4.9).
     """
@@ -54,7 +60,7 @@ def kill(
             player=p.name,
             cause=causes[p.name],
             revealed=revealed(p, at_night=at_night),
-            via=via,
+            via=via.get(p.name) if isinstance(via, Mapping) else via,
         )
         for p in state.players
         if p.name in causes and p.alive

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from random import Random
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
 from stories.samples import mail_samples, sample_players
+from stories.context import Event
 from stories.store import StorySource
 from stories.words import Words, load_words
 from tests.support.packs import (
@@ -384,6 +386,33 @@ def test_a_death_tells_the_roles_it_reveals(renderer: Renderer) -> None:
             assert "a Doctor" in text and "Mafia" not in text
             text = renderer.render_event(key, {**context, "game": _game(theme, "lynch")}, day, seed)
             assert "a Doctor by day, and by night a Mafioso: one of the blacks" in text
+
+
+
+def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(renderer: Renderer) -> None:
+    """docs/rules/mafia.md ruling 83: both deaths of a detonation are lynch deaths via the
+    Terrorist; the main variant tells the blast (the Terrorist's own or his target's)."""
+    own = {
+        "type": "death",
+        "player": "Bram",
+        "cause": "lynch",
+        "revealed": {"role": "terrorist", "team": "red"},
+        "via": "terrorist",
+    }
+    target = {**own, "player": "Anna", "revealed": {"role": "citizen", "team": "black"}}
+    for theme in THEMES:
+        key = StoryKey(RULESET, LANGUAGE, theme, "death")
+        context = {"game": _game(theme, "vote_moves"), "players": CAST, "recipient": None}
+        for seed in range(6):
+            for event in (own, target):
+                text = renderer.render_event(key, context, event, seed)
+                assert "last word" not in text, text
+        main = renderer.variants(key)[0]  # death.j2
+        told = [
+            renderer.render_source_event(main, context, Event.from_dict(e, RULESET), Random(0))
+            for e in (own, target)
+        ]
+        assert "his own detonator" in told[0] and "blast of the Terrorist's detonator" in told[1]
 
 
 # --- a private event reaches its audience only ----------------------------------------------

@@ -373,6 +373,31 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
         assert "Доктор" in text and "Маньяк" in text and "чёрные" in text
 
 
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(
+    renderer: Renderer, theme: str
+) -> None:
+    """docs/rules/mafia.md ruling 83: both deaths of a detonation are lynch deaths via the
+    Terrorist; every variant tells the blast, none a last move of the lynched."""
+    key = StoryKey(RULESET, LANGUAGE, theme, "death")
+    context = {"game": _game(theme, "vote_moves", "day"), "players": CAST, "recipient": None}
+    own = {
+        "type": "death",
+        "player": "Anna",
+        "cause": "lynch",
+        "revealed": {"role": "terrorist", "team": "red"},
+        "via": "terrorist",
+    }
+    target = {**own, "player": "Bram", "revealed": {"role": "citizen", "team": "black"}}
+    for seed in range(8):
+        text = renderer.render_event(key, context, own, seed)
+        assert "Террорист Anna привела детонатор в действие и погибла" in text, text
+        text = renderer.render_event(key, context, target, seed)
+        assert "Bram погиб от взрыва детонатора вместе с Террористом" in text, text
+        assert "забрать с собой" not in text and "следом" not in text, text
+
+
 @pytest.mark.parametrize("theme", THEMES)
 def test_the_epilogue_tells_every_event_type_naming_its_players(
     renderer: Renderer, theme: str
