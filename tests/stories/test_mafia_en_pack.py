@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from random import Random
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
@@ -18,9 +18,9 @@ from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
+from stories.context import Event
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
 from stories.samples import mail_samples, sample_players
-from stories.context import Event
 from stories.store import StorySource
 from stories.words import Words, load_words
 from tests.support.packs import (
@@ -386,7 +386,6 @@ def test_a_death_tells_the_roles_it_reveals(renderer: Renderer) -> None:
             assert "a Doctor" in text and "Mafia" not in text
             text = renderer.render_event(key, {**context, "game": _game(theme, "lynch")}, day, seed)
             assert "a Doctor by day, and by night a Mafioso: one of the blacks" in text
-
 
 
 def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(renderer: Renderer) -> None:

@@ -373,7 +373,6 @@ def test_verbs_agree_with_the_player_and_a_night_death_hides_the_negative_role(
         assert "Доктор" in text and "Маньяк" in text and "чёрные" in text
 
 
-
 @pytest.mark.parametrize("theme", THEMES)
 def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(
     renderer: Renderer, theme: str
