@@ -61,6 +61,7 @@ class Night:
     attacked: set[str] = field(default_factory=set)
     went_out: set[str] = field(default_factory=set)
     healed: tuple[str, ...] = ()
+    doctor_healed: tuple[str, ...] = ()
     heal: Move | None = None
     checks: dict[str, Move] = field(default_factory=dict)
     void_shots: dict[str, int] = field(default_factory=dict)

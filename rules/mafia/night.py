@@ -427,6 +427,7 @@ def doctor(night: Night) -> tuple[Night, Sequence[str]]:
     if not night.send(move, exempt=vote[1] == (holder.name,)):
         return night, [f"{holder.name}'s heal is stopped"]
     night.healed = _with_client(night, tuple(n for n in vote[1] if not night.fails_at(n)))
+    night.doctor_healed = night.healed
     return night, [f"{holder.name} heals {', '.join(night.healed) or 'nobody'}"]
 
 

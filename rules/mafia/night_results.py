@@ -194,14 +194,18 @@ def _public_results(night: Night) -> list[Event]:
 
 def _saved(night: Night) -> tuple[str, ...]:
     """The healed players who were attacked and live (a black Bodyguard's ward is not saved, nor
-    a Kamikaze whom no heal saves, §15.19)."""
+    a Kamikaze whom no heal saves, §15.19), and the poisoned players the Doctor's heal cured: they
+    too would have died tonight without it (§7.6, §16.3; ruling 84)."""
     kamikaze = night.state.holder("kamikaze")
     return tuple(
         name
         for name in night.healed
-        if not night.is_unsavable(name)
-        and any(m.target == name for m in night.attacks)
-        and not (kamikaze is not None and name == kamikaze.name and name in night.deaths)
+        if (
+            not night.is_unsavable(name)
+            and any(m.target == name for m in night.attacks)
+            and not (kamikaze is not None and name == kamikaze.name and name in night.deaths)
+        )
+        or (name in night.cured and name in night.doctor_healed and name not in night.deaths)
     )
 
 

@@ -397,6 +397,20 @@ def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(
         assert "забрать с собой" not in text and "следом" not in text, text
 
 
+
+def test_a_heal_that_cured_poison_is_told_as_a_saved_life_not_a_survived_attack(
+    renderer: Renderer,
+) -> None:
+    """docs/rules/mafia.md ruling 84: `heal.saved` names a poisoned player the heal cured, who
+    was attacked by nobody: the Doctor is told that the healed would have died without it."""
+    event = {"type": "heal", "player": "Carla", "targets": ["Bram"], "result": "hit"}
+    for theme in THEMES:
+        key = StoryKey(RULESET, LANGUAGE, theme, "heal")
+        context = {"game": _game(theme, "night", "night"), "players": CAST, "recipient": "Carla"}
+        text = renderer.render_event(key, context, {**event, "saved": ["Bram"]}, 0)
+        assert "без лечения не дожили бы до утра — Bram" in text and "напад" not in text, text
+
+
 @pytest.mark.parametrize("theme", THEMES)
 def test_the_epilogue_tells_every_event_type_naming_its_players(
     renderer: Renderer, theme: str
