@@ -397,7 +397,6 @@ def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(
         assert "забрать с собой" not in text and "следом" not in text, text
 
 
-
 def test_a_heal_that_cured_poison_is_told_as_a_saved_life_not_a_survived_attack(
     renderer: Renderer,
 ) -> None:
