@@ -32,16 +32,16 @@ def side_team(state: GameState, name: str) -> str | None:
 def agents_leave(
     before: GameState, after: GameState, following: str
 ) -> tuple[GameState, tuple[Event, ...]]:
-    """§17.1: the Agent leaves after the result of day 3's vote, or when he loses his post; his
-    side is announced unless he chose it by a player's name."""
+    """§17.1: the Agent leaves after the result of day 3's vote, unless he holds a post then: he
+    stays while he holds it (seed) and leaves when he loses it; a post lost before day 3's vote
+    does not make him leave earlier (ruling 85).  His side is announced unless he chose it by a
+    player's name."""
     events: list[Event] = []
     players = []
+    posts = (after.mayor_in_office(), after.secretary_in_office())
     for agent in after.players:
-        posts = (before.mayor_in_office(), before.secretary_in_office())
-        held = agent.name in posts
-        lost = held and agent.name not in (after.mayor_in_office(), after.secretary_in_office())
-        day_three = before.step != Step.NIGHT and following == Step.NIGHT and after.day == 3
-        if agent.peaceful == "agent" and agent.alive and (lost or day_three):
+        leaves = agent.peaceful == "agent" and agent.alive and agent.name not in posts
+        if leaves and _is_due(before, after, following):
             chosen = after.sides.get(agent.name)
             events.append(AgentLeft(agent.name, chosen if chosen in TEAMS else None))
             agent = replace(agent, alive=False, cause="left")
@@ -49,3 +49,11 @@ def agents_leave(
     if not events:
         return after, ()
     return replace(after, players=tuple(players)), tuple(events)
+
+
+def _is_due(before: GameState, after: GameState, following: str) -> bool:
+    """Whether day 3's vote has had its result: at the step that ends day 3's votes, and at every
+    step after it (night n and day n share the counter n)."""
+    if after.day > 3:
+        return True
+    return after.day == 3 and (before.step == Step.NIGHT or following == Step.NIGHT)
