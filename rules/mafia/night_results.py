@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from rules.core.events import Event
@@ -57,6 +58,17 @@ def _ledger(night: Night, trace: list[str]) -> GameState:
     return replace(state, ledger=replace(state.ledger, owed=owed, black_killed=black_killed))
 
 
+def _crippled_dead(state: GameState, night: Night, dead: Sequence[str]) -> GameState:
+    """§8.3: a player crippled by a move of tonight (the Executor's torture in the evening, the
+    Madman's fire, the Kamikaze's retaliation) who also dies tonight died crippled: his role is
+    not inherited (seed; ruling 86).  The dead are told nothing."""
+    tonight = {name for name, _ in night_optional.cripples(night)} & set(dead)
+    if not tonight:
+        return state
+    players = tuple(replace(p, crippled=True) if p.name in tonight else p for p in state.players)
+    return replace(state, players=players)
+
+
 def _vigilante(night: Night, state: GameState) -> GameState:
     for victim, move in night.deaths.items():
         if move.role != "investigator":
@@ -81,6 +93,7 @@ def finish_night(night: Night) -> tuple[GameState, tuple[Event, ...], tuple[str,
     state = _faceless_own_kill(night, start, state)
     state, post_events = death_rules.after_deaths(state, dead)
     state, crippled = death_rules.cripple(state, night_optional.cripples(night))
+    state = _crippled_dead(state, night, dead)
     publics = [*night_optional.slash_public(night), *_public_results(night)]
     results = Results(memory={role: state.memory_of(role) for role in start.peaceful_roles})
     results.events.extend(crippled)
