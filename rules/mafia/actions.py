@@ -172,8 +172,8 @@ def _offered(state: GameState, spec: ActionSpec) -> bool:
         return captive is not None and captive.night == state.night - 1
     if spec.group == "antidote":  # §16.3: while his victim is poisoned
         return bool(state.poisoned)
-    if spec.group == "fire":  # §15.20: one fire per game (`not-now` before night 3)
-        return not state.memory_of("madman").madman_done
+    if spec.group == "fire":  # §15.20: from night 3, one fire per game (ruling 87)
+        return status.madman_may_fire(state)
     if spec.group == "cult" and spec.kill:  # the devour, once, after 3 souls (§15.21)
         memory = state.memory_of("cultist")
         return memory.souls_gained >= 3 and not memory.devoured

@@ -283,14 +283,29 @@ def _side_single(state: GameState, action: Action, vote: Vote) -> Rejected | Non
     return None
 
 
+def _fire_too_early(state: GameState, vote: Vote, found: Sequence[Action]) -> Rejected | None:
+    """§15.20, ruling 87: before night 3 the Madman is not asked for his fire (nothing he could
+    send counts yet), but a `fire` he sends (or, not asked at all, a vote without keyword) is
+    told `not-now`: the move exists, its night has not come."""
+    player = state.find(vote.player)
+    if player is None or not player.alive or player.peaceful != "madman":
+        return None
+    if state.step != Step.NIGHT or state.night >= 3 or state.memory_of("madman").madman_done:
+        return None
+    if tuple(vote.keywords) == ("fire",) or (not vote.keywords and not found):
+        return Rejected(Code.NOT_NOW, "the Madman's fire burns from night 3")
+    return None
+
+
 def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     """Validate ``vote`` (§5.3 order) and store it in place of the same group's earlier vote."""
     found = actions_of(state, vote.player)
+    early = _fire_too_early(state, vote, found)
     if not found:
-        return Rejected(Code.NOT_ASKED, "you are not asked now")
+        return early or Rejected(Code.NOT_ASKED, "you are not asked now")
     action = _select(state, found, vote)
     if isinstance(action, Rejected):
-        return action
+        return early if early is not None and action.code == Code.NOT_ASKED else action
     refusal = _names_check(state, action, vote) or _role_rules(state, action, vote)
     if refusal is not None:
         return refusal
