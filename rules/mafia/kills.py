@@ -71,6 +71,11 @@ def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
     state = night.state
     moves: list[Move] = []
     for member in state.side_members(side):
+        role = (member.negative or side.value) if member.katana else side.value
+        for target in night.skipped_kills.get(member.name, ()):  # ruling 88: a stopped shot
+            moves.append(
+                Move(member.name, role, "kill", (target,), 8, True, True, side.value, len(moves))
+            )
         vote = _vote(state, member.name, "kill")
         if vote is None or vote[0] != "kill":
             continue
@@ -83,7 +88,7 @@ def _side_moves(night: Night, side: Side, lines: list[str]) -> list[Move]:
             moves.append(
                 Move(
                     member.name,
-                    (member.negative or side.value) if member.katana else side.value,
+                    role,
                     "kill",
                     (target,),
                     slot=8,
@@ -128,9 +133,27 @@ def _is_son_exception(state: GameState, moves: Sequence[Move], night: int) -> bo
     )
 
 
+def _hypnotised(night: Night, target: str) -> str | None:
+    """§15.18: an insurance fired at the Hypnotist on the night his hypnosis takes the kill moves
+    aimed at him goes on to his subject (None: halted, not made), as the votes did at N5."""
+    hypnotist = night.hypnotist
+    if hypnotist is None or target != hypnotist:
+        return target
+    if night.state.memory_of("hypnotist").hypnosis_kill_night != night.number:
+        return target
+    return night.hypnosis_subject
+
+
 def _fire(night: Night, insurer: str, target: str, insured: Move, lines: list[str]) -> None:
     state = night.state
     player = state.get(insurer)
+    aimed = _hypnotised(night, target)
+    if aimed is None:
+        lines.append(f"{insurer}'s insurance on {target} is not made (hypnosis)")
+        return
+    if aimed != target:
+        lines.append(f"{insurer}'s insurance on {target} goes on to {aimed} (hypnosis)")
+        target = aimed
     if target == insurer or not state.get(target).alive:
         lines.append(f"{insurer}'s insurance on {target} cannot fire")
         return
@@ -176,11 +199,12 @@ def negative_kills(night: Night) -> tuple[Night, Sequence[str]]:
             if exception:
                 _son_cross_insurance(night, moves, insurers, stopped_by_side, lines)
             for move in moves:
-                if night.send(move):
+                skipped = move.owner in night.skipped_kills
+                if not skipped and night.send(move):
                     lines.append(f"{move.owner} shoots {move.target}")
                     night.strike(move)
                     continue
-                lines.append(f"{move.owner}'s shot is stopped")
+                lines.append(f"{move.owner}'s shot is {'skipped' if skipped else 'stopped'}")
                 cover = insurers.get(move.owner)
                 stopped_by_side.setdefault(side.value, []).append((move, cover is not None))
                 if cover is not None:

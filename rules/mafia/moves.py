@@ -88,6 +88,9 @@ class Night:
     hypnotized: dict[str, str] = field(default_factory=dict)
     redirected: dict[str, tuple[str, ...]] = field(default_factory=dict)
     hypnosis_subject: str | None = None
+    skipped_kills: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Black shooters whose kill the Hypnotist made them skip (halted, or sent back onto the
+    shooter): their original targets; a stopped shot for the insurances (ruling 88)."""
     fire: Move | None = None
     fire_all: bool = False
     joker: Move | None = None

@@ -279,6 +279,8 @@ def hypnotist(night: Night) -> tuple[Night, Sequence[str]]:
             memory = replace(memory, hypnosis_kill_night=night.number)
         if subject is None or (is_kill and subject == cast.player):
             lines.append(f"{cast.player}'s {cast.action} on {holder.name} is not made")
+            if cast.action == "kill" and cast.group == "kill":
+                night.skipped_kills[cast.player] = cast.targets
             continue
         targets = tuple(subject if t == holder.name else t for t in cast.targets)
         if _breaks_no_repeat(state, cast, targets, night.number):
