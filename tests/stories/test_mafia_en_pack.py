@@ -414,6 +414,28 @@ def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(renderer:
         assert "his own detonator" in told[0] and "blast of the Terrorist's detonator" in told[1]
 
 
+
+def test_the_agents_role_mail_says_a_post_keeps_him_in_the_game(renderer: Renderer) -> None:
+    """docs/rules/mafia.md §17.1, ruling 85: he leaves after day 3's vote unless he holds a
+    post then, and stays while he holds it."""
+    for theme in THEMES:
+        key = StoryKey(RULESET, LANGUAGE, theme, "role")
+        context = {
+            "game": _game(theme, "election"),
+            "players": CAST,
+            "recipient": "Anna",
+            "player": "Anna",
+            "role": "agent",
+            "team": "",
+            "mates": [],
+            "announced": [],
+            "facts": {},
+        }
+        text = " ".join(renderer.render_mail(key, context, 1).text.split())
+        assert "you leave after the third day's vote, unless you hold the Mayor's" in text, text
+        assert "you stay while you hold it" in text, text
+
+
 # --- a private event reaches its audience only ----------------------------------------------
 
 CAST = [

@@ -492,6 +492,28 @@ def test_the_role_mail_of_a_black_names_both_roles_and_the_partners(
     assert "Доктор" not in mail.subject and "Мафия" not in mail.subject
 
 
+
+def test_the_agents_role_mail_says_a_post_keeps_him_in_the_game(renderer: Renderer) -> None:
+    """docs/rules/mafia.md §17.1, ruling 85: he leaves after day 3's vote unless he holds a
+    post then, and stays while he holds it."""
+    for theme in THEMES:
+        key = StoryKey(RULESET, LANGUAGE, theme, "role")
+        context = {
+            "game": _game(theme, "election", "start"),
+            "players": CAST,
+            "recipient": "Anna",
+            "player": "Anna",
+            "role": "agent",
+            "team": "",
+            "mates": [],
+            "announced": [],
+            "facts": {},
+        }
+        text = renderer.render_mail(key, context, 1).text
+        assert "после голосования третьего дня вы уйдёте из игры" in text, text
+        assert "с постом вы останетесь, пока его удерживаете" in text, text
+
+
 def test_the_role_mail_teaches_each_role_its_moves(renderer: Renderer, words: Words) -> None:
     """A player reads in his role mail what his role does and the word it writes: every
     peaceful role with a move of its own quotes one of its keywords (as «лечить»)."""
