@@ -414,7 +414,6 @@ def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(renderer:
         assert "his own detonator" in told[0] and "blast of the Terrorist's detonator" in told[1]
 
 
-
 def test_the_agents_role_mail_says_a_post_keeps_him_in_the_game(renderer: Renderer) -> None:
     """docs/rules/mafia.md §17.1, ruling 85: he leaves after day 3's vote unless he holds a
     post then, and stays while he holds it."""

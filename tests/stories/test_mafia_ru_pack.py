@@ -492,7 +492,6 @@ def test_the_role_mail_of_a_black_names_both_roles_and_the_partners(
     assert "Доктор" not in mail.subject and "Мафия" not in mail.subject
 
 
-
 def test_the_agents_role_mail_says_a_post_keeps_him_in_the_game(renderer: Renderer) -> None:
     """docs/rules/mafia.md §17.1, ruling 85: he leaves after day 3's vote unless he holds a
     post then, and stays while he holds it."""
