@@ -84,7 +84,7 @@ GMAIL = Client(
         # A forward's block: only the sender's label is translated.
         "en": (("From", "Date", "Subject", "To"),),
         "nl": (("Van", "Date", "Subject", "To"),),
-        "it": (("Da", "Date", "Subject", "To"),),
+        "it": (("Da", "Date", "Subject", "To"), ("Da", "Data", "Oggetto", "A")),
         "de": (("Von", "Date", "Subject", "To"),),
         "ru": (("От", "Date", "Subject", "To"),),
     },
@@ -158,8 +158,9 @@ YANDEX_MAIL = Client(
 MAIL_RU = Client(
     "Mail.ru (web, apps)",
     attributions={
-        "ru": ("{date} от {name} <{address}>:", "{date} от {address}:"),
-        "en": ("{date} from {name} <{address}>:", "{date} from {address}:"),
+        # The name alone where the address was dropped: "… 17:30 +03:00 от Рассказчик :".
+        "ru": ("{date} от {name} <{address}>:", "{date} от {address}:", "{date} от {name}:"),
+        "en": ("{date} from {name} <{address}>:", "{date} from {address}:", "{date} from {name}:"),
     },
     separators={
         "ru": ("-------- Пересылаемое сообщение --------",),
