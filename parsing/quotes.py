@@ -137,6 +137,11 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _REPLY_HEADERS = tuple(
     _Attribution.from_template(template) for template in dict.fromkeys(_ATTRIBUTIONS)
 )
+_WRAPPABLE_HEADERS = tuple(
+    _Attribution.from_template(template)
+    for template in dict.fromkeys(_ATTRIBUTIONS)
+    if not template.startswith("{name}")
+)
 # A wrapped attribution's first line begins as a template does: its first word, or a date
 # (a digit or a weekday).
 _OPENING_WORDS = {
@@ -234,7 +239,7 @@ def _header_span(lines: list[str], index: int) -> int:
         and _WRAPPED_HEADER_START.match(line)
     ):
         joined = f"{line} {lines[index + 1].strip()}"
-        if len(joined) <= _MAX_HEADER_LENGTH and _is_attribution(joined):
+        if len(joined) <= _MAX_HEADER_LENGTH and _is_attribution(joined, wrapped=True):
             return 2
     return 0
 
@@ -242,9 +247,12 @@ def _header_span(lines: list[str], index: int) -> int:
 _MAX_HEADER_LENGTH = 250  # the longest real attribution, wrapped and joined, is about half
 
 
-def _is_attribution(line: str) -> bool:
+def _is_attribution(line: str, wrapped: bool = False) -> bool:
+    """Whether ``line`` is an attribution; ``wrapped``: two lines joined, which only a template
+    that opens with a word or a date may match ("{name} wrote:" would take any line above)."""
     compact = _compact(line)
-    return any(header.matches(line, compact) for header in _REPLY_HEADERS)
+    headers = _WRAPPABLE_HEADERS if wrapped else _REPLY_HEADERS
+    return any(header.matches(line, compact) for header in headers)
 
 
 def _drop_quoted(lines: list[str]) -> list[str]:

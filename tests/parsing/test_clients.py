@@ -83,3 +83,9 @@ def test_a_wrapped_attribution_never_takes_the_vote_above_it() -> None:
     assert strip_quotes(f"Кирилл\n{header}\n> Анна, пропуск\n") == "Кирилл"
     wrapped = "пт, 27 нояб. 2026 г. в 10:00, Рассказчик <\nnarrator@example.org>:"
     assert strip_quotes(f"Кирилл\n{wrapped}\n> Анна, пропуск\n") == "Кирилл"
+
+
+def test_a_line_above_a_name_only_attribution_is_never_its_first_half() -> None:
+    # "Do" is a weekday (German, Dutch), and "… wrote:" may follow any name: still two lines.
+    assert strip_quotes("Do it: Bram\nAnna wrote:\n> Carla\n") == "Do it: Bram"
+    assert strip_quotes("Ma Bram\nAnna schreef:\n> Carla\n") == "Ma Bram"
