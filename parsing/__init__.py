@@ -23,8 +23,8 @@ come from the game's :class:`Lexicon`, error wording from the context's explaine
 (:data:`DEFAULT_LEXICON` and :func:`explain_plainly` are the language-generic defaults).
 
 The layers: ``mime`` (bytes → headers and text), ``html`` (HTML → text), ``quotes`` (text →
-what the player wrote), ``subject``, ``autoreply``, ``names``, ``lexicon``, ``interpret``,
-``messages``.
+what the player wrote, by the mail clients' tables of ``clients``), ``subject``,
+``autoreply``, ``names``, ``lexicon``, ``interpret``, ``messages``.
 """
 
 from parsing.autoreply import classify_ignore, is_auto_reply, is_bounce

@@ -5,14 +5,17 @@ Names are compared *folded*: Unicode-decomposed, accents dropped, case-folded (`
 understood as one when it is a misspelling within a small edit distance (optimal string
 alignment, so a swapped pair of letters costs 1) and fits exactly one player.  Ordinary words
 never are: fuzzy matching skips stop words (by default Dutch, English, German and mail
-clients' words; a game's lexicon adds its language's words and its keywords) and words or names
-shorter than four letters (so ``van`` is never ``Jan``).  A player whose name is itself an
+clients' words; a game's lexicon adds its language's words and its keywords) and names
+shorter than four letters (so ``van`` is never ``Jan``).  A word of three letters is a
+misspelling only as a four-letter name with one letter left out (``Ива`` for Иван, ``Drk`` for
+Dirk), the one typo a game master reads in so short a word.  A player whose name is itself an
 ordinary word (``Ben``, ``Will``) counts only when written with a capital.
 A word that fits several players is *ambiguous*, never silently given to one of them: several
 misspellings within the tolerance (not only the closest), or the start of two or more names
-(``Ann`` when Anna and Anne play; at least three letters, not a stop word).  Such a start is
-reported only when the mail names nobody outright, so a stray word does not spoil a clear vote;
-the start of one name alone is not taken for it (``Jan`` is not Janneke).
+(``Ann`` when Anna and Anne play; at least three letters, not a stop word).  Such a start, and
+a three-letter word that fits several, is reported only when the mail names nobody outright,
+so a stray word does not spoil a clear vote.  The start of one name alone is not taken for
+it (``Jan`` is not Janneke) unless it lacks a single letter (``Ива``, Иван).
 Exact matching is a dictionary lookup and fuzzy candidates are pre-filtered by length, so the
 cost grows slowly with the number of players.
 """
@@ -143,6 +146,13 @@ class NameMatcher:
         for index, key in enumerate(self._folded):
             by_length.setdefault(len(key), []).append(index)
         self._by_length = by_length
+        # The shortest names misspelt: each with one letter left out, to the players it may be.
+        shortened: dict[str, list[str]] = {}
+        for index in by_length.get(MIN_FUZZY_LENGTH, ()):
+            key = self._folded[index]
+            for gap in sorted({key[:cut] + key[cut + 1 :] for cut in range(len(key))}):
+                shortened.setdefault(gap, []).append(self._canonical[index])
+        self._shortened = {gap: tuple(sorted(found)) for gap, found in shortened.items()}
         self._sorted = sorted(self._folded)
 
     @property
@@ -163,7 +173,7 @@ class NameMatcher:
         ``stop_words`` (folded) are never misspelt names, and name a player whose name is one
         of them only when written with a capital (a game passes its lexicon's words)."""
         hits: list[NameHit] = []
-        prefix_only: list[NameHit] = []  # ambiguous only as the start of several names
+        prefix_only: list[NameHit] = []  # ambiguous on weak evidence: a start, three letters
         fuzzy_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for word in words:
             key = fold(word)
@@ -183,7 +193,7 @@ class NameMatcher:
             if len(candidates) >= 2:
                 hit = NameHit(word, None, candidates, False)
                 hits.append(hit)
-                if not fuzzy:
+                if not fuzzy or len(key) < MIN_FUZZY_LENGTH:
                     prefix_only.append(hit)
             elif fuzzy:
                 hits.append(NameHit(word, fuzzy[0], fuzzy, False))
@@ -201,7 +211,10 @@ class NameMatcher:
         return tuple(found)
 
     def _fuzzy(self, key: str) -> tuple[str, ...]:
+        """The players whose name ``key`` may be a misspelling of (see the module docstring)."""
         limit = max_distance(len(key))
+        if len(key) == MIN_FUZZY_LENGTH - 1:
+            return self._shortened.get(key, ())
         if limit == 0:
             return ()
         indexes = [

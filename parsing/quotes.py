@@ -3,15 +3,20 @@
 Works on plain text (HTML is first rendered to text with blockquotes as ``>`` lines):
 
 1. ``>``-quoted lines are dropped wherever they are, so both top- and bottom-posted answers
-   survive; a reply header ("On … wrote:", "Op … schreef …:", "Op … heeft … het volgende
-   geschreven:", "Am … schrieb …:", "Il giorno … ha scritto:", …) right above a quoted block is
-   dropped with it.
-2. The first reply header, forward marker or Outlook header block ("Van:/From: …" followed by
-   "Verzonden:/Sent: …") that is *not* followed by ``>`` quotes starts an unquoted original
-   (Outlook-style top posting): everything from there on is cut.  Forward and reply markers are
-   recognised by quotequail (maintained by Close), extended with the Italian and Outlook forms.
+   survive; a reply header ("On … wrote:", "Op … schreef …:", "Am … schrieb …:", "Il giorno
+   … ha scritto:", "пт, 27 нояб. 2026 г. в 10:00, Рассказчик <…>:", "27.11.2026 10:00,
+   Рассказчик пишет:", …) right above a quoted block is dropped with it, also when its client
+   wrapped it over two lines.
+2. The first reply header, separator ("-----Original Message-----", "----Messaggio
+   originale----", "-------- Пересылаемое сообщение --------", …) or header block ("От: … /
+   Отправлено: … / Кому: … / Тема: …", GMX's "Gesendet: … / Von: …") that is *not* followed by
+   ``>`` quotes starts an unquoted original (Outlook-style top posting): everything from there
+   on is cut.  Which lines these are is data, one table per mail client and language, in
+   :mod:`parsing.clients`; quotequail (maintained by Close) is asked last, for the markers of
+   clients and languages those tables do not list.
 3. Signatures are cut: the ``-- `` delimiter, mobile footers ("Sent from my iPhone",
-   "Verstuurd vanaf mijn iPhone", "Outlook voor iOS downloaden", …) and a closing greeting
+   "Verstuurd vanaf mijn iPhone", "Отправлено из мобильной Почты Mail.ru", "Outlook voor iOS
+   downloaden", …) and a closing greeting
    ("Groetjes, Anna", "Met vriendelijke groet", "Cheers") followed by at most a few short lines.
 """
 
@@ -19,52 +24,168 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import quotequail  # type: ignore[import-untyped]
+
+from parsing.clients import CLIENTS, SENDER_LABELS, WEEKDAYS
 
 MAX_LINES = 5000
 
 _INVISIBLE = str.maketrans({"\u200b": None, "\ufeff": None, "\u00a0": " ", "\u200e": None})
 
-_REPLY_HEADERS = [
-    r"on\b.{0,200}\bwrote\s*:",
-    r"op\b.{0,200}\bschreef\b.{0,200}:",
-    r"op\b.{0,200}\bheeft\b.{0,200}\bgeschreven\s*:",
-    r"am\b.{0,200}\bschrieb\b.{0,200}:",
-    r"le\b.{0,200}\ba\s+[ée]crit\s*:",
-    r"il giorno\b.{0,200}\bha scritto\s*:",
-    r"il\b.{0,200}\bha scritto\s*:",
-    r"el\b.{0,200}\bescribi[óo]\s*:",
-    r"em\b.{0,200}\bescreveu\s*:",
-    r"den\b.{0,200}\bskrev\b.{0,200}:",
-    r".{0,200}<[^<>\s]+@[^<>\s]+>\s*(?:wrote|schreef|schrieb|ha scritto|a [ée]crit)\s*:",
-    r".{1,100}\s(?:wrote|schreef|schrieb)\s*:",
+#: What each placeholder of an attribution template matches (parsing/clients.py).  Free text
+#: is one lazy run: two free placeholders with only spaces or punctuation between them are
+#: read as one run, so that no line costs more than a few passes (a date needs a digit ahead).
+_FREE = r"[^\n]+?"
+_FREE_BEFORE_ADDRESS = r"[^\n<]+?"  # a name ends at its "<address>"
+_DIGIT_AHEAD = r"(?=[^\n]*?\d)"
+_PLACEHOLDERS = {
+    "time": r"\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:\s*[ap]\.?\s?m\.?)?",
+    "address": r"\s*[^<>\s]+@[^<>\s]+\s*",  # spaces: a wrapped line joined inside <…>
+}
+
+
+def _literal(text: str) -> str:
+    """A regular expression for literal ``text``: any spacing, a space allowed before a colon,
+    a run of dashes for any number of dashes, of underscores for twenty or more."""
+    text = re.sub(r"\s*(-{2,})\s*", r"\1", text)
+    pieces = []
+    for token in re.split(r"(-{2,}|_{2,}|\s+|:)", text):
+        if not token:
+            continue
+        if token.startswith("--"):
+            pieces.append(r"\s*-{2,}\s*")
+        elif token.startswith("__"):
+            pieces.append(r"_{20,}")
+        elif token.isspace():
+            pieces.append(r"\s+")
+        elif token == ":":
+            pieces.append(r"\s*:")
+        else:
+            pieces.append(re.escape(token))
+    return "".join(pieces)
+
+
+def _template(template: str) -> str:
+    parts = re.split(r"\{(\w+)\}", template)
+    pieces = [_literal(parts[0])]
+    free = ""  # the free placeholders run together so far: "", "name" or "date"
+    for index in range(1, len(parts), 2):
+        placeholder, after = parts[index], parts[index + 1]
+        if placeholder in _PLACEHOLDERS:
+            pieces.append(_PLACEHOLDERS[placeholder] + _literal(after))
+            continue
+        free = "date" if "date" in (free, placeholder) else "name"
+        following = parts[index + 2] if index + 2 < len(parts) else ""
+        if following in ("date", "name") and not re.search(r"[\w<>@]", after):
+            continue  # "{date}, {name}": one run
+        run = _FREE_BEFORE_ADDRESS if after.lstrip().startswith("<") else _FREE
+        if free == "date":
+            run = _DIGIT_AHEAD + run
+        pieces.append(run + _literal(after))
+        free = ""
+    return "".join(pieces)
+
+
+def _whole_lines(patterns: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(r"^\s*(?:" + "|".join(patterns) + r")\s*$", re.IGNORECASE)
+
+
+_ATTRIBUTIONS = [
+    template
+    for client in CLIENTS
+    for templates in client.attributions.values()
+    for template in templates
 ]
-_REPLY_HEADER = re.compile(r"^\s*(?:" + "|".join(_REPLY_HEADERS) + r")\s*$", re.IGNORECASE)
-_WRAPPED_HEADER_START = re.compile(r"^\s*(?:on|op|am|le|il|el|em|den)\s", re.IGNORECASE)
-_FORWARD_MARKER = re.compile(
-    r"^\s*(?:-{2,}\s*(?:forwarded message|original message|doorgestuurd bericht|"
-    r"oorspronkelijk bericht|origineel bericht|oorspronkelijk e-mailbericht|"
-    r"urspr[üu]ngliche nachricht|weitergeleitete nachricht|messaggio (?:originale|inoltrato)|"
-    r"message transf[ée]r[ée]|message d'origine|mensaje original)\s*-{2,}|"
-    r"begin (?:forwarded message|doorgestuurd bericht)\s*:|"
-    r"(?:anfang der weitergeleiteten e-mail|d[ée]but du message r[ée]exp[ée]di[ée])\s*:|"
-    r"_{20,})\s*$",
+
+
+def _compact(text: str) -> str:
+    return "".join(text.casefold().split())
+
+
+@dataclass(frozen=True)
+class _Attribution:
+    """One attribution template compiled, with the literal text every line it matches begins
+    and ends with and the words it contains: cheap tests that spare most lines the pattern."""
+
+    pattern: re.Pattern[str]
+    head: str
+    tail: str
+    words: tuple[str, ...]
+
+    @classmethod
+    def from_template(cls, template: str) -> _Attribution:
+        parts = re.split(r"\{\w+\}", template)
+        words = tuple(word.casefold() for part in parts[1:-1] for word in _WORD.findall(part))
+        return cls(
+            _whole_lines([_template(template)]), _compact(parts[0]), _compact(parts[-1]), words
+        )
+
+    def matches(self, line: str, compact: str) -> bool:
+        """Whether ``line`` (``compact``: folded, without spaces) is this attribution."""
+        return (
+            compact.startswith(self.head)
+            and compact.endswith(self.tail)
+            and all(word in compact for word in self.words)
+            and self.pattern.match(line) is not None
+        )
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_REPLY_HEADERS = tuple(
+    _Attribution.from_template(template) for template in dict.fromkeys(_ATTRIBUTIONS)
+)
+_WRAPPABLE_HEADERS = tuple(
+    _Attribution.from_template(template)
+    for template in dict.fromkeys(_ATTRIBUTIONS)
+    if not template.startswith("{name}")
+)
+# A wrapped attribution's first line begins as a template does: its first word, or a date
+# (a digit or a weekday).
+_OPENING_WORDS = {
+    template.split()[0] for template in _ATTRIBUTIONS if not template.startswith("{")
+} | WEEKDAYS
+_WRAPPED_HEADER_START = re.compile(
+    r"^\s*(?:\d|(?:"
+    + "|".join(re.escape(word) for word in sorted(_OPENING_WORDS, key=len, reverse=True))
+    + r")(?![^\W\d_]))",
     re.IGNORECASE,
 )
-_OUTLOOK_FIELD = re.compile(
-    r"^\s*\**\s*(?:from|van|von|de|da|sent|verzonden|gesendet|envoy[ée]|inviato|date|datum|"
-    r"data|to|aan|an|[àa]|a|subject|onderwerp|betreff|objet|oggetto|cc|bcc)\s*\**\s*:",
+_FORWARD_MARKER = _whole_lines(
+    dict.fromkeys(
+        _literal(separator)
+        for client in CLIENTS
+        for separators in client.separators.values()
+        for separator in separators
+    )
+)
+
+
+def _label_key(label: str) -> str:
+    return " ".join(label.casefold().split())
+
+
+_BLOCKS = [block for client in CLIENTS for blocks in client.blocks.values() for block in blocks]
+_FIELD = re.compile(
+    r"^\s*\**\s*(?P<label>"
+    + "|".join(
+        _literal(label)
+        for label in sorted({label for block in _BLOCKS for label in block}, key=len, reverse=True)
+    )
+    + r")\s*\**\s*:",
     re.IGNORECASE,
 )
-_OUTLOOK_FROM = re.compile(r"^\s*\**\s*(?:from|van|von|de|da)\s*\**\s*:", re.IGNORECASE)
+_BLOCK_STARTS = frozenset(_label_key(block[0]) for block in _BLOCKS)
+_SENDERS = frozenset(map(_label_key, SENDER_LABELS))
 _SIGNATURE_DELIMITER = re.compile(r"^--\s*$|^—\s*$")
 _MOBILE_FOOTER = re.compile(
     r"^\s*(?:(?:sent|send|verzonden|verstuurd|gestuurd|gesendet|envoy[ée]|inviato|enviado|"
     r"skickat|wys[łl]ane)\s+(?:from|vanaf|van|via|met|with|using|by|von|de|da|dal|desde|fr[åa]n|"
     r"z)\b.{0,80}|von meinem .{1,40} gesendet.{0,40}|(?:get|download|ontvang|haal)\s+"
     r"outlook\b.{0,60}|outlook voor (?:ios|android)(?: downloaden)?.{0,40}|"
-    r"sent with proton mail.{0,60}|verzonden met .{1,40})\s*$",
+    r"sent with proton mail.{0,60}|verzonden met .{1,40}|отправлено\s+(?:с|из|через)\s.{1,60})\s*$",
     re.IGNORECASE,
 )
 _CLOSING = re.compile(
@@ -106,19 +227,32 @@ def _next_content(lines: list[str], start: int) -> int:
 def _header_span(lines: list[str], index: int) -> int:
     """Number of lines (1 or 2, for wrapped headers) forming a reply header at ``index``."""
     line = lines[index]
-    if len(line) > 400:
+    if len(line) > _MAX_HEADER_LENGTH:
         return 0
-    if _REPLY_HEADER.match(line):
+    # Every attribution ends with a colon: a cheap test first.
+    if line.endswith(":") and _is_attribution(line):
         return 1
     if (
         index + 1 < len(lines)
+        and lines[index + 1].endswith(":")
         and not _is_quoted(lines[index + 1])
         and _WRAPPED_HEADER_START.match(line)
     ):
         joined = f"{line} {lines[index + 1].strip()}"
-        if len(joined) <= 400 and _REPLY_HEADER.match(joined):
+        if len(joined) <= _MAX_HEADER_LENGTH and _is_attribution(joined, wrapped=True):
             return 2
     return 0
+
+
+_MAX_HEADER_LENGTH = 250  # the longest real attribution, wrapped and joined, is about half
+
+
+def _is_attribution(line: str, wrapped: bool = False) -> bool:
+    """Whether ``line`` is an attribution; ``wrapped``: two lines joined, which only a template
+    that opens with a word or a date may match ("{name} wrote:" would take any line above)."""
+    compact = _compact(line)
+    headers = _WRAPPABLE_HEADERS if wrapped else _REPLY_HEADERS
+    return any(header.matches(line, compact) for header in headers)
 
 
 def _drop_quoted(lines: list[str]) -> list[str]:
@@ -146,7 +280,7 @@ def _cut_unquoted_original(lines: list[str]) -> list[str]:
             continue
         if _FORWARD_MARKER.match(line) or _header_span(lines, index):
             return lines[:index]
-        if _OUTLOOK_FROM.match(line) and _is_outlook_block(lines, index):
+        if _is_header_block(lines, index):
             return lines[:index]
     # quotequail knows more reply and forward markers than the patterns above.
     text = "\n".join(lines)
@@ -173,14 +307,21 @@ def _quotequail_own(text: str) -> str | None:
 _quotequail_own_part = functools.lru_cache(maxsize=4096)(_quotequail_own)
 
 
-def _is_outlook_block(lines: list[str], index: int) -> bool:
+def _is_header_block(lines: list[str], index: int) -> bool:
+    """Whether a header block of a client (parsing/clients.py) starts at ``index``: a line
+    with a block's first label, and more labelled lines below (two in all when it names the
+    sender, else three), blank lines between them allowed."""
+    start = _FIELD.match(lines[index])
+    if start is None or _label_key(start.group("label")) not in _BLOCK_STARTS:
+        return False
+    needed = 2 if _label_key(start.group("label")) in _SENDERS else 3
     fields = 0
     for line in lines[index : index + 6]:
-        if _OUTLOOK_FIELD.match(line):
+        if _FIELD.match(line):
             fields += 1
         elif line.strip():
             break
-    return fields >= 2
+    return fields >= needed
 
 
 def _cut_signature(lines: list[str]) -> list[str]:

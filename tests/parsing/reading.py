@@ -1,4 +1,4 @@
-"""Test helper: route a mail and read it for its game as the inbox does (Wakkerdam's words)."""
+"""Test helper: route a mail and read it for its game as the inbox does (a ruleset's words)."""
 
 from __future__ import annotations
 
@@ -24,16 +24,17 @@ def read_mail(
     name_counts: Mapping[str, tuple[int, int]] | None = None,
     usable_keywords: frozenset[str] | None = None,
     lexicon: Lexicon | None = None,
+    ruleset: str = "wakkerdam",
 ) -> Command:
-    """``route`` among ``games``, then ``read_command`` for the game routed to, in
-    ``language`` (errors worded as the narrator words them)."""
-    explain = explainer_for("wakkerdam", language)
+    """``route`` among ``games``, then ``read_command`` for the game routed to, a game of
+    ``ruleset`` in ``language`` (its words; errors worded as the narrator words them)."""
+    explain = explainer_for(ruleset, language)
     routed = route(parsed, [game.name for game in games], {NARRATOR}, explain)
     if not isinstance(routed, Route):
         return routed
     game = next(game for game in games if game.name == routed.game)
     context = MailContext(
-        lexicon=lexicon or wakkerdam(language),
+        lexicon=lexicon or lexicon_for(ruleset, language),
         sender_player=sender_player,
         name_counts=name_counts or {},
         usable_keywords=usable_keywords,

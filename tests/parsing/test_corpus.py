@@ -14,7 +14,7 @@ from tests.parsing.reading import read_mail
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
 MANIFEST = tomllib.loads((MAIL_DIR / "expected.toml").read_text(encoding="utf-8"))
 DEFAULTS = MANIFEST.pop("defaults")
-CONTEXT_KEYS = {"game", "players", "signup", "lang", "count", "me"}
+CONTEXT_KEYS = {"game", "players", "signup", "lang", "ruleset", "count", "me"}
 
 
 def test_every_fixture_has_an_expectation_and_the_corpus_is_large() -> None:
@@ -35,6 +35,7 @@ def read_for(parsed: ParsedMail, case: dict[str, Any]) -> Command:
         parsed,
         (other, game),
         language=case.get("lang", "nl"),
+        ruleset=case.get("ruleset", "wakkerdam"),
         sender_player=case.get("me"),
         name_counts={"": tuple(case["count"])} if "count" in case else {},
     )
@@ -52,6 +53,8 @@ def test_fixture(name: str) -> None:
             actual[key] = [f"{c['written']}={c['understood']}" for c in result.get(key, [])]
         elif key == "subject":
             actual[key] = parsed.subject
+        elif key == "body":
+            actual[key] = parsed.body
         elif key == "message_contains":
             message = str(result.get("message", ""))
             actual[key] = expected[key] if expected[key] in message else message

@@ -1,0 +1,79 @@
+"""A three-letter word is a four-letter name with one letter missing when only one player fits."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsing import Correction, ErrorCode, GameInfo, NameMatcher, ParseError, Vote, parse_mail
+from tests.parsing.reading import read_mail
+
+RUSSIAN = ("Иван", "Олег", "Нина", "Инна", "Егор", "Кирилл")
+DUTCH = ("Anna", "Bram", "Dirk", "Dick", "Carla")
+ITALIAN = ("Nico", "Rita", "Rina", "Luca", "Lucia", "Matteo")
+
+
+def _vote(body: str, players: tuple[str, ...], ruleset: str, language: str) -> object:
+    raw = f"From: P <p@example.org>\nSubject: G1\n\n{body}\n".encode()
+    game = GameInfo("G1", players=players)
+    return read_mail(parse_mail(raw), (game,), language=language, ruleset=ruleset)
+
+
+@pytest.mark.parametrize(
+    ("body", "players", "ruleset", "language", "player"),
+    [
+        ("Ива", RUSSIAN, "mafia", "ru", "Иван"),  # the last letter missing
+        ("голосую за олг", RUSSIAN, "mafia", "ru", "Олег"),  # one inside
+        ("Drk", DUTCH, "wakkerdam", "nl", "Dirk"),
+        ("ik stem op brm", DUTCH, "wakkerdam", "nl", "Bram"),
+        ("Nco", ITALIAN, "lupus", "it", "Nico"),
+    ],
+)
+def test_a_four_letter_name_missing_one_letter_is_that_player(
+    body: str, players: tuple[str, ...], ruleset: str, language: str, player: str
+) -> None:
+    command = _vote(body, players, ruleset, language)
+    written = body.split()[-1]
+    assert command == Vote("G1", (player,), False, (), (Correction(written, player),))
+
+
+@pytest.mark.parametrize(
+    ("body", "players", "ruleset", "language", "candidates"),
+    [
+        ("Ина", RUSSIAN, "mafia", "ru", ["Инна", "Нина"]),
+        ("Dik", DUTCH, "wakkerdam", "nl", ["Dick", "Dirk"]),
+        ("Ria", ITALIAN, "lupus", "it", ["Rina", "Rita"]),
+        ("Luc", ITALIAN, "lupus", "it", ["Luca", "Lucia"]),  # Luca shortened, or Lucia begun
+    ],
+)
+def test_two_players_that_close_are_ambiguous(
+    body: str, players: tuple[str, ...], ruleset: str, language: str, candidates: list[str]
+) -> None:
+    command = _vote(body, players, ruleset, language)
+    assert isinstance(command, ParseError), command
+    assert command.code is ErrorCode.AMBIGUOUS_NAME
+    assert list(command.params["candidates"]) == candidates
+
+
+def test_an_ordinary_word_is_no_shortened_name() -> None:
+    # «его» is Егор without its last letter, and the pronoun: a stop word is never a name.
+    command = _vote("Кирилла, его надо убрать", RUSSIAN, "mafia", "ru")
+    assert command == Vote("G1", ("Кирилл",), False, (), (Correction("Кирилла", "Кирилл"),))
+
+
+def test_three_letters_fitting_two_do_not_spoil_a_clear_name() -> None:
+    command = _vote("Иван. Ина пока молчит.", RUSSIAN, "mafia", "ru")
+    assert command == Vote("G1", ("Иван",), False, (), ())
+
+
+def test_only_three_letters_for_four_the_rest_is_unchanged() -> None:
+    matcher = NameMatcher(["Jan", "Janneke", "Anna", "Eva", "Evert"])
+
+    def found(text: str) -> list[str | None]:
+        return [hit.player for hit in matcher.find(text.split())]
+
+    assert found("Jan") == ["Jan"]  # a whole name
+    assert found("Jne") == []  # Janneke is no four-letter name: three letters stay exact
+    assert found("Jaan") == []  # no letter is added to a three-letter name
+    assert found("An") == []  # two letters are never a name
+    assert found("Ana") == ["Anna"]
+    assert found("Eve") == []  # the start of one longer name alone is no vote
