@@ -1,11 +1,15 @@
 # Two entry points (README): `make serve` runs the daemon, `make test` runs the whole suite.
-.PHONY: serve test lint bench
+# `make test-fast` is the inner loop: the suite without the tests marked slow (README).
+.PHONY: serve test test-fast lint bench
 
 serve:
 	./scripts/serve.sh
 
 test:
 	./scripts/test.sh
+
+test-fast:
+	./scripts/test.sh -m "not slow"
 
 lint:
 	. scripts/venv.sh test && $$VENV/bin/ruff check . && $$VENV/bin/ruff format --check . && $$VENV/bin/mypy

@@ -1,6 +1,6 @@
 """The `narrator` command line: one parser, subcommands contributed by `narrator.commands.*`.
 
-Each module in `narrator/commands/` defines::
+`build_parser` lists the command modules by name. Each defines::
 
     def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None
 
@@ -8,18 +8,18 @@ and adds its commands with ``subparsers.add_parser(NAME, parents=[common], ...)`
 ``set_defaults(func=handler)``.  A handler takes the parsed ``argparse.Namespace`` and returns an
 exit code (``int``) or ``None`` for success.  Bad input is reported by raising
 :class:`CommandError`; ``main`` turns it into a one-line message on stderr and exit status 2.
+
+Building the parser must stay cheap (``narrator --help`` imports every command module): a
+command module imports at its top only the standard library and `narrator.cli`, and a handler
+imports the rest (database, rules, stories, daemon) when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-import narrator.commands
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -56,14 +56,22 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         title="commands", metavar="COMMAND", parser_class=_OneLineErrorParser
     )
-    for module_info in sorted(pkgutil.iter_modules(narrator.commands.__path__), key=_name):
-        module = importlib.import_module(f"narrator.commands.{module_info.name}")
+    # Here, not at the top: the command modules import `CommandError` and `Subparsers` from here.
+    from narrator.commands import (
+        admin,
+        db,
+        distributions,
+        game,
+        inject,
+        parse,
+        serve,
+        simulate,
+        stories,
+    )
+
+    for module in (admin, db, distributions, game, inject, parse, serve, simulate, stories):
         module.register(subparsers, common)
     return parser
-
-
-def _name(module_info: pkgutil.ModuleInfo) -> str:
-    return module_info.name
 
 
 def main(argv: Sequence[str] | None = None) -> int:

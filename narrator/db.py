@@ -1,27 +1,35 @@
-"""Database plumbing: engines (SQLite, PostgreSQL), sessions, transactions, Alembic migrations."""
+"""Database plumbing: engines (SQLite, PostgreSQL), sessions, transactions, Alembic migrations.
+
+Alembic is imported only to migrate (`upgrade`, `downgrade`): it loads Mako and Pygments, more
+than half a second of start-up.  Whether a database is at the newest revision (every CLI command
+asks) is read without it: `current_revision` reads Alembic's version table and `head_revision`
+the revision ids written in the migration files.
+"""
 
 from __future__ import annotations
 
+import ast
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config as AlembicConfig
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:
+    from alembic.config import Config as AlembicConfig
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 # The `migrations` package is installed next to `narrator` (from a checkout and from a wheel).
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+#: Alembic's table of the applied revision (its default name; migrations/env.py keeps it).
+VERSION_TABLE = "alembic_version"
 
 
 def is_sqlite(url: str | URL) -> bool:
@@ -151,6 +159,8 @@ def alembic_config(url: str | URL) -> AlembicConfig:
     No alembic.ini is needed: the script location is the installed `migrations` package, and
     the URL is passed as an attribute (so passwords with ``%`` need no escaping).
     """
+    from alembic.config import Config as AlembicConfig
+
     config = AlembicConfig()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["url"] = make_url(url)
@@ -159,27 +169,75 @@ def alembic_config(url: str | URL) -> AlembicConfig:
 
 def upgrade(url: str | URL, revision: str = "head") -> None:
     """Apply every migration up to `revision` (default: the newest) to the database at `url`."""
+    from alembic import command
+
     command.upgrade(alembic_config(url), revision)
 
 
 def downgrade(url: str | URL, revision: str) -> None:
     """Revert migrations down to `revision` (``"base"`` removes every table)."""
+    from alembic import command
+
     command.downgrade(alembic_config(url), revision)
 
 
 def head_revision() -> str:
-    """Return the newest migration revision shipped with this version of the narrator."""
-    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
-    if head is None:
+    """Return the newest migration revision shipped with this version of the narrator.
+
+    Read from the ``revision`` and ``down_revision`` each file of ``migrations/versions``
+    assigns, as Alembic's script directory would find them after importing every file; raises
+    RuntimeError unless there is exactly one head."""
+    revisions: dict[str, object] = {}
+    for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        assigned = _assigned_literals(path)
+        if "revision" in assigned:
+            revisions[str(assigned["revision"])] = assigned.get("down_revision")
+    below: set[str] = set()
+    for down in revisions.values():
+        if isinstance(down, str):
+            below.add(down)
+        elif isinstance(down, tuple | list):  # a merge revision
+            below.update(str(name) for name in down)
+    heads = sorted(set(revisions) - below)
+    if not heads:
         raise RuntimeError("the migrations package has no revisions")
-    return head
+    if len(heads) > 1:
+        raise RuntimeError(f"the migrations have several heads: {', '.join(heads)}")
+    return heads[0]
+
+
+def _assigned_literals(path: Path) -> dict[str, object]:
+    """The module-level ``name = <literal>`` (or ``name: T = <literal>``) of a Python file."""
+    assigned: dict[str, object] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets: list[ast.expr] = [node.target]
+            value = node.value
+        elif isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    assigned[target.id] = ast.literal_eval(value)
+                except ValueError:
+                    continue
+    return assigned
 
 
 def current_revision(url: str | URL) -> str | None:
-    """Return the migration revision of the database at `url` (None when never migrated)."""
+    """Return the migration revision of the database at `url` (None when never migrated).
+
+    Raises RuntimeError when the version table holds several (Alembic branches: never here)."""
     engine = make_engine(url)
     try:
         with engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
+            if not inspect(connection).has_table(VERSION_TABLE):
+                return None
+            rows = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).all()
     finally:
         engine.dispose()
+    if len(rows) > 1:
+        raise RuntimeError(f"the database is at several revisions: {sorted(r[0] for r in rows)}")
+    return rows[0][0] if rows else None

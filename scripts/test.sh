@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README): set up the environment if needed, start what the tests need, run all tests.
+# In parallel: one pytest-xdist worker per CPU (NARRATOR_TEST_WORKERS=N to choose, 0 for none); an
+# idle worker takes tests queued for a busy one (worksteal: a few tests take minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh test
@@ -15,4 +17,5 @@ if command -v dovecot >/dev/null 2>&1 || [ -x /usr/sbin/dovecot ]; then
 else
     echo "test: Dovecot not installed (apt-get install dovecot-imapd dovecot-lmtpd); IMAP tests will skip"
 fi
-exec "$VENV/bin/python" -m pytest "$@"
+workers="${NARRATOR_TEST_WORKERS:-auto}"
+exec "$VENV/bin/python" -m pytest -n "$workers" --dist worksteal "$@"

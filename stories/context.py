@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from rules.core.events import Event as RulesEvent
 from rules.core.registry import get_ruleset, ruleset_ids
-from stories.keys import EVENT_TYPES, MAIL_TYPES
+from stories.keys import MAIL_TYPES
 from stories.pack import load_pack
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
@@ -188,7 +188,7 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     events of every registered one.
     """
     if ruleset not in ruleset_ids():
-        return EVENT_FIELDS
+        return all_event_fields()
     added = load_pack(ruleset).added_fields
     schema: dict[str, Mapping[str, Any]] = {}
     for name, event_type in get_ruleset(ruleset).event_types.items():
@@ -209,18 +209,17 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     return MappingProxyType(schema)
 
 
-def _all_event_fields() -> Mapping[str, Mapping[str, Any]]:
+def all_event_fields() -> Mapping[str, Mapping[str, Any]]:
+    """event type -> {field: default} over every registered ruleset (the first ruleset's fields
+    where two define one type); `_REQUIRED` fields must be present.  Per ruleset: event_schema.
+
+    A function, not a constant: importing the story context loads no ruleset and no pack."""
     merged: dict[str, Mapping[str, Any]] = {}
     for ruleset in ruleset_ids():
         for name, fields in event_schema(ruleset).items():
             merged.setdefault(name, fields)
     return MappingProxyType(merged)
 
-
-#: event type -> {field: default} over every registered ruleset (the first ruleset's fields
-#: where two define one type); `_REQUIRED` fields must be present.  Per ruleset: event_schema.
-EVENT_FIELDS: Final = _all_event_fields()
-assert set(EVENT_FIELDS) == set(EVENT_TYPES)
 
 #: mail -> {field: default}: the fields a mail template sees besides the common ones.
 MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
@@ -304,7 +303,7 @@ class Event:
         The fields are those of `ruleset`'s event (of any ruleset's when None).
         Raises ContextError for an unknown type or a missing field.
         """
-        schema = EVENT_FIELDS if ruleset is None else event_schema(ruleset)
+        schema = all_event_fields() if ruleset is None else event_schema(ruleset)
         kind = data.get("type")
         if not isinstance(kind, str) or kind not in schema:
             raise ContextError(f"unknown event type {kind!r}")
@@ -403,7 +402,7 @@ def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None)
 
 def is_known_mail_or_event(name: str) -> bool:
     """True for every event type and mail name."""
-    return name in EVENT_FIELDS or name in MAIL_FIELDS
+    return name in MAIL_FIELDS or name in all_event_fields()
 
 
 class Cast(tuple[Player, ...]):

@@ -10,12 +10,6 @@ from typing import Final
 
 from rules.core.registry import get_ruleset, ruleset_ids
 
-#: Transcript event types of every registered ruleset (interfaces §3), from their
-#: ``event_types``: rendered as fragments of a story mail.  Per ruleset: :func:`events_of`.
-EVENT_TYPES: Final = tuple(
-    dict.fromkeys(event for rid in ruleset_ids() for event in get_ruleset(rid).event_types)
-)
-
 #: Mails that are not events (interfaces §4): each has a subject and a body block.
 MAIL_TYPES: Final = (
     "signup_confirmed",
@@ -36,7 +30,6 @@ MAIL_TYPES: Final = (
 #: (`stories check` does not ask for one).
 OPTIONAL_MAILS: Final = frozenset({"epilogue", "help_received"})
 
-ALL_KEYS: Final = EVENT_TYPES + MAIL_TYPES
 
 #: The theme that holds a language's shared templates (`stories/<ruleset>/<lang>/_base/`):
 #: mails that read the same in every theme, and partials for `include`/`import`/`extends`.
@@ -48,12 +41,27 @@ _PARTIAL = re.compile(r"^_[a-z][a-z0-9_]*$")
 _FILE = re.compile(r"^(?P<event>_?[a-z][a-z0-9_]*)(?:\.(?P<variant>[1-9][0-9]*))?\.j2$")
 
 
+def event_types() -> tuple[str, ...]:
+    """Transcript event types of every registered ruleset (interfaces §3), from their
+    ``event_types``: rendered as fragments of a story mail.  Per ruleset: :func:`events_of`.
+
+    A function, not a constant: importing the story keys loads no ruleset."""
+    return tuple(
+        dict.fromkeys(event for rid in ruleset_ids() for event in get_ruleset(rid).event_types)
+    )
+
+
+def all_keys() -> tuple[str, ...]:
+    """Every event type of every ruleset, then every mail."""
+    return event_types() + MAIL_TYPES
+
+
 @cache
 def events_of(ruleset: str) -> tuple[str, ...]:
     """The event types of `ruleset` (its ``event_types``), or of every ruleset when unknown."""
     if ruleset in ruleset_ids():
         return tuple(get_ruleset(ruleset).event_types)
-    return EVENT_TYPES
+    return event_types()
 
 
 @cache

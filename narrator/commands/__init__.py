@@ -1,1 +1,1 @@
-"""CLI subcommands: each module here defines `register(subparsers, common)` for its commands."""
+"""CLI subcommands: each module defines `register(subparsers, common)`; narrator.cli lists them."""

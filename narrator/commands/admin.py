@@ -6,11 +6,7 @@ import argparse
 import json
 import re
 
-from sqlalchemy import select
-
 from narrator.cli import CommandError, Subparsers
-from narrator.commands.db import config_from_args, database_session
-from narrator.models import EMAIL_LENGTH, Admin, fold_email
 
 _ADDRESS = re.compile(r"[^@\s<>\"(),;:]+@[^@\s<>\"(),;:]+\.[^@\s<>\"(),;:.]+")
 
@@ -37,6 +33,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def parse_email(text: str) -> str:
     """Return the stored form of an address typed on the command line; CommandError if bad."""
+    from narrator.models import EMAIL_LENGTH, fold_email
+
     email = fold_email(text)
     if len(email) > EMAIL_LENGTH or not _ADDRESS.fullmatch(email):
         raise CommandError(f"not an e-mail address: {text!r} (expected like name@example.org)")
@@ -44,6 +42,11 @@ def parse_email(text: str) -> str:
 
 
 def _add(args: argparse.Namespace) -> None:
+    from sqlalchemy import select
+
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import Admin
+
     email = parse_email(args.email)
     with database_session(config_from_args(args)) as session:
         if session.scalars(select(Admin).where(Admin.email == email)).first() is not None:
@@ -53,6 +56,11 @@ def _add(args: argparse.Namespace) -> None:
 
 
 def _remove(args: argparse.Namespace) -> None:
+    from sqlalchemy import select
+
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import Admin
+
     email = parse_email(args.email)
     config = config_from_args(args)
     with database_session(config) as session:
@@ -68,6 +76,11 @@ def _remove(args: argparse.Namespace) -> None:
 
 
 def _list(args: argparse.Namespace) -> None:
+    from sqlalchemy import select
+
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import Admin
+
     config = config_from_args(args)
     with database_session(config) as session:
         stored = list(session.scalars(select(Admin).order_by(Admin.email)))

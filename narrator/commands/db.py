@@ -6,17 +6,15 @@ import argparse
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-from alembic.script.revision import RevisionError
-from alembic.util import CommandError as AlembicError
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from narrator.cli import CommandError, Subparsers
-from narrator.config import Config, ConfigError, load_config
-from narrator.db import current_revision, downgrade, head_revision, make_engine, session_factory
-from narrator.db import upgrade as upgrade_database
+
+if TYPE_CHECKING:
+    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.orm import Session
+
+    from narrator.config import Config
 
 
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -45,6 +43,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> Config:
     """Return the configuration named by ``--config`` (or the default); CommandError if bad."""
+    from narrator.config import ConfigError, load_config
+
     try:
         return load_config(getattr(args, "config", None))
     except ConfigError as error:
@@ -53,6 +53,8 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 def shown_url(url: str) -> str:
     """Return `url` safe to print (password hidden)."""
+    from sqlalchemy.engine import make_url
+
     return make_url(url).render_as_string(hide_password=True)
 
 
@@ -63,6 +65,10 @@ def database_session(config: Config) -> Iterator[Session]:
     Commits when the block succeeds and rolls back otherwise. Raises CommandError when the
     database cannot be reached or is not at the newest migration.
     """
+    from sqlalchemy.exc import OperationalError
+
+    from narrator.db import make_engine, session_factory
+
     url = config.database_url
     engine = make_engine(url)
     try:
@@ -76,6 +82,10 @@ def database_session(config: Config) -> Iterator[Session]:
 
 
 def _check_migrated(url: str) -> None:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from narrator.db import current_revision, head_revision
+
     try:
         revision = current_revision(url)
     except SQLAlchemyError as error:
@@ -99,6 +109,13 @@ def _first_line(error: SQLAlchemyError) -> str:
 
 
 def _upgrade(args: argparse.Namespace) -> None:
+    from alembic.script.revision import RevisionError
+    from alembic.util import CommandError as AlembicError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from narrator.db import current_revision
+    from narrator.db import upgrade as upgrade_database
+
     config = config_from_args(args)
     url = config.database_url
     try:
@@ -116,6 +133,12 @@ def _upgrade(args: argparse.Namespace) -> None:
 
 
 def _downgrade(args: argparse.Namespace) -> None:
+    from alembic.script.revision import RevisionError
+    from alembic.util import CommandError as AlembicError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from narrator.db import current_revision, downgrade
+
     config = config_from_args(args)
     url = config.database_url
     try:
@@ -129,6 +152,10 @@ def _downgrade(args: argparse.Namespace) -> None:
 
 
 def _current(args: argparse.Namespace) -> None:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from narrator.db import current_revision, head_revision
+
     config = config_from_args(args)
     url = config.database_url
     try:

@@ -9,15 +9,14 @@ import tomllib
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING, Any
 
 from narrator.cli import CommandError, Subparsers
-from narrator.commands.db import config_from_args, database_session
-from narrator.models import NAME_LENGTH, RoleDistribution
-from rules.core.model import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from narrator.models import RoleDistribution
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 1000
@@ -66,6 +65,10 @@ def stored_distributions(
     session: Session, ruleset_id: str, players: int | None = None
 ) -> list[RoleDistribution]:
     """Return the distributions admins added for `ruleset_id` (for `players` only, if given)."""
+    from sqlalchemy import select
+
+    from narrator.models import RoleDistribution
+
     query = select(RoleDistribution).where(RoleDistribution.ruleset == ruleset_id)
     if players is not None:
         query = query.where(RoleDistribution.players == players)
@@ -93,6 +96,8 @@ def _row(
 
 
 def _list(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+
     if args.players is not None and args.players < 1:
         raise CommandError("--players must be a positive number")
     config = config_from_args(args)
@@ -126,6 +131,9 @@ def _list(args: argparse.Namespace) -> None:
 
 
 def _add(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import RoleDistribution
+
     data = _read(args.file)
     config = config_from_args(args)
     ruleset_id = data.get("ruleset", config.narrator.ruleset)
@@ -180,6 +188,9 @@ def _validate(
     data: Mapping[str, Any], path: Path, known_options: Mapping[str, Any]
 ) -> tuple[str | None, int, list[str], dict[str, Any]]:
     """Check a distribution file; return its id, players, roles and ruleset options."""
+    from narrator.models import NAME_LENGTH
+    from rules.core.model import Settings
+
     allowed = (*_FILE_KEYS, *known_options)
     unknown = sorted(set(data) - set(allowed))
     if unknown:

@@ -13,37 +13,19 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
-
-from narrator.changes import announce_change
 from narrator.cli import CommandError, Subparsers
-from narrator.commands.db import config_from_args, database_session
-from narrator.commands.distributions import ruleset_or_error
-from narrator.config import Config
 from narrator.durations import format_duration, parse_duration
-from narrator.models import (
-    NAME_LENGTH,
-    Game,
-    GameStatus,
-    Player,
-    find_game,
-    find_player,
-    fold_name,
-    game_players,
-)
-from narrator.service import games as service
-from narrator.service.authenticity import reply_addresses_from_config
-from narrator.service.games import GameError
-from narrator.service.mailer import Mailer
-from narrator.service.work import Work, work_in
 from narrator.zones import parse_timezone, zone_or_utc
-from rules.core.model import Settings
-from stories import FileStore
-from stories.words import languages_of
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from narrator.config import Config
+    from narrator.models import Game
+    from narrator.service.mailer import Mailer
+    from narrator.service.work import Work
 
 GAME_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
@@ -62,6 +44,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def parse_game_name(text: str) -> str:
     """Return `text` if it is a valid game name, else raise CommandError saying why."""
+    from narrator.models import NAME_LENGTH
+
     if not text:
         raise CommandError("a game name may not be empty")
     if len(text) > NAME_LENGTH:
@@ -75,6 +59,10 @@ def parse_game_name(text: str) -> str:
 
 def open_game(session: Session, name: str) -> Game:
     """Return the game called `name`, or raise CommandError naming the existing games."""
+    from sqlalchemy import select
+
+    from narrator.models import Game, find_game
+
     game = find_game(session, name)
     if game is None:
         names = session.scalars(select(Game.name).order_by(Game.name)).all()
@@ -97,6 +85,9 @@ def game_view(work: Work, game: Game) -> dict[str, Any]:
     who is asked, winners and teams come from the ruleset's view of the game's state, as this
     unit of work left it.
     """
+    from narrator.commands.distributions import ruleset_or_error
+    from narrator.models import GameStatus
+
     players = work.players(game)
     roles: dict[str, str | None] = {player.name: None for player in players}
     alive: dict[str, bool] = {player.name: True for player in players}
@@ -190,6 +181,8 @@ def _add_create(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 def parse_options(written: Sequence[str], known: Mapping[str, Any]) -> dict[str, Any]:
     """Read ``KEY=VALUE`` options (VALUE a TOML value; a bare word is a string) and check them
     against the ruleset's options; raises CommandError naming the bad one."""
+    from rules.core.model import Settings
+
     options: dict[str, Any] = {}
     for item in written:
         key, equals, text = item.partition("=")
@@ -209,6 +202,15 @@ def parse_options(written: Sequence[str], known: Mapping[str, Any]) -> dict[str,
 
 
 def _create(args: argparse.Namespace) -> None:
+    from sqlalchemy.exc import IntegrityError
+
+    from narrator.changes import announce_change
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.commands.distributions import ruleset_or_error
+    from narrator.models import NAME_LENGTH, Game, GameStatus, find_game, fold_name
+    from narrator.service.work import Work
+    from stories.words import languages_of
+
     config = config_from_args(args)
     name = parse_game_name(args.name)
     try:
@@ -288,6 +290,11 @@ def _add_list(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _list(args: argparse.Namespace) -> None:
+    from sqlalchemy import func, select
+
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import Game, Player
+
     config = config_from_args(args)
     with database_session(config) as session:
         counts = dict(
@@ -329,6 +336,10 @@ def _add_show(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import game_players
+    from narrator.service.work import Work
+
     config = config_from_args(args)
     with database_session(config) as session:
         game = open_game(session, args.name)
@@ -387,6 +398,10 @@ def _add_unsubscribe(commands: Subparsers, common: argparse.ArgumentParser) -> N
 
 
 def _unsubscribe(args: argparse.Namespace) -> None:
+    from narrator.changes import announce_change
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import find_player, game_players
+
     config = config_from_args(args)
     with database_session(config) as session:
         game = open_game(session, args.name)
@@ -407,6 +422,10 @@ def _unsubscribe(args: argparse.Namespace) -> None:
 
 
 def _mailer(config: Config, session: Session) -> Mailer:
+    from narrator.service.authenticity import reply_addresses_from_config
+    from narrator.service.mailer import Mailer
+    from stories import FileStore
+
     mailer = Mailer(
         FileStore(),
         config.narrator.address,
@@ -421,6 +440,11 @@ def _mailer(config: Config, session: Session) -> Mailer:
 
 def _drive(args: argparse.Namespace, action: Callable[[Work, Mailer, Game, datetime], str]) -> None:
     """Run one game-service action on the named game in one transaction; print the result."""
+    from narrator.changes import announce_change
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.service.games import GameError
+    from narrator.service.work import work_in
+
     config = config_from_args(args)
     with database_session(config) as session, work_in(session) as work:
         game = open_game(session, args.name)
@@ -451,6 +475,8 @@ def _add_start(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _start(args: argparse.Namespace) -> None:
+    from narrator.service import games as service
+
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
         service.start_game(
             work, mailer, game, now=now, seed=args.seed, distribution_id=args.distribution
@@ -473,6 +499,9 @@ def _add_close_step(commands: Subparsers, common: argparse.ArgumentParser) -> No
 
 
 def _close_step(args: argparse.Namespace) -> None:
+    from narrator.models import GameStatus
+    from narrator.service import games as service
+
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
         step = game.step
         events = service.close_step(work, mailer, game, now=now)
@@ -494,6 +523,8 @@ def _add_pause(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _pause(args: argparse.Namespace) -> None:
+    from narrator.service import games as service
+
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
         service.pause_game(work, game, now=now)
         return f"paused {game.name}"
@@ -502,6 +533,8 @@ def _pause(args: argparse.Namespace) -> None:
 
 
 def _resume(args: argparse.Namespace) -> None:
+    from narrator.service import games as service
+
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
         service.resume_game(work, game, now=now)
         return f"resumed {game.name}; deadline {iso(game.deadline)}"
@@ -518,6 +551,8 @@ def _add_extend(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _extend(args: argparse.Namespace) -> None:
+    from narrator.service import games as service
+
     try:
         seconds = parse_duration(args.by)
     except ValueError as error:

@@ -13,24 +13,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import SQLAlchemyError
-
-from narrator.changes import announce_change
 from narrator.cli import CommandError, Subparsers
-from narrator.config import Config, ConfigError, load_config
-from narrator.db import (
-    current_revision,
-    head_revision,
-    make_engine,
-    session_factory,
-    transaction,
-)
-from narrator.inbound.dbsink import DbSink
-from narrator.inbound.inject import Processor, inject_sync
-from narrator.inbound.sink import StorageUnavailable, StoreResult
-from narrator.service.inbox import process_pending
-from narrator.service.wiring import flush_maildir, inbox_settings, make_mailer, utc_now
+
+if TYPE_CHECKING:
+    from narrator.config import Config
+    from narrator.inbound.inject import Processor
+    from narrator.inbound.sink import StoreResult
 
 EX_DATAERR = 65
 EX_TEMPFAIL = 75
@@ -60,6 +50,10 @@ def build_processor(config: Config) -> Processor:
     played with `narrator inject` alone.  If processing fails, the rows stay ``new`` and the
     daemon's inbox worker picks them up.
     """
+    from narrator.changes import announce_change
+    from narrator.db import make_engine, session_factory, transaction
+    from narrator.service.inbox import process_pending
+    from narrator.service.wiring import flush_maildir, inbox_settings, make_mailer, utc_now
 
     def process(_results: Sequence[StoreResult]) -> None:
         engine = make_engine(config.database_url)
@@ -82,6 +76,12 @@ def build_processor(config: Config) -> Processor:
 
 def run(args: argparse.Namespace) -> int:
     """Read the messages, store them, print what happened; return the exit status."""
+    from narrator.config import ConfigError, load_config
+    from narrator.db import make_engine, session_factory
+    from narrator.inbound.dbsink import DbSink
+    from narrator.inbound.inject import inject_sync
+    from narrator.inbound.sink import StorageUnavailable
+
     messages = _read_messages(args.files)
     for name, raw in messages:
         if not raw.strip():
@@ -140,6 +140,10 @@ def _read_messages(files: list[str]) -> list[tuple[str, bytes]]:
 
 def _not_ready(url: str) -> str | None:
     """Why the database cannot take mail now (unreachable, not migrated), or None."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from narrator.db import current_revision, head_revision
+
     try:
         revision = current_revision(url)
     except SQLAlchemyError as error:

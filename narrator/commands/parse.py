@@ -21,22 +21,18 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from narrator.cli import CommandError, Subparsers
-from narrator.config import Config, ConfigError, load_config
-from narrator.service.words import explainer_for, lexicon_for
-from parsing import (
-    Command,
-    GameInfo,
-    MailContext,
-    ParsedMail,
-    Route,
-    command_to_dict,
-    parse_mail,
-    read_command,
-    route,
-)
-from stories.words import languages_of
+
+if TYPE_CHECKING:
+    from narrator.config import Config
+    from parsing import (
+        Command,
+        GameInfo,
+        MailContext,
+        ParsedMail,
+    )
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 DEFAULT_ADDRESS = "verteller@example.org"
@@ -88,6 +84,9 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Parse the file, route it and read it in the context the options give, print the result."""
+    from narrator.service.words import explainer_for, lexicon_for
+    from parsing import MailContext, Route, command_to_dict, parse_mail, read_command, route
+
     name_counts = dict(_count(text) for text in args.count or ())
     raw = _read(args.file)
     parsed = parse_mail(raw)
@@ -166,6 +165,8 @@ def _players(text: str) -> tuple[str, ...]:
 
 def _config(args: argparse.Namespace) -> Config:
     """The configuration (only the address, language and database are used)."""
+    from narrator.config import ConfigError, load_config
+
     try:
         return load_config(getattr(args, "config", None))
     except ConfigError as error:
@@ -188,6 +189,8 @@ class _BadOption(CommandError):
 
 def _language(args: argparse.Namespace, ruleset: str, default: str) -> str:
     """``--lang``, refused politely when the ruleset has no story pack in it."""
+    from stories.words import languages_of
+
     if args.lang is None:
         return default
     known = languages_of(ruleset)
@@ -201,6 +204,8 @@ def _language(args: argparse.Namespace, ruleset: str, default: str) -> str:
 def _game_info(
     args: argparse.Namespace, parsed: ParsedMail, config: Config, language: str
 ) -> _Game | None:
+    from parsing import GameInfo
+
     ruleset = args.ruleset or config.narrator.ruleset
     if args.players is not None:
         name = args.game or _subject_game(parsed.subject)
@@ -238,6 +243,7 @@ def _stored_game(args: argparse.Namespace, sender: str, config: Config) -> _Game
     from narrator.commands.db import database_session
     from narrator.models import GameStatus, find_game
     from narrator.service.inbox import reading_for
+    from narrator.service.words import explainer_for, lexicon_for
     from narrator.service.work import Work
 
     url = make_url(config.database_url)

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 
 from narrator.cli import CommandError, Subparsers
-from narrator.commands.db import config_from_args, shown_url
-from narrator.config import ConfigError
-from narrator.daemon import DaemonFailed, serve
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -35,6 +31,12 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the daemon in the foreground; returns 0 after a clean stop."""
+    import asyncio
+
+    from narrator.commands.db import config_from_args, shown_url
+    from narrator.config import ConfigError
+    from narrator.daemon import DaemonFailed, serve
+
     config = config_from_args(args)
     logging.basicConfig(level=args.log_level, format=LOG_FORMAT)
     if args.log_level != "DEBUG":

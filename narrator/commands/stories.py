@@ -12,27 +12,17 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from narrator.changes import announce_change
 from narrator.cli import CommandError, Subparsers
-from narrator.commands.db import config_from_args, database_session
-from narrator.storystore import DatabaseStore, LayeredStore, load_defaults, runtime_store
-from stories import (
-    ALL_KEYS,
-    Event,
-    FileStore,
-    Renderer,
-    StoryError,
-    StoryKey,
-    StoryKeyError,
-    StorySource,
-    TemplateStore,
-    check_store,
-    key_from_path,
-    validate_source,
-)
-from stories.samples import event_samples, mail_samples
-from stories.store import over_shipped
+
+if TYPE_CHECKING:
+    from stories import (
+        Renderer,
+        StoryKey,
+        StorySource,
+        TemplateStore,
+    )
 
 
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -104,6 +94,8 @@ def _key_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _key(args: argparse.Namespace, event: str) -> StoryKey:
+    from stories import StoryKey, StoryKeyError
+
     try:
         return StoryKey(
             args.ruleset or "wakkerdam", args.lang or "nl", args.theme or "wakkerdam", event
@@ -114,6 +106,8 @@ def _key(args: argparse.Namespace, event: str) -> StoryKey:
 
 def source_from_file(path: Path, args: argparse.Namespace) -> StorySource:
     """The StorySource of a template file: key from the path, overridden by the options."""
+    from stories import StoryKey, StoryKeyError, StorySource, key_from_path
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -145,6 +139,11 @@ def _problems_line(problems: list[str]) -> str:
 
 
 def _add(args: argparse.Namespace) -> None:
+    from narrator.changes import announce_change
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.storystore import DatabaseStore, load_defaults
+    from stories import StorySource, validate_source
+
     if not args.files and not args.defaults:
         raise CommandError("give template FILEs, or --defaults for the shipped packs")
     sources = [source_from_file(path, args) for path in args.files]
@@ -186,6 +185,10 @@ def _matches(source: StorySource, args: argparse.Namespace) -> bool:
 
 
 def _list(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.storystore import DatabaseStore
+    from stories import FileStore
+
     if args.files:
         sources = list(FileStore().all())
     else:
@@ -209,6 +212,10 @@ def _list(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace) -> int | None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.storystore import DatabaseStore, LayeredStore
+    from stories import FileStore, check_store
+
     shipped = FileStore()
     if args.files:
         report = check_store(shipped)
@@ -234,14 +241,20 @@ def _check(args: argparse.Namespace) -> int | None:
 
 
 def _preview(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.storystore import runtime_store
+    from stories import FileStore, Renderer, all_keys
+    from stories.store import over_shipped
+
     if args.event.endswith(".j2"):
         options = argparse.Namespace(**{**vars(args), "event": None, "variant": None})
         source = source_from_file(Path(args.event), options)
         store: TemplateStore = over_shipped(source)
         _print_preview(Renderer(store), [source], args)
         return
-    if args.event not in ALL_KEYS:
-        raise CommandError(f"unknown event or mail {args.event!r} (one of {', '.join(ALL_KEYS)})")
+    known = all_keys()
+    if args.event not in known:
+        raise CommandError(f"unknown event or mail {args.event!r} (one of {', '.join(known)})")
     key = _key(args, args.event)
     if args.files:
         renderer = Renderer(FileStore())
@@ -255,6 +268,9 @@ def _preview(args: argparse.Namespace) -> None:
 def _print_preview(
     renderer: Renderer, sources: Sequence[StorySource], args: argparse.Namespace
 ) -> None:
+    from stories import Event, StoryError
+    from stories.samples import event_samples, mail_samples
+
     for source in sources:
         if args.variant is not None and source.variant != args.variant:
             continue
@@ -279,6 +295,10 @@ def _print_preview(
 
 
 def _remove(args: argparse.Namespace) -> None:
+    from narrator.changes import announce_change
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.storystore import DatabaseStore
+
     if args.variant is None and not args.all:
         raise CommandError("say which: --variant N, or --all for every variant of the key")
     key = _key(args, args.event)

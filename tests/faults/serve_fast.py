@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import sys
 
-import narrator.commands.serve as serve_command
 import narrator.daemon as daemon
 
 OPTIONS = daemon.DaemonOptions(
@@ -25,7 +24,8 @@ OPTIONS = daemon.DaemonOptions(
 
 def main(argv: list[str]) -> int:
     """Patch the timings into the daemon and run the narrator command line."""
-    serve_command.serve = functools.partial(daemon.serve, options=OPTIONS)  # type: ignore[assignment]
+    # `narrator serve` imports the daemon's serve when it runs: it finds this one.
+    daemon.serve = functools.partial(daemon.serve, options=OPTIONS)  # type: ignore[assignment]
     from narrator.cli import main as narrator_main
 
     return narrator_main(argv)

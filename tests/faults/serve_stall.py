@@ -15,7 +15,6 @@ import os
 import sys
 from pathlib import Path
 
-import narrator.commands.serve as serve_command
 import narrator.daemon as daemon
 
 MARKER_ENV = "NARRATOR_TEST_STALL_MARKER"
@@ -45,7 +44,8 @@ class StallingTransport:
 def main(argv: list[str]) -> int:
     """Patch the stalling transport into the daemon and run the narrator command line."""
     options = daemon.DaemonOptions(transport=StallingTransport(Path(os.environ[MARKER_ENV])))
-    serve_command.serve = functools.partial(daemon.serve, options=options)  # type: ignore[assignment]
+    # `narrator serve` imports the daemon's serve when it runs: it finds this one.
+    daemon.serve = functools.partial(daemon.serve, options=options)  # type: ignore[assignment]
     from narrator.cli import main as narrator_main
 
     return narrator_main(argv)

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from narrator.cli import main
 from narrator.config import Config, ConfigError, load_config
@@ -71,6 +72,43 @@ def test_absolute_and_server_urls_are_kept(tmp_path: Path, database: str) -> Non
     path = tmp_path / "narrator.toml"
     path.write_text(f'[narrator]\ndatabase = "{database}"\n', encoding="utf-8")
     assert load_config(path, environ={}).database_url == database
+
+
+@pytest.mark.parametrize(
+    "database",
+    [
+        "sqlite:///narrator.db",
+        "sqlite:///data/games.db",
+        "sqlite+pysqlite:///data/games.db",
+        "sqlite:///with space/ümlaut.db",
+        "sqlite:///percent%20sign.db",
+        "sqlite:///data/games.db?timeout=5",
+        "sqlite:///file:games.db?mode=ro&uri=true",
+        "sqlite:////var/lib/narrator/narrator.db",
+        "sqlite:///:memory:",
+        "sqlite:///",
+        "sqlite:///#hash.db",
+    ],
+)
+def test_sqlite_urls_read_without_sqlalchemy_as_sqlalchemy_reads_them(
+    tmp_path: Path, database: str
+) -> None:
+    """The config reads a plain SQLite URL itself (no SQLAlchemy import for `narrator parse`):
+    the relative file it names is made absolute exactly as through SQLAlchemy's URL."""
+    path = tmp_path / "narrator.toml"
+    path.write_text(f'[narrator]\ndatabase = "{database}"\n', encoding="utf-8")
+    url = make_url(database)
+    file = url.database or ""
+    expected = database  # an absolute or in-memory database is kept as written
+    if (
+        file
+        and file != ":memory:"
+        and not file.startswith("file:")
+        and not Path(file).is_absolute()
+    ):
+        url = url.set(database=str(tmp_path.resolve() / file))
+        expected = url.render_as_string(hide_password=False)
+    assert load_config(path, environ={}).database_url == expected
 
 
 def test_every_key_of_the_interface_can_be_set(tmp_path: Path) -> None:

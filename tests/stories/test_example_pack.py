@@ -79,6 +79,7 @@ def parser_words(words: Words) -> set[str]:
     return {_fold(word) for word in found}
 
 
+@pytest.mark.slow  # a whole pack's check (`make test-fast` leaves it out)
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
     report = check_store(MemoryStore(sources))
     assert report.problems == []

@@ -101,6 +101,7 @@ def mails(
     return list(rendered_mails(renderer, mine))
 
 
+@pytest.mark.slow  # a whole pack's check (`make test-fast` leaves it out)
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
     report = check_store(MemoryStore(sources))
     assert report.problems == []

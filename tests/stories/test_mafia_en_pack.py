@@ -77,6 +77,7 @@ def mails(
     return list(rendered_mails(renderer, sources))
 
 
+@pytest.mark.slow  # a whole pack's check (`make test-fast` leaves it out)
 def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
     report = check_store(MemoryStore(sources), languages=(LANGUAGE,))
     assert report.problems == []

@@ -18,6 +18,8 @@ from stories import FileStore, Renderer, StoryKey
 from stories.keys import BASE_THEME, MAIL_TYPES
 from stories.samples import mail_samples
 
+pytestmark = pytest.mark.slow  # a browser per mail (`make test-fast` leaves them out)
+
 WIDTH, HEIGHT = 800, 1200
 MAIN = ("wakkerdam", "nl", "wakkerdam")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,13 +27,19 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_check_of_the_shipped_packs_passes(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_of_the_shipped_packs_passes(
+    capsys: pytest.CaptureFixture[str], check_store_once: Callable[[], int]
+) -> None:
     code, out, _ = run(capsys, "stories", "check", "--files")
     assert code == 0 and " 0 problems" in out
+    assert check_store_once() == 1  # the shipped packs, checked once for the session
 
 
 def test_add_list_preview_remove(
-    config: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    config: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    check_store_once: Callable[[], int],
 ) -> None:
     code, out, _ = run(capsys, "stories", "add", "--defaults", "--config", config)
     assert code == 0 and "added" in out
@@ -41,6 +48,7 @@ def test_add_list_preview_remove(
     assert {"ruleset": "wakkerdam", "language": "nl", "theme": "wakkerdam", "event": "death",
             "variant": 2} in rows  # fmt: skip
     assert run(capsys, "stories", "check", "--config", config)[0] == 0
+    assert check_store_once() == 1  # the database holds exactly the shipped packs
 
     pack = tmp_path / "wakkerdam" / "nl" / "wakkerdam"
     pack.mkdir(parents=True)

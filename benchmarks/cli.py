@@ -1,0 +1,125 @@
+"""Benchmark of the command line's start: CPU seconds of a whole `narrator` process per command.
+
+A new admin or a test that runs the CLI as a process pays the start of every command: the
+imports before the command does any work.  Each command below runs in a new process (the
+`narrator` console script next to this Python, else ``python -m narrator``) several times; the
+median CPU (user + system, of the child) is printed beside ``python -c pass`` and the target
+(issue 25: ``narrator --help``, ``game show NAME`` and ``parse FILE`` in at most 0.3 s).
+
+Two columns: with ``PYTHONDONTWRITEBYTECODE=1`` as the environment has it (the machines here
+set it: the project's own modules are compiled at every start unless a ``__pycache__`` exists),
+and with byte code cached (``PYTHONPYCACHEPREFIX`` in a temporary folder, warmed by one run, so
+that the checkout is not written to).  The game shown is a started 8-player Wakkerdam game on a
+SQLite file.  Prints figures; asserts nothing.  Usage: ``python benchmarks/cli.py [--runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIL = ROOT / "tests" / "mail" / "gmail_vote_blanco.eml"
+TARGET = 0.3
+TARGETED = ("--help", "game show WW5", "parse FILE")
+PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Greet", "Hans")
+
+
+def narrator_command() -> list[str]:
+    """The `narrator` console script of this Python's environment, else ``python -m narrator``."""
+    script = Path(sys.executable).with_name("narrator")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "narrator"]
+
+
+def child_cpu(argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one run of `argv`; raises if it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, env=dict(env), cwd=cwd, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.decode()}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def set_up(home: Path, env: Mapping[str, str]) -> None:
+    """A narrator.toml in `home`, its migrated SQLite database and a started game WW5."""
+    (home / "narrator.toml").write_text(
+        '[narrator]\ndatabase = "sqlite:///narrator.db"\n[outbound]\nmaildir = "outbox"\n',
+        encoding="utf-8",
+    )
+    narrator = narrator_command()
+    for args in (["db", "upgrade"], ["game", "create", "WW5"]):
+        subprocess.run([*narrator, *args], env=dict(env), cwd=home, check=True, capture_output=True)
+    sys.path.insert(0, str(ROOT))
+    from narrator.db import make_engine, session_factory, transaction
+    from narrator.models import Player, find_game, fold_email, fold_name
+
+    engine = make_engine(f"sqlite:///{home / 'narrator.db'}")
+    with transaction(session_factory(engine)) as session:
+        game = find_game(session, "WW5")
+        assert game is not None
+        for seat, name in enumerate(PLAYERS, start=1):
+            email = fold_email(f"{name.lower()}@example.org")
+            gender = "vrouw" if seat % 2 else "man"
+            session.add(
+                Player(
+                    game_id=game.id, seat=seat, name=name, name_key=fold_name(name),
+                    email=email, gender=gender,
+                )
+            )  # fmt: skip
+    engine.dispose()
+    subprocess.run(
+        [*narrator, "game", "start", "WW5", "--seed", "1"],
+        env=dict(env),
+        cwd=home,
+        check=True,
+        capture_output=True,
+    )
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--runs", type=int, default=5, help="runs per command (median shown)")
+    runs = options.parse_args().runs
+    narrator = narrator_command()
+    commands: dict[str, list[str]] = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "--help": [*narrator, "--help"],
+        "game list": [*narrator, "game", "list"],
+        "game show WW5": [*narrator, "game", "show", "WW5"],
+        "parse FILE": [*narrator, "parse", str(MAIL)],
+        "parse FILE --game WW5": [*narrator, "parse", str(MAIL), "--game", "WW5"],
+        "stories list --files": [*narrator, "stories", "list", "--files"],
+    }
+    with tempfile.TemporaryDirectory(prefix="narrator-bench-cli-") as folder:
+        home, cache = Path(folder) / "home", Path(folder) / "pycache"
+        home.mkdir()
+        as_found = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        cached["PYTHONPYCACHEPREFIX"] = str(cache)
+        set_up(home, cached)
+        for argv in commands.values():  # warm the byte-code cache
+            child_cpu(argv, cached, home)
+        print(f"CPU seconds per process, median of {runs} (target for {', '.join(TARGETED)}:")
+        print(f"at most {TARGET} s)")
+        print(f"{'command':<24} {'DONTWRITEBYTECODE=1':>20} {'byte code cached':>17}  target")
+        for label, argv in commands.items():
+            found = statistics.median(child_cpu(argv, as_found, home) for _ in range(runs))
+            warm = statistics.median(child_cpu(argv, cached, home) for _ in range(runs))
+            verdict = ""
+            if label in TARGETED:
+                verdict = "met" if max(found, warm) <= TARGET else "NOT met"
+            print(f"{label:<24} {found:>20.3f} {warm:>17.3f}  {verdict}")
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
