@@ -143,6 +143,7 @@ class SecuritySection:
 
     replies_per_hour: int = 20
     replies_per_day: int = 100
+    stranger_replies_per_hour: int = 200
     max_message_bytes: int = 10 * 1024 * 1024
     max_players_per_game: int = 100
     max_games_per_address: int = 10
@@ -387,6 +388,7 @@ def _checked_security(
     for name in (
         "replies_per_hour",
         "replies_per_day",
+        "stranger_replies_per_hour",
         "max_message_bytes",
         "max_players_per_game",
         "max_games_per_address",
