@@ -23,6 +23,9 @@ DEFAULT_CONFIG_NAME = "narrator.toml"
 
 _NOT_A_KEY = {"toml": False}  # field metadata: derived at load time, not read from the file
 _WORD = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# A plain ASCII addr-spec (no display name, no quotes, no white space or control characters):
+# the addresses of the configuration go into headers and logs as they are.
+_ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
 
 
@@ -308,8 +311,11 @@ def _resolve(
     narrator = config.narrator
     if not _LANGUAGE.fullmatch(narrator.language):
         raise ConfigError(f"{label}: 'narrator.language' must be a language code like \"nl\"")
-    if "@" not in narrator.address:
-        raise ConfigError(f"{label}: 'narrator.address' must be an e-mail address")
+    if not _is_address(narrator.address) or len(narrator.address) > 254:
+        raise ConfigError(
+            f"{label}: 'narrator.address' must be an e-mail address like "
+            f'"verteller@example.org", not {_printable(narrator.address)}'
+        )
     if not _WORD.fullmatch(narrator.ruleset):
         raise ConfigError(f"{label}: 'narrator.ruleset' must be a ruleset id like \"wakkerdam\"")
     if narrator.theme and not _WORD.fullmatch(narrator.theme):
@@ -333,8 +339,10 @@ def _resolve(
         raise ConfigError(f"{label}: 'outbound.smtp': set either ssl or starttls, not both")
     _check_outbound_timings(outbound, label)
     for index, email in enumerate(config.admins.emails):
-        if "@" not in email or any(char.isspace() for char in email):
-            raise ConfigError(f"{label}: 'admins.emails[{index}]' is not an e-mail address")
+        if not _is_address(email.strip()) or len(email.strip()) > 254:
+            raise ConfigError(
+                f"{label}: 'admins.emails[{index}]' is not an e-mail address: {_printable(email)}"
+            )
     security = _checked_security(config.security, environ, label)
     imap = config.inbound.imap
     smtp = outbound.smtp
@@ -357,6 +365,15 @@ def _resolve(
         path=config_path.resolve() if config_path is not None else None,
         base_dir=base_dir,
     )
+
+
+def _is_address(value: str) -> bool:
+    return _ADDRESS.fullmatch(value) is not None
+
+
+def _printable(value: str) -> str:
+    """`value` quoted with its control characters escaped (a CR/LF never reaches the log)."""
+    return ascii(value[:100])
 
 
 def _check_outbound_timings(outbound: OutboundSection, label: str) -> None:

@@ -45,6 +45,8 @@ Clock = Callable[[], datetime]
 
 #: How long a claimed mail is left to its sender (``[outbound] lease``).
 DEFAULT_LEASE = timedelta(minutes=10)
+# Attempts after which a mail that still fails is logged as an ERROR (before: a WARNING).
+REPEATED_FAILURES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,10 +318,13 @@ class OutboxSender:
         too_old = next_attempt - item.created_at > self._policy.max_age
         if item.attempts >= self._policy.max_attempts or too_old:
             reason = f"gave up after {item.attempts} attempts: {error}"
-            log.warning("outbox %s to %s %s", item.message_id, item.recipient, reason)
+            log.error("outbox %s to %s %s", item.message_id, item.recipient, reason)
             await self._fail(item, reason, permanent=False)
             return None
-        log.info(
+        # A mail that could not go out is worth a look; again and again, an operator's.
+        level = logging.ERROR if item.attempts >= REPEATED_FAILURES else logging.WARNING
+        log.log(
+            level,
             "outbox %s to %s: attempt %d failed (%s); next at %s",
             item.message_id,
             item.recipient,

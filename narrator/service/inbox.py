@@ -72,6 +72,7 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
+from parsing.names import looks_like
 from stories import StoryNotFound
 
 log = logging.getLogger("narrator.inbox")
@@ -151,8 +152,6 @@ def process_message(
     if not _is_usable_address(parsed.sender):
         return _done(row, now, InboxState.IGNORED, "ignored: unusable-sender")
     hostile = hostile_defect(parsed.defects)
-    if hostile is not None:
-        return _done(row, now, InboxState.IGNORED, f"ignored: hostile ({hostile})")
     game_name = routed.game if isinstance(routed, Route | Help) else None
     game_id = next((g.id for g in games if g.name == game_name), None)
     game = work.locked_game(game_id) if game_id is not None else None
@@ -177,6 +176,11 @@ def process_message(
     )
     if admission is Admission.NOTICE:
         _notice(work, mailer, settings, parsed, game, reply, now)
+    if hostile is not None:  # built to hurt the parser: a short answer, nothing read
+        _refusal(work, mailer, settings, game, parsed, reply, now, "too-complex")
+        return _done(
+            row, now, InboxState.DONE, _suffix(f"error: too-complex ({hostile})", admission)
+        )
     if too_large:
         _refusal(
             work,
@@ -235,6 +239,11 @@ def process_message(
     assert game is not None  # read_command only reads a known game's mail
     try:
         if isinstance(command, Signup):
+            if looks_like(command.name, mailer.display_name):  # the narrator's own name
+                text = refusal_text(
+                    "name-lookalike", game.ruleset, game.language, taken=mailer.display_name
+                )
+                raise service.GameError("name-lookalike", text, reply_text=text)
             _check_signup_limits(session, game, players, parsed.sender, limits)
             result = service.signup(
                 work,

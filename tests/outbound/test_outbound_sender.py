@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -567,3 +568,22 @@ def test_delivery_errors_carry_the_smtp_code() -> None:
     error = TemporaryFailure("451 later", 451)
     assert isinstance(error, DeliveryError) and error.code == 451
     assert PermanentFailure("x").code is None
+
+
+def test_a_failed_attempt_is_a_warning_and_repeated_failure_an_error(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    outbox = MemoryOutbox()
+    failing = [TemporaryFailure("cannot write to Maildir", None) for _ in range(4)]
+    transport = ScriptedTransport(outcomes={"anna@example.org": failing})
+    message_id = queue(outbox, clock, "anna@example.org")
+    sender = make_sender(outbox, transport, clock)
+    levels = []
+    for _ in range(4):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="narrator.outbound.sender"):
+            run_async(sender.run_once())
+        (record,) = [r for r in caplog.records if "attempt" in r.getMessage()]
+        levels.append(record.levelname)
+        clock.set(outbox.get(message_id).next_attempt_at)
+    assert levels == ["WARNING", "WARNING", "ERROR", "ERROR"]

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
+from narrator.config import ConfigError, load_config
 from narrator.db import transaction
 from narrator.models import Game, Vote
 from narrator.service import games as service
@@ -17,6 +20,7 @@ from narrator.service.limits import Limits
 from narrator.service.work import unit_of_work
 from tests.security.conftest import ADMIN
 from tests.security.security_support import NARRATOR, Narrator, mail, players
+from tests.support.games import game_taking_signups
 
 OURS = "mx.example.org"
 _numbers = itertools.count()
@@ -206,3 +210,94 @@ def test_answers_to_strangers_are_capped_per_hour(make_narrator: Callable[..., N
     narrator.clock.now = narrator.clock.now.replace(hour=narrator.clock.now.hour + 1)
     narrator.receive(mail("victim99@example.net", "geen spel", "hallo"))
     assert [m.recipient for m in narrator.outbox(after=before)][-1] == "victim99@example.net"
+
+
+def _signup(narrator: Narrator, address: str, body: str) -> tuple[str, str]:
+    """(outcome, the reply's text) of one signup mail."""
+    before = narrator.last_outbox_id()
+    outcome = narrator.receive(mail(address, "WW5", body))
+    (reply,) = narrator.outbox(after=before)
+    return outcome.what, reply.text
+
+
+def test_look_alike_names_are_refused(narrator: Narrator) -> None:
+    narrator.add_game("WW5")
+    assert _signup(narrator, "anna@example.net", "Anna, vrouw")[0] == "signup: Anna"
+    # Latin letters with a Cyrillic А and а, or a Greek Α and α: mixed scripts.
+    for address, name in [
+        ("cyrillic@example.net", "\u0410nn\u0430"),
+        ("greek@example.net", "\u0391nn\u03b1"),
+    ]:
+        what, text = _signup(narrator, address, f"{name}, vrouw")
+        assert what == "error: name-lookalike", what
+        assert "niet van een andere naam te onderscheiden" in text
+    # All Greek capitals: Α Ν Ν Α, the very letters of ANNA.
+    what, _ = _signup(narrator, "greek2@example.net", "\u0391\u039d\u039d\u0391, vrouw")
+    assert what == "error: name-lookalike", what
+    # Pure Cyrillic names are fine (a Russian game), and so is a re-signup of one's own name.
+    assert _signup(narrator, "ivan@example.net", "Иван, man")[0] == "signup: Иван"
+    assert _signup(narrator, "anna@example.net", "ANNA, vrouw")[0] == "signup: Anna"
+    # The narrator's own name is nobody's.
+    what, text = _signup(narrator, "nep@example.net", "Verteller, man")
+    assert what == "error: name-lookalike" and "Verteller" in text
+
+
+def test_a_player_in_a_russian_game_is_told_in_russian(narrator: Narrator) -> None:
+    with transaction(narrator.factory) as session:
+        game = game_taking_signups("MF1", language="ru")
+        game.ruleset, game.theme = "mafia", "express"
+        session.add(game)
+    narrator.receive(mail("anna@example.net", "MF1", "Анна, женщина"))
+    before = narrator.last_outbox_id()
+    outcome = narrator.receive(mail("anna2@example.net", "MF1", "Aнна, женщина"))
+    assert outcome.what == "error: name-lookalike"
+    (reply,) = narrator.outbox(after=before)
+    assert "не отличить от другого имени" in reply.text
+
+
+def test_decomposed_accents_are_one_name(narrator: Narrator) -> None:
+    narrator.add_game("WW5")
+    assert _signup(narrator, "zoe@example.net", "Zoe\u0308, vrouw")[0] == "signup: Zo\u00eb"
+    what, _ = _signup(narrator, "zoe2@example.net", "Zo\u00eb, vrouw")
+    assert what == "error: name-taken"
+
+
+def test_plain_text_vacation_replies_and_read_receipts_are_not_answered(
+    narrator: Narrator,
+) -> None:
+    narrator.add_game("WW5")
+    for subject in ("On vacation: Re: WW5", "Read: WW5", "Gelezen: WW5", "Op vakantie"):
+        outcome = narrator.receive(mail("anna@example.net", subject, "I am away."))
+        assert outcome.what == "ignored: auto-reply", (subject, outcome)
+    assert narrator.outbox() == []
+
+
+def test_config_addresses_with_line_breaks_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    for table, key, value in [
+        ("narrator", "address", '"verteller@example.org\\r\\nINFO forged line"'),
+        ("narrator", "address", '"Verteller <verteller@example.org>"'),
+        ("narrator", "address", '"verteller@example.org\\u2028x"'),
+        ("admins", "emails", '["beheer@example.org\\nBcc: x@evil.test"]'),
+    ]:
+        path.write_text(f"[{table}]\n{key} = {value}\n")
+        with pytest.raises(ConfigError, match=f"'{table}.{key}") as error:
+            load_config(path, environ={})
+        assert "\n" not in str(error.value) and "\r" not in str(error.value)
+    path.write_text('[narrator]\naddress = "verteller+ww@mail.example.org"\n')
+    assert load_config(path, environ={}).narrator.address == "verteller+ww@mail.example.org"
+
+
+def test_a_reused_message_id_from_another_sender_is_not_dropped(narrator: Narrator) -> None:
+    narrator.add_game("WW5")
+    first = mail("anna@example.net", "WW5", "Anna, vrouw", message_id="<same@x.test>")
+    assert narrator.receive(first).what == "signup: Anna"
+    # The same mail again (an MTA's retry): a duplicate, stored once.
+    assert narrator.sink.store_sync(first, source="inject").duplicate
+    # Another sender, or another text, under the same Message-ID: a mail of its own.
+    other = mail("bram@example.net", "WW5", "Bram, man", message_id="<same@x.test>")
+    assert narrator.receive(other).what == "signup: Bram"
+    again = mail("anna@example.net", "WW5", "Annie, vrouw", message_id="<same@x.test>")
+    assert narrator.receive(again).what == "signup: Annie"
+    assert narrator.sink.store_sync(other, source="inject").duplicate
+    assert len(narrator.inbox_states()) == 3
