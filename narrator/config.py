@@ -122,6 +122,8 @@ class OutboundSection:
 
     mode: str = "maildir"
     maildir: Path = Path("outbox")
+    # SMTP mode: the send journal's folder (narrator/outbound/journal.py).
+    journal: Path = Path("sent-journal")
     retry_first_delay: timedelta = timedelta(seconds=30)
     retry_max_delay: timedelta = timedelta(minutes=30)
     max_attempts: int = 100
@@ -356,6 +358,7 @@ def _resolve(
         outbound=dataclasses.replace(
             outbound,
             maildir=base_dir / outbound.maildir,
+            journal=base_dir / outbound.journal,
             smtp=dataclasses.replace(smtp, password=environ.get(smtp.password_env)),
         ),
         admins=dataclasses.replace(
