@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy import text
 from sqlalchemy.engine import URL, Connection
 
 from narrator.db import make_engine
 from narrator.models import Base, UtcDateTime
 
 TARGET_METADATA = Base.metadata
+# The PostgreSQL advisory lock that serialises migrations (any fixed 64-bit number; "narrator").
+MIGRATION_LOCK = 0x6E61727261746F72
 
 
 def _render_item(kind: str, obj: object, _context: object) -> str | bool:
@@ -27,6 +30,10 @@ def _configure_and_run(connection: Connection) -> None:
         render_item=_render_item,
     )
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Two daemons started at once on an empty database would both create the tables:
+            # the second waits here, then finds them made (released at commit).
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         context.run_migrations()
 
 

@@ -21,6 +21,9 @@ DEFAULT_CONFIG_NAME = "narrator.toml"
 
 _NOT_A_KEY = {"toml": False}  # field metadata: derived at load time, not read from the file
 _WORD = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# A plain ASCII addr-spec (no display name, no quotes, no white space or control characters):
+# the addresses of the configuration go into headers and logs as they are.
+_ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
 #: A SQLite URL with a file and no query (the default's form): read without SQLAlchemy, whose
 #: import costs a command that needs no database (`narrator parse`) most of its start-up.
@@ -120,6 +123,8 @@ class OutboundSection:
 
     mode: str = "maildir"
     maildir: Path = Path("outbox")
+    # SMTP mode: the send journal's folder (narrator/outbound/journal.py).
+    journal: Path = Path("sent-journal")
     retry_first_delay: timedelta = timedelta(seconds=30)
     retry_max_delay: timedelta = timedelta(minutes=30)
     max_attempts: int = 100
@@ -144,6 +149,7 @@ class SecuritySection:
 
     replies_per_hour: int = 20
     replies_per_day: int = 100
+    stranger_replies_per_hour: int = 200
     max_message_bytes: int = 10 * 1024 * 1024
     max_players_per_game: int = 100
     max_games_per_address: int = 10
@@ -308,8 +314,11 @@ def _resolve(
     narrator = config.narrator
     if not _LANGUAGE.fullmatch(narrator.language):
         raise ConfigError(f"{label}: 'narrator.language' must be a language code like \"nl\"")
-    if "@" not in narrator.address:
-        raise ConfigError(f"{label}: 'narrator.address' must be an e-mail address")
+    if not _is_address(narrator.address) or len(narrator.address) > 254:
+        raise ConfigError(
+            f"{label}: 'narrator.address' must be an e-mail address like "
+            f'"verteller@example.org", not {_printable(narrator.address)}'
+        )
     if not _WORD.fullmatch(narrator.ruleset):
         raise ConfigError(f"{label}: 'narrator.ruleset' must be a ruleset id like \"wakkerdam\"")
     if narrator.theme and not _WORD.fullmatch(narrator.theme):
@@ -333,8 +342,10 @@ def _resolve(
         raise ConfigError(f"{label}: 'outbound.smtp': set either ssl or starttls, not both")
     _check_outbound_timings(outbound, label)
     for index, email in enumerate(config.admins.emails):
-        if "@" not in email or any(char.isspace() for char in email):
-            raise ConfigError(f"{label}: 'admins.emails[{index}]' is not an e-mail address")
+        if not _is_address(email.strip()) or len(email.strip()) > 254:
+            raise ConfigError(
+                f"{label}: 'admins.emails[{index}]' is not an e-mail address: {_printable(email)}"
+            )
     security = _checked_security(config.security, environ, label)
     imap = config.inbound.imap
     smtp = outbound.smtp
@@ -348,6 +359,7 @@ def _resolve(
         outbound=dataclasses.replace(
             outbound,
             maildir=base_dir / outbound.maildir,
+            journal=base_dir / outbound.journal,
             smtp=dataclasses.replace(smtp, password=environ.get(smtp.password_env)),
         ),
         admins=dataclasses.replace(
@@ -357,6 +369,15 @@ def _resolve(
         path=config_path.resolve() if config_path is not None else None,
         base_dir=base_dir,
     )
+
+
+def _is_address(value: str) -> bool:
+    return _ADDRESS.fullmatch(value) is not None
+
+
+def _printable(value: str) -> str:
+    """`value` quoted with its control characters escaped (a CR/LF never reaches the log)."""
+    return ascii(value[:100])
 
 
 def _check_outbound_timings(outbound: OutboundSection, label: str) -> None:
@@ -388,6 +409,7 @@ def _checked_security(
     for name in (
         "replies_per_hour",
         "replies_per_day",
+        "stranger_replies_per_hour",
         "max_message_bytes",
         "max_players_per_game",
         "max_games_per_address",

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
+import os
 import random
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -293,8 +296,11 @@ class Daemon:
         self._started = True
         try:
             await self._start()
-        except BaseException:
+        except BaseException as error:
             await self.stop()
+            read_only = read_only_database(error, self.config.database_url)
+            if read_only is not None:
+                raise read_only from None
             raise
 
     async def _start(self) -> None:
@@ -518,6 +524,28 @@ class Daemon:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
+
+
+def read_only_database(error: BaseException, url: str) -> OSError | None:
+    """An OSError saying which files to fix when `error` is SQLite refusing to write (the
+    database file, its ``-wal`` or ``-shm`` beside it, or its folder is read-only); else None."""
+    text = str(getattr(error, "orig", error)).lower()
+    if "readonly database" not in text and "read-only" not in text:
+        return None
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return OSError(errno.EROFS, "the database is read-only")
+    name = parsed.database.removeprefix("file:").split("?", 1)[0]
+    file = Path(name).resolve()
+    candidates = [file, Path(f"{file}-wal"), Path(f"{file}-shm"), file.parent]
+    blocked = [str(p) for p in candidates if p.exists() and not os.access(p, os.W_OK)]
+    if "mode=ro" in str(parsed):
+        hint = "the database URL opens it read-only (mode=ro)"
+    elif blocked:
+        hint = "make writable by this user: " + ", ".join(blocked)
+    else:
+        hint = f"make {file}, {file}-wal, {file}-shm and the folder {file.parent} writable"
+    return OSError(errno.EROFS, f"the SQLite database {file} is read-only: {hint}")
 
 
 class DaemonFailed(RuntimeError):

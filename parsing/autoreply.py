@@ -28,7 +28,10 @@ _AUTO_REPLY_SUBJECT = re.compile(
     r"^\s*(automatic reply|auto(?:matisch)? ?(?:antwoord|reply|response)|autoreply|out of "
     r"(?:the )?office|afwezig|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|"
     r"absence|vacation reply|undeliverable|onbestelbaar|delivery status notification|"
-    r"mail delivery failed|returned mail|niet bezorgd)\b",
+    r"mail delivery failed|returned mail|niet bezorgd|on vacation|on holiday|op vakantie|"
+    r"im urlaub|in ferie|в отпуске)\b"
+    # Read receipts written as plain text ("Read: WW1", "Gelezen: WW1").
+    r"|^\s*(read|gelezen|gelesen|lu|letto|прочитано)\s*:",
     re.IGNORECASE,
 )
 _BOUNCE_SUBJECT = re.compile(

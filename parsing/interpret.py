@@ -25,7 +25,7 @@ from parsing.model import (
     Signup,
     Vote,
 )
-from parsing.names import fold, letter_words
+from parsing.names import fold, is_mixed_script, letter_words, looks_like
 from parsing.subject import HELP_WORDS, find_game, is_help_subject, subject_words
 
 MAX_NAME_LENGTH = 30
@@ -82,6 +82,8 @@ def read_signup(body: str, game: GameInfo, context: MailContext) -> Read:
     """Read ``Name, gender`` (a gender word of the lexicon: ``man``, ``uomo``, ...) from the
     first line that has it; a name must be letters only and not a reserved word."""
     genders = context.lexicon.genders
+    # One form of every accent ("Zoë" typed as e + U+0308 is "Zoë"), before any check.
+    body = unicodedata.normalize("NFC", body)
     lines = [line.strip() for line in body.split("\n") if line.strip()][:50]
     for line in lines:
         match = _SIGNUP_LINE.match(line)
@@ -127,6 +129,16 @@ def _signup(name: str, gender: Gender, game: GameInfo, context: MailContext) -> 
     sender = context.sender_player
     if taken is not None and (sender is None or fold(taken) != fold(sender)):
         return _error(context.explain, ErrorCode.NAME_TAKEN, game.name, written=name, taken=taken)
+    # A name that reads like another player's (Latin, Cyrillic or Greek "Anna") would make
+    # rosters and receipts ambiguous (UTS #39: mixed scripts, confusable letters).
+    if is_mixed_script(name):
+        return _error(context.explain, ErrorCode.NAME_LOOKALIKE, game.name, written=name)
+    own = fold(sender) if sender is not None else None
+    lookalike = next((p for p in game.players if fold(p) != own and looks_like(name, p)), None)
+    if lookalike is not None:
+        return _error(
+            context.explain, ErrorCode.NAME_LOOKALIKE, game.name, written=name, taken=lookalike
+        )
     return Signup(game.name, name, gender)
 
 

@@ -35,6 +35,7 @@ class ErrorCode(StrEnum):
     BAD_GENDER = "bad-gender"
     BAD_NAME = "bad-name"
     NAME_TAKEN = "name-taken"
+    NAME_LOOKALIKE = "name-lookalike"
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,14 @@ cost grows slowly with the number of players.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from confusable_homoglyphs import utils as confusable_utils
 from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract
 
@@ -96,6 +98,60 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.translate(_SPECIAL_LETTERS))
     stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
     return stripped.casefold().translate(_SPECIAL_LETTERS)
+
+
+# --- look-alike names (Unicode confusables, UTS #39) -----------------------------------------
+
+
+@functools.cache  # the Unicode consortium's table, read once: data, not state
+def _homoglyphs() -> dict[str, frozenset[str]]:
+    """Each character of Unicode's confusables table with the characters it can pass for."""
+    table: dict[str, list[dict[str, str]]] = confusable_utils.load("confusables.json")
+    return {char: frozenset(entry["c"] for entry in entries) for char, entries in table.items()}
+
+
+def scripts_of(name: str) -> frozenset[str]:
+    """The scripts (``LATIN``, ``CYRILLIC``, ``GREEK``…) of the letters of `name`."""
+    found = set()
+    for char in unicodedata.normalize("NFD", name):
+        if unicodedata.combining(char) or not char.isalpha():
+            continue
+        script = unicodedata.name(char, "").split(" ", 1)[0]
+        if script:
+            found.add(script)
+    return frozenset(found)
+
+
+def is_mixed_script(name: str) -> bool:
+    """Whether `name` mixes letters of several scripts (Latin ``A`` + Cyrillic ``нна``…)."""
+    return len(scripts_of(name)) > 1
+
+
+def looks_like(name: str, other: str) -> bool:
+    """Whether `name` can pass for `other` on screen: letter by letter equal once case and
+    accents are folded, or one of Unicode's confusables of the other (Cyrillic ``А`` for
+    Latin ``A``, Greek ``ο`` for ``o``, ``I`` for ``l``)."""
+    if fold(name) == fold(other):
+        return True
+    a, b = _without_accents(name), _without_accents(other)
+    if len(a) != len(b):
+        return False
+    table = _homoglyphs()
+    for x, y in zip(a, b, strict=True):
+        # Some look-alikes are capitals only (Cyrillic Н, Latin H), some small letters only:
+        # a name's letters are compared in every case (names ignore case anyway).
+        xs, ys = {x, x.lower(), x.upper()}, {y, y.lower(), y.upper()}
+        if xs & ys or any(table.get(c, frozenset()) & ys for c in xs):
+            continue
+        if any(table.get(c, frozenset()) & xs for c in ys):
+            continue
+        return False
+    return True
+
+
+def _without_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 def letter_words(text: str) -> list[str]:

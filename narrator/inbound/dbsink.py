@@ -12,13 +12,36 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQL
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.inbound.sink import Source, StorageUnavailable, StoreResult, message_id_of
+from narrator.inbound.sink import (
+    Source,
+    StorageUnavailable,
+    StoreResult,
+    message_id_of,
+    other_mail_key,
+    sender_and_body_digest,
+)
 from narrator.models import ImapSync, InboxMessage, InboxSource, InboxState
 
 log = logging.getLogger("narrator.inbound.sink")
 
 #: Most messages committed in one transaction by :meth:`DbSink.store` (a group commit).
 GROUP_LIMIT = 64
+
+
+def _copies_are_same(messages: Sequence[Incoming], keys: Sequence[str]) -> bool:
+    """Whether the mails of a group that share a Message-ID are copies of one mail."""
+    seen: dict[str, str] = {}
+    for message, key in zip(messages, keys, strict=True):
+        if keys.count(key) == 1:
+            continue
+        digest = sender_and_body_digest(message.raw)
+        if seen.setdefault(key, digest) != digest:
+            return False
+    return True
+
+
+class _OneByOne(Exception):
+    """A group holds a Message-ID already seen: its mails are stored one at a time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +155,10 @@ class DbSink:
                     )
                 )
                 known: dict[str | None, int] = {key: inbox_id for key, inbox_id in found}
+                if known or not _copies_are_same(messages, keys):
+                    # A Message-ID seen before, or two mails under one: the same mail, or
+                    # another under the same id?  Decided one mail at a time.
+                    raise _OneByOne
                 results: list[StoreResult | InboxMessage] = []
                 for message, key in zip(messages, keys, strict=True):
                     existing = known.get(key)
@@ -146,6 +173,8 @@ class DbSink:
                     results.append(row)
                 session.flush()
                 rows = {r.message_id: r.id for r in results if isinstance(r, InboxMessage)}
+        except _OneByOne:
+            return [self._result_of(m) for m in messages]
         except (OperationalError, InterfaceError) as error:  # the database, not a message
             unavailable = StorageUnavailable(f"inbox commit failed: {error}")
             return [unavailable for _ in messages]
@@ -209,6 +238,11 @@ class DbSink:
             try:
                 with transaction(self._factory) as session:
                     existing = self._find(session, message_id, uid_key)
+                    if existing is not None and not self._is_same_mail(session, existing, raw):
+                        # Another sender's mail (or another text) under a Message-ID already
+                        # stored: a mail of its own, under a key of its own.
+                        message_id = other_mail_key(message_id, raw)
+                        existing = self._find(session, message_id, uid_key)
                     if existing is not None:
                         return StoreResult(existing, message_id, duplicate=True)
                     incoming = Incoming(
@@ -228,6 +262,11 @@ class DbSink:
         except SQLAlchemyError as error:
             raise StorageUnavailable(f"inbox commit failed: {error}") from error
         return StoreResult(inbox_id, message_id, duplicate=False)
+
+    @staticmethod
+    def _is_same_mail(session: Session, inbox_id: int, raw: bytes) -> bool:
+        stored = session.scalar(select(InboxMessage.raw).where(InboxMessage.id == inbox_id))
+        return stored is None or sender_and_body_digest(stored) == sender_and_body_digest(raw)
 
     @staticmethod
     def _find(

@@ -116,6 +116,26 @@ def message_id_of(raw: bytes) -> tuple[str, bool]:
     return f"sha256-{digest}@narrator.invalid", True
 
 
+def sender_and_body_digest(raw: bytes) -> str:
+    """A digest of a mail's From field and body: the same mail delivered twice has the same one,
+    another sender's mail that reuses a Message-ID (by mistake or to make it vanish) has not."""
+    head, separator, body = raw.partition(b"\r\n\r\n")
+    if not separator:
+        head, _, body = raw.partition(b"\n\n")
+    try:
+        sender = str(_HEADER_PARSER.parsebytes(head + b"\r\n\r\n").get("From", "")).strip()
+    except Exception:  # any bytes: an unreadable From is no From
+        sender = ""
+    digest = hashlib.sha256(sender.lower().encode("utf-8", "replace") + b"\0")
+    digest.update(body.replace(b"\r\n", b"\n").rstrip())
+    return digest.hexdigest()[:16]
+
+
+def other_mail_key(message_id: str, raw: bytes) -> str:
+    """The key a mail is stored under when its Message-ID is already another mail's."""
+    return f"{message_id[:MAX_MESSAGE_ID_LENGTH]}~{sender_and_body_digest(raw)}"
+
+
 def _normalise_message_id(value: str) -> str:
     text = " ".join(value.split())
     start, end = text.find("<"), text.find(">")

@@ -33,6 +33,7 @@ from narrator.config import Config
 from narrator.db import transaction
 from narrator.models import OutboxMessage, OutboxState
 from narrator.outbound.compose import OutgoingMail, compose, domain_of, make_message_id
+from narrator.outbound.journal import SendJournal
 from narrator.outbound.sender import Clock, FailureHook, OutboxItem, OutboxSender, RetryPolicy
 from narrator.outbound.transport import Transport, transport_from_config
 
@@ -214,6 +215,7 @@ def outbox_sender(
 
     Raises ``ConfigError`` when ``[outbound.smtp]`` names a user whose password is not set.
     """
+    smtp = config.outbound.mode == "smtp"  # the Maildir transport never writes a mail twice
     return OutboxSender(
         SqlOutbox(factory, owner=owner),
         transport or transport_from_config(config.outbound),
@@ -225,4 +227,5 @@ def outbox_sender(
         on_failed=on_failed,
         wakeup=wakeup,
         poll_interval=poll_interval,
+        journal=SendJournal(config.outbound.journal) if smtp else None,
     )

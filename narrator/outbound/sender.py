@@ -25,6 +25,7 @@ import contextlib
 import inspect
 import logging
 import random
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -32,7 +33,9 @@ from typing import Protocol
 
 from narrator.config import OutboundSection
 from narrator.outages import log_failure
+from narrator.outbound.journal import SendJournal
 from narrator.outbound.transport import (
+    DeliveryError,
     PermanentFailure,
     ServerUnavailable,
     TemporaryFailure,
@@ -45,6 +48,19 @@ Clock = Callable[[], datetime]
 
 #: How long a claimed mail is left to its sender (``[outbound] lease``).
 DEFAULT_LEASE = timedelta(minutes=10)
+# Attempts after which a mail that still fails is logged as an ERROR (before: a WARNING).
+REPEATED_FAILURES = 3
+# Different recipients refused with a 5xx in a row (no mail accepted between) that make the
+# refusals a relay fault: the mails are retried, not given up.
+RELAY_BURST = 3
+# An enhanced status code about the mailbox or its address (RFC 3463: 5.1.x, 5.2.x).
+_MAILBOX_STATUS = re.compile(r"\b5\.[12]\.[0-9]{1,3}\b")
+
+
+def is_mailbox_refusal(error: DeliveryError) -> bool:
+    """Whether a refusal names the recipient's mailbox or address (``550 5.1.1 no such user``):
+    final at once.  Other 5xx are given up only when a second attempt is refused too."""
+    return _MAILBOX_STATUS.search(str(error)) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +184,7 @@ class OutboxSender:
         poll_interval: float = 60.0,
         batch_size: int = 50,
         lease: timedelta = DEFAULT_LEASE,
+        journal: SendJournal | None = None,
     ) -> None:
         self._repository = repository
         self._transport = transport
@@ -181,6 +198,10 @@ class OutboxSender:
         self._batch_size = batch_size
         self._lease = lease
         self._stopping = False
+        # Recipients refused with a 5xx since the relay last accepted a mail (a burst of them
+        # is the relay's fault).
+        self._refused_in_a_row: set[str] = set()
+        self._journal = journal
 
     @property
     def transport(self) -> Transport:
@@ -238,12 +259,30 @@ class OutboxSender:
             self._repository.claim_due, claimed_at, self._lease, self._batch_size
         )
         sent = retried = failed = 0
+        # A mail claimed again may have been accepted already: the journal says (read only
+        # then: a first attempt can't have been).
+        journaled: frozenset[str] = frozenset()
+        if self._journal is not None and any(item.attempts > 1 for item in items):
+            try:
+                journaled = await asyncio.to_thread(self._journal.accepted, claimed_at)
+            except OSError as error:
+                log.warning("the send journal can't be read (%s): sending regardless", error)
         for index, item in enumerate(items):
             if self._clock() - claimed_at >= self._lease / 2:
                 for rest in items[index:]:
                     await self._requeue(rest, self._clock(), "requeued: the pass ran long")
                 retried += len(items) - index
                 break
+            if item.message_id in journaled:
+                log.warning(
+                    "outbox %s to %s was accepted before an interruption (send journal); "
+                    "not sent again",
+                    item.message_id,
+                    item.recipient,
+                )
+                await self._record_sent(item)
+                sent += 1
+                continue
             try:
                 outcome = await self._deliver(item)
             except ServerUnavailable as error:
@@ -264,6 +303,19 @@ class OutboxSender:
         try:
             await self._transport.send(self._envelope_from, item.recipient, item.raw)
         except PermanentFailure as error:
+            self._refused_in_a_row.add(item.recipient)
+            if len(self._refused_in_a_row) >= RELAY_BURST:
+                # Many recipients refused in a row: the relay is at fault, not they.
+                raise ServerUnavailable(
+                    f"the relay refused {len(self._refused_in_a_row)} recipients in a row "
+                    f"(a relay fault; retried): {error}"
+                ) from error
+            suspect = not is_mailbox_refusal(error) or len(self._refused_in_a_row) > 1
+            if suspect and item.attempts < 2:
+                # A 5xx that does not name the mailbox, or that follows another recipient's,
+                # may be the relay's passing trouble: a second attempt confirms it first.
+                next_attempt = await self._retry_or_fail(item, f"{error} (to be confirmed)")
+                return "retry" if next_attempt is not None else "failed"
             log.warning("outbox %s to %s refused: %s", item.message_id, item.recipient, error)
             await self._fail(item, str(error), permanent=True)
             return "failed"
@@ -276,7 +328,13 @@ class OutboxSender:
             log.exception("outbox %s: unexpected error from the transport", item.message_id)
             next_attempt = await self._retry_or_fail(item, f"unexpected error: {error!r}")
             return "retry" if next_attempt is not None else "failed"
+        self._refused_in_a_row.clear()
         log.info("outbox %s sent to %s", item.message_id, item.recipient)
+        if self._journal is not None:
+            try:
+                await asyncio.to_thread(self._journal.record, item.message_id, self._clock())
+            except OSError as error:
+                log.warning("could not write %s in the send journal: %s", item.message_id, error)
         await self._record_sent(item)
         return "sent"
 
@@ -316,10 +374,13 @@ class OutboxSender:
         too_old = next_attempt - item.created_at > self._policy.max_age
         if item.attempts >= self._policy.max_attempts or too_old:
             reason = f"gave up after {item.attempts} attempts: {error}"
-            log.warning("outbox %s to %s %s", item.message_id, item.recipient, reason)
+            log.error("outbox %s to %s %s", item.message_id, item.recipient, reason)
             await self._fail(item, reason, permanent=False)
             return None
-        log.info(
+        # A mail that could not go out is worth a look; again and again, an operator's.
+        level = logging.ERROR if item.attempts >= REPEATED_FAILURES else logging.WARNING
+        log.log(
+            level,
             "outbox %s to %s: attempt %d failed (%s); next at %s",
             item.message_id,
             item.recipient,

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import mailbox
+import glob
+import hashlib
 import os
+import re
 import smtplib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -281,11 +283,19 @@ class MaildirTransport:
     Like a delivery agent it prepends ``Return-Path`` and ``Delivered-To``, so that tests and
     developers can tell whose mailbox a file belongs to, and stores LF line ends.  The file and
     the ``new/`` directory are fsynced before ``send`` returns.
+
+    The file's name is derived from the mail (its recipient and Message-ID, one outbox row's),
+    and a mail whose file is already in ``new/`` or ``cur/`` is not written again: a mail sent
+    again after a crash (between the write and the outbox's "sent") is never doubled.  A write
+    that fails leaves nothing in ``tmp/``.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = Path(path)
-        self._box = mailbox.Maildir(self._path, factory=None, create=True)
+        # An existing but empty (or half-made) Maildir gets its folders too.
+        for folder in ("tmp", "new", "cur"):
+            with contextlib.suppress(OSError):  # reported by the first write, with the mail
+                (self._path / folder).mkdir(parents=True, exist_ok=True)
         self._lock = asyncio.Lock()
 
     @property
@@ -299,22 +309,52 @@ class MaildirTransport:
             f"Return-Path: <{check_address(sender)}>\nDelivered-To: {check_address(recipient)}\n"
         ).encode("ascii")
         data = envelope + message.replace(b"\r\n", b"\n")
+        name = maildir_name(recipient, message)
         async with self._lock:
             try:
-                await asyncio.to_thread(self._deliver, data)
+                await asyncio.to_thread(self._deliver, name, data)
             except OSError as error:
                 raise ServerUnavailable(f"cannot write to Maildir {self._path}: {error}") from error
 
     async def close(self) -> None:
         """Nothing to release (present for the Transport interface)."""
 
-    def _deliver(self, data: bytes) -> None:
-        key = self._box.add(data)
+    def is_delivered(self, name: str) -> bool:
+        """Whether the mail of file name `name` is in ``new/`` or (read) in ``cur/``."""
+        if (self._path / "new" / name).exists():
+            return True
+        return any((self._path / "cur").glob(glob.escape(name) + "*"))
+
+    def _deliver(self, name: str, data: bytes) -> None:
+        if self.is_delivered(name):
+            return
+        temporary = self._path / "tmp" / name
         new = self._path / "new"
-        with open(new / key, "rb") as written:
-            os.fsync(written.fileno())
+        try:
+            with open(temporary, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            with contextlib.suppress(FileExistsError):  # another sender of the row was first
+                os.link(temporary, new / name)
+        finally:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
         directory = os.open(new, os.O_RDONLY)
         try:
             os.fsync(directory)
         finally:
             os.close(directory)
+
+
+_MESSAGE_ID_LINE = re.compile(rb"^message-id:[ \t]*(<[^>\r\n]*>)", re.IGNORECASE | re.MULTILINE)
+
+
+def maildir_name(recipient: str, message: bytes) -> str:
+    """The Maildir file name of one outbox mail: a digest of its recipient and Message-ID
+    (every outbox row has its own), else of its bytes."""
+    head = message.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    found = _MESSAGE_ID_LINE.search(head)
+    key = found.group(1) if found else hashlib.sha256(message).hexdigest().encode()
+    digest = hashlib.sha256(recipient.strip().lower().encode() + b"\0" + key).hexdigest()
+    return f"narrator.{digest[:40]}"

@@ -57,6 +57,46 @@ def header_items(raw: bytes) -> list[tuple[str, str]]:
     return result
 
 
+# --- the From field ------------------------------------------------------------------------
+
+_ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+_ADDRESS_LIKE = re.compile(r"[^\s\"'<>(),;:\[\]]+@[^\s\"'<>(),;:\[\]]+\.[^\s\"'<>(),;:\[\]]+")
+
+
+def from_problem(items: Sequence[tuple[str, str]]) -> str | None:
+    """Why the mail's From names no single sender (None when it names one, or none at all).
+
+    A From with two addresses, two From fields, or an address written outside the angle
+    brackets (``frits@sec.test <mallory@evil.test>``) leaves it open whose mail it is: the
+    receiving server checks one address (DMARC: the mailbox in the brackets), a lenient
+    reader may take another.  A display name that repeats the address itself
+    (``"anna@example.net" <anna@example.net>``, as some clients write) is fine, and so is any
+    quoted display name.
+    """
+    values = [value for name, value in items if name == "from"]
+    if len(values) > 1:
+        return "two From fields"
+    if not values:
+        return None
+    value = values[0]
+    try:
+        pairs = email.utils.getaddresses([value])
+    except Exception:  # any header: an unreadable From is read by the parser's rules
+        return None
+    if len([address for _, address in pairs if address]) > 1:
+        return "several addresses in From"
+    # Outside the brackets and outside quotes an address is no display name: a lenient reader
+    # takes it for the sender.  (A quoted or encoded display name is only a name: the parser
+    # reads the bracketed address, the one the receiving server checked.)
+    inside = {address.strip().lower() for address in _ANGLE_ADDRESS.findall(value)}
+    outside = _QUOTED.sub(" ", _ANGLE_ADDRESS.sub(" ", value))
+    written = {address.lower().strip(".") for address in _ADDRESS_LIKE.findall(outside)}
+    if inside and written - inside:
+        return "an address outside the angle brackets"
+    return None
+
+
 # --- Authentication-Results ---------------------------------------------------------------
 
 
@@ -198,18 +238,25 @@ class SenderAuth:
         if results is None:
             return "no Authentication-Results from our mail server"
         from_domain = _domain(sender)
+        # Only a DMARC result about the sender's own domain says anything about him: a pass
+        # (or fail) for another domain is about another From (a second address, a forger's
+        # own domain), and a result without ``header.from`` is about no domain at all.
         dmarc = [
             r
             for r in results
             if r.method == "dmarc"
-            and aligned(r.properties.get("header.from", from_domain), from_domain)
+            and from_domain
+            and r.properties.get("header.from") == from_domain
         ]
         if any(r.result == "fail" for r in dmarc):
             return "dmarc=fail"
-        if self.policy == "dmarc":
-            return None
         if any(r.result == "pass" for r in dmarc):
             return None
+        if self.policy == "dmarc":
+            found = next((r.result for r in results if r.method == "dmarc"), None)
+            if found is None:
+                return "no dmarc result"
+            return f"no dmarc=pass for {from_domain or 'the sender'}"
         for r in results:
             if r.result != "pass":
                 continue

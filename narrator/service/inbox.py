@@ -33,13 +33,15 @@ from narrator.models import (
 )
 from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
-from narrator.service.authenticity import SenderAuth, header_items
+from narrator.service.authenticity import SenderAuth, from_problem, header_items
 from narrator.service.help import NO_ADMIN, no_admin_text
 from narrator.service.limits import (
     NOTICE_KIND,
     Admission,
+    Budget,
     Limits,
     admit_reply,
+    count_help_forward,
     hostile_defect,
     refusal_text,
 )
@@ -70,6 +72,7 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
+from parsing.names import looks_like
 from stories import StoryNotFound
 
 log = logging.getLogger("narrator.inbox")
@@ -149,27 +152,35 @@ def process_message(
     if not _is_usable_address(parsed.sender):
         return _done(row, now, InboxState.IGNORED, "ignored: unusable-sender")
     hostile = hostile_defect(parsed.defects)
-    if hostile is not None:
-        return _done(row, now, InboxState.IGNORED, f"ignored: hostile ({hostile})")
     game_name = routed.game if isinstance(routed, Route | Help) else None
     game_id = next((g.id for g in games if g.name == game_name), None)
     game = work.locked_game(game_id) if game_id is not None else None
-    unauthenticated = settings.sender_auth.check(items, parsed.sender)
+    unauthenticated = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
         return _refuse_unauthenticated(
             work, mailer, settings, row, parsed, game, now, unauthenticated
         )
-    admission = admit_reply(session, parsed.sender, now, limits)
+    playing = _plays_anywhere(session, parsed.sender)
+    budget = Budget.PLAYER if playing else Budget.STRANGER
+    admission = admit_reply(session, parsed.sender, now, limits, budget)
     silent = admission is not Admission.SEND
+    # Free text (his subject, a name he wrote) goes back only to a player of the game the
+    # answer is about: anybody else may be an address a forger chose (backscatter).
+    in_game = game is not None and any(p.email == parsed.sender for p in work.players(game))
     reply = ReplyTo(
         parsed.message_id or row.message_id or "",
         parsed.references,
         row.id,
         silent,
-        subject=parsed.raw_subject,
+        subject=parsed.raw_subject if in_game else _known_words_of_subject(parsed, routed, game),
     )
     if admission is Admission.NOTICE:
         _notice(work, mailer, settings, parsed, game, reply, now)
+    if hostile is not None:  # built to hurt the parser: a short answer, nothing read
+        _refusal(work, mailer, settings, game, parsed, reply, now, "too-complex")
+        return _done(
+            row, now, InboxState.DONE, _suffix(f"error: too-complex ({hostile})", admission)
+        )
     if too_large:
         _refusal(
             work,
@@ -185,6 +196,10 @@ def process_message(
         )
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
     if isinstance(routed, Help):
+        if playing and admission is not Admission.SEND:
+            # A player's Help always reaches the admins (only the acknowledgement to him
+            # follows his reply limit), up to a flood of them an hour.
+            admission = _help_admission(session, parsed.sender, now)
         return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
     sender_player: Player | None = None
     players: list[Player] = []
@@ -199,6 +214,8 @@ def process_message(
         sender_player, state = reading.player, reading.state
         command = read_command(parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
+        if not in_game:
+            command = _without_free_text(command, game, settings)
         message, choices = command.message, list(command.params.get("choices", ()) or ())
         if "choices" in command.params and game is not None:
             # The parser offers every player; the reply lists once (the template's list) what
@@ -222,6 +239,11 @@ def process_message(
     assert game is not None  # read_command only reads a known game's mail
     try:
         if isinstance(command, Signup):
+            if looks_like(command.name, mailer.display_name):  # the narrator's own name
+                text = refusal_text(
+                    "name-lookalike", game.ruleset, game.language, taken=mailer.display_name
+                )
+                raise service.GameError("name-lookalike", text, reply_text=text)
             _check_signup_limits(session, game, players, parsed.sender, limits)
             result = service.signup(
                 work,
@@ -392,6 +414,54 @@ def _check_signup_limits(
             raise service.GameError("too-many-games", text, reply_text=text)
 
 
+# Params of the parser's errors that repeat what the sender wrote.
+FREE_TEXT_PARAMS = ("written", "name")
+# Help mails of one player forwarded to the admins in a clock hour beyond his reply limit.
+HELP_FORWARDS_PER_HOUR = 10
+
+
+def _without_free_text(error: ParseError, game: Game | None, settings: InboxSettings) -> ParseError:
+    """`error` worded without what the sender wrote (for an address that is no player)."""
+    if not any(name in error.params for name in FREE_TEXT_PARAMS):
+        return error
+    params = {k: v for k, v in error.params.items() if k not in FREE_TEXT_PARAMS}
+    ruleset = game.ruleset if game is not None else settings.ruleset
+    language = game.language if game is not None else settings.language
+    message = explainer_for(ruleset, language)(error.code.value, params)
+    return ParseError(error.code, message, params, error.game)
+
+
+def _known_words_of_subject(parsed: ParsedMail, routed: object, game: Game | None) -> str:
+    """The subject an answer to a stranger quotes: only what the narrator recognised in his
+    (the Help word he used, the game's name), never the rest he wrote."""
+    words = []
+    if isinstance(routed, Help) and parsed.subject.split():
+        words.append(parsed.subject.split()[0][:20])
+    if game is not None:
+        words.append(game.name)
+    return " ".join(words)
+
+
+def _plays_anywhere(session: Session, sender: str) -> bool:
+    """Whether `sender` plays in an open game (his answers are counted as a player's)."""
+    found = session.scalar(
+        select(Player.id)
+        .join(Game, Game.id == Player.game_id)
+        .where(Player.email == sender, Game.status.in_(OPEN_STATUSES))
+        .limit(1)
+    )
+    return found is not None
+
+
+def _help_admission(session: Session, sender: str, now: datetime) -> Admission:
+    """Whether a Help mail of a player over his reply limit is still forwarded (SEND) or held
+    in the inbox as a flood (SILENT): :data:`HELP_FORWARDS_PER_HOUR` an hour."""
+    count = count_help_forward(session, sender, now)
+    if count == HELP_FORWARDS_PER_HOUR + 1:
+        log.warning("%s sent more than %s Help mails this hour: a flood", sender, count - 1)
+    return Admission.SEND if count <= HELP_FORWARDS_PER_HOUR else Admission.SILENT
+
+
 def _refuse_unauthenticated(
     work: Work,
     mailer: Mailer,
@@ -421,16 +491,15 @@ def _refuse_unauthenticated(
         return _done(row, now, InboxState.IGNORED, f"ignored: unauthenticated ({reason})")
     if game not in playing:
         game = playing[0]
-    admission = admit_reply(session, parsed.sender, now, settings.limits)
+    # Counted apart from his own answers, and once a day: forgeries can't use up the real
+    # player's replies (his receipts, his Help), nor flood his mailbox.
+    admission = admit_reply(session, parsed.sender, now, settings.limits, Budget.FORGED)
     reply = ReplyTo(
         parsed.message_id or row.message_id or "",
         parsed.references,
         row.id,
         admission is not Admission.SEND,
-        subject=parsed.raw_subject,
     )
-    if admission is Admission.NOTICE:
-        _notice(work, mailer, settings, parsed, game, reply, now)
     _refusal(work, mailer, settings, game, parsed, reply, now, "not-authenticated", reason=reason)
     return _done(
         row, now, InboxState.DONE, _suffix(f"refused: unauthenticated ({reason})", admission)

@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from narrator.config import Config
-from narrator.models import OutboxMessage, ReplyCounter, fold_email
+from narrator.models import ReplyCounter, fold_email
 from narrator.service.words import explainer_for
 
 log = logging.getLogger("narrator.limits")
@@ -40,6 +40,8 @@ class Limits:
 
     replies_per_hour: int = 20
     replies_per_day: int = 100
+    # Answers to addresses that play in no open game, all of them together, per clock hour.
+    stranger_replies_per_hour: int = 200
     max_message_bytes: int = 10 * 1024 * 1024
     max_players_per_game: int = 100
     max_games_per_address: int = 10
@@ -57,27 +59,82 @@ def _hour(now: datetime) -> datetime:
     return now.replace(minute=0, second=0, microsecond=0)
 
 
-def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) -> Admission:
+class Budget(enum.Enum):
+    """Whose answers a mail's answer is counted with."""
+
+    PLAYER = "player"  # the sender plays in an open game: his own counter
+    STRANGER = "stranger"  # any other address: its own counter, and the strangers' hourly cap
+    FORGED = "forged"  # a refusal of mail that failed authentication: once a day per address
+
+
+# Counter keys that are no address (an address never starts with "!").
+STRANGERS_KEY = "!strangers"
+FORGED_PREFIX = "!forged:"
+NOTICE_PREFIX = "!notice:"
+HELP_PREFIX = "!help:"
+
+
+def limit_key(address: str) -> str:
+    """The address a reply limit counts: case and a ``+detail`` folded away, so that
+    ``Victim+1@X`` … ``victim+60@x`` share the one mailbox's budget."""
+    local, at, domain = fold_email(address).rpartition("@")
+    if not at:
+        return fold_email(address)
+    return f"{local.split('+', 1)[0]}@{domain}"
+
+
+def admit_reply(
+    session: Session,
+    sender: str,
+    now: datetime,
+    limits: Limits,
+    budget: Budget = Budget.PLAYER,
+) -> Admission:
     """Count one more answered mail from `sender` and return what may be sent back.
 
     Runs in the caller's transaction, so the count is committed with the answer (or not at all).
+    A refusal of forged mail (``Budget.FORGED``) never touches the address's own counter: at
+    most one goes out per address a day, and nothing else.  Answers to strangers are also
+    counted together, and over ``stranger_replies_per_hour`` nothing is sent (not even the
+    notice: it would be one more mail to an address a forger chose).
     """
-    sender = fold_email(sender)
+    key = limit_key(sender)
     window = _hour(now)
+    if budget is Budget.FORGED:
+        with session.no_autoflush:
+            today = _count_one(session, FORGED_PREFIX + key[:200], _day(now))
+        return Admission.SEND if today == 1 else Admission.SILENT
+    if budget is Budget.STRANGER and limits.stranger_replies_per_hour > 0:
+        with session.no_autoflush:
+            strangers = _count_one(session, STRANGERS_KEY, window)
+            if strangers == 1:  # once an hour: every counter too old to matter goes
+                session.execute(
+                    delete(ReplyCounter).where(ReplyCounter.window_start < now - COUNTER_RETENTION)
+                )
+        if strangers > limits.stranger_replies_per_hour:
+            if strangers == limits.stranger_replies_per_hour + 1:
+                log.warning(
+                    "%s answers to strangers this hour: over the cap, no more answers to "
+                    "addresses that play in no game until the next hour",
+                    limits.stranger_replies_per_hour,
+                )
+            return Admission.SILENT
     # The counters are written by statements of their own, never by the ORM: what else the
     # transaction has pending (a batch's earlier mails) need not be flushed first, and is
     # flushed together at the end.
     with session.no_autoflush:
-        hour_count = _count_one(session, sender, window)
+        hour_count = _count_one(session, key, window)
         # The sender's few counter rows (one per hour, two days at most) give the day's count
         # and tell whether any are old enough to drop: one query, a delete only when needed.
-        counters = session.connection().execute(_COUNTERS_OF, {"sender": sender}).all()
+        counters = session.connection().execute(_COUNTERS_OF, {"sender": key}).all()
         day_start = window - timedelta(hours=24)
         day_count = sum(count for start, count in counters if start > day_start)
         if any(start < now - COUNTER_RETENTION for start, _ in counters):
             session.execute(
                 delete(ReplyCounter).where(
-                    ReplyCounter.sender == sender,
+                    ReplyCounter.sender.in_(
+                        [key, FORGED_PREFIX + key[:200], NOTICE_PREFIX + key[:200]]
+                    ),
                     ReplyCounter.window_start < now - COUNTER_RETENTION,
                 )
             )
@@ -85,15 +142,28 @@ def admit_reply(session: Session, sender: str, now: datetime, limits: Limits) ->
     over_day = limits.replies_per_day > 0 and (day_count or 0) > limits.replies_per_day
     if not (over_hour or over_day):
         return Admission.SEND
-    if notice_sent_since(session, sender, now - timedelta(days=1)):
+    with session.no_autoflush:  # one notice per mailbox (+detail folded) a day
+        notices = _count_one(session, NOTICE_PREFIX + key[:200], _day(now))
+    if notices > 1:
         return Admission.SILENT
     log.warning(
         "%s sent %s mails this hour, %s in a day: over the limit, no more answers",
-        sender,
+        key,
         hour_count,
         day_count,
     )
     return Admission.NOTICE
+
+
+def count_help_forward(session: Session, sender: str, now: datetime) -> int:
+    """Count one more Help mail of `sender` forwarded beyond his reply limit this clock hour;
+    return the hour's count."""
+    with session.no_autoflush:
+        return _count_one(session, HELP_PREFIX + limit_key(sender)[:200], _hour(now))
+
+
+def _day(now: datetime) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 # The counters' statements, built once (Core: every answered mail runs them).
@@ -145,20 +215,6 @@ def _count_one(session: Session, sender: str, window: datetime) -> int:
         return row.count
 
 
-def notice_sent_since(session: Session, sender: str, since: datetime) -> bool:
-    """Whether `sender` was sent the over-the-limit notice after `since`."""
-    found = session.scalar(
-        select(OutboxMessage.id)
-        .where(
-            OutboxMessage.recipient == fold_email(sender),
-            OutboxMessage.kind == NOTICE_KIND,
-            OutboxMessage.created_at > since,
-        )
-        .limit(1)
-    )
-    return found is not None
-
-
 def hostile_defect(defects: tuple[str, ...]) -> str | None:
     """The first defect that marks a mail as built to hurt the parser (not a player's mail)."""
     return next((defect for defect in defects if defect in HOSTILE_DEFECTS), None)
@@ -181,6 +237,7 @@ def limits_from_config(config: Config) -> Limits:
     return Limits(
         replies_per_hour=security.replies_per_hour,
         replies_per_day=security.replies_per_day,
+        stranger_replies_per_hour=security.stranger_replies_per_hour,
         max_message_bytes=security.max_message_bytes,
         max_players_per_game=security.max_players_per_game,
         max_games_per_address=security.max_games_per_address,

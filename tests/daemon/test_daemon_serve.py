@@ -3,11 +3,13 @@ stops cleanly on SIGTERM and SIGINT."""
 
 from __future__ import annotations
 
+import errno
 import mailbox
 import os
 import signal
 import smtplib
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -15,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
-from narrator.db import current_revision, head_revision
+from narrator.daemon import read_only_database
+from narrator.db import current_revision, head_revision, upgrade
 from tests.daemon.driver import NARRATOR, compose
 from tests.support.net import free_port
 
@@ -107,3 +111,47 @@ def test_serve_reports_a_taken_port_in_one_line(tmp_path: Path) -> None:
     assert process.returncode == 2
     assert err.strip().splitlines()[-1].startswith("narrator: error: cannot start:")
     assert "Traceback" not in err
+
+
+def test_serve_on_a_read_only_database_says_which_file_in_one_line(tmp_path: Path) -> None:
+    """Issue 24: a read-only SQLite database was an 80-line traceback and exit 1."""
+    database = tmp_path / "narrator.db"
+    upgrade(f"sqlite:///{database}")
+    read_only = f"sqlite:///file:{database}?mode=ro&uri=true"
+    (tmp_path / "narrator.toml").write_text(
+        f'[narrator]\ndatabase = "{read_only}"\n[inbound.smtp]\nport = {free_port()}\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"narrator: error: cannot start: the SQLite database {database} is read-only: "
+        "the database URL opens it read-only (mode=ro)"
+    ]
+
+
+def test_a_read_only_database_file_names_the_files_to_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "narrator.db"
+    for path in (database, Path(f"{database}-shm")):
+        path.write_bytes(b"")
+    # As root every file is writable: the check asks os.access, which the test answers.
+    monkeypatch.setattr(os, "access", lambda path, mode: not str(path).endswith("-shm"))
+    error = OperationalError(
+        "UPDATE", {}, sqlite3.OperationalError("attempt to write a readonly database")
+    )
+    found = read_only_database(error, f"sqlite:///{database}")
+    assert found is not None and found.errno == errno.EROFS
+    assert found.strerror == (
+        f"the SQLite database {database} is read-only: make writable by this user: {database}-shm"
+    )
+    assert read_only_database(RuntimeError("boom"), f"sqlite:///{database}") is None

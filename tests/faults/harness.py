@@ -317,9 +317,14 @@ class Figures:
             f"{self.client_retries}), kills {self.kills}, restarts {self.restarts}, games "
             f"{self.games}, steps {self.steps} ({self.deadline_steps} closed at their deadline), "
             f"replies {self.replies}, outgoing mails {self.outgoing} (resent after an interrupted "
-            f"send {self.resent}), lost {self.lost}, doubled {self.doubled}, loops {self.loops}, "
-            f"{self.seconds:.0f}s"
+            f"send {self.resent}: duplicate rate {self.duplicate_rate:.2%}), lost {self.lost}, "
+            f"doubled {self.doubled}, loops {self.loops}, {self.seconds:.0f}s"
         )
+
+    @property
+    def duplicate_rate(self) -> float:
+        """Outgoing mails the SMTP server received twice, per outgoing mail."""
+        return self.resent / self.outgoing if self.outgoing else 0.0
 
 
 def read_engine(db_url: str) -> Engine:

@@ -52,13 +52,18 @@ def test_same_message_id_is_a_duplicate(sessions: sessionmaker[Session]) -> None
 
     async def scenario() -> list[StoreResult]:
         first = await sink.store(mail("a@x"), source="smtp")
-        again = await sink.store(mail("a@x", body="other body"), source="inject")
-        return [first, again]
+        again = await sink.store(mail("a@x"), source="inject")
+        # Another text under the same Message-ID is another mail (issue 24): stored apart.
+        other = await sink.store(mail("a@x", body="other body"), source="inject")
+        other_again = await sink.store(mail("a@x", body="other body"), source="smtp")
+        return [first, again, other, other_again]
 
-    first, again = run_async(scenario())
+    first, again, other, other_again = run_async(scenario())
     assert not first.duplicate
     assert again.duplicate and again.inbox_id == first.inbox_id
-    assert len(rows(sessions)) == 1
+    assert not other.duplicate and other.inbox_id != first.inbox_id
+    assert other_again.duplicate and other_again.inbox_id == other.inbox_id
+    assert len(rows(sessions)) == 2
 
 
 def test_same_imap_uid_is_a_duplicate_and_no_message_id_gets_a_stable_one(
@@ -152,7 +157,7 @@ def test_mail_arriving_at_once_is_committed_together(
     woken: list[StoreResult] = []
     sink = DbSink(sessions, on_stored=woken.append)
     raws = [mail(f"m{n}@x", body=f"stem {n}") for n in range(40)]
-    raws.insert(20, mail("m3@x", body="the same mail, delivered twice"))
+    raws.insert(20, mail("m3@x", body="stem 3"))  # the same mail, delivered twice
 
     async def scenario() -> list[StoreResult]:
         return list(await asyncio.gather(*(sink.store(r, source="smtp") for r in raws)))

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -127,3 +131,24 @@ def test_0002_moves_the_mayor_into_the_options(
             assert {key: bool(mayor) for key, mayor in rows} == {"with": True, "without": False}
     finally:
         engine.dispose()
+
+
+def test_two_daemons_migrating_an_empty_postgresql_database_at_once_both_start(
+    fresh_database: Callable[[str], str], tmp_path: Path
+) -> None:
+    """Issue 24: the second of two `narrator` processes started at once died in the migration
+    race; migrations are serialised by an advisory lock, so both finish."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for attempt in range(3):
+        url = fresh_database("postgresql")
+        config = tmp_path / f"narrator-{attempt}.toml"
+        config.write_text(f'[narrator]\ndatabase = "{url}"\n', encoding="utf-8")
+        command = [sys.executable, "-m", "narrator", "db", "upgrade", "--config", str(config)]
+        processes = [
+            subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(3)
+        ]
+        outputs = [p.communicate(timeout=120) for p in processes]
+        results = [(p.returncode, err) for p, (_, err) in zip(processes, outputs, strict=True)]
+        assert [code for code, _ in results] == [0, 0, 0], results
+        assert current_revision(url) == head_revision()

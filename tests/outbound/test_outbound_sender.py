@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from narrator.outbound.journal import SendJournal
 from narrator.outbound.memory import MemoryOutbox
 from narrator.outbound.sender import (
     FailedMail,
@@ -238,7 +241,7 @@ def test_permanent_failure_is_marked_at_once_and_reported(clock: FakeClock) -> N
     outbox = MemoryOutbox()
     transport = ScriptedTransport(
         outcomes={
-            "gone@example.org": [PermanentFailure("recipient refused: 550 no such user", 550)]
+            "gone@example.org": [PermanentFailure("recipient refused: 550 5.1.1 no such user", 550)]
         }
     )
     gone = queue(outbox, clock, "gone@example.org", 1)
@@ -247,7 +250,7 @@ def test_permanent_failure_is_marked_at_once_and_reported(clock: FakeClock) -> N
     report = run_async(make_sender(outbox, transport, clock, failures=failures).run_once())
     assert (report.sent, report.failed) == (1, 1)
     assert (outbox.get(gone).state, outbox.get(gone).attempts) == ("failed", 1)
-    assert outbox.get(gone).last_error == "recipient refused: 550 no such user"
+    assert outbox.get(gone).last_error == "recipient refused: 550 5.1.1 no such user"
     assert outbox.get(anna).state == "sent"
     (failed,) = failures
     assert (failed.message_id, failed.permanent, failed.attempts) == (gone, True, 1)
@@ -262,12 +265,13 @@ def test_an_async_failure_hook_is_awaited_and_a_raising_hook_is_contained(
     outbox = MemoryOutbox()
     transport = ScriptedTransport(
         outcomes={
-            "a@example.org": [PermanentFailure("550 a", 550)],
-            "b@example.org": [PermanentFailure("550 b", 550)],
+            "a@example.org": [PermanentFailure("550 5.1.1 a", 550)],
+            "b@example.org": [PermanentFailure("550 5.2.1 b", 550)],
         }
     )
     queue(outbox, clock, "a@example.org", 1)
-    queue(outbox, clock, "b@example.org", 2)
+    queue(outbox, clock, "c@example.org", 2)  # accepted: b's refusal is not a burst
+    queue(outbox, clock, "b@example.org", 3)
     told: list[str] = []
 
     async def hook(failed: FailedMail) -> None:
@@ -567,3 +571,112 @@ def test_delivery_errors_carry_the_smtp_code() -> None:
     error = TemporaryFailure("451 later", 451)
     assert isinstance(error, DeliveryError) and error.code == 451
     assert PermanentFailure("x").code is None
+
+
+def test_a_failed_attempt_is_a_warning_and_repeated_failure_an_error(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    outbox = MemoryOutbox()
+    failing = [TemporaryFailure("cannot write to Maildir", None) for _ in range(4)]
+    transport = ScriptedTransport(outcomes={"anna@example.org": failing})
+    message_id = queue(outbox, clock, "anna@example.org")
+    sender = make_sender(outbox, transport, clock)
+    levels = []
+    for _ in range(4):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="narrator.outbound.sender"):
+            run_async(sender.run_once())
+        (record,) = [r for r in caplog.records if "attempt" in r.getMessage()]
+        levels.append(record.levelname)
+        clock.set(outbox.get(message_id).next_attempt_at)
+    assert levels == ["WARNING", "WARNING", "ERROR", "ERROR"]
+
+
+def test_a_5xx_that_names_no_mailbox_is_given_up_on_its_second_refusal(clock: FakeClock) -> None:
+    outbox = MemoryOutbox()
+    refusals = [PermanentFailure("message refused: 554 transaction failed", 554)] * 2
+    transport = ScriptedTransport(outcomes={"anna@example.org": refusals})
+    message_id = queue(outbox, clock, "anna@example.org")
+    failures: list[FailedMail] = []
+    sender = make_sender(outbox, transport, clock, failures=failures)
+    assert run_async(sender.run_once()).retried == 1
+    assert outbox.get(message_id).state == "pending"
+    clock.set(outbox.get(message_id).next_attempt_at)
+    assert run_async(sender.run_once()).failed == 1
+    assert (outbox.get(message_id).state, outbox.get(message_id).attempts) == ("failed", 2)
+    assert [(f.message_id, f.permanent) for f in failures] == [(message_id, True)]
+
+
+@dataclass
+class BurstTransport(ScriptedTransport):
+    """Refuses every mail with `refusal` until the clock reaches `until` (a relay in trouble)."""
+
+    refusal: Exception = field(default_factory=lambda: PermanentFailure("554", 554))
+    until: datetime = field(default_factory=lambda: datetime.max.replace(tzinfo=UTC))
+    burst_clock: FakeClock | None = None
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        assert self.burst_clock is not None
+        if self.burst_clock() < self.until:
+            self.attempts.append(recipient)
+            raise self.refusal
+        await super().send(sender, recipient, message)
+
+
+@pytest.mark.parametrize(
+    ("refusal", "lost"),
+    [
+        # A refusal naming a mailbox right after an accepted mail is final: the burst's first.
+        ("recipient refused: 550 5.1.1 relay says no", 1),
+        # One that names no mailbox is confirmed first: nothing is lost.
+        ("message refused: 554 5.3.0 system trouble", 0),
+    ],
+)
+def test_a_burst_of_5xx_for_many_recipients_is_a_relay_fault(
+    clock: FakeClock, refusal: str, lost: int
+) -> None:
+    """Issue 24: five seconds of 5xx from the relay failed 20 mails for good."""
+    outbox = MemoryOutbox()
+    transport = BurstTransport(
+        refusal=PermanentFailure(refusal, 550),
+        until=clock() + timedelta(seconds=5),
+        burst_clock=clock,
+    )
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(20)]
+    failures: list[FailedMail] = []
+    sender = make_sender(outbox, transport, clock, failures=failures)
+    report = run_async(sender.run_once())
+    assert report.failed == lost  # the third refusal in a row stops the pass: a relay fault
+    assert len(transport.attempts) == 3
+    for _ in range(5):
+        clock.advance(timedelta(minutes=10))
+        run_async(sender.run_once())
+    states = [outbox.get(i).state for i in ids]
+    assert states.count("sent") == 20 - lost and states.count("failed") == lost
+    assert len(failures) == lost and all(f.permanent for f in failures)
+
+
+def test_the_send_journal_keeps_an_accepted_mail_from_being_sent_again(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    """Issue 24: a mail the server accepted just before a crash (or a database outage) was
+    sent again by whoever took its claim back; the journal says it went."""
+    outbox = MemoryOutbox()
+    journal = SendJournal(tmp_path / "journal")
+    transport = ScriptedTransport(outcomes={"anna@example.org": [TemporaryFailure("451", 451)]})
+    first = queue(outbox, clock, "anna@example.org", 1)
+    second = queue(outbox, clock, "bram@example.org", 2)
+    sender = make_sender(outbox, transport, clock, journal=journal)
+    run_async(sender.run_once())
+    assert [r for _, r, _ in transport.sent] == ["bram@example.org"]
+    assert second in journal.accepted(clock())  # written before the row was marked sent
+    # Another daemon got a 250 for anna's mail and died before marking it sent.
+    journal.record(first, clock())
+    clock.set(outbox.get(first).next_attempt_at)
+    assert run_async(sender.run_once()).sent == 1
+    assert outbox.get(first).state == "sent"
+    assert [r for _, r, _ in transport.sent] == ["bram@example.org"]  # not sent twice
+    # Files older than yesterday go.
+    clock.advance(timedelta(days=3))
+    assert journal.accepted(clock()) == frozenset()
+    assert list((tmp_path / "journal").iterdir()) == []

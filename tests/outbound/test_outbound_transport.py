@@ -371,3 +371,36 @@ def test_maildir_refuses_unsafe_envelope_addresses(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         run_async(transport.send(SENDER, "a@example.org\nBcc: x@example.org", raw_mail()))
     assert list((tmp_path / "outbox" / "new").iterdir()) == []
+
+
+# -- issue 24: an empty Maildir, doubled mails, leftovers ----------------------------------------
+
+
+def test_an_existing_empty_maildir_gets_its_folders(tmp_path: Path) -> None:
+    (tmp_path / "outbox").mkdir()
+    transport = MaildirTransport(tmp_path / "outbox")
+    run_async(transport.send(SENDER, "anna@example.org", raw_mail("1")))
+    assert len(list((tmp_path / "outbox" / "new").iterdir())) == 1
+
+
+def test_a_mail_sent_again_is_one_file(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path / "outbox")
+    for _ in range(3):  # a crash between the write and "sent": the row is sent again
+        run_async(transport.send(SENDER, "anna@example.org", raw_mail("1")))
+    assert len(list((tmp_path / "outbox" / "new").iterdir())) == 1
+    (only,) = (tmp_path / "outbox" / "new").iterdir()
+    only.rename(tmp_path / "outbox" / "cur" / (only.name + ":2,S"))  # read by a mail client
+    run_async(transport.send(SENDER, "anna@example.org", raw_mail("1")))
+    assert list((tmp_path / "outbox" / "new").iterdir()) == []
+    run_async(transport.send(SENDER, "anna@example.org", raw_mail("2")))
+    run_async(transport.send(SENDER, "bram@example.org", raw_mail("1", "bram@example.org")))
+    assert len(list((tmp_path / "outbox" / "new").iterdir())) == 2
+
+
+def test_a_failed_maildir_write_leaves_nothing_in_tmp(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path / "outbox")
+    (tmp_path / "outbox" / "new").rmdir()
+    (tmp_path / "outbox" / "new").write_text("not a folder")
+    with pytest.raises(TemporaryFailure, match="Maildir"):
+        run_async(transport.send(SENDER, "anna@example.org", raw_mail("1")))
+    assert list((tmp_path / "outbox" / "tmp").iterdir()) == []

@@ -77,7 +77,16 @@ def test_only_the_topmost_of_our_own_headers_is_trusted() -> None:
     [
         ("dmarc", [ar("dmarc=pass header.from=example.net")], None),
         ("dmarc", [ar("dmarc=fail (p=reject) header.from=example.net")], "dmarc=fail"),
-        ("dmarc", [ar("dmarc=none header.from=example.net; dkim=none")], None),
+        # Only a pass for the sender's own domain will do (issue 24): no policy, a pass for
+        # another domain (a second From address, the forger's own), a result about no domain,
+        # a fail for another domain, or no dmarc result at all are refused.
+        ("dmarc", [ar("dmarc=none header.from=example.net; dkim=none")], "no dmarc=pass"),
+        ("dmarc", [ar("dmarc=pass header.from=evil.test")], "no dmarc=pass for example.net"),
+        ("dmarc", [ar("dmarc=pass header.from=mail.example.net")], "no dmarc=pass"),
+        ("dmarc", [ar("dmarc=pass")], "no dmarc=pass"),
+        ("dmarc", [ar("dmarc=fail header.from=evil.test")], "no dmarc=pass"),
+        ("dmarc", [ar("dkim=pass header.d=example.net")], "no dmarc result"),
+        ("dkim-or-spf", [ar("dmarc=pass header.from=evil.test")], "neither"),
         ("dmarc", [], "no Authentication-Results from our mail server"),
         # A forged header of our own id below our server's is not read, even right below it.
         (

@@ -30,6 +30,7 @@ IGNORE_REASONS = (
     "ignored: no-sender",
     "ignored: unusable-sender",
     "ignored: hostile (",
+    "ignored: unauthenticated (",  # a From with several addresses, from a stranger
 )
 CAST = players(6)
 SIGNUP_CAST = players(3, domain="signup.example")
@@ -170,7 +171,8 @@ def test_fuzz_the_pipeline(
             assert sent == [], (outcome, sent)
         else:
             assert outcome.state == "done", (outcome, raw[:500])
-            assert sent, (outcome, raw[:500])
+            # A player's mail with an ambiguous From is refused once a day, then silently.
+            assert sent or outcome.what.endswith("(over the reply limit: silent)"), outcome
         for mail_out in sent:
             assert mail_out.header_names <= ALLOWED_HEADERS
             assert len(mail_out.message["To"].addresses) == 1

@@ -60,18 +60,35 @@ def _nested(depth: int) -> bytes:
     return (head + body).encode()
 
 
-def test_absurd_mime_nesting_and_header_counts_are_ignored(narrator: Narrator) -> None:
+def test_absurd_mime_nesting_and_header_counts_get_one_short_refusal(narrator: Narrator) -> None:
     narrator.add_game("WW5")
-    assert narrator.receive(_nested(60)).what == "ignored: hostile (mime-too-deep)"
+    assert narrator.receive(_nested(60)).what == "error: too-complex (mime-too-deep)"
     junk = "".join(f"X-Junk-{i}: x\r\n" for i in range(600))
     raw = mail("many@example.net", "WW5", "Zora, vrouw").replace(
         b"MIME-Version", junk.encode() + b"MIME-Version"
     )
     outcome = narrator.receive(raw)
-    assert outcome.what == "ignored: hostile (too-many-headers)"
-    assert narrator.outbox() == []
+    assert outcome.what == "error: too-complex (too-many-headers)"
+    parts = "".join("--b\r\nContent-Type: text/plain\r\n\r\nZora, vrouw\r\n" for _ in range(250))
+    raw = mail("parts@example.net", "WW5", parts + "--b--").replace(
+        b"text/plain; charset=utf-8", b'multipart/mixed; boundary="b"'
+    )
+    assert narrator.receive(raw).what == "error: too-complex (too-many-parts)"
+    sent = narrator.outbox()
+    assert [(m.recipient, m.kind) for m in sent] == [
+        ("deep@example.net", "error"),
+        ("many@example.net", "error"),
+        ("parts@example.net", "error"),
+    ]
+    assert all("ingewikkeld" in m.text and "Zora" not in m.text for m in sent)
+    assert _players_of(narrator, "WW5") == []
+    # Within the reply limits: a stranger flooding hostile mail gets the hour's answers.
+    for n in range(25):
+        narrator.receive(_nested(60).replace(b"<deep60@", f"<deep60-{n}@".encode()))
+    assert len([m for m in narrator.outbox() if m.recipient == "deep@example.net"]) == 20 + 1
     # Ordinary nesting (a few levels) is a player's mail like any other.
-    assert narrator.receive(_nested(3)).what == "signup: Zora"
+    nested = _nested(3).replace(b"deep@example.net", b"zora@example.net")
+    assert narrator.receive(nested).what == "signup: Zora"
 
 
 def test_names_are_letters_of_bounded_length(narrator: Narrator) -> None:
