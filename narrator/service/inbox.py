@@ -10,7 +10,7 @@ failing is set aside (state ``failed``) for an operator after a few attempts, ne
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -35,6 +35,7 @@ from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, header_items
 from narrator.service.help import NO_ADMIN, no_admin_text
+from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.limits import (
     NOTICE_KIND,
     Admission,
@@ -44,7 +45,8 @@ from narrator.service.limits import (
     refusal_text,
 )
 from narrator.service.mailer import Mailer, ReplyTo
-from narrator.service.story_context import story_cast, story_game, story_players
+from narrator.service.story_context import story_game, story_players
+from narrator.service.table import GameTable, table_of
 from narrator.service.words import (
     choice_label,
     choice_words_for,
@@ -52,7 +54,7 @@ from narrator.service.words import (
     lexicon_for,
     number_words_for,
 )
-from narrator.service.work import Work, ruleset_of, unit_of_work
+from narrator.service.work import Work, unit_of_work
 from parsing import (
     ErrorCode,
     GameInfo,
@@ -70,7 +72,6 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
-from stories import StoryNotFound
 
 log = logging.getLogger("narrator.inbox")
 
@@ -169,70 +170,52 @@ def process_message(
         subject=parsed.raw_subject,
     )
     if admission is Admission.NOTICE:
-        _notice(work, mailer, settings, parsed, game, reply, now)
+        post(session, mailer, [_notice(work, settings, parsed, game, reply)], now)
     if too_large:
-        _refusal(
+        refusal = _refusal(
             work,
-            mailer,
             settings,
             game,
             parsed,
             reply,
-            now,
             "too-large",
             size=len(row.raw) // 1024,
             limit=limits.max_message_bytes // 1024,
         )
+        post(session, mailer, [refusal], now)
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
     if isinstance(routed, Help):
         return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
     sender_player: Player | None = None
-    players: list[Player] = []
-    state: Any = None
+    table = table_of(work, game) if game is not None else None
     command: Read
-    if not isinstance(routed, Route) or game is None:
+    if not isinstance(routed, Route) or table is None:
         # No game named, or the one named was deleted since: ``no-game``.
         command = routed if isinstance(routed, ParseError) else _no_game(settings, games)
     else:
-        players = work.players(game)
-        reading = reading_for(work, game, players, parsed.sender)
-        sender_player, state = reading.player, reading.state
+        reading = reading_for(table, parsed.sender)
+        sender_player = reading.player
         command = read_command(parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
         message, choices = command.message, list(command.params.get("choices", ()) or ())
-        if "choices" in command.params and game is not None:
+        if "choices" in command.params and table is not None:
             # The parser offers every player; the reply lists once (the template's list) what
             # the sender may really choose now: nobody when he is not asked (or dead).
-            choices = _valid_choices(game, state, sender_player, players)
+            choices = _valid_choices(table, sender_player)
             rest = {k: v for k, v in command.params.items() if k != "choices"}
-            message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
-        _error_reply(
-            work,
-            mailer,
-            game,
-            parsed,
-            reply,
-            now,
-            command.code.value,
-            message,
-            choices,
-            settings,
-        )
+            message = explainer_for(table.game.ruleset, table.game.language)(
+                command.code.value, rest
+            )
+        error = _Error(command.code.value, message, choices)
+        post(session, mailer, [_error_reply(work, game, parsed, reply, error, settings)], now)
         return _done(row, now, InboxState.DONE, _suffix(f"error: {command.code.value}", admission))
-    assert game is not None  # read_command only reads a known game's mail
+    assert game is not None and table is not None  # read_command only reads a known game's mail
     try:
         if isinstance(command, Signup):
-            _check_signup_limits(session, game, players, parsed.sender, limits)
-            result = service.signup(
-                work,
-                mailer,
-                game,
-                email=parsed.sender,
-                name=command.name,
-                gender=command.gender.value,
-                now=now,
-                reply=reply,
-            )
+            _check_signup_limits(session, game, table.players, parsed.sender, limits)
+            applicant = service.Applicant(parsed.sender, command.name, command.gender.value)
+            result = service.signup(table, applicant, now, reply)
+            post(session, mailer, result.letters, now)
             return _done(
                 row, now, InboxState.DONE, _suffix(f"signup: {result.player.name}", admission)
             )
@@ -245,27 +228,20 @@ def process_message(
             if addresses is not None and not addresses.is_addressed(items, game.id, parsed.sender):
                 text = refusal_text("reply-address", game.ruleset, game.language)
                 raise service.GameError("reply-address", text, reply_text=text)
-            outcome = service.cast_vote(
-                work,
-                mailer,
-                game,
-                sender_player,
+            ballot = service.Ballot(
                 targets=command.targets,
                 blanco=command.blanco,
                 keywords=command.keywords,
                 corrections=[(c.written, c.understood) for c in command.corrections],
-                now=now,
-                reply=reply,
                 inbox_id=row.id,
-                players=players,
-                state=state,
             )
+            outcome = service.cast_vote(table, sender_player, ballot, now, reply)
+            post(session, mailer, outcome.letters, now)
             what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
             return _done(row, now, InboxState.DONE, _suffix(what, admission))
     except service.GameError as error:
-        _error_reply(
-            work, mailer, game, parsed, reply, now, error.code, error.reply_text, [], settings
-        )
+        refused = _Error(error.code, error.reply_text)
+        post(session, mailer, [_error_reply(work, game, parsed, reply, refused, settings)], now)
         return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
     raise TypeError(f"unexpected command {command!r}")
 
@@ -282,30 +258,27 @@ def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
 @dataclass(frozen=True)
 class Reading:
     """How the narrator reads a mail for a game: the parser's view of the game (``info``), the
-    sender's ``player`` (None: he is not in the game), the game's ``state`` (None before the
-    start or for a stranger) and the parser's ``context``: the game's words, and, for a player
-    of a running game, how many names each of his moves takes and his choices that are no
-    names (a role, a team, a number)."""
+    sender's ``player`` (None: he is not in the game) and the parser's ``context``: the game's
+    words, and, for a player of a running game, how many names each of his moves takes and his
+    choices that are no names (a role, a team, a number)."""
 
     info: GameInfo
     player: Player | None
-    state: Any
     context: MailContext
 
 
-def reading_for(work: Work, game: Game, players: list[Player], sender: str) -> Reading:
-    """The :class:`Reading` of a mail from ``sender`` (an address) for ``game`` now; also
-    what ``narrator parse --game`` shows."""
-    info, by_email = _game_info(work, game, players)
+def reading_for(table: GameTable, sender: str) -> Reading:
+    """The :class:`Reading` of a mail from ``sender`` (an address) for the table's game now;
+    also what ``narrator parse --game`` shows."""
+    game = table.game
+    info, by_email = _game_info(table)
     player = by_email.get(sender)
-    state: Any = None
     name_counts: dict[str, tuple[int, int]] = {}
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     number_keywords: frozenset[str] = frozenset()
-    if work.has_state(game) and player is not None:
-        state = service.load_state(work, game)
-        name_counts = _name_counts(game, state, player.name)
-        offered, number_keywords = _other_choices(game, state, player.name, info)
+    if table.started and player is not None:
+        name_counts = _name_counts(table, player.name)
+        offered, number_keywords = _other_choices(table, player.name, info)
     context = MailContext(
         lexicon=lexicon_for(game.ruleset, game.language),
         sender_player=player.name if player is not None else None,
@@ -314,20 +287,22 @@ def reading_for(work: Work, game: Game, players: list[Player], sender: str) -> R
         choice_words=offered,
         number_keywords=number_keywords,
     )
-    return Reading(info, player, state, context)
+    return Reading(info, player, context)
 
 
-def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo, dict[str, Player]]:
-    """The parser's view of `game` (its name index included) and its players by address.
+def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, Player]]:
+    """The parser's view of the table's game (its name index included) and its players by
+    address.
 
     Once a game has started its players' names and addresses never change, so the mails of a
-    batch for it share one, kept in the unit of work (a game of 1,000 players would cost
+    batch for it share one, kept on the game table (a game of 1,000 players would cost
     O(players) per mail otherwise).
     """
+    game = table.game
     fixed = game.status in (GameStatus.RUNNING.value, GameStatus.PAUSED.value)
-    known = work.parser_views.get(game.id)
-    if fixed and known is not None and known[0] == players:
-        return known[1], known[2]
+    if fixed and table.parser_view is not None:
+        return table.parser_view
+    players = table.players
     info = GameInfo(
         name=game.name,
         signup_open=game.status == GameStatus.SIGNUP.value,
@@ -335,7 +310,7 @@ def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo,
     )
     by_email = {p.email: p for p in players}
     if fixed:
-        work.parser_views[game.id] = (players, info, by_email)
+        table.parser_view = (info, by_email)
     return info, by_email
 
 
@@ -429,9 +404,13 @@ def _refuse_unauthenticated(
         admission is not Admission.SEND,
         subject=parsed.raw_subject,
     )
-    if admission is Admission.NOTICE:
-        _notice(work, mailer, settings, parsed, game, reply, now)
-    _refusal(work, mailer, settings, game, parsed, reply, now, "not-authenticated", reason=reason)
+    letters = (
+        [_notice(work, settings, parsed, game, reply)] if admission is Admission.NOTICE else []
+    )
+    letters.append(
+        _refusal(work, settings, game, parsed, reply, "not-authenticated", reason=reason)
+    )
+    post(session, mailer, letters, now)
     return _done(
         row, now, InboxState.DONE, _suffix(f"refused: unauthenticated ({reason})", admission)
     )
@@ -439,30 +418,27 @@ def _refuse_unauthenticated(
 
 def _refusal(
     work: Work,
-    mailer: Mailer,
     settings: InboxSettings,
     game: Game | None,
     parsed: ParsedMail,
     reply: ReplyTo,
-    now: datetime,
     code: str,
     **params: str | int,
-) -> None:
+) -> Letter:
+    """The error reply refusing a mail for `code` (the limits' wording, with `params`)."""
     language = game.language if game is not None else settings.language
     ruleset = game.ruleset if game is not None else settings.ruleset
     message = refusal_text(code, ruleset, language, **params)
-    _error_reply(work, mailer, game, parsed, reply, now, code, message, [], settings)
+    return _error_reply(work, game, parsed, reply, _Error(code, message), settings)
 
 
 def _notice(
     work: Work,
-    mailer: Mailer,
     settings: InboxSettings,
     parsed: ParsedMail,
     game: Game | None,
     reply: ReplyTo,
-    now: datetime,
-) -> None:
+) -> Letter:
     """The one polite notice a day that the sender's mail is no longer answered."""
     language = game.language if game is not None else settings.language
     ruleset = game.ruleset if game is not None else settings.ruleset
@@ -474,33 +450,20 @@ def _notice(
         per_day=settings.limits.replies_per_day,
     )
     notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id, subject=reply.subject)
-    _error_reply(
-        work,
-        mailer,
-        game,
-        parsed,
-        notice,
-        now,
-        "rate-limited",
-        message,
-        [],
-        settings,
-        kind=NOTICE_KIND,
-        identity=f"notice/{reply.inbox_id}",
-    )
+    error = _Error("rate-limited", message, kind=NOTICE_KIND, identity=f"notice/{reply.inbox_id}")
+    return _error_reply(work, game, parsed, notice, error, settings)
 
 
-def _valid_choices(
-    game: Game, state: Any, player: Player | None, players: list[Player]
-) -> list[str]:
+def _valid_choices(table: GameTable, player: Player | None) -> list[str]:
     """What `player` may choose now, in the order the rules give it (none when he is not asked,
     dead, or the game has not started): the players' names, and the other choices (a role, a
     team) by their names in the game's language."""
-    if player is None or state is None:
+    if player is None or not table.started:
         return []
-    playing = {p.name for p in players}
+    game = table.game
+    playing = {p.name for p in table.players}
     names: list[str] = []
-    for action in service.ruleset_of(game).choices(state, player.name).actions:
+    for action in table.rules.choices(table.state, player.name).actions:
         for choice in action.targets:
             if choice not in playing:
                 choice = choice_label(game.ruleset, game.language, choice)
@@ -510,14 +473,15 @@ def _valid_choices(
 
 
 def _other_choices(
-    game: Game, state: Any, player: str, info: GameInfo
+    table: GameTable, player: str, info: GameInfo
 ) -> tuple[dict[str, dict[str, tuple[str, ...]]], frozenset[str]]:
     """The parser's view of `player`'s choices that are no names, keyed by the keyword id of
     the vote that offers them (``""``: the plain vote): each id with the words of the game's
     pack that name it (a role, a team, a number in words); and the keywords naming a number."""
+    game = table.game
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     numbers: set[str] = set()
-    for action in service.ruleset_of(game).choices(state, player).actions:
+    for action in table.rules.choices(table.state, player).actions:
         key = action.keyword or ""
         for choice in action.targets:
             if info.matcher.lookup(choice) != choice:
@@ -530,10 +494,9 @@ def _other_choices(
     return offered, frozenset(numbers)
 
 
-def _name_counts(game: Game, state: Any, player: str) -> dict[str, tuple[int, int]]:
-    rs = service.ruleset_of(game)
+def _name_counts(table: GameTable, player: str) -> dict[str, tuple[int, int]]:
     counts: dict[str, tuple[int, int]] = {}
-    for action in rs.choices(state, player).actions:
+    for action in table.rules.choices(table.state, player).actions:
         counts[action.keyword or ""] = (action.min_names, action.max_names)
     return counts
 
@@ -545,57 +508,56 @@ def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Out
     return Outcome(state.value, what)
 
 
+@dataclass(frozen=True)
+class _Error:
+    """What an error reply says: the `code`, its `message` in the mail's language, the valid
+    `choices`; its outbox `kind` and `identity` (default: ``error/<inbox id>``)."""
+
+    code: str
+    message: str
+    choices: list[str] = field(default_factory=list)
+    kind: str = "error"
+    identity: str | None = None
+
+
 def _error_reply(
     work: Work,
-    mailer: Mailer,
     game: Game | None,
     parsed: ParsedMail,
     reply: ReplyTo,
-    now: datetime,
-    code: str,
-    message: str,
-    choices: list[str],
+    error: _Error,
     settings: InboxSettings,
     language: str | None = None,
-    *,
-    kind: str = "error",
-    identity: str | None = None,
-) -> None:
-    """Queue the story pack's `error` mail to the sender: `message` explains `code`.
+) -> Letter:
+    """The story pack's `error` mail to the sender: its message explains the code.
 
     Its template is the game's, else the one of `language` (default: the configured one).
     """
-    session = work.session
-    identity = identity or f"error/{reply.inbox_id}"
-    players = work.players(game) if game is not None else []
-    state = service.load_state(work, game) if game is not None and work.has_state(game) else None
+    identity = error.identity or f"error/{reply.inbox_id}"
+    table = table_of(work, game) if game is not None else None
+    players = table.players if table is not None else []
     context: dict[str, Any] = {
-        "game": story_game(game, state) if game is not None else None,
-        "players": story_players(ruleset_of(game), players, state, reveal_dead=game.reveal_roles)
-        if game is not None
-        else [],
+        "game": None,
+        "players": [],
         "recipient": None,
         "player": None,
-        "code": code,
-        "message": message,
-        "choices": choices,
+        "code": error.code,
+        "message": error.message,
+        "choices": error.choices,
     }
+    if table is not None:
+        state = table.state_or_none
+        view = table.view if state is not None else None
+        context["game"] = story_game(table.game, None, view=view)
+        context["players"] = story_players(
+            table.rules, players, state, reveal_dead=table.game.reveal_roles, view=view
+        )
     sender_player = next((p for p in players if p.email == parsed.sender), None)
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
-    key = mailer.key(game, "error", language or settings.language)
-    rendered = mailer.render(key, context, identity)
-    mailer.queue(
-        session,
-        rendered=rendered,
-        to=parsed.sender,
-        to_name=parsed.sender_name,
-        now=now,
-        kind=kind,
-        identity=identity,
-        game=game,
-        reply=reply,
-    )
+    draft = Draft("error", context, identity, game=game, language=language or settings.language)
+    to = Recipient(parsed.sender, parsed.sender_name, identity)
+    return Letter(error.kind, draft, (to,), game=game, reply=reply)
 
 
 def _forward_help(
@@ -624,11 +586,25 @@ def _forward_help(
         # words for a game ("try again with WW5 as the subject") would turn a question into a vote.
         language = game.language if game is not None else settings.language
         ruleset = game.ruleset if game is not None else settings.ruleset
-        message = no_admin_text(ruleset, language)
-        _error_reply(
-            work, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
-        )
+        error = _Error(NO_ADMIN, no_admin_text(ruleset, language))
+        letter = _error_reply(work, None, parsed, reply, error, settings, language)
+        post(session, mailer, [letter], now)
         return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
+    forward = _help_forward(work, settings, row, parsed, game, admins)
+    acknowledgement = _acknowledge_help(settings, row, parsed, game, forward.draft.context, reply)
+    post(session, mailer, [forward, acknowledgement], now)
+    return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
+
+
+def _help_forward(
+    work: Work,
+    settings: InboxSettings,
+    row: InboxMessage,
+    parsed: ParsedMail,
+    game: Game | None,
+    admins: Sequence[str],
+) -> Letter:
+    """The Help mail forwarded to every admin (one text), Reply-To the asker."""
     context: dict[str, Any] = {
         "game": None,
         "players": [],
@@ -639,49 +615,28 @@ def _forward_help(
         "body": parsed.full_text or parsed.body,
     }
     if game is not None:  # the admins see which game it is about, and who he is in it
-        players = work.players(game)
-        state = service.load_state(work, game) if work.has_state(game) else None
-        context["game"] = story_game(game, state)
-        context["players"] = story_cast(work, game, players, state)
-        playing = _game_info(work, game, players)[1].get(parsed.sender)
+        table = table_of(work, game)
+        context["game"] = table.public()
+        context["players"] = table.cast()
+        playing = _game_info(table)[1].get(parsed.sender)
         if playing is not None:
             context["player"] = playing.name
-    rendered = mailer.render(
-        mailer.key(None, "help_forward", settings.language), context, f"help/{row.id}"
-    )
-    for admin in admins:
-        mailer.queue(
-            session,
-            rendered=rendered,
-            to=admin,
-            to_name="",
-            now=now,
-            kind="help_forward",
-            identity=f"help/{row.id}",
-            reply_to=Address(parsed.sender, parsed.sender_name),
-        )
-    _acknowledge_help(work, mailer, settings, row, parsed, game, context, reply, now)
-    return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
+    identity = f"help/{row.id}"
+    draft = Draft("help_forward", context, identity, language=settings.language)
+    to = tuple(Recipient(admin, "", identity) for admin in admins)
+    return Letter("help_forward", draft, to, reply_to=Address(parsed.sender, parsed.sender_name))
 
 
 def _acknowledge_help(
-    work: Work,
-    mailer: Mailer,
     settings: InboxSettings,
     row: InboxMessage,
     parsed: ParsedMail,
     game: Game | None,
     forwarded: Mapping[str, Any],
     reply: ReplyTo,
-    now: datetime,
-) -> None:
+) -> Letter:
     """Tell the sender his Help mail went to the admins (the pack's ``help_received``, in the
     game's language, else the default; none where the language has no such template)."""
-    key = mailer.key(game, "help_received", settings.language)
-    try:
-        mailer.renderer.variants(key)
-    except StoryNotFound:
-        return
     player = forwarded.get("player")
     context = {
         "game": forwarded.get("game"),
@@ -690,18 +645,12 @@ def _acknowledge_help(
         "player": player,
         "subject": parsed.raw_subject,
     }
-    rendered = mailer.render(key, context, f"help-ack/{row.id}")
-    mailer.queue(
-        work.session,
-        rendered=rendered,
-        to=parsed.sender,
-        to_name=parsed.sender_name or "",
-        now=now,
-        kind="help_received",
-        identity=f"help-ack/{row.id}",
-        game=game,
-        reply=reply,
+    identity = f"help-ack/{row.id}"
+    draft = Draft(
+        "help_received", context, identity, game=game, language=settings.language, optional=True
     )
+    to = Recipient(parsed.sender, parsed.sender_name or "", identity)
+    return Letter("help_received", draft, (to,), game=game, reply=reply)
 
 
 # --- the worker -----------------------------------------------------------------------------

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
-from datetime import datetime
 from typing import Any
-
-from sqlalchemy.orm import Session
 
 from narrator.durations import format_duration
 from narrator.models import Game, Player
-from narrator.service.mailer import Mailer, ReplyTo
-from narrator.service.threads import moment_subject
-from narrator.service.work import Work, ruleset_of
+from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
 from rules.core import Event, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
@@ -87,16 +82,19 @@ def story_players(
     reveal_to: str | None = None,
     reveal_dead: bool,
     reveal_living: bool = False,
+    view: GameView | None = None,
 ) -> list[dict[str, Any]]:
     """The `players` variable: names, genders, life; a role only where it is no secret.
 
     A role is shown for the recipient himself (`reveal_to`), for the dead when the game
     reveals roles (as their death showed it: the ruleset's ``shown_role``) and for everybody
     with `reveal_living` (the game is over); everybody else's role is None, so no template can
-    leak it.
+    leak it.  `view` is the state's, when the caller has it already.
     """
     out = []
-    seats = rs.view(state).by_name() if state is not None else {}
+    if state is not None and view is None:
+        view = rs.view(state)
+    seats = view.by_name() if view is not None else {}
     for player in players:
         alive, role = True, None
         seat = seats.get(player.name)
@@ -113,33 +111,29 @@ def story_players(
 
 
 def story_cast(
-    work: Work | None,
     game: Game,
     players: Sequence[Player],
     state: Any | None,
     *,
     reveal_all: bool = False,
+    rules: Ruleset[Any] | None = None,
+    view: GameView | None = None,
 ) -> Cast:
     """The `players` of a batch of mails, shared by every recipient: nobody's own role.
 
     Roles are shown only for the dead when the game reveals roles, and for everybody when
-    `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
-    his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
-    The unit of work keeps it for the receipts of the batch (a vote changes no seat).
+    `reveal_all` (the game is over).  Built once per batch (O(players): the game table keeps
+    it, :mod:`narrator.service.table`); each recipient gets his copy from
+    :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).  `rules` and
+    `view` are the game's, when the caller has them.
     """
     reveal_dead = reveal_all or game.reveal_roles
-    known = work.cast(game, reveal_dead, reveal_all) if work is not None else None
-    if known is not None:
-        cast: Cast = known
-        return cast
-    cast = Cast(
+    rs = rules if rules is not None else ruleset_of(game)
+    return Cast(
         story_players(
-            ruleset_of(game), players, state, reveal_dead=reveal_dead, reveal_living=reveal_all
+            rs, players, state, reveal_dead=reveal_dead, reveal_living=reveal_all, view=view
         )
     )
-    if work is not None and state is not None:
-        work.keep_cast(game, reveal_dead, reveal_all, cast)
-    return cast
 
 
 def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
@@ -321,39 +315,6 @@ def actions_of(
             }
         )
     return result
-
-
-def mail_player(
-    session: Session,
-    mailer: Mailer,
-    game: Game,
-    player: Player,
-    mail: str,
-    context: Mapping[str, Any],
-    *,
-    identity: str,
-    now: datetime,
-    reply: ReplyTo | None = None,
-) -> str:
-    """Render the non-event mail `mail` for `player` and queue it; return its Message-ID.
-
-    `identity` names the mail once and for all: it seeds the variant drawn and fixes the
-    Message-ID, so a mail rebuilt after a crash is the same mail.  It is titled with the game
-    day of `context` (``WW5 — Nacht 3``), or ``Re: <his subject>`` when it answers `reply`.
-    """
-    rendered = mailer.render(mailer.key(game, mail), context, identity)
-    return mailer.queue(
-        session,
-        rendered=rendered,
-        to=player.email,
-        to_name=player.name,
-        now=now,
-        kind=mail,
-        identity=identity,
-        game=game,
-        reply=reply,
-        subject=moment_subject(game, context),
-    )
 
 
 def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -22,6 +22,9 @@ from narrator.db import transaction
 from narrator.models import Game, GameLogEntry, GameStatus, Player, game_players
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from narrator.service.table import GameTable
 
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
 
@@ -64,11 +67,9 @@ class Work:
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         self._players: dict[int, list[Player]] = {}
         self._states: dict[int, _Loaded] = {}
-        self._casts: dict[tuple[int, bool, bool], Any] = {}
         self._next_seq: dict[int, int] = {}
-        # The inbox's parser views of running games (a GameInfo with its name index and the
-        # players by address), shared by the mails of a batch; see narrator.service.inbox.
-        self.parser_views: dict[int, Any] = {}
+        # The game tables of the games an operation touched (narrator.service.table.table_of).
+        self.tables: dict[int, GameTable] = {}
 
     # --- games ---------------------------------------------------------------------------
 
@@ -113,7 +114,6 @@ class Work:
     def player_added(self, game: Game, player: Player) -> None:
         """`player` joined `game` (a signup): the players are read again when next asked."""
         self._players.pop(game.id, None)
-        self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
 
     # --- rules states --------------------------------------------------------------------
 
@@ -129,29 +129,10 @@ class Work:
             known = self._states[game.id] = _Loaded(game, state_of(game), dirty=False)
         return known.state
 
-    def store(self, game: Game, state: Any, *, vote_only: bool = False) -> None:
-        """Make `state` the game's rules state (written at :meth:`flush`).
-
-        The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
-        state differs from the last only by a vote, which changes no seat (life, roles) and no
-        step: the columns and the story casts of the game stay as they are.
-        """
+    def store(self, game: Game, state: Any) -> None:
+        """Make `state` the game's rules state (written at :meth:`flush`); the game's table
+        (:meth:`narrator.service.table.GameTable.store`) keeps its plain columns in step."""
         self._states[game.id] = _Loaded(game, state, dirty=True)
-        if vote_only:
-            return
-        view = ruleset_of(game).view(state)
-        game.step = view.step
-        game.night = view.night
-        game.day = view.day
-        self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
-
-    def cast(self, game: Game, reveal_dead: bool, reveal_all: bool) -> Any | None:
-        """The story cast built for `game` in this unit of work with these reveals, if any."""
-        return self._casts.get((game.id, reveal_dead, reveal_all))
-
-    def keep_cast(self, game: Game, reveal_dead: bool, reveal_all: bool, cast: Any) -> None:
-        """Remember `game`'s story cast until a stored state or a signup changes its seats."""
-        self._casts[(game.id, reveal_dead, reveal_all)] = cast
 
     # --- the game log --------------------------------------------------------------------
 

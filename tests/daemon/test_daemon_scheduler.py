@@ -20,7 +20,9 @@ from narrator.scheduler import (
     scheduled_games,
 )
 from narrator.service import games as service
+from narrator.service.letters import post
 from narrator.service.mailer import Mailer
+from narrator.service.table import table_of
 from narrator.service.work import Work, unit_of_work
 from stories import FileStore
 from tests.support.aio import run_async, wait_until
@@ -63,15 +65,13 @@ def new_game(
         session.add(game)
         session.flush()
         for n, player in enumerate(NAMES):
-            service.signup(
-                work,
-                mailer,
-                game,
-                email=f"{player.lower()}@{name.lower()}.example.org",
-                name=player,
-                gender="vrouw" if n % 2 else "man",
-                now=started,
+            applicant = service.Applicant(
+                f"{player.lower()}@{name.lower()}.example.org",
+                player,
+                "vrouw" if n % 2 else "man",
             )
+            signed = service.signup(table_of(work, game), applicant, started)
+            post(work.session, mailer, signed.letters, started)
         service.start_game(work, mailer, game, now=started, seed=11)
         return game.id
 
@@ -143,16 +143,14 @@ def test_remind_if_due_mails_only_asked_players_who_have_not_voted_once(
         players = {p.name: p for p in game_players(session, game)}
         voter = asked[0]
         action = rs.choices(state, voter).actions[0]
-        service.cast_vote(
-            work,
-            mailer,
-            game,
-            players[voter],
+        ballot = service.Ballot(
             targets=list(action.targets[: action.min_names]),
             blanco=not action.min_names,
             keywords=[action.keyword] if action.keyword else [],
-            now=start + timedelta(minutes=1),
         )
+        voted_at = start + timedelta(minutes=1)
+        outcome = service.cast_vote(table_of(work, game), players[voter], ballot, voted_at)
+        post(work.session, mailer, outcome.letters, voted_at)
     assert len(asked) >= 2, "the first step should ask more than one player"
     reminder_at = start + timedelta(minutes=45)  # a quarter of an hour's step before it ends
     assert remind_if_due(sessions, mailer, game_id, reminder_at - timedelta(seconds=1)) is None
