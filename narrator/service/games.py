@@ -367,39 +367,46 @@ def _start_story(table: GameTable) -> list[Letter]:
         table,
         story_events,
         table.public(phase="start"),  # the moment: the beginning
-        seed=f"{game.id}/story/start",  # one telling for everybody
-        identity=f"story/{game.id}/start",
+        # one telling for everybody
+        _Telling(seed=f"{game.id}/story/start", identity=f"story/{game.id}/start"),
     )
+
+
+@dataclass(frozen=True)
+class _Telling:
+    """How a story is told: the `seed` of its one telling, the `identity` its mails are named
+    after, whether it is mailed when empty, and the players who get none (`skip`)."""
+
+    seed: str
+    identity: str
+    send_empty: bool = False
+    skip: frozenset[str] = frozenset()
 
 
 def _story_letters(
     table: GameTable,
     story_events: Sequence[StoryEvent],
     public: Mapping[str, Any],
-    *,
-    seed: str,
-    identity: str,
-    send_empty: bool = False,
-    skip: frozenset[str] = frozenset(),
+    telling: _Telling,
 ) -> list[Letter]:
     """A step's story in two parts: the public story, one text for the whole village (one
     draft, rendered once, for no recipient: no line says "you" to anyone), and to each player
     who may know more a private mail with only that (his own events, his team's).
 
     Players named in `skip` get neither (the unsubscribed dead)."""
-    game = table.game
+    game, seed, identity = table.game, telling.seed, telling.identity
     village = Draft(
         "night_result",
         table.context(None, public),
         seed,
         game=game,
-        story=Story(story_events, "public", send_empty=send_empty),
+        story=Story(story_events, "public", send_empty=telling.send_empty),
     )
     has_private = any("public" not in e.audience for e in story_events)
     seats = table.view.by_name() if has_private else {}
     letters = []
     for player in table.players:
-        if player.name in skip:
+        if player.name in telling.skip:
             continue
         context = table.context(player.name, public)
         subject = moment_subject(game, context)
@@ -742,10 +749,12 @@ def close(table: GameTable, now: datetime) -> Closed:
         table,
         story_events,
         table.public(step, phase),  # shared by every mail
-        seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
-        identity=f"story/{game.id}/{game.step_number}",
-        send_empty=turning,
-        skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in seen_dead),
+        _Telling(
+            seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
+            identity=f"story/{game.id}/{game.step_number}",
+            send_empty=turning,
+            skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in seen_dead),
+        ),
     )
     letters.extend(_open_step(table, now))
     return Closed(events, letters)

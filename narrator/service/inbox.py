@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +45,7 @@ from narrator.service.limits import (
     refusal_text,
 )
 from narrator.service.mailer import Mailer, ReplyTo
-from narrator.service.story_context import story_game, story_players
+from narrator.service.story_context import Reveal, roster, story_game
 from narrator.service.table import GameTable, table_of
 from narrator.service.words import (
     choice_label,
@@ -114,6 +114,29 @@ class Outcome:
     what: str
 
 
+@dataclass(frozen=True)
+class _Mail:
+    """One inbox row being processed: the row, what the parser read of it, its header fields,
+    and the clock."""
+
+    row: InboxMessage
+    parsed: ParsedMail
+    items: list[tuple[str, str]]
+    now: datetime
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """How a mail is answered: the game it is about (None: none named), the threading of the
+    reply, the sender's reply admission (over his limit, the reply is silent), and who he is
+    in the game."""
+
+    game: Game | None
+    reply: ReplyTo
+    admission: Admission
+    player: Player | None = None  # the sender, when he plays in the game (once it is read)
+
+
 def process_message(
     work: Work, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
 ) -> Outcome:
@@ -139,27 +162,16 @@ def process_message(
         settings.addresses,
         explainer_for(settings.ruleset, settings.language),
     )
-    ignore = routed if isinstance(routed, Ignore) else None
-    if ignore is None and row.envelope_from == "":
-        ignore = Ignore(reason=IgnoreReason.BOUNCE)
-    if ignore is None and parsed.sender and settings.is_own(parsed.sender):
-        ignore = Ignore(reason=IgnoreReason.LOOP)
-    if ignore is not None or not parsed.sender:
-        reason = ignore.reason.value if ignore is not None else "no-sender"
-        return _done(row, now, InboxState.IGNORED, f"ignored: {reason}")
-    if not _is_usable_address(parsed.sender):
-        return _done(row, now, InboxState.IGNORED, "ignored: unusable-sender")
-    hostile = hostile_defect(parsed.defects)
-    if hostile is not None:
-        return _done(row, now, InboxState.IGNORED, f"ignored: hostile ({hostile})")
+    ignored = _ignored(settings, row, parsed, routed)
+    if ignored is not None:
+        return _done(row, now, InboxState.IGNORED, f"ignored: {ignored}")
     game_name = routed.game if isinstance(routed, Route | Help) else None
     game_id = next((g.id for g in games if g.name == game_name), None)
     game = work.locked_game(game_id) if game_id is not None else None
+    mail = _Mail(row, parsed, items, now)
     unauthenticated = settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
-        return _refuse_unauthenticated(
-            work, mailer, settings, row, parsed, game, now, unauthenticated
-        )
+        return _refuse_unauthenticated(work, mailer, settings, mail, game, unauthenticated)
     admission = admit_reply(session, parsed.sender, now, limits)
     silent = admission is not Admission.SEND
     reply = ReplyTo(
@@ -169,6 +181,7 @@ def process_message(
         silent,
         subject=parsed.raw_subject,
     )
+    answer = _Answer(game, reply, admission)
     if admission is Admission.NOTICE:
         post(session, mailer, [_notice(work, settings, parsed, game, reply)], now)
     if too_large:
@@ -185,65 +198,122 @@ def process_message(
         post(session, mailer, [refusal], now)
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
     if isinstance(routed, Help):
-        return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
-    sender_player: Player | None = None
-    table = table_of(work, game) if game is not None else None
-    command: Read
-    if not isinstance(routed, Route) or table is None:
+        return _forward_help(work, mailer, settings, mail, answer)
+    if not isinstance(routed, Route) or game is None:
         # No game named, or the one named was deleted since: ``no-game``.
-        command = routed if isinstance(routed, ParseError) else _no_game(settings, games)
-    else:
-        reading = reading_for(table, parsed.sender)
-        sender_player = reading.player
-        command = read_command(parsed, reading.info, reading.context)
+        unread = routed if isinstance(routed, ParseError) else _no_game(settings, games)
+        return _unread(work, mailer, settings, mail, answer, unread)
+    return _hand_off(work, mailer, settings, mail, answer)
+
+
+def _ignored(
+    settings: InboxSettings,
+    row: InboxMessage,
+    parsed: ParsedMail,
+    routed: Route | Help | Ignore | ParseError,
+) -> str | None:
+    """Why a mail must never be answered (bounce, loop, no or unusable sender, hostile), or
+    None: the rules, in their order."""
+    ignore = routed if isinstance(routed, Ignore) else None
+    if ignore is None and row.envelope_from == "":
+        ignore = Ignore(reason=IgnoreReason.BOUNCE)
+    if ignore is None and parsed.sender and settings.is_own(parsed.sender):
+        ignore = Ignore(reason=IgnoreReason.LOOP)
+    if ignore is not None or not parsed.sender:
+        return ignore.reason.value if ignore is not None else "no-sender"
+    if not _is_usable_address(parsed.sender):
+        return "unusable-sender"
+    hostile = hostile_defect(parsed.defects)
+    if hostile is not None:
+        return f"hostile ({hostile})"
+    return None
+
+
+def _hand_off(
+    work: Work, mailer: Mailer, settings: InboxSettings, mail: _Mail, answer: _Answer
+) -> Outcome:
+    """Read the mail as a command for its game and let the game's table handle it; post the
+    letters it decides (a receipt, a confirmation, an error reply)."""
+    assert answer.game is not None
+    table = table_of(work, answer.game)
+    reading = reading_for(table, mail.parsed.sender)
+    answer = replace(answer, player=reading.player)
+    command = read_command(mail.parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
-        message, choices = command.message, list(command.params.get("choices", ()) or ())
-        if "choices" in command.params and table is not None:
-            # The parser offers every player; the reply lists once (the template's list) what
-            # the sender may really choose now: nobody when he is not asked (or dead).
-            choices = _valid_choices(table, sender_player)
-            rest = {k: v for k, v in command.params.items() if k != "choices"}
-            message = explainer_for(table.game.ruleset, table.game.language)(
-                command.code.value, rest
-            )
-        error = _Error(command.code.value, message, choices)
-        post(session, mailer, [_error_reply(work, game, parsed, reply, error, settings)], now)
-        return _done(row, now, InboxState.DONE, _suffix(f"error: {command.code.value}", admission))
-    assert game is not None and table is not None  # read_command only reads a known game's mail
+        return _unread(work, mailer, settings, mail, answer, command)
     try:
-        if isinstance(command, Signup):
-            _check_signup_limits(session, game, table.players, parsed.sender, limits)
-            applicant = service.Applicant(parsed.sender, command.name, command.gender.value)
-            result = service.signup(table, applicant, now, reply)
-            post(session, mailer, result.letters, now)
-            return _done(
-                row, now, InboxState.DONE, _suffix(f"signup: {result.player.name}", admission)
-            )
-        if isinstance(command, ParsedVote):
-            if sender_player is None:
-                raise service.GameError(
-                    "not-a-player", f"{parsed.sender} does not play in {game.name}"
-                )
-            addresses = mailer.reply_addresses
-            if addresses is not None and not addresses.is_addressed(items, game.id, parsed.sender):
-                text = refusal_text("reply-address", game.ruleset, game.language)
-                raise service.GameError("reply-address", text, reply_text=text)
-            ballot = service.Ballot(
-                targets=command.targets,
-                blanco=command.blanco,
-                keywords=command.keywords,
-                corrections=[(c.written, c.understood) for c in command.corrections],
-                inbox_id=row.id,
-            )
-            outcome = service.cast_vote(table, sender_player, ballot, now, reply)
-            post(session, mailer, outcome.letters, now)
-            what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
-            return _done(row, now, InboxState.DONE, _suffix(what, admission))
+        letters, what = _handle(table, mailer, settings, mail, answer, command)
     except service.GameError as error:
         refused = _Error(error.code, error.reply_text)
-        post(session, mailer, [_error_reply(work, game, parsed, reply, refused, settings)], now)
-        return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
+        letter = _error_reply(work, answer.game, mail.parsed, answer.reply, refused, settings)
+        post(work.session, mailer, [letter], mail.now)
+        return _done(
+            mail.row, mail.now, InboxState.DONE, _suffix(f"error: {error.code}", answer.admission)
+        )
+    post(work.session, mailer, letters, mail.now)
+    return _done(mail.row, mail.now, InboxState.DONE, _suffix(what, answer.admission))
+
+
+def _handle(
+    table: GameTable,
+    mailer: Mailer,
+    settings: InboxSettings,
+    mail: _Mail,
+    answer: _Answer,
+    command: Read,
+) -> tuple[Sequence[Letter], str]:
+    """What the game's table makes of a signup or a vote: the letters and what was done."""
+    game, parsed, now, player = table.game, mail.parsed, mail.now, answer.player
+    if isinstance(command, Signup):
+        _check_signup_limits(
+            table.work.session, game, table.players, parsed.sender, settings.limits
+        )
+        applicant = service.Applicant(parsed.sender, command.name, command.gender.value)
+        result = service.signup(table, applicant, now, answer.reply)
+        return result.letters, f"signup: {result.player.name}"
+    if isinstance(command, ParsedVote):
+        if player is None:
+            raise service.GameError("not-a-player", f"{parsed.sender} does not play in {game.name}")
+        addresses = mailer.reply_addresses
+        if addresses is not None and not addresses.is_addressed(mail.items, game.id, parsed.sender):
+            text = refusal_text("reply-address", game.ruleset, game.language)
+            raise service.GameError("reply-address", text, reply_text=text)
+        ballot = service.Ballot(
+            targets=command.targets,
+            blanco=command.blanco,
+            keywords=command.keywords,
+            corrections=[(c.written, c.understood) for c in command.corrections],
+            inbox_id=mail.row.id,
+        )
+        outcome = service.cast_vote(table, player, ballot, now, answer.reply)
+        what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
+        return outcome.letters, what
     raise TypeError(f"unexpected command {command!r}")
+
+
+def _unread(
+    work: Work,
+    mailer: Mailer,
+    settings: InboxSettings,
+    mail: _Mail,
+    answer: _Answer,
+    command: ParseError,
+) -> Outcome:
+    """Answer a mail the parser could not use with the error reply: what was wrong and what
+    would work (for a game's mail, what the sender may really choose now)."""
+    message, choices = command.message, list(command.params.get("choices", ()) or ())
+    game = answer.game
+    if "choices" in command.params and game is not None:
+        # The parser offers every player; the reply lists once (the template's list) what
+        # the sender may really choose now: nobody when he is not asked (or dead).
+        choices = _valid_choices(table_of(work, game), answer.player)
+        rest = {k: v for k, v in command.params.items() if k != "choices"}
+        message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
+    error = _Error(command.code.value, message, choices)
+    letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
+    post(work.session, mailer, [letter], mail.now)
+    what = _suffix(f"error: {command.code.value}", answer.admission)
+    return _done(mail.row, mail.now, InboxState.DONE, what)
 
 
 def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
@@ -371,10 +441,8 @@ def _refuse_unauthenticated(
     work: Work,
     mailer: Mailer,
     settings: InboxSettings,
-    row: InboxMessage,
-    parsed: ParsedMail,
+    mail: _Mail,
     game: Game | None,
-    now: datetime,
     reason: str,
 ) -> Outcome:
     """Refuse mail whose sender failed authentication; tell only an address that plays.
@@ -382,7 +450,7 @@ def _refuse_unauthenticated(
     Answering any other address would send mail to whoever the forger named (backscatter);
     a player's address already receives the narrator's mail, and learns of the forgery.
     """
-    session = work.session
+    session, row, parsed, now = work.session, mail.row, mail.parsed, mail.now
     log.warning("inbox %s: %s not authenticated (%s); refused", row.id, parsed.sender, reason)
     playing = list(
         session.scalars(
@@ -511,13 +579,15 @@ def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Out
 @dataclass(frozen=True)
 class _Error:
     """What an error reply says: the `code`, its `message` in the mail's language, the valid
-    `choices`; its outbox `kind` and `identity` (default: ``error/<inbox id>``)."""
+    `choices`; its outbox `kind` and `identity` (default: ``error/<inbox id>``); the
+    `language` of its template when it is about no game."""
 
     code: str
     message: str
     choices: list[str] = field(default_factory=list)
     kind: str = "error"
     identity: str | None = None
+    language: str | None = None  # of a mail about no game (default: the configured one)
 
 
 def _error_reply(
@@ -527,11 +597,11 @@ def _error_reply(
     reply: ReplyTo,
     error: _Error,
     settings: InboxSettings,
-    language: str | None = None,
 ) -> Letter:
     """The story pack's `error` mail to the sender: its message explains the code.
 
-    Its template is the game's, else the one of `language` (default: the configured one).
+    Its template is the game's, else the one of the error's language (default: the
+    configured one).
     """
     identity = error.identity or f"error/{reply.inbox_id}"
     table = table_of(work, game) if game is not None else None
@@ -549,34 +619,27 @@ def _error_reply(
         state = table.state_or_none
         view = table.view if state is not None else None
         context["game"] = story_game(table.game, None, view=view)
-        context["players"] = story_players(
-            table.rules, players, state, reveal_dead=table.game.reveal_roles, view=view
-        )
+        reveal = Reveal(dead=table.game.reveal_roles)
+        context["players"] = roster(table.rules, players, state, view, reveal)
     sender_player = next((p for p in players if p.email == parsed.sender), None)
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
-    draft = Draft("error", context, identity, game=game, language=language or settings.language)
+    language = error.language or settings.language
+    draft = Draft("error", context, identity, game=game, language=language)
     to = Recipient(parsed.sender, parsed.sender_name, identity)
     return Letter(error.kind, draft, (to,), game=game, reply=reply)
 
 
 def _forward_help(
-    work: Work,
-    mailer: Mailer,
-    settings: InboxSettings,
-    row: InboxMessage,
-    parsed: ParsedMail,
-    game: Game | None,
-    reply: ReplyTo,
-    now: datetime,
-    admission: Admission,
+    work: Work, mailer: Mailer, settings: InboxSettings, mail: _Mail, answer: _Answer
 ) -> Outcome:
     """Forward a Help mail to every admin; with none, tell the player (in the game's language,
     else the default) that nobody receives Help mails and whom to ask instead."""
-    session = work.session
-    if admission is not Admission.SEND:
+    session, row, parsed, now = work.session, mail.row, mail.parsed, mail.now
+    game, reply = answer.game, answer.reply
+    if answer.admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
-        return _done(row, now, InboxState.DONE, _suffix("help not forwarded", admission))
+        return _done(row, now, InboxState.DONE, _suffix("help not forwarded", answer.admission))
     admins = admin_emails(session, settings.admins)
     if not admins:
         log.warning(
@@ -586,8 +649,8 @@ def _forward_help(
         # words for a game ("try again with WW5 as the subject") would turn a question into a vote.
         language = game.language if game is not None else settings.language
         ruleset = game.ruleset if game is not None else settings.ruleset
-        error = _Error(NO_ADMIN, no_admin_text(ruleset, language))
-        letter = _error_reply(work, None, parsed, reply, error, settings, language)
+        error = _Error(NO_ADMIN, no_admin_text(ruleset, language), language=language)
+        letter = _error_reply(work, None, parsed, reply, error, settings)
         post(session, mailer, [letter], now)
         return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
     forward = _help_forward(work, settings, row, parsed, game, admins)

@@ -6,15 +6,15 @@ Everything a template may read of a game comes from here, through the ruleset's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import fields, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from narrator.durations import format_duration
 from narrator.models import Game, Player
 from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
-from rules.core import Event, Rejected, Seat, Settings
+from rules.core import Event, Rejected, Resolution, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
@@ -23,7 +23,7 @@ from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.pack import PackError, load_pack
 from stories.render import moment_of
-from stories.words import load_words
+from stories.words import Words, load_words
 
 #: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
@@ -74,6 +74,16 @@ def story_game(
     }
 
 
+@dataclass(frozen=True)
+class Reveal:
+    """Whose roles a cast shows: the recipient's own (`to`), the dead's (`dead`, as their death
+    showed it), everybody's (`living`: the game is over)."""
+
+    to: str | None = None
+    dead: bool = False
+    living: bool = False
+
+
 def story_players(
     rs: Ruleset[Any],
     players: Sequence[Player],
@@ -82,29 +92,39 @@ def story_players(
     reveal_to: str | None = None,
     reveal_dead: bool,
     reveal_living: bool = False,
-    view: GameView | None = None,
 ) -> list[dict[str, Any]]:
     """The `players` variable: names, genders, life; a role only where it is no secret.
 
     A role is shown for the recipient himself (`reveal_to`), for the dead when the game
     reveals roles (as their death showed it: the ruleset's ``shown_role``) and for everybody
     with `reveal_living` (the game is over); everybody else's role is None, so no template can
-    leak it.  `view` is the state's, when the caller has it already.
+    leak it.
     """
+    view = rs.view(state) if state is not None else None
+    reveal = Reveal(reveal_to, reveal_dead, reveal_living)
+    return roster(rs, players, state, view, reveal)
+
+
+def roster(
+    rs: Ruleset[Any],
+    players: Sequence[Player],
+    state: Any | None,
+    view: GameView | None,
+    reveal: Reveal,
+) -> list[dict[str, Any]]:
+    """:func:`story_players` from the state's `view` (None before the start)."""
     out = []
-    if state is not None and view is None:
-        view = rs.view(state)
     seats = view.by_name() if view is not None else {}
     for player in players:
         alive, role = True, None
         seat = seats.get(player.name)
         if seat is not None:
             alive = seat.alive
-            if reveal_living:
+            if reveal.living:
                 role = seat.role
-            elif not alive and reveal_dead:
+            elif not alive and reveal.dead:
                 role = rs.shown_role(state, player.name)
-            elif player.name == reveal_to:  # his own role, as he was told it
+            elif player.name == reveal.to:  # his own role, as he was told it
                 role = rs.told_role(state, player.name)
         out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
     return out
@@ -127,13 +147,11 @@ def story_cast(
     :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).  `rules` and
     `view` are the game's, when the caller has them.
     """
-    reveal_dead = reveal_all or game.reveal_roles
     rs = rules if rules is not None else ruleset_of(game)
-    return Cast(
-        story_players(
-            rs, players, state, reveal_dead=reveal_dead, reveal_living=reveal_all, view=view
-        )
-    )
+    if view is None and state is not None:
+        view = rs.view(state)
+    reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
+    return Cast(roster(rs, players, state, view, reveal))
 
 
 def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
@@ -154,22 +172,13 @@ def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: s
 
 
 def mail_context(
-    game: Game,
-    cast: Cast,
-    state: Any | None,
-    recipient: str | None,
-    *,
-    step: str | None = None,
-    phase: str | None = None,
-    public: Mapping[str, Any] | None = None,
+    game: Game, cast: Cast, state: Any | None, recipient: str | None
 ) -> dict[str, Any]:
-    """The common story context of `recipient`'s mail, from the batch's shared `cast`.
-
-    `public` is the batch's :func:`story_game`, built once for all its mails (the view it reads
-    is O(players)); without it, it is built here.
-    """
+    """The common story context of `recipient`'s mail, from the batch's shared `cast` (the
+    game table's :meth:`~narrator.service.table.GameTable.context` is the same with the
+    table's own public game and view)."""
     return {
-        "game": public if public is not None else story_game(game, state, step, phase),
+        "game": story_game(game, state),
         "players": recipient_cast(ruleset_of(game), cast, state, recipient),
         "recipient": recipient,
     }
@@ -349,52 +358,56 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
             if not isinstance(result, Rejected):
                 state = result.state
         elif entry.kind == "resolve" and state is not None:
-            before = rs.view(state)
             resolution = rs.resolve(state)
-            after = rs.view(resolution.state)
-            events = with_story_facts(
-                audience_dicts(resolution.state, resolution.events, rs),
-                rs,
-                state,
-                resolution.state,
-                reveal_roles=True,
-            )
-            moment = moment_of(
-                StoryGame(
-                    name=game.name,
-                    step=before.step,
-                    phase=before.phase,
-                    night=after.night,
-                    day=after.day,
-                ),
-                words,
-            )
-            by_name = before.by_name()
-            votes = []
-            for key, targets in before.votes.items():
-                voter, _, keyword = key.partition(":")
-                seat = by_name.get(voter)
-                votes.append(
-                    {
-                        "player": voter,
-                        "role": seat.role if seat is not None else None,
-                        "targets": list(targets),
-                        "keyword": keyword,
-                    }
-                )
-            chapters.append(
-                {
-                    "moment": moment,
-                    "step": before.step,
-                    "phase": before.phase,
-                    "votes": votes,
-                    # every field of its type, defaults included (the Dorpsoudste's
-                    # extra_life is in a transcript only when true)
-                    "events": [
-                        dict(StoryEvent.from_dict(event, game.ruleset).as_context())
-                        for event in events
-                    ],
-                }
-            )
+            chapters.append(_chapter(game, words, state, resolution))
             state = resolution.state
     return {"dealt": dealt, "chapters": chapters}
+
+
+def _chapter(game: Game, words: Words, state: Any, resolution: Resolution[Any]) -> dict[str, Any]:
+    """The epilogue's chapter of one resolved step: `state` it was resolved from, `resolution`
+    what the rules made of it (see :func:`epilogue_chapters`)."""
+    rs = ruleset_of(game)
+    before = rs.view(state)
+    after = rs.view(resolution.state)
+    events = with_story_facts(
+        audience_dicts(resolution.state, resolution.events, rs),
+        rs,
+        state,
+        resolution.state,
+        reveal_roles=True,
+    )
+    moment = moment_of(
+        StoryGame(
+            name=game.name,
+            step=before.step,
+            phase=before.phase,
+            night=after.night,
+            day=after.day,
+        ),
+        words,
+    )
+    by_name = before.by_name()
+    votes = []
+    for key, targets in before.votes.items():
+        voter, _, keyword = key.partition(":")
+        seat = by_name.get(voter)
+        votes.append(
+            {
+                "player": voter,
+                "role": seat.role if seat is not None else None,
+                "targets": list(targets),
+                "keyword": keyword,
+            }
+        )
+    return {
+        "moment": moment,
+        "step": before.step,
+        "phase": before.phase,
+        "votes": votes,
+        # every field of its type, defaults included (the Dorpsoudste's
+        # extra_life is in a transcript only when true)
+        "events": [
+            dict(StoryEvent.from_dict(event, game.ruleset).as_context()) for event in events
+        ],
+    }
