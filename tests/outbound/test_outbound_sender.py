@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from narrator.outbound.memory import MemoryOutbox
 from narrator.outbound.sender import (
     FailedMail,
     OutboxSender,
@@ -23,6 +22,7 @@ from narrator.outbound.transport import (
 )
 from tests.outbound.helpers import FakeClock
 from tests.support.aio import run_async, wait_until
+from tests.support.memory import MemoryOutbox
 
 SENDER = "verteller@example.org"
 POLICY = RetryPolicy(
