@@ -37,6 +37,7 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     actions_of,
     audience_dicts,
+    both_forms,
     epilogue_chapters,
     story_cast,
     story_game,
@@ -112,8 +113,27 @@ def _rules_vote(payload: Mapping[str, Any]) -> RulesVote:
 # --- letters to players ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """The mails of one moment of a game: they share the `public` game of their stories and
+    so the game day's `subject` (worked out once, :func:`_batch`)."""
+
+    table: GameTable
+    public: Mapping[str, Any]
+    subject: str
+
+    def context(self, recipient: str | None, *, reveal_all: bool = False) -> dict[str, Any]:
+        """`recipient`'s story context (see :meth:`GameTable.context`)."""
+        return self.table.context(recipient, self.public, reveal_all=reveal_all)
+
+
+def _batch(table: GameTable, public: Mapping[str, Any]) -> _Batch:
+    """The batch of mails whose stories' `game` is `public`, titled with its game day."""
+    return _Batch(table, public, moment_subject(table.game, {"game": public}))
+
+
 def _letter(
-    table: GameTable,
+    batch: _Batch,
     player: Player,
     mail: str,
     context: Mapping[str, Any],
@@ -121,14 +141,14 @@ def _letter(
     reply: ReplyTo | None = None,
 ) -> Letter:
     """The non-event mail `mail` to `player`: `identity` seeds its variant and names it once and
-    for all; titled with the game day of `context`, or ``Re: <his subject>`` (`reply`)."""
-    game = table.game
+    for all; titled with the batch's game day, or ``Re: <his subject>`` (`reply`)."""
+    game = batch.table.game
     return Letter(
         kind=mail,
         draft=Draft(mail, context, identity, game=game),
         to=(Recipient(player.email, player.name, identity),),
         game=game,
-        subject=moment_subject(game, context),
+        subject=batch.subject,
         reply=reply,
     )
 
@@ -205,7 +225,9 @@ def signup(
         if reply is not None and reply.inbox_id is not None
         else f"signup/{game.id}/{mine.id}/{now.isoformat()}"
     )
-    letter = _letter(table, mine, "signup_confirmed", context, identity, reply)
+    letter = _letter(
+        _batch(table, context["game"]), mine, "signup_confirmed", context, identity, reply
+    )
     return SignupResult(mine, replaced, (letter,))
 
 
@@ -324,14 +346,14 @@ def _role_letters(table: GameTable) -> list[Letter]:
         and e.audience.kind is AudienceKind.PUBLIC
     ]
     by_name = {p.name: p for p in table.players}
-    public = table.public()  # shared by every mail of the batch
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters = []
     for info in start_events:
         data = info.to_dict()
         if info.type != "role" or data.get("player") not in by_name:
             continue
         player = by_name[data["player"]]
-        context = table.context(player.name, public)
+        context = batch.context(player.name)
         context.update(
             {
                 "player": player.name,
@@ -347,7 +369,7 @@ def _role_letters(table: GameTable) -> list[Letter]:
                 },
             }
         )
-        letters.append(_letter(table, player, "role", context, f"role/{game.id}/{player.id}"))
+        letters.append(_letter(batch, player, "role", context, f"role/{game.id}/{player.id}"))
     return letters
 
 
@@ -395,6 +417,7 @@ def _story_letters(
 
     Players named in `skip` get neither (the unsubscribed dead)."""
     game, seed, identity = table.game, telling.seed, telling.identity
+    subject = moment_subject(game, {"game": public})  # the day of every mail of the story
     village = Draft(
         "night_result",
         table.context(None, public),
@@ -409,7 +432,6 @@ def _story_letters(
         if player.name in telling.skip:
             continue
         context = table.context(player.name, public)
-        subject = moment_subject(game, context)
         to = Recipient(player.email, player.name, f"{identity}/{player.id}")
         letters.append(Letter("story", village, (to,), game=game, subject=subject))
         if has_private:
@@ -444,15 +466,15 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
     )
     by_name = {p.name: p for p in table.players}
     seats = view.by_name()
-    public = table.public()  # shared by every mail of the batch
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
-        context = table.context(name, public)
+        context = batch.context(name)
         actions = actions_of(table.rules, table.state, name, seats[name].role)
         context.update({"player": name, "actions": actions})
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
-        letters.append(_letter(table, player, "step", context, identity))
+        letters.append(_letter(batch, player, "step", context, identity))
     return letters
 
 
@@ -466,7 +488,7 @@ def _finish(table: GameTable, now: datetime) -> list[Letter]:
     game.step = None
     view = table.view
     roles = {seat.name: seat.role for seat in view.players}
-    public = table.public()  # shared by every mail of the batch
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
     over = {
         "winners": list(view.winners),
         "teams": list(view.teams),
@@ -478,23 +500,24 @@ def _finish(table: GameTable, now: datetime) -> list[Letter]:
     for player in table.players:
         if player.unsubscribed:
             continue
-        context = table.context(player.name, public, reveal_all=True)
+        context = batch.context(player.name, reveal_all=True)
         context.update(over)
         identity = f"over/{game.id}/{player.id}"
-        letters.append(_letter(table, player, "game_over", context, identity))
-    letters.append(_epilogue(table, public, roles))
+        letters.append(_letter(batch, player, "game_over", context, identity))
+    letters.append(_epilogue(batch, roles))
     return letters
 
 
-def _epilogue(table: GameTable, public: Mapping[str, Any], roles: Mapping[str, str]) -> Letter:
+def _epilogue(batch: _Batch, roles: Mapping[str, str]) -> Letter:
     """Everybody's epilogue: the whole game, night by night, from the game log, with every
     role: the game is over, so it is told also when the game revealed no roles while it ran.
     One text for all; none where the game's language has no ``epilogue`` template."""
+    table = batch.table
     game, view = table.game, table.view
     entries = table.work.session.scalars(
         select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
     ).all()
-    context = table.context(None, public, reveal_all=True)
+    context = batch.context(None, reveal_all=True)
     context.update(epilogue_chapters(game, entries))
     context.update({"roles": dict(roles), "winners": list(view.winners), "teams": list(view.teams)})
     draft = Draft("epilogue", context, f"epilogue/{game.id}", game=game, optional=True)
@@ -504,7 +527,7 @@ def _epilogue(table: GameTable, public: Mapping[str, Any], roles: Mapping[str, s
         if not p.unsubscribed
     )
     # titled with the game's day, as every mail of the game (threads)
-    return Letter("epilogue", draft, to, game=game, subject=moment_subject(game, context))
+    return Letter("epilogue", draft, to, game=game, subject=batch.subject)
 
 
 # --- votes ----------------------------------------------------------------------------------
@@ -587,6 +610,10 @@ class _Voting:
             return f"vote/{ballot.inbox_id}"
         return f"vote/{game.id}/{self.player.id}/{self.now.isoformat()}"
 
+    def batch(self) -> _Batch:
+        """The vote's mails: the public game of the view it was cast in."""
+        return _batch(self.table, story_game(self.table.game, None, view=self.view))
+
     def actions(self, state: Any) -> list[dict[str, Any]]:
         seat = self.view.find(self.player.name)
         own_role = seat.role if seat is not None else None
@@ -594,8 +621,8 @@ class _Voting:
 
     def refusal(self, state: Any, code: str) -> Letter:
         """The error reply to a vote the rules refused: `code`, and what he may choose."""
-        public = story_game(self.table.game, None, view=self.view)
-        context = self.table.context(self.player.name, public)
+        batch = self.batch()
+        context = batch.context(self.player.name)
         action = _matching_action(self.actions(state), self.keywords)
         context.update(
             {
@@ -606,7 +633,7 @@ class _Voting:
                 "choices": action["choices"] if action else [],
             }
         )
-        return _letter(self.table, self.player, "error", context, self.identity, self.reply)
+        return _letter(batch, self.player, "error", context, self.identity, self.reply)
 
     def accept(self, state: Any) -> list[Letter]:
         """Store the vote (state, log, vote row); return its receipt and the group's copies."""
@@ -634,8 +661,8 @@ class _Voting:
                 cast_at=now,
             )
         )
-        public = story_game(game, None, view=self.view)
-        context = table.context(player.name, public)
+        batch = self.batch()
+        context = batch.context(player.name)
         action = _matching_action(self.actions(state), self.keywords)
         context.update(
             {
@@ -646,10 +673,10 @@ class _Voting:
                 "corrected": [list(c) for c in ballot.corrections],
             }
         )
-        receipt = _letter(table, player, "receipt", context, self.identity, self.reply)
-        return [receipt, *self.relay(context)]
+        receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
+        return [receipt, *self.relay(batch, context)]
 
-    def relay(self, receipt: Mapping[str, Any]) -> list[Letter]:
+    def relay(self, batch: _Batch, receipt: Mapping[str, Any]) -> list[Letter]:
         """Copies of a receipt to the other living members of the action's ``group`` (the
         rules' ``ActionChoice.extra``: the vampiri's hunters, who converge by these copies as
         they would by gestures at the table), unless the view's facts say each votes alone
@@ -668,11 +695,11 @@ class _Voting:
             seat = seats.get(name)
             if name == voter or member is None or seat is None or not seat.alive:
                 continue
-            context = self.table.context(name, receipt["game"])
+            context = batch.context(name)
             context.update({key: receipt[key] for key in ("action", "targets", "blanco")})
             context.update({"player": voter, "corrected": []})
             identity = f"{self.identity}/group/{member.id}"
-            letters.append(_letter(self.table, member, "receipt", context, identity))
+            letters.append(_letter(batch, member, "receipt", context, identity))
         return letters
 
 
@@ -723,9 +750,9 @@ def close(table: GameTable, now: datetime) -> Closed:
     step, phase = before.step, before.phase  # the resolved step's, told with the new counters
     resolution = rs.resolve(state)
     new_state = resolution.state
-    events = audience_dicts(new_state, resolution.events, rs)
+    events, told = both_forms(new_state, resolution.events, rs)
     told_events = with_story_facts(
-        audience_dicts(new_state, resolution.events, rs, told=True),
+        told,
         rs,
         state,
         new_state,
@@ -795,14 +822,14 @@ def remind(table: GameTable, now: datetime) -> Reminded:
     )
     by_name = {p.name: p for p in table.players}
     seats = table.view.by_name()
-    public = table.public()  # shared by every mail of the batch
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
             continue
         names.append(name)
-        context = table.context(name, public)
+        context = batch.context(name)
         context.update(
             {
                 "player": name,
@@ -811,7 +838,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
             }
         )
         identity = f"reminder/{game.id}/{game.step_number}/{player.id}"
-        letters.append(_letter(table, player, "reminder", context, identity))
+        letters.append(_letter(batch, player, "reminder", context, identity))
     game.reminded_at = now
     return Reminded(names, letters)
 

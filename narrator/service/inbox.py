@@ -72,6 +72,7 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
+from rules.core.model import ActionChoice
 
 log = logging.getLogger("narrator.inbox")
 
@@ -347,8 +348,9 @@ def reading_for(table: GameTable, sender: str) -> Reading:
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     number_keywords: frozenset[str] = frozenset()
     if table.started and player is not None:
-        name_counts = _name_counts(table, player.name)
-        offered, number_keywords = _other_choices(table, player.name, info)
+        actions = table.rules.choices(table.state, player.name).actions
+        name_counts = {a.keyword or "": (a.min_names, a.max_names) for a in actions}
+        offered, number_keywords = _other_choices(game, actions, info)
     context = MailContext(
         lexicon=lexicon_for(game.ruleset, game.language),
         sender_player=player.name if player is not None else None,
@@ -541,18 +543,19 @@ def _valid_choices(table: GameTable, player: Player | None) -> list[str]:
 
 
 def _other_choices(
-    table: GameTable, player: str, info: GameInfo
+    game: Game, actions: Sequence[ActionChoice], info: GameInfo
 ) -> tuple[dict[str, dict[str, tuple[str, ...]]], frozenset[str]]:
-    """The parser's view of `player`'s choices that are no names, keyed by the keyword id of
-    the vote that offers them (``""``: the plain vote): each id with the words of the game's
-    pack that name it (a role, a team, a number in words); and the keywords naming a number."""
-    game = table.game
+    """The parser's view of a player's choices (`actions`) that are no names, keyed by the
+    keyword id of the vote that offers them (``""``: the plain vote): each id with the words of
+    the game's pack that name it (a role, a team, a number in words); and the keywords naming
+    a number."""
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     numbers: set[str] = set()
-    for action in table.rules.choices(table.state, player).actions:
+    names = frozenset(info.players)
+    for action in actions:
         key = action.keyword or ""
         for choice in action.targets:
-            if info.matcher.lookup(choice) != choice:
+            if choice not in names:
                 offered.setdefault(key, {})[choice] = choice_words_for(
                     game.ruleset, game.language, choice
                 )
@@ -560,13 +563,6 @@ def _other_choices(
             numbers.add(key)
             offered.setdefault(key, {}).update(number_words_for(game.ruleset, game.language))
     return offered, frozenset(numbers)
-
-
-def _name_counts(table: GameTable, player: str) -> dict[str, tuple[int, int]]:
-    counts: dict[str, tuple[int, int]] = {}
-    for action in table.rules.choices(table.state, player).actions:
-        counts[action.keyword or ""] = (action.min_names, action.max_names)
-    return counts
 
 
 def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Outcome:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -30,7 +30,7 @@ from narrator.outbound.outbox import queue_mail
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.threads import reply_subject, root_message_id
 from stories import Event as StoryEvent
-from stories import RenderedMail, StoryNotFound
+from stories import RenderedMail, StoryKey, StoryNotFound
 
 log = logging.getLogger("narrator.letters")
 
@@ -103,11 +103,12 @@ def post(session: Session, mailer: Mailer, letters: Iterable[Letter], now: datet
 
 @dataclass
 class _PostOffice:
-    """One round of :func:`post`: the drafts it rendered and the From names it looked up."""
+    """One round of :func:`post`, with the story keys and From names it looked up."""
 
     session: Session
     mailer: Mailer
     now: datetime
+    keys: dict[tuple[int | None, str, str | None], StoryKey] = field(default_factory=dict)
 
     def post(self, letters: Iterable[Letter]) -> list[str]:
         rendered: dict[int, RenderedMail | None] = {}  # by draft: a shared draft renders once
@@ -130,7 +131,11 @@ class _PostOffice:
 
     def _render(self, draft: Draft) -> RenderedMail | None:
         mailer = self.mailer
-        key = mailer.key(draft.game, draft.event, draft.language)
+        game_id = draft.game.id if draft.game is not None else None
+        known = (game_id, draft.event, draft.language)
+        key = self.keys.get(known)
+        if key is None:
+            key = self.keys[known] = mailer.key(draft.game, draft.event, draft.language)
         if draft.optional:
             try:
                 mailer.renderer.variants(key)

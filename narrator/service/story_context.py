@@ -201,6 +201,24 @@ def audience_dicts(
     return out
 
 
+def both_forms(
+    state: Any, events: Sequence[Event], rs: Ruleset[Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """:func:`audience_dicts` of `events` in both forms at once, the truth (for the game log)
+    and as told (for the stories): each event's audience is resolved once, and an event its
+    audience is told as it is converted once."""
+    truth, told = [], []
+    for event in events:
+        data = event.to_dict()
+        names = rs.recipients(state, event.audience)
+        audience = "public" if names is None else sorted(names)
+        shown = rs.as_told(event)
+        shown_data = data if shown is event else shown.to_dict()
+        truth.append({**data, "audience": audience})
+        told.append({**shown_data, "audience": list(audience) if names is not None else audience})
+    return truth, told
+
+
 def with_story_facts(
     events: list[dict[str, Any]],
     rs: Ruleset[Any],

@@ -58,7 +58,7 @@ class GameTable:
     @property
     def state(self) -> Any:
         """The rules state (NotStarted before the start)."""
-        return self.work.state(self.game)
+        return self.work.state(self.game, self.rules)
 
     @property
     def state_or_none(self) -> Any:
@@ -80,7 +80,7 @@ class GameTable:
         state differs from the last only by a vote, which changes no seat and no step: the
         columns and the cast stay as they are (and so does the view, but for its votes).
         """
-        self.work.store(self.game, state)
+        self.work.store(self.game, state, self.rules)
         if vote_only:
             return
         view = self.view

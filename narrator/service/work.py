@@ -47,11 +47,13 @@ def state_of(game: Game) -> Any:
 
 @dataclass
 class _Loaded:
-    """A game's rules state as this unit of work knows it; `dirty` until it is written."""
+    """A game's rules state as this unit of work knows it (and the ruleset that writes it);
+    `dirty` until it is written."""
 
     game: Game
     state: Any
     dirty: bool
+    rules: Ruleset[Any]
 
 
 class Work:
@@ -121,18 +123,25 @@ class Work:
         """Whether `game` has a rules state (it has started), here or in its row."""
         return game.id in self._states or game.state is not None
 
-    def state(self, game: Game) -> Any:
+    def state(self, game: Game, rules: Ruleset[Any] | None = None) -> Any:
         """The rules state of a started game: the one stored last in this unit of work, else
-        the one in its row.  Raises NotStarted before the start."""
+        the one in its row (loaded by `rules`, the game's ruleset, when the caller has it).
+        Raises NotStarted before the start."""
         known = self._states.get(game.id)
         if known is None:
-            known = self._states[game.id] = _Loaded(game, state_of(game), dirty=False)
+            if game.state is None:
+                raise NotStarted(f"game {game.name} has not started")
+            rules = rules if rules is not None else ruleset_of(game)
+            state = rules.load_state(game.state)
+            known = self._states[game.id] = _Loaded(game, state, dirty=False, rules=rules)
         return known.state
 
-    def store(self, game: Game, state: Any) -> None:
-        """Make `state` the game's rules state (written at :meth:`flush`); the game's table
-        (:meth:`narrator.service.table.GameTable.store`) keeps its plain columns in step."""
-        self._states[game.id] = _Loaded(game, state, dirty=True)
+    def store(self, game: Game, state: Any, rules: Ruleset[Any] | None = None) -> None:
+        """Make `state` the game's rules state, written at :meth:`flush` by `rules` (default:
+        the game's ruleset); the game's table (:meth:`narrator.service.table.GameTable.store`)
+        keeps its plain columns in step."""
+        rules = rules if rules is not None else ruleset_of(game)
+        self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
 
     # --- the game log --------------------------------------------------------------------
 
@@ -155,7 +164,7 @@ class Work:
         """Write every rules state stored since the last flush into its game's row."""
         for loaded in self._states.values():
             if loaded.dirty:
-                loaded.game.state = ruleset_of(loaded.game).dump_state(loaded.state)
+                loaded.game.state = loaded.rules.dump_state(loaded.state)
                 loaded.dirty = False
 
 
