@@ -4,8 +4,10 @@ Processing a batch of mail asks for the same game's players, rules state and sto
 per mail, and a vote in a big game must not re-read or re-write a document as large as the
 game.  So one :class:`Work` per transaction holds what was read, and writes the rules states
 that changed once, in :meth:`Work.flush` (called by :func:`unit_of_work` before the commit).
-Nothing is kept between transactions (another process may write meanwhile), and nothing is
-hidden in the session: whoever needs a game's state is handed the ``Work``.
+The service's operations see a game through its table (:mod:`narrator.service.table`), one
+per game in :attr:`Work.tables`, which holds the game's view and story cast.  Nothing is kept
+between transactions (another process may write meanwhile), and nothing is hidden in the
+session: whoever needs a game's state is handed the ``Work``.
 """
 
 from __future__ import annotations
