@@ -49,7 +49,9 @@ from narrator.daemon import Daemon, DaemonOptions  # noqa: E402
 from narrator.db import make_engine, session_factory, transaction, upgrade  # noqa: E402
 from narrator.models import Game, GameStatus, OutboxMessage, OutboxState, game_players  # noqa: E402
 from narrator.service import games as service  # noqa: E402
+from narrator.service.letters import post  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
+from narrator.service.table import table_of  # noqa: E402
 from narrator.service.work import Work, unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
 
@@ -169,15 +171,13 @@ def set_up_games(
             session.add(game)
             session.flush()
             for n, player in enumerate(player_names(players)):
-                service.signup(
-                    work,
-                    mailer,
-                    game,
-                    email=f"{player.lower()}@{name.lower()}.example.org",
-                    name=player,
-                    gender="vrouw" if n % 2 else "man",
-                    now=now,
+                applicant = service.Applicant(
+                    f"{player.lower()}@{name.lower()}.example.org",
+                    player,
+                    "vrouw" if n % 2 else "man",
                 )
+                signed = service.signup(table_of(work, game), applicant, now)
+                post(work.session, mailer, signed.letters, now)
             service.start_game(work, mailer, game, now=now, seed=g)
             for _ in range(20):
                 if everybody_asked(work, game):

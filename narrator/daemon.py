@@ -81,7 +81,8 @@ class DaemonOptions:
     ``use_idle``, backoff); ``transport`` replaces the configured outbound transport (tests).
     ``change_interval``: how often the counter of admin changes is read on SQLite (PostgreSQL
     is notified); ``reclaim_interval``: how often dead senders' claims are looked for
-    (PostgreSQL).
+    (PostgreSQL).  ``on_fired`` is told of every deadline and reminder job the scheduler ran
+    (kind, game id, whether it did something: tests).
     """
 
     inbox_interval: float = 30.0
@@ -94,6 +95,7 @@ class DaemonOptions:
     migrate: bool = True
     imap: dict[str, Any] = field(default_factory=dict)
     transport: Transport | None = None
+    on_fired: Callable[[str, int, bool], None] | None = None
 
 
 # --- the inbox worker ----------------------------------------------------------------------
@@ -344,6 +346,7 @@ class Daemon:
             mailer,
             self._clock,
             on_mail_queued=sender.wake,
+            on_fired=options.on_fired,
             reminder_lead=options.reminder_lead,
             poll_interval=options.scheduler_poll,
         )

@@ -158,7 +158,9 @@ class DeadlineScheduler:
     """APScheduler (asyncio) jobs for every running game's deadline and reminder.
 
     ``on_mail_queued`` is called (in the event loop) after a job queued mail — the daemon wakes
-    the outbox sender with it. Use ``await start()`` / ``await stop()`` inside a running loop.
+    the outbox sender with it; ``on_fired`` after each deadline or reminder job ran, with its
+    kind, game id and whether it did something (tests watch the jobs with it).  Use
+    ``await start()`` / ``await stop()`` inside a running loop.
     """
 
     def __init__(
@@ -168,6 +170,7 @@ class DeadlineScheduler:
         clock: Clock,
         *,
         on_mail_queued: Callable[[], None] | None = None,
+        on_fired: Callable[[str, int, bool], None] | None = None,
         reminder_lead: ReminderLead = default_reminder_lead,
         poll_interval: float = 30.0,
     ) -> None:
@@ -175,6 +178,7 @@ class DeadlineScheduler:
         self._mailer = mailer
         self._clock = clock
         self._on_mail_queued = on_mail_queued
+        self._on_fired = on_fired
         self._lead = reminder_lead
         self._poll_interval = poll_interval
         self._scheduler: AsyncIOScheduler | None = None
@@ -185,7 +189,6 @@ class DeadlineScheduler:
         self._stopping = False
         self._sync_failures = 0  # re-readings of the deadlines failed in a row
         self._job_failures: dict[str, int] = {}  # job id -> its runs failed in a row
-        self.fired: list[tuple[str, int, bool]] = []  # (kind, game id, did something): for tests
 
     @property
     def planned(self) -> dict[str, datetime]:
@@ -326,7 +329,8 @@ class DeadlineScheduler:
                 self._jobs.discard(task)
         if kind == "poll":
             return
-        self.fired.append((kind, game_id, bool(did)))
+        if self._on_fired is not None:
+            self._on_fired(kind, game_id, bool(did))
         if did and self._on_mail_queued is not None:
             self._on_mail_queued()
         if failed:

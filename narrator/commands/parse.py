@@ -243,6 +243,7 @@ def _stored_game(args: argparse.Namespace, sender: str, config: Config) -> _Game
     from narrator.commands.db import database_session
     from narrator.models import GameStatus, find_game
     from narrator.service.inbox import reading_for
+    from narrator.service.table import table_of
     from narrator.service.words import explainer_for, lexicon_for
     from narrator.service.work import Work
 
@@ -263,7 +264,7 @@ def _stored_game(args: argparse.Namespace, sender: str, config: Config) -> _Game
                 if me is None:
                     raise _BadOption(f"--me {args.me}: no player of {game.name} has that name")
                 sender = me.email
-            reading = reading_for(work, game, players, sender)
+            reading = reading_for(table_of(work, game), sender)
             ruleset = args.ruleset or game.ruleset
             language = _language(args, ruleset, game.language)
             context = reading.context

@@ -1,9 +1,11 @@
 """The game lifecycle: signups, the start, votes, deadlines, pauses, applied to stored games.
 
-Every public function works inside the caller's unit of work (:class:`~narrator.service.work.
-Work`, one transaction): it reads the game's rules state from it, asks the pure rules engine,
-stores the new state and the game log, and queues the mails that follow from it through the
-:class:`~narrator.service.mailer.Mailer`.  What the mails say comes from
+Every operation works on a game's table in the caller's unit of work (:class:`~narrator.
+service.table.GameTable`, one transaction): it asks the pure rules engine, stores the new state
+and the game log, and *decides* the mails that follow: it returns them as letters
+(:mod:`narrator.service.letters`) and never mails anything itself.  The entry points the CLI
+and the scheduler call (:func:`start_game`, :func:`close_step`, :func:`send_reminders`) hand
+those letters to :func:`~narrator.service.letters.post`.  What the mails say comes from
 :mod:`narrator.service.story_context`.  The clock (`now`) is always passed in.
 """
 
@@ -30,24 +32,25 @@ from narrator.models import (
     fold_email,
     fold_name,
 )
+from narrator.service.letters import Draft, Letter, Recipient, Story, post
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     actions_of,
     audience_dicts,
+    both_forms,
     epilogue_chapters,
-    mail_context,
-    mail_player,
     story_cast,
     story_game,
     with_story_facts,
 )
+from narrator.service.table import GameTable, table_of
 from narrator.service.threads import moment_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
+from rules.core.view import GameView
 from stories import Event as StoryEvent
-from stories import StoryNotFound
 
 log = logging.getLogger("narrator.games")
 
@@ -71,18 +74,10 @@ class GameError(Exception):
 MIN_PLAYERS = 3
 
 
-def _log(work: Work, game: Game, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
-    work.session.add(
-        GameLogEntry(
-            game_id=game.id, seq=work.next_log_seq(game), kind=kind, payload=dict(payload), at=now
-        )
-    )
-
-
 def load_state(work: Work, game: Game) -> Any:
     """The rules state of a started game in this unit of work; GameError before the start."""
     try:
-        return work.state(game)
+        return table_of(work, game).state
     except NotStarted as error:
         raise GameError("not-started", str(error)) from None
 
@@ -115,37 +110,89 @@ def _rules_vote(payload: Mapping[str, Any]) -> RulesVote:
     )
 
 
+# --- letters to players ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """The mails of one moment of a game: they share the `public` game of their stories and
+    so the game day's `subject` (worked out once, :func:`_batch`)."""
+
+    table: GameTable
+    public: Mapping[str, Any]
+    subject: str
+
+    def context(self, recipient: str | None, *, reveal_all: bool = False) -> dict[str, Any]:
+        """`recipient`'s story context (see :meth:`GameTable.context`)."""
+        return self.table.context(recipient, self.public, reveal_all=reveal_all)
+
+
+def _batch(table: GameTable, public: Mapping[str, Any]) -> _Batch:
+    """The batch of mails whose stories' `game` is `public`, titled with its game day."""
+    return _Batch(table, public, moment_subject(table.game, {"game": public}))
+
+
+def _letter(
+    batch: _Batch,
+    player: Player,
+    mail: str,
+    context: Mapping[str, Any],
+    identity: str,
+    reply: ReplyTo | None = None,
+) -> Letter:
+    """The non-event mail `mail` to `player`: `identity` seeds its variant and names it once and
+    for all; titled with the batch's game day, or ``Re: <his subject>`` (`reply`)."""
+    game = batch.table.game
+    return Letter(
+        kind=mail,
+        draft=Draft(mail, context, identity, game=game),
+        to=(Recipient(player.email, player.name, identity),),
+        game=game,
+        subject=batch.subject,
+        reply=reply,
+    )
+
+
+def _mail(work: Work, mailer: Mailer, letters: Sequence[Letter], now: datetime) -> None:
+    post(work.session, mailer, letters, now)
+
+
 # --- creating and signing up ----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
+class Applicant:
+    """Who signs up: his address, the name he plays under, his gender (the game's words)."""
+
+    email: str
+    name: str
+    gender: str
+
+
+@dataclass(frozen=True)
 class SignupResult:
-    """A stored signup: the player row and whether it replaced the sender's earlier one."""
+    """A stored signup: the player row, whether it replaced the sender's earlier one, and the
+    confirmation to mail."""
 
     player: Player
     replaced: bool
+    letters: tuple[Letter, ...] = ()
 
 
 def signup(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    *,
-    email: str,
-    name: str,
-    gender: str,
-    now: datetime,
-    reply: ReplyTo | None = None,
+    table: GameTable, applicant: Applicant, now: datetime, reply: ReplyTo | None = None
 ) -> SignupResult:
-    """Sign `email` up for `game` as `name`; a second signup from one address replaces the first.
+    """Sign `applicant` up for the table's game; a second signup from one address replaces the
+    first.  Returns the player and the confirmation letter (to :func:`post`).
 
-    Raises GameError ``not-in-signup`` after the start and ``name-taken`` when another address
+    Raises GameError ``game-started`` after the start and ``name-taken`` when another address
     already uses the name (case and accents ignored).
     """
+    game, work = table.game, table.work
     if game.status != GameStatus.SIGNUP.value:
         raise GameError("game-started", f"game {game.name} has already started")
-    email = fold_email(email)
-    players = work.players(game)
+    email, name, gender = fold_email(applicant.email), applicant.name, applicant.gender
+    players = table.players
     key = fold_name(name)
     for other in players:
         if other.name_key == key and other.email != email:
@@ -162,9 +209,14 @@ def signup(
     else:
         mine.name, mine.name_key, mine.gender = name, key, gender
     work.session.flush()
-    work.player_added(game, mine)
-    _log(work, game, "signup", {"email": email, "name": name, "gender": gender}, now)
-    context = mail_context(game, story_cast(work, game, players, None), None, mine.name)
+    table.player_added(mine)
+    table.log("signup", {"email": email, "name": name, "gender": gender}, now)
+    cast = story_cast(game, players, None, rules=table.rules)
+    context: dict[str, Any] = {
+        "game": story_game(game, None),
+        "players": cast,
+        "recipient": mine.name,
+    }
     context.update(
         {"player": mine.name, "signups": [p.name for p in players], "replaced": replaced}
     )
@@ -173,18 +225,10 @@ def signup(
         if reply is not None and reply.inbox_id is not None
         else f"signup/{game.id}/{mine.id}/{now.isoformat()}"
     )
-    mail_player(
-        work.session,
-        mailer,
-        game,
-        mine,
-        "signup_confirmed",
-        context,
-        identity=identity,
-        now=now,
-        reply=reply,
+    letter = _letter(
+        _batch(table, context["game"]), mine, "signup_confirmed", context, identity, reply
     )
-    return SignupResult(mine, replaced)
+    return SignupResult(mine, replaced, (letter,))
 
 
 # --- the start ------------------------------------------------------------------------------
@@ -210,28 +254,61 @@ def start_game(
 ) -> None:
     """Close signups, deal the roles (seeded), mail every player his role, and open the first step.
 
-    Raises GameError ``not-in-signup``, ``too-few-players`` or ``unknown-distribution``.
+    Raises GameError ``game-started``, ``too-few-players`` or ``unknown-distribution``.
     """
+    table = table_of(work, game)
+    _mail(work, mailer, start(table, now, seed, distribution_id), now)
+
+
+def start(
+    table: GameTable, now: datetime, seed: int | None = None, distribution_id: str | None = None
+) -> list[Letter]:
+    """Close signups, deal the roles (seeded) and open the first step; return the letters (each
+    player's role, the start's story, the first step's)."""
+    game = table.game
     if game.status != GameStatus.SIGNUP.value:
         raise GameError("game-started", f"game {game.name} has already started")
-    players = work.players(game)
+    players = table.players
     if len(players) < MIN_PLAYERS:
         raise GameError(
             "too-few-players",
             f"game {game.name} has {len(players)} players; at least {MIN_PLAYERS} are needed",
         )
-    rs = ruleset_of(game)
     seed = secrets.randbits(48) if seed is None else seed
-    extra = distributions_for(work.session, game)
+    distribution = _distribution(table, seed, distribution_id)
+    seats, state, settings = _deal(table, distribution, seed)
+    game.seed = seed
+    game.distribution_id = distribution.id
+    game.status = GameStatus.RUNNING.value
+    game.started_at = now
+    table.work.games_changed()
+    seated = [{"name": s.name, "role": s.role, "gender": s.gender} for s in seats]
+    payload = {"distribution": distribution.id, "seats": seated, "settings": settings.to_dict()}
+    table.log("start", payload, now)
+    table.store(state)
+    letters = _role_letters(table)
+    letters.extend(_start_story(table))
+    letters.extend(_open_step(table, now))
+    return letters
+
+
+def _distribution(table: GameTable, seed: int, distribution_id: str | None) -> Distribution:
+    """The distribution a start deals: the one named, else the ruleset's pick for the players."""
+    rs = table.rules
+    extra = distributions_for(table.work.session, table.game)
     if distribution_id is None:
-        distribution = rs.pick_distribution(len(players), seed, extra)
-    else:
-        known = {d.id: d for d in (*rs.distributions, *extra)}
-        if distribution_id not in known:
-            raise GameError(
-                "unknown-distribution", f"no role distribution called {distribution_id!r}"
-            )
-        distribution = known[distribution_id]
+        return rs.pick_distribution(len(table.players), seed, extra)
+    known = {d.id: d for d in (*rs.distributions, *extra)}
+    if distribution_id not in known:
+        raise GameError("unknown-distribution", f"no role distribution called {distribution_id!r}")
+    return known[distribution_id]
+
+
+def _deal(
+    table: GameTable, distribution: Distribution, seed: int
+) -> tuple[Sequence[Seat], Any, Settings]:
+    """Deal `distribution` to the players (seeded): the seats, the first state, its settings."""
+    rs, game, players = table.rules, table.game, table.players
     try:  # the ruleset counts the seats (a Mafia table's elite players sit beside the others)
         seats = rs.deal([(p.name, p.gender) for p in players], distribution, seed)
     except ValueError as error:
@@ -253,31 +330,14 @@ def start_game(
         raise GameError(
             "unknown-distribution", f"distribution {distribution.id} cannot start: {error}"
         ) from None
-    game.seed = seed
-    game.distribution_id = distribution.id
-    game.status = GameStatus.RUNNING.value
-    game.started_at = now
-    work.games_changed()
-    _log(
-        work,
-        game,
-        "start",
-        {
-            "distribution": distribution.id,
-            "seats": [{"name": s.name, "role": s.role, "gender": s.gender} for s in seats],
-            "settings": settings.to_dict(),
-        },
-        now,
-    )
-    work.store(game, state)
-    by_name = {p.name: p for p in players}
-    cast = story_cast(work, game, players, state)
-    public = story_game(game, state)  # shared by every mail of the batch
-    start_events = rs.start_events(state)
-    # Start events that are events of the ruleset's (Lupus: the class mates, the Divinatore's
-    # statements, the first Sindaco) are told in the start's story, each to its audience; the
-    # public others (the Vampiri's composition) in every role mail, as `announced`.
-    storied = [e for e in start_events if e.type != "role" and e.type in rs.event_types]
+    return seats, state, settings
+
+
+def _role_letters(table: GameTable) -> list[Letter]:
+    """Every player's role mail.  The start's public events that are no events of the ruleset
+    (the Vampiri's composition) are told in every role mail, as `announced`."""
+    rs, game = table.rules, table.game
+    start_events = rs.start_events(table.state)
     announced = [
         e.to_dict()
         for e in start_events
@@ -285,12 +345,15 @@ def start_game(
         and e.type not in rs.event_types
         and e.audience.kind is AudienceKind.PUBLIC
     ]
+    by_name = {p.name: p for p in table.players}
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
+    letters = []
     for info in start_events:
         data = info.to_dict()
         if info.type != "role" or data.get("player") not in by_name:
             continue
         player = by_name[data["player"]]
-        context = mail_context(game, cast, state, player.name, public=public)
+        context = batch.context(player.name)
         context.update(
             {
                 "player": player.name,
@@ -306,131 +369,91 @@ def start_game(
                 },
             }
         )
-        mail_player(
-            work.session,
-            mailer,
-            game,
-            player,
-            "role",
-            context,
-            identity=f"role/{game.id}/{player.id}",
-            now=now,
-        )
-    _tell_start(work, mailer, game, state, players, storied, now)
-    _open_step(work, mailer, game, state, players, now)
+        letters.append(_letter(batch, player, "role", context, f"role/{game.id}/{player.id}"))
+    return letters
 
 
-def _tell_start(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    state: Any,
-    players: Sequence[Player],
-    events: Sequence[Any],
-    now: datetime,
-) -> None:
-    """Mail the start's other events (Lupus: the class mates' roles, the Divinatore's
-    statements, the first Sindaco) as the story of the start, each to its audience."""
+def _start_story(table: GameTable) -> list[Letter]:
+    """The start's events that are events of the ruleset (Lupus: the class mates' roles, the
+    Divinatore's statements, the first Sindaco), told as the story of the start, each to its
+    audience."""
+    rs, game = table.rules, table.game
+    events = [
+        e for e in rs.start_events(table.state) if e.type != "role" and e.type in rs.event_types
+    ]
     if not events:
-        return
-    rs = ruleset_of(game)
-    told = audience_dicts(state, events, rs, told=True)
+        return []
+    told = audience_dicts(table.state, events, rs, told=True)
     story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
-    cast = story_cast(work, game, players, state)
-    public = story_game(game, state, phase="start")  # the moment: the beginning
-    _tell_story(
-        work,
-        mailer,
-        game,
-        state,
-        players,
+    return _story_letters(
+        table,
         story_events,
-        cast=cast,
-        public=public,
-        seed=f"{game.id}/story/start",  # one telling for everybody
-        identity=f"story/{game.id}/start",
-        now=now,
+        table.public(phase="start"),  # the moment: the beginning
+        # one telling for everybody
+        _Telling(seed=f"{game.id}/story/start", identity=f"story/{game.id}/start"),
     )
 
 
-def _tell_story(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    state: Any,
-    players: Sequence[Player],
+@dataclass(frozen=True)
+class _Telling:
+    """How a story is told: the `seed` of its one telling, the `identity` its mails are named
+    after, whether it is mailed when empty, and the players who get none (`skip`)."""
+
+    seed: str
+    identity: str
+    send_empty: bool = False
+    skip: frozenset[str] = frozenset()
+
+
+def _story_letters(
+    table: GameTable,
     story_events: Sequence[StoryEvent],
-    *,
-    cast: Any,
     public: Mapping[str, Any],
-    seed: str,
-    identity: str,
-    now: datetime,
-    send_empty: bool = False,
-    skip: frozenset[str] = frozenset(),
-) -> None:
-    """Mail a step's story in two parts: the public story, one text for the whole village
-    (rendered once, for no recipient: no line says "you" to anyone), and to each player
+    telling: _Telling,
+) -> list[Letter]:
+    """A step's story in two parts: the public story, one text for the whole village (one
+    draft, rendered once, for no recipient: no line says "you" to anyone), and to each player
     who may know more a private mail with only that (his own events, his team's).
 
     Players named in `skip` get neither (the unsubscribed dead)."""
-    rs = ruleset_of(game)
-    seats = rs.view(state).by_name()
-    key = mailer.key(game, "night_result")
-    village = mailer.renderer.render_story(
-        key,
-        mail_context(game, cast, state, None, public=public),
-        story_events,
+    game, seed, identity = table.game, telling.seed, telling.identity
+    subject = moment_subject(game, {"game": public})  # the day of every mail of the story
+    village = Draft(
+        "night_result",
+        table.context(None, public),
         seed,
-        send_empty=send_empty,
-        part="public",
+        game=game,
+        story=Story(story_events, "public", send_empty=telling.send_empty),
     )
     has_private = any("public" not in e.audience for e in story_events)
-    for player in players:
-        if player.name in skip:
+    seats = table.view.by_name() if has_private else {}
+    letters = []
+    for player in table.players:
+        if player.name in telling.skip:
             continue
-        context = mail_context(game, cast, state, player.name, public=public)
-        subject = moment_subject(game, context)
-        own = None
+        context = table.context(player.name, public)
+        to = Recipient(player.email, player.name, f"{identity}/{player.id}")
+        letters.append(Letter("story", village, (to,), game=game, subject=subject))
         if has_private:
             seat = seats.get(player.name)
             groups = frozenset({seat.team} if seat is not None and seat.alive else ())
-            own = mailer.renderer.render_story(
-                key, context, story_events, seed, groups=groups, part="private"
-            )
-        for rendered, suffix in ((village, ""), (own, "/private")):
-            if rendered is not None:
-                mailer.queue(
-                    work.session,
-                    rendered=rendered,
-                    to=player.email,
-                    to_name=player.name,
-                    now=now,
-                    kind="story",
-                    identity=f"{identity}/{player.id}{suffix}",
-                    game=game,
-                    subject=subject,
-                )
+            story = Story(story_events, "private", groups=groups)
+            own = Draft("night_result", context, seed, game=game, story=story)
+            to = Recipient(player.email, player.name, f"{identity}/{player.id}/private")
+            letters.append(Letter("story", own, (to,), game=game, subject=subject))
+    return letters
 
 
-def _open_step(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    state: Any,
-    players: Sequence[Player],
-    now: datetime,
-) -> None:
-    """Record the step the state is at, set its deadline, and mail every player who is asked."""
-    rs = ruleset_of(game)
-    view = rs.view(state)
+def _open_step(table: GameTable, now: datetime) -> list[Letter]:
+    """Record the step the state is at, set its deadline; return the mail of every player who
+    is asked (or, when the game is over, the end's)."""
+    game, view = table.game, table.view
     if view.over:
-        _finish(work, mailer, game, state, players, now)
-        return
+        return _finish(table, now)
     game.step_number += 1
     game.deadline = now + timedelta(seconds=game.speed)
     game.reminded_at = None
-    work.session.add(
+    table.work.session.add(
         Step(
             game_id=game.id,
             number=game.step_number,
@@ -441,294 +464,243 @@ def _open_step(
             deadline=game.deadline,
         )
     )
-    by_name = {p.name: p for p in players}
+    by_name = {p.name: p for p in table.players}
     seats = view.by_name()
-    cast = story_cast(work, game, players, state)
-    public = story_game(game, state)  # shared by every mail of the batch
-    for name in rs.asked(state):
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
+    letters = []
+    for name in table.rules.asked(table.state):
         player = by_name[name]
-        context = mail_context(game, cast, state, name, public=public)
-        actions = actions_of(rs, state, name, seats[name].role)
+        context = batch.context(name)
+        actions = actions_of(table.rules, table.state, name, seats[name].role)
         context.update({"player": name, "actions": actions})
-        mail_player(
-            work.session,
-            mailer,
-            game,
-            player,
-            "step",
-            context,
-            identity=f"step/{game.id}/{game.step_number}/{player.id}",
-            now=now,
-        )
+        identity = f"step/{game.id}/{game.step_number}/{player.id}"
+        letters.append(_letter(batch, player, "step", context, identity))
+    return letters
 
 
-def _finish(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    state: Any,
-    players: Sequence[Player],
-    now: datetime,
-) -> None:
+def _finish(table: GameTable, now: datetime) -> list[Letter]:
+    """End the game: everybody's ``game_over`` mail, then the epilogue."""
+    game = table.game
     game.status = GameStatus.ENDED.value
     game.ended_at = now
-    work.games_changed()
+    table.work.games_changed()
     game.deadline = None
     game.step = None
-    view = ruleset_of(game).view(state)
+    view = table.view
     roles = {seat.name: seat.role for seat in view.players}
-    alive = list(view.alive)
-    cast = story_cast(work, game, players, state, reveal_all=True)
-    public = story_game(game, state)  # shared by every mail of the batch
-    for player in players:
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
+    over = {
+        "winners": list(view.winners),
+        "teams": list(view.teams),
+        "roles": roles,
+        "alive": list(view.alive),
+        "mayor": view.facts.get("mayor"),
+    }
+    letters = []
+    for player in table.players:
         if player.unsubscribed:
             continue
-        context = mail_context(game, cast, state, player.name, public=public)
-        context.update(
-            {
-                "winners": list(view.winners),
-                "teams": list(view.teams),
-                "roles": roles,
-                "alive": alive,
-                "mayor": view.facts.get("mayor"),
-            }
-        )
-        mail_player(
-            work.session,
-            mailer,
-            game,
-            player,
-            "game_over",
-            context,
-            identity=f"over/{game.id}/{player.id}",
-            now=now,
-        )
-    _tell_epilogue(work, mailer, game, state, players, cast, public, roles, view, now)
+        context = batch.context(player.name, reveal_all=True)
+        context.update(over)
+        identity = f"over/{game.id}/{player.id}"
+        letters.append(_letter(batch, player, "game_over", context, identity))
+    letters.append(_epilogue(batch, roles))
+    return letters
 
 
-def _tell_epilogue(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    state: Any,
-    players: Sequence[Player],
-    cast: Any,
-    public: Mapping[str, Any],
-    roles: Mapping[str, str],
-    view: Any,
-    now: datetime,
-) -> None:
-    """Mail everybody the whole game, night by night, from the game log, with every role:
-    the game is over, so it is told also when the game revealed no roles while it ran.
+def _epilogue(batch: _Batch, roles: Mapping[str, str]) -> Letter:
+    """Everybody's epilogue: the whole game, night by night, from the game log, with every
+    role: the game is over, so it is told also when the game revealed no roles while it ran.
     One text for all; none where the game's language has no ``epilogue`` template."""
-    key = mailer.key(game, "epilogue")
-    try:
-        mailer.renderer.variants(key)
-    except StoryNotFound:
-        return
-    entries = work.session.scalars(
+    table = batch.table
+    game, view = table.game, table.view
+    entries = table.work.session.scalars(
         select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
     ).all()
-    context = mail_context(game, cast, state, None, public=public)
+    context = batch.context(None, reveal_all=True)
     context.update(epilogue_chapters(game, entries))
     context.update({"roles": dict(roles), "winners": list(view.winners), "teams": list(view.teams)})
-    rendered = mailer.render(key, context, f"epilogue/{game.id}")
-    subject = moment_subject(game, context)
-    for player in players:
-        if player.unsubscribed:
-            continue
-        mailer.queue(
-            work.session,
-            rendered=rendered,
-            to=player.email,
-            to_name=player.name,
-            now=now,
-            kind="epilogue",
-            identity=f"epilogue/{game.id}/{player.id}",
-            game=game,
-            subject=subject,  # the game's day, as every mail of the game (threads)
-        )
+    draft = Draft("epilogue", context, f"epilogue/{game.id}", game=game, optional=True)
+    to = tuple(
+        Recipient(p.email, p.name, f"epilogue/{game.id}/{p.id}")
+        for p in table.players
+        if not p.unsubscribed
+    )
+    # titled with the game's day, as every mail of the game (threads)
+    return Letter("epilogue", draft, to, game=game, subject=batch.subject)
 
 
 # --- votes ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
+class Ballot:
+    """A player's vote as he sent it: names, blank, keywords; the names the parser corrected
+    (written, understood); and the inbox row it came in (its id names the receipt)."""
+
+    targets: Sequence[str]
+    blanco: bool
+    keywords: Iterable[str]
+    corrections: Sequence[tuple[str, str]] = ()
+    inbox_id: int | None = None
+
+
+@dataclass(frozen=True)
 class VoteOutcome:
-    """What became of a vote: accepted (and whether the step then closed early) or rejected."""
+    """What became of a vote: accepted (and whether the step then closed early) or rejected;
+    the letters to mail (the receipt or the error reply, and what the early close tells)."""
 
     accepted: bool
     code: str | None = None
     detail: str = ""
     closed_early: bool = False
+    letters: tuple[Letter, ...] = ()
 
 
 def cast_vote(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    player: Player,
-    *,
-    targets: Sequence[str],
-    blanco: bool,
-    keywords: Iterable[str],
-    corrections: Sequence[tuple[str, str]] = (),
-    now: datetime,
-    reply: ReplyTo | None = None,
-    inbox_id: int | None = None,
-    players: Sequence[Player] | None = None,
-    state: Any = None,
+    table: GameTable, player: Player, ballot: Ballot, now: datetime, reply: ReplyTo | None = None
 ) -> VoteOutcome:
-    """Apply a player's vote; queue a receipt, or an error reply stating why and what is valid.
-
-    `players` (the game's players in seat order) and `state` (its loaded rules state) may be
-    passed by a caller that has them already, so they are not loaded twice.
-    """
+    """Apply `player`'s vote; return its receipt, or an error reply stating why and what is
+    valid, as letters (to :func:`post`)."""
+    game = table.game
     if game.status != GameStatus.RUNNING.value:
-        paused = game.status == GameStatus.PAUSED.value
-        if paused:
+        if game.status == GameStatus.PAUSED.value:
             raise GameError("game-paused", f"game {game.name} is paused")
         raise GameError("not-running", f"game {game.name} is not running")
-    rs = ruleset_of(game)
-    if state is None:
-        state = load_state(work, game)
-    keywords = sorted(set(keywords))
+    try:
+        state = table.state
+    except NotStarted as error:
+        raise GameError("not-started", str(error)) from None
+    keywords = sorted(set(ballot.keywords))
     vote = RulesVote(
-        player=player.name, targets=tuple(targets), blanco=blanco, keywords=frozenset(keywords)
+        player=player.name,
+        targets=tuple(ballot.targets),
+        blanco=ballot.blanco,
+        keywords=frozenset(keywords),
     )
-    result = rs.apply(state, vote)
-    if players is None:
-        players = work.players(game)
+    result = table.rules.apply(state, vote)
     # A vote changes no seat, step or public fact: one view serves the reply, whatever it is.
-    view = rs.view(state)
-    seat = view.find(player.name)
-    own_role = seat.role if seat is not None else None
-    public = story_game(game, state, view=view)
-    identity = (
-        f"vote/{inbox_id}"
-        if inbox_id is not None
-        else f"vote/{game.id}/{player.id}/{now.isoformat()}"
-    )
+    voting = _Voting(table, player, table.view, keywords, ballot, now, reply)
     if isinstance(result, Rejected):
-        cast = story_cast(work, game, players, state)
-        context = mail_context(game, cast, state, player.name, public=public)
-        actions = actions_of(rs, state, player.name, own_role)
-        action = _matching_action(actions, keywords)
+        letter = voting.refusal(state, result.code)
+        return VoteOutcome(False, result.code, result.detail, letters=(letter,))
+    letters = voting.accept(result.state)
+    if game.close_early and table.rules.all_voted(result.state):
+        letters.extend(close(table, now).letters)
+        return VoteOutcome(True, closed_early=True, letters=tuple(letters))
+    return VoteOutcome(True, letters=tuple(letters))
+
+
+@dataclass(frozen=True)
+class _Voting:
+    """One vote being answered: the table, the voter, the view of the state he voted in."""
+
+    table: GameTable
+    player: Player
+    view: GameView
+    keywords: Sequence[str]
+    ballot: Ballot
+    now: datetime
+    reply: ReplyTo | None
+
+    @property
+    def identity(self) -> str:
+        ballot, game = self.ballot, self.table.game
+        if ballot.inbox_id is not None:
+            return f"vote/{ballot.inbox_id}"
+        return f"vote/{game.id}/{self.player.id}/{self.now.isoformat()}"
+
+    def batch(self) -> _Batch:
+        """The vote's mails: the public game of the view it was cast in."""
+        return _batch(self.table, story_game(self.table.game, None, view=self.view))
+
+    def actions(self, state: Any) -> list[dict[str, Any]]:
+        seat = self.view.find(self.player.name)
+        own_role = seat.role if seat is not None else None
+        return actions_of(self.table.rules, state, self.player.name, own_role)
+
+    def refusal(self, state: Any, code: str) -> Letter:
+        """The error reply to a vote the rules refused: `code`, and what he may choose."""
+        batch = self.batch()
+        context = batch.context(self.player.name)
+        action = _matching_action(self.actions(state), self.keywords)
         context.update(
             {
-                "player": player.name,
-                "code": result.code,
+                "player": self.player.name,
+                "code": code,
                 "message": "",  # the template words each code in the game's language
                 "action": action,
                 "choices": action["choices"] if action else [],
             }
         )
-        mail_player(
-            work.session,
-            mailer,
-            game,
-            player,
-            "error",
-            context,
-            identity=identity,
-            now=now,
-            reply=reply,
-        )
-        return VoteOutcome(False, result.code, result.detail)
-    state = result.state
-    work.store(game, state, vote_only=True)
-    payload = {
-        "player": player.name,
-        "targets": list(targets),
-        "blanco": blanco,
-        "keywords": keywords,
-    }
-    _log(work, game, "vote", payload, now)
-    work.session.add(
-        Vote(
-            game_id=game.id,
-            step_number=game.step_number,
-            player_id=player.id,
-            targets=list(targets),
-            blanco=blanco,
-            keywords=keywords,
-            inbox_id=inbox_id,
-            cast_at=now,
-        )
-    )
-    actions = actions_of(rs, state, player.name, own_role)
-    cast = story_cast(work, game, players, state)
-    context = mail_context(game, cast, state, player.name, public=public)
-    context.update(
-        {
+        return _letter(batch, self.player, "error", context, self.identity, self.reply)
+
+    def accept(self, state: Any) -> list[Letter]:
+        """Store the vote (state, log, vote row); return its receipt and the group's copies."""
+        table, player, ballot, now = self.table, self.player, self.ballot, self.now
+        game = table.game
+        table.cast()  # of the seats voted in (a vote changes none): no view of the new state
+        table.store(state, vote_only=True)
+        targets = list(ballot.targets)
+        payload = {
             "player": player.name,
-            "action": _matching_action(actions, keywords) or {"kind": view.step},
-            "targets": list(targets),
-            "blanco": blanco or not targets,
-            "corrected": [list(c) for c in corrections],
+            "targets": targets,
+            "blanco": ballot.blanco,
+            "keywords": list(self.keywords),
         }
-    )
-    mail_player(
-        work.session,
-        mailer,
-        game,
-        player,
-        "receipt",
-        context,
-        identity=identity,
-        now=now,
-        reply=reply,
-    )
-    _relay_receipt(work, mailer, game, view, players, cast, state, context, identity, now)
-    if game.close_early and rs.all_voted(state):
-        close_step(work, mailer, game, now=now)
-        return VoteOutcome(True, closed_early=True)
-    return VoteOutcome(True)
-
-
-def _relay_receipt(
-    work: Work,
-    mailer: Mailer,
-    game: Game,
-    view: Any,
-    players: Sequence[Player],
-    cast: Any,
-    state: Any,
-    receipt: Mapping[str, Any],
-    identity: str,
-    now: datetime,
-) -> None:
-    """Copy a receipt to the other living members of the action's ``group`` (the rules'
-    ``ActionChoice.extra``: the vampiri's hunters, who converge by these copies as they would
-    by gestures at the table), unless the view's facts say each votes alone (``lone_hunter``).
-    The copy is the voter's receipt mailed to another reader: ``player`` is the voter,
-    ``recipient`` the member told."""
-    action = receipt.get("action") or {}
-    group = (action.get("extra") or {}).get("group") or ()
-    if not group or view.facts.get("lone_hunter"):
-        return
-    voter = receipt["player"]
-    seats = view.by_name()
-    by_name = {p.name: p for p in players}
-    public = receipt["game"]
-    for name in group:
-        member = by_name.get(name)
-        seat = seats.get(name)
-        if name == voter or member is None or seat is None or not seat.alive:
-            continue
-        context = mail_context(game, cast, state, name, public=public)
-        context.update({key: receipt[key] for key in ("action", "targets", "blanco")})
-        context.update({"player": voter, "corrected": []})
-        mail_player(
-            work.session,
-            mailer,
-            game,
-            member,
-            "receipt",
-            context,
-            identity=f"{identity}/group/{member.id}",
-            now=now,
+        table.log("vote", payload, now)
+        table.work.session.add(
+            Vote(
+                game_id=game.id,
+                step_number=game.step_number,
+                player_id=player.id,
+                targets=targets,
+                blanco=ballot.blanco,
+                keywords=list(self.keywords),
+                inbox_id=ballot.inbox_id,
+                cast_at=now,
+            )
         )
+        batch = self.batch()
+        context = batch.context(player.name)
+        action = _matching_action(self.actions(state), self.keywords)
+        context.update(
+            {
+                "player": player.name,
+                "action": action or {"kind": self.view.step},
+                "targets": targets,
+                "blanco": ballot.blanco or not targets,
+                "corrected": [list(c) for c in ballot.corrections],
+            }
+        )
+        receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
+        return [receipt, *self.relay(batch, context)]
+
+    def relay(self, batch: _Batch, receipt: Mapping[str, Any]) -> list[Letter]:
+        """Copies of a receipt to the other living members of the action's ``group`` (the
+        rules' ``ActionChoice.extra``: the vampiri's hunters, who converge by these copies as
+        they would by gestures at the table), unless the view's facts say each votes alone
+        (``lone_hunter``).  A copy is the voter's receipt mailed to another reader:
+        ``player`` is the voter, ``recipient`` the member told."""
+        action = receipt.get("action") or {}
+        group = (action.get("extra") or {}).get("group") or ()
+        if not group or self.view.facts.get("lone_hunter"):
+            return []
+        voter = receipt["player"]
+        seats = self.view.by_name()
+        by_name = {p.name: p for p in self.table.players}
+        letters = []
+        for name in group:
+            member = by_name.get(name)
+            seat = seats.get(name)
+            if name == voter or member is None or seat is None or not seat.alive:
+                continue
+            context = batch.context(name)
+            context.update({key: receipt[key] for key in ("action", "targets", "blanco")})
+            context.update({"player": voter, "corrected": []})
+            identity = f"{self.identity}/group/{member.id}"
+            letters.append(_letter(batch, member, "receipt", context, identity))
+        return letters
 
 
 def _matching_action(
@@ -746,62 +718,73 @@ def _matching_action(
 # --- deadlines ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Closed:
+    """A resolved step: its events in transcript form (with audiences) and the letters."""
+
+    events: list[dict[str, Any]]
+    letters: list[Letter]
+
+
 def close_step(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list[dict[str, Any]]:
     """Resolve the current step (its deadline passed), mail the story, open the next step.
 
     Returns the step's events in transcript form (with audiences).
     """
+    closed = close(table_of(work, game), now)
+    _mail(work, mailer, closed.letters, now)
+    return closed.events
+
+
+def close(table: GameTable, now: datetime) -> Closed:
+    """Resolve the current step; return its events and the letters (the story, the next
+    step's mails, or the end's)."""
+    game, rs = table.game, table.rules
     if game.status != GameStatus.RUNNING.value:
         raise GameError("not-running", f"game {game.name} is not running")
-    rs = ruleset_of(game)
-    state = load_state(work, game)
-    before = rs.view(state)
+    try:
+        state = table.state
+    except NotStarted as error:
+        raise GameError("not-started", str(error)) from None
+    before = table.view
     step, phase = before.step, before.phase  # the resolved step's, told with the new counters
     resolution = rs.resolve(state)
     new_state = resolution.state
-    events = audience_dicts(new_state, resolution.events, rs)
+    events, told = both_forms(new_state, resolution.events, rs)
     told_events = with_story_facts(
-        audience_dicts(new_state, resolution.events, rs, told=True),
+        told,
         rs,
         state,
         new_state,
         reveal_roles=game.reveal_roles,
     )
-    _log(work, game, "resolve", {"step": step, "events": events}, now)
-    current = work.session.scalar(
+    table.log("resolve", {"step": step, "events": events}, now)
+    current = table.work.session.scalar(
         select(Step).where(Step.game_id == game.id, Step.number == game.step_number)
     )
     if current is not None:
         current.resolved_at = now
-    work.store(game, new_state)
-    players = work.players(game)
-    after = rs.view(new_state)
-    seats = after.by_name()
-    seen_dead = {name for name, seat in seats.items() if not seat.alive}
+    table.store(new_state)
+    after = table.view
+    seen_dead = {seat.name for seat in after.players if not seat.alive}
     # Every dawn and dusk (the phase turns, or the game ends) is told to the whole village,
     # also when nothing happened ("Het bleef stil"): a quiet night is news too.
     turning = after.over or (phase is not None and after.phase not in (None, phase))
-    cast = story_cast(work, game, players, new_state)
-    public = story_game(game, new_state, step, phase)  # shared by every mail
     # Parsed once for every recipient (render_story takes them as they are).
     story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
-    _tell_story(
-        work,
-        mailer,
-        game,
-        new_state,
-        players,
+    letters = _story_letters(
+        table,
         story_events,
-        cast=cast,
-        public=public,
-        seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
-        identity=f"story/{game.id}/{game.step_number}",
-        now=now,
-        send_empty=turning,
-        skip=frozenset(p.name for p in players if p.unsubscribed and p.name in seen_dead),
+        table.public(step, phase),  # shared by every mail
+        _Telling(
+            seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
+            identity=f"story/{game.id}/{game.step_number}",
+            send_empty=turning,
+            skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in seen_dead),
+        ),
     )
-    _open_step(work, mailer, game, new_state, players, now)
-    return events
+    letters.extend(_open_step(table, now))
+    return Closed(events, letters)
 
 
 def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list[str]:
@@ -809,26 +792,44 @@ def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> 
 
     Marks the step as reminded (``reminded_at``). Returns the names of the players reminded.
     """
-    rs = ruleset_of(game)
-    state = load_state(work, game)
-    players = work.players(game)
+    reminded = remind(table_of(work, game), now)
+    _mail(work, mailer, reminded.letters, now)
+    return reminded.names
+
+
+@dataclass(frozen=True)
+class Reminded:
+    """The players reminded (names) and their reminders."""
+
+    names: list[str]
+    letters: list[Letter]
+
+
+def remind(table: GameTable, now: datetime) -> Reminded:
+    """The ``reminder`` of every player asked in the current step who has not voted yet; marks
+    the step as reminded (``reminded_at``)."""
+    game, rs = table.game, table.rules
+    try:
+        state = table.state
+    except NotStarted as error:
+        raise GameError("not-started", str(error)) from None
     voted = set(
-        work.session.scalars(
+        table.work.session.scalars(
             select(Vote.player_id).where(
                 Vote.game_id == game.id, Vote.step_number == game.step_number
             )
         )
     )
-    by_name = {p.name: p for p in players}
-    seats = rs.view(state).by_name()
-    cast = story_cast(work, game, players, state)
-    public = story_game(game, state)  # shared by every mail of the batch
-    reminded = []
+    by_name = {p.name: p for p in table.players}
+    seats = table.view.by_name()
+    batch = _batch(table, table.public())  # one public game for every mail of the batch
+    letters, names = [], []
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
             continue
-        context = mail_context(game, cast, state, name, public=public)
+        names.append(name)
+        context = batch.context(name)
         context.update(
             {
                 "player": name,
@@ -836,19 +837,10 @@ def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> 
                 "missed": seats[name].missed,
             }
         )
-        mail_player(
-            work.session,
-            mailer,
-            game,
-            player,
-            "reminder",
-            context,
-            identity=f"reminder/{game.id}/{game.step_number}/{player.id}",
-            now=now,
-        )
-        reminded.append(name)
+        identity = f"reminder/{game.id}/{game.step_number}/{player.id}"
+        letters.append(_letter(batch, player, "reminder", context, identity))
     game.reminded_at = now
-    return reminded
+    return Reminded(names, letters)
 
 
 def due_games(session: Session, now: datetime) -> list[Game]:
@@ -866,7 +858,7 @@ def pause_game(work: Work, game: Game, *, now: datetime) -> None:
     game.status = GameStatus.PAUSED.value
     game.paused_at = now
     work.games_changed()
-    _log(work, game, "pause", {}, now)
+    table_of(work, game).log("pause", {}, now)
 
 
 def resume_game(work: Work, game: Game, *, now: datetime) -> None:
@@ -878,7 +870,7 @@ def resume_game(work: Work, game: Game, *, now: datetime) -> None:
     game.status = GameStatus.RUNNING.value
     game.paused_at = None
     work.games_changed()
-    _log(work, game, "resume", {}, now)
+    table_of(work, game).log("resume", {}, now)
 
 
 def extend_deadline(work: Work, game: Game, by: timedelta, *, now: datetime) -> None:
@@ -895,4 +887,4 @@ def extend_deadline(work: Work, game: Game, by: timedelta, *, now: datetime) -> 
     )
     if current is not None:
         current.deadline = game.deadline
-    _log(work, game, "extend", {"seconds": int(by.total_seconds())}, now)
+    table_of(work, game).log("extend", {"seconds": int(by.total_seconds())}, now)

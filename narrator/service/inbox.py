@@ -10,8 +10,8 @@ failing is set aside (state ``failed``) for an operator after a few attempts, ne
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +35,7 @@ from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, from_problem, header_items
 from narrator.service.help import NO_ADMIN, no_admin_text
+from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.limits import (
     NOTICE_KIND,
     Admission,
@@ -46,7 +47,8 @@ from narrator.service.limits import (
     refusal_text,
 )
 from narrator.service.mailer import Mailer, ReplyTo
-from narrator.service.story_context import story_cast, story_game, story_players
+from narrator.service.story_context import Reveal, roster, story_game
+from narrator.service.table import GameTable, table_of
 from narrator.service.words import (
     choice_label,
     choice_words_for,
@@ -54,7 +56,7 @@ from narrator.service.words import (
     lexicon_for,
     number_words_for,
 )
-from narrator.service.work import Work, ruleset_of, unit_of_work
+from narrator.service.work import Work, unit_of_work
 from parsing import (
     ErrorCode,
     GameInfo,
@@ -73,7 +75,7 @@ from parsing import (
 )
 from parsing import Vote as ParsedVote
 from parsing.names import looks_like
-from stories import StoryNotFound
+from rules.core.model import ActionChoice
 
 log = logging.getLogger("narrator.inbox")
 
@@ -116,6 +118,30 @@ class Outcome:
     what: str
 
 
+@dataclass(frozen=True)
+class _Mail:
+    """One inbox row being processed: the row, what the parser read of it, its header fields,
+    and the clock."""
+
+    row: InboxMessage
+    parsed: ParsedMail
+    items: list[tuple[str, str]]
+    now: datetime
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """How a mail is answered: the game it is about (None: none named), the threading of the
+    reply, the sender's reply admission (over his limit, the reply is silent), and who he is
+    in the game."""
+
+    game: Game | None
+    reply: ReplyTo
+    admission: Admission
+    player: Player | None = None  # the sender, when he plays in the game (once it is read)
+    in_game: bool = False  # the sender plays in `game`: his own words may be quoted back
+
+
 def process_message(
     work: Work, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
 ) -> Outcome:
@@ -141,29 +167,20 @@ def process_message(
         settings.addresses,
         explainer_for(settings.ruleset, settings.language),
     )
-    ignore = routed if isinstance(routed, Ignore) else None
-    if ignore is None and row.envelope_from == "":
-        ignore = Ignore(reason=IgnoreReason.BOUNCE)
-    if ignore is None and parsed.sender and settings.is_own(parsed.sender):
-        ignore = Ignore(reason=IgnoreReason.LOOP)
-    if ignore is not None or not parsed.sender:
-        reason = ignore.reason.value if ignore is not None else "no-sender"
-        return _done(row, now, InboxState.IGNORED, f"ignored: {reason}")
-    if not _is_usable_address(parsed.sender):
-        return _done(row, now, InboxState.IGNORED, "ignored: unusable-sender")
-    hostile = hostile_defect(parsed.defects)
+    ignored = _ignored(settings, row, parsed, routed)
+    if ignored is not None:
+        return _done(row, now, InboxState.IGNORED, f"ignored: {ignored}")
     game_name = routed.game if isinstance(routed, Route | Help) else None
     game_id = next((g.id for g in games if g.name == game_name), None)
     game = work.locked_game(game_id) if game_id is not None else None
+    mail = _Mail(row, parsed, items, now)
     unauthenticated = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
     if unauthenticated is not None:
-        return _refuse_unauthenticated(
-            work, mailer, settings, row, parsed, game, now, unauthenticated
-        )
+        return _refuse_unauthenticated(work, mailer, settings, mail, game, unauthenticated)
     playing = _plays_anywhere(session, parsed.sender)
-    budget = Budget.PLAYER if playing else Budget.STRANGER
-    admission = admit_reply(session, parsed.sender, now, limits, budget)
-    silent = admission is not Admission.SEND
+    admission = admit_reply(
+        session, parsed.sender, now, limits, Budget.PLAYER if playing else Budget.STRANGER
+    )
     # Free text (his subject, a name he wrote) goes back only to a player of the game the
     # answer is about: anybody else may be an address a forger chose (backscatter).
     in_game = game is not None and any(p.email == parsed.sender for p in work.players(game))
@@ -171,125 +188,156 @@ def process_message(
         parsed.message_id or row.message_id or "",
         parsed.references,
         row.id,
-        silent,
+        admission is not Admission.SEND,
         subject=parsed.raw_subject if in_game else _known_words_of_subject(parsed, routed, game),
     )
+    answer = _Answer(game, reply, admission, in_game=in_game)
     if admission is Admission.NOTICE:
-        _notice(work, mailer, settings, parsed, game, reply, now)
+        post(session, mailer, [_notice(work, settings, parsed, game, reply)], now)
+    hostile = hostile_defect(parsed.defects)
     if hostile is not None:  # built to hurt the parser: a short answer, nothing read
-        _refusal(work, mailer, settings, game, parsed, reply, now, "too-complex")
+        post(session, mailer, [_refusal(work, settings, game, parsed, reply, "too-complex")], now)
         return _done(
             row, now, InboxState.DONE, _suffix(f"error: too-complex ({hostile})", admission)
         )
     if too_large:
-        _refusal(
+        refusal = _refusal(
             work,
-            mailer,
             settings,
             game,
             parsed,
             reply,
-            now,
             "too-large",
             size=len(row.raw) // 1024,
             limit=limits.max_message_bytes // 1024,
         )
+        post(session, mailer, [refusal], now)
         return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
     if isinstance(routed, Help):
         if playing and admission is not Admission.SEND:
             # A player's Help always reaches the admins (only the acknowledgement to him
             # follows his reply limit), up to a flood of them an hour.
-            admission = _help_admission(session, parsed.sender, now)
-        return _forward_help(work, mailer, settings, row, parsed, game, reply, now, admission)
-    sender_player: Player | None = None
-    players: list[Player] = []
-    state: Any = None
-    command: Read
+            answer = replace(answer, admission=_help_admission(session, parsed.sender, now))
+        return _forward_help(work, mailer, settings, mail, answer)
     if not isinstance(routed, Route) or game is None:
         # No game named, or the one named was deleted since: ``no-game``.
-        command = routed if isinstance(routed, ParseError) else _no_game(settings, games)
-    else:
-        players = work.players(game)
-        reading = reading_for(work, game, players, parsed.sender)
-        sender_player, state = reading.player, reading.state
-        command = read_command(parsed, reading.info, reading.context)
+        unread = routed if isinstance(routed, ParseError) else _no_game(settings, games)
+        return _unread(work, mailer, settings, mail, answer, unread)
+    return _hand_off(work, mailer, settings, mail, answer)
+
+
+def _ignored(
+    settings: InboxSettings,
+    row: InboxMessage,
+    parsed: ParsedMail,
+    routed: Route | Help | Ignore | ParseError,
+) -> str | None:
+    """Why a mail must never be answered (bounce, loop, no or unusable sender), or None: the
+    rules, in their order."""
+    ignore = routed if isinstance(routed, Ignore) else None
+    if ignore is None and row.envelope_from == "":
+        ignore = Ignore(reason=IgnoreReason.BOUNCE)
+    if ignore is None and parsed.sender and settings.is_own(parsed.sender):
+        ignore = Ignore(reason=IgnoreReason.LOOP)
+    if ignore is not None or not parsed.sender:
+        return ignore.reason.value if ignore is not None else "no-sender"
+    if not _is_usable_address(parsed.sender):
+        return "unusable-sender"
+    return None
+
+
+def _hand_off(
+    work: Work, mailer: Mailer, settings: InboxSettings, mail: _Mail, answer: _Answer
+) -> Outcome:
+    """Read the mail as a command for its game and let the game's table handle it; post the
+    letters it decides (a receipt, a confirmation, an error reply)."""
+    assert answer.game is not None
+    table = table_of(work, answer.game)
+    reading = reading_for(table, mail.parsed.sender)
+    answer = replace(answer, player=reading.player)
+    command = read_command(mail.parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
-        if not in_game:
-            command = _without_free_text(command, game, settings)
-        message, choices = command.message, list(command.params.get("choices", ()) or ())
-        if "choices" in command.params and game is not None:
-            # The parser offers every player; the reply lists once (the template's list) what
-            # the sender may really choose now: nobody when he is not asked (or dead).
-            choices = _valid_choices(game, state, sender_player, players)
-            rest = {k: v for k, v in command.params.items() if k != "choices"}
-            message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
-        _error_reply(
-            work,
-            mailer,
-            game,
-            parsed,
-            reply,
-            now,
-            command.code.value,
-            message,
-            choices,
-            settings,
-        )
-        return _done(row, now, InboxState.DONE, _suffix(f"error: {command.code.value}", admission))
-    assert game is not None  # read_command only reads a known game's mail
+        return _unread(work, mailer, settings, mail, answer, command)
     try:
-        if isinstance(command, Signup):
-            if looks_like(command.name, mailer.display_name):  # the narrator's own name
-                text = refusal_text(
-                    "name-lookalike", game.ruleset, game.language, taken=mailer.display_name
-                )
-                raise service.GameError("name-lookalike", text, reply_text=text)
-            _check_signup_limits(session, game, players, parsed.sender, limits)
-            result = service.signup(
-                work,
-                mailer,
-                game,
-                email=parsed.sender,
-                name=command.name,
-                gender=command.gender.value,
-                now=now,
-                reply=reply,
-            )
-            return _done(
-                row, now, InboxState.DONE, _suffix(f"signup: {result.player.name}", admission)
-            )
-        if isinstance(command, ParsedVote):
-            if sender_player is None:
-                raise service.GameError(
-                    "not-a-player", f"{parsed.sender} does not play in {game.name}"
-                )
-            addresses = mailer.reply_addresses
-            if addresses is not None and not addresses.is_addressed(items, game.id, parsed.sender):
-                text = refusal_text("reply-address", game.ruleset, game.language)
-                raise service.GameError("reply-address", text, reply_text=text)
-            outcome = service.cast_vote(
-                work,
-                mailer,
-                game,
-                sender_player,
-                targets=command.targets,
-                blanco=command.blanco,
-                keywords=command.keywords,
-                corrections=[(c.written, c.understood) for c in command.corrections],
-                now=now,
-                reply=reply,
-                inbox_id=row.id,
-                players=players,
-                state=state,
-            )
-            what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
-            return _done(row, now, InboxState.DONE, _suffix(what, admission))
+        letters, what = _handle(table, mailer, settings, mail, answer, command)
     except service.GameError as error:
-        _error_reply(
-            work, mailer, game, parsed, reply, now, error.code, error.reply_text, [], settings
+        refused = _Error(error.code, error.reply_text)
+        letter = _error_reply(work, answer.game, mail.parsed, answer.reply, refused, settings)
+        post(work.session, mailer, [letter], mail.now)
+        return _done(
+            mail.row, mail.now, InboxState.DONE, _suffix(f"error: {error.code}", answer.admission)
         )
-        return _done(row, now, InboxState.DONE, _suffix(f"error: {error.code}", admission))
+    post(work.session, mailer, letters, mail.now)
+    return _done(mail.row, mail.now, InboxState.DONE, _suffix(what, answer.admission))
+
+
+def _handle(
+    table: GameTable,
+    mailer: Mailer,
+    settings: InboxSettings,
+    mail: _Mail,
+    answer: _Answer,
+    command: Read,
+) -> tuple[Sequence[Letter], str]:
+    """What the game's table makes of a signup or a vote: the letters and what was done."""
+    game, parsed, now, player = table.game, mail.parsed, mail.now, answer.player
+    if isinstance(command, Signup):
+        if looks_like(command.name, mailer.display_name):  # the narrator's own name
+            text = refusal_text(
+                "name-lookalike", game.ruleset, game.language, taken=mailer.display_name
+            )
+            raise service.GameError("name-lookalike", text, reply_text=text)
+        _check_signup_limits(
+            table.work.session, game, table.players, parsed.sender, settings.limits
+        )
+        applicant = service.Applicant(parsed.sender, command.name, command.gender.value)
+        result = service.signup(table, applicant, now, answer.reply)
+        return result.letters, f"signup: {result.player.name}"
+    if isinstance(command, ParsedVote):
+        if player is None:
+            raise service.GameError("not-a-player", f"{parsed.sender} does not play in {game.name}")
+        addresses = mailer.reply_addresses
+        if addresses is not None and not addresses.is_addressed(mail.items, game.id, parsed.sender):
+            text = refusal_text("reply-address", game.ruleset, game.language)
+            raise service.GameError("reply-address", text, reply_text=text)
+        ballot = service.Ballot(
+            targets=command.targets,
+            blanco=command.blanco,
+            keywords=command.keywords,
+            corrections=[(c.written, c.understood) for c in command.corrections],
+            inbox_id=mail.row.id,
+        )
+        outcome = service.cast_vote(table, player, ballot, now, answer.reply)
+        what = "vote accepted" if outcome.accepted else f"vote rejected: {outcome.code}"
+        return outcome.letters, what
     raise TypeError(f"unexpected command {command!r}")
+
+
+def _unread(
+    work: Work,
+    mailer: Mailer,
+    settings: InboxSettings,
+    mail: _Mail,
+    answer: _Answer,
+    command: ParseError,
+) -> Outcome:
+    """Answer a mail the parser could not use with the error reply: what was wrong and what
+    would work (for a game's mail, what the sender may really choose now)."""
+    game = answer.game
+    if not answer.in_game:
+        command = _without_free_text(command, game, settings)
+    message, choices = command.message, list(command.params.get("choices", ()) or ())
+    if "choices" in command.params and game is not None:
+        # The parser offers every player; the reply lists once (the template's list) what
+        # the sender may really choose now: nobody when he is not asked (or dead).
+        choices = _valid_choices(table_of(work, game), answer.player)
+        rest = {k: v for k, v in command.params.items() if k != "choices"}
+        message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
+    error = _Error(command.code.value, message, choices)
+    letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
+    post(work.session, mailer, [letter], mail.now)
+    what = _suffix(f"error: {command.code.value}", answer.admission)
+    return _done(mail.row, mail.now, InboxState.DONE, what)
 
 
 def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
@@ -304,30 +352,28 @@ def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
 @dataclass(frozen=True)
 class Reading:
     """How the narrator reads a mail for a game: the parser's view of the game (``info``), the
-    sender's ``player`` (None: he is not in the game), the game's ``state`` (None before the
-    start or for a stranger) and the parser's ``context``: the game's words, and, for a player
-    of a running game, how many names each of his moves takes and his choices that are no
-    names (a role, a team, a number)."""
+    sender's ``player`` (None: he is not in the game) and the parser's ``context``: the game's
+    words, and, for a player of a running game, how many names each of his moves takes and his
+    choices that are no names (a role, a team, a number)."""
 
     info: GameInfo
     player: Player | None
-    state: Any
     context: MailContext
 
 
-def reading_for(work: Work, game: Game, players: list[Player], sender: str) -> Reading:
-    """The :class:`Reading` of a mail from ``sender`` (an address) for ``game`` now; also
-    what ``narrator parse --game`` shows."""
-    info, by_email = _game_info(work, game, players)
+def reading_for(table: GameTable, sender: str) -> Reading:
+    """The :class:`Reading` of a mail from ``sender`` (an address) for the table's game now;
+    also what ``narrator parse --game`` shows."""
+    game = table.game
+    info, by_email = _game_info(table)
     player = by_email.get(sender)
-    state: Any = None
     name_counts: dict[str, tuple[int, int]] = {}
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     number_keywords: frozenset[str] = frozenset()
-    if work.has_state(game) and player is not None:
-        state = service.load_state(work, game)
-        name_counts = _name_counts(game, state, player.name)
-        offered, number_keywords = _other_choices(game, state, player.name, info)
+    if table.started and player is not None:
+        actions = table.rules.choices(table.state, player.name).actions
+        name_counts = {a.keyword or "": (a.min_names, a.max_names) for a in actions}
+        offered, number_keywords = _other_choices(game, actions, info)
     context = MailContext(
         lexicon=lexicon_for(game.ruleset, game.language),
         sender_player=player.name if player is not None else None,
@@ -336,20 +382,22 @@ def reading_for(work: Work, game: Game, players: list[Player], sender: str) -> R
         choice_words=offered,
         number_keywords=number_keywords,
     )
-    return Reading(info, player, state, context)
+    return Reading(info, player, context)
 
 
-def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo, dict[str, Player]]:
-    """The parser's view of `game` (its name index included) and its players by address.
+def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, Player]]:
+    """The parser's view of the table's game (its name index included) and its players by
+    address.
 
     Once a game has started its players' names and addresses never change, so the mails of a
-    batch for it share one, kept in the unit of work (a game of 1,000 players would cost
+    batch for it share one, kept on the game table (a game of 1,000 players would cost
     O(players) per mail otherwise).
     """
+    game = table.game
     fixed = game.status in (GameStatus.RUNNING.value, GameStatus.PAUSED.value)
-    known = work.parser_views.get(game.id)
-    if fixed and known is not None and known[0] == players:
-        return known[1], known[2]
+    if fixed and table.parser_view is not None:
+        return table.parser_view
+    players = table.players
     info = GameInfo(
         name=game.name,
         signup_open=game.status == GameStatus.SIGNUP.value,
@@ -357,7 +405,7 @@ def _game_info(work: Work, game: Game, players: list[Player]) -> tuple[GameInfo,
     )
     by_email = {p.email: p for p in players}
     if fixed:
-        work.parser_views[game.id] = (players, info, by_email)
+        table.parser_view = (info, by_email)
     return info, by_email
 
 
@@ -466,10 +514,8 @@ def _refuse_unauthenticated(
     work: Work,
     mailer: Mailer,
     settings: InboxSettings,
-    row: InboxMessage,
-    parsed: ParsedMail,
+    mail: _Mail,
     game: Game | None,
-    now: datetime,
     reason: str,
 ) -> Outcome:
     """Refuse mail whose sender failed authentication; tell only an address that plays.
@@ -477,7 +523,7 @@ def _refuse_unauthenticated(
     Answering any other address would send mail to whoever the forger named (backscatter);
     a player's address already receives the narrator's mail, and learns of the forgery.
     """
-    session = work.session
+    session, row, parsed, now = work.session, mail.row, mail.parsed, mail.now
     log.warning("inbox %s: %s not authenticated (%s); refused", row.id, parsed.sender, reason)
     playing = list(
         session.scalars(
@@ -500,7 +546,8 @@ def _refuse_unauthenticated(
         row.id,
         admission is not Admission.SEND,
     )
-    _refusal(work, mailer, settings, game, parsed, reply, now, "not-authenticated", reason=reason)
+    refusal = _refusal(work, settings, game, parsed, reply, "not-authenticated", reason=reason)
+    post(session, mailer, [refusal], now)
     return _done(
         row, now, InboxState.DONE, _suffix(f"refused: unauthenticated ({reason})", admission)
     )
@@ -508,30 +555,27 @@ def _refuse_unauthenticated(
 
 def _refusal(
     work: Work,
-    mailer: Mailer,
     settings: InboxSettings,
     game: Game | None,
     parsed: ParsedMail,
     reply: ReplyTo,
-    now: datetime,
     code: str,
     **params: str | int,
-) -> None:
+) -> Letter:
+    """The error reply refusing a mail for `code` (the limits' wording, with `params`)."""
     language = game.language if game is not None else settings.language
     ruleset = game.ruleset if game is not None else settings.ruleset
     message = refusal_text(code, ruleset, language, **params)
-    _error_reply(work, mailer, game, parsed, reply, now, code, message, [], settings)
+    return _error_reply(work, game, parsed, reply, _Error(code, message), settings)
 
 
 def _notice(
     work: Work,
-    mailer: Mailer,
     settings: InboxSettings,
     parsed: ParsedMail,
     game: Game | None,
     reply: ReplyTo,
-    now: datetime,
-) -> None:
+) -> Letter:
     """The one polite notice a day that the sender's mail is no longer answered."""
     language = game.language if game is not None else settings.language
     ruleset = game.ruleset if game is not None else settings.ruleset
@@ -543,33 +587,20 @@ def _notice(
         per_day=settings.limits.replies_per_day,
     )
     notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id, subject=reply.subject)
-    _error_reply(
-        work,
-        mailer,
-        game,
-        parsed,
-        notice,
-        now,
-        "rate-limited",
-        message,
-        [],
-        settings,
-        kind=NOTICE_KIND,
-        identity=f"notice/{reply.inbox_id}",
-    )
+    error = _Error("rate-limited", message, kind=NOTICE_KIND, identity=f"notice/{reply.inbox_id}")
+    return _error_reply(work, game, parsed, notice, error, settings)
 
 
-def _valid_choices(
-    game: Game, state: Any, player: Player | None, players: list[Player]
-) -> list[str]:
+def _valid_choices(table: GameTable, player: Player | None) -> list[str]:
     """What `player` may choose now, in the order the rules give it (none when he is not asked,
     dead, or the game has not started): the players' names, and the other choices (a role, a
     team) by their names in the game's language."""
-    if player is None or state is None:
+    if player is None or not table.started:
         return []
-    playing = {p.name for p in players}
+    game = table.game
+    playing = {p.name for p in table.players}
     names: list[str] = []
-    for action in service.ruleset_of(game).choices(state, player.name).actions:
+    for action in table.rules.choices(table.state, player.name).actions:
         for choice in action.targets:
             if choice not in playing:
                 choice = choice_label(game.ruleset, game.language, choice)
@@ -579,17 +610,19 @@ def _valid_choices(
 
 
 def _other_choices(
-    game: Game, state: Any, player: str, info: GameInfo
+    game: Game, actions: Sequence[ActionChoice], info: GameInfo
 ) -> tuple[dict[str, dict[str, tuple[str, ...]]], frozenset[str]]:
-    """The parser's view of `player`'s choices that are no names, keyed by the keyword id of
-    the vote that offers them (``""``: the plain vote): each id with the words of the game's
-    pack that name it (a role, a team, a number in words); and the keywords naming a number."""
+    """The parser's view of a player's choices (`actions`) that are no names, keyed by the
+    keyword id of the vote that offers them (``""``: the plain vote): each id with the words of
+    the game's pack that name it (a role, a team, a number in words); and the keywords naming
+    a number."""
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     numbers: set[str] = set()
-    for action in service.ruleset_of(game).choices(state, player).actions:
+    names = frozenset(info.players)
+    for action in actions:
         key = action.keyword or ""
         for choice in action.targets:
-            if info.matcher.lookup(choice) != choice:
+            if choice not in names:
                 offered.setdefault(key, {})[choice] = choice_words_for(
                     game.ruleset, game.language, choice
                 )
@@ -599,14 +632,6 @@ def _other_choices(
     return offered, frozenset(numbers)
 
 
-def _name_counts(game: Game, state: Any, player: str) -> dict[str, tuple[int, int]]:
-    rs = service.ruleset_of(game)
-    counts: dict[str, tuple[int, int]] = {}
-    for action in rs.choices(state, player).actions:
-        counts[action.keyword or ""] = (action.min_names, action.max_names)
-    return counts
-
-
 def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Outcome:
     row.state = state.value
     row.processed_at = now
@@ -614,76 +639,70 @@ def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Out
     return Outcome(state.value, what)
 
 
+@dataclass(frozen=True)
+class _Error:
+    """What an error reply says: the `code`, its `message` in the mail's language, the valid
+    `choices`; its outbox `kind` and `identity` (default: ``error/<inbox id>``); the
+    `language` of its template when it is about no game."""
+
+    code: str
+    message: str
+    choices: list[str] = field(default_factory=list)
+    kind: str = "error"
+    identity: str | None = None
+    language: str | None = None  # of a mail about no game (default: the configured one)
+
+
 def _error_reply(
     work: Work,
-    mailer: Mailer,
     game: Game | None,
     parsed: ParsedMail,
     reply: ReplyTo,
-    now: datetime,
-    code: str,
-    message: str,
-    choices: list[str],
+    error: _Error,
     settings: InboxSettings,
-    language: str | None = None,
-    *,
-    kind: str = "error",
-    identity: str | None = None,
-) -> None:
-    """Queue the story pack's `error` mail to the sender: `message` explains `code`.
+) -> Letter:
+    """The story pack's `error` mail to the sender: its message explains the code.
 
-    Its template is the game's, else the one of `language` (default: the configured one).
+    Its template is the game's, else the one of the error's language (default: the
+    configured one).
     """
-    session = work.session
-    identity = identity or f"error/{reply.inbox_id}"
-    players = work.players(game) if game is not None else []
-    state = service.load_state(work, game) if game is not None and work.has_state(game) else None
+    identity = error.identity or f"error/{reply.inbox_id}"
+    table = table_of(work, game) if game is not None else None
+    players = table.players if table is not None else []
     context: dict[str, Any] = {
-        "game": story_game(game, state) if game is not None else None,
-        "players": story_players(ruleset_of(game), players, state, reveal_dead=game.reveal_roles)
-        if game is not None
-        else [],
+        "game": None,
+        "players": [],
         "recipient": None,
         "player": None,
-        "code": code,
-        "message": message,
-        "choices": choices,
+        "code": error.code,
+        "message": error.message,
+        "choices": error.choices,
     }
+    if table is not None:
+        state = table.state_or_none
+        view = table.view if state is not None else None
+        context["game"] = story_game(table.game, None, view=view)
+        reveal = Reveal(dead=table.game.reveal_roles)
+        context["players"] = roster(table.rules, players, state, view, reveal)
     sender_player = next((p for p in players if p.email == parsed.sender), None)
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
-    key = mailer.key(game, "error", language or settings.language)
-    rendered = mailer.render(key, context, identity)
-    mailer.queue(
-        session,
-        rendered=rendered,
-        to=parsed.sender,
-        to_name=parsed.sender_name,
-        now=now,
-        kind=kind,
-        identity=identity,
-        game=game,
-        reply=reply,
-    )
+    language = error.language or settings.language
+    draft = Draft("error", context, identity, game=game, language=language)
+    to = Recipient(parsed.sender, parsed.sender_name, identity)
+    return Letter(error.kind, draft, (to,), game=game, reply=reply)
 
 
 def _forward_help(
-    work: Work,
-    mailer: Mailer,
-    settings: InboxSettings,
-    row: InboxMessage,
-    parsed: ParsedMail,
-    game: Game | None,
-    reply: ReplyTo,
-    now: datetime,
-    admission: Admission,
+    work: Work, mailer: Mailer, settings: InboxSettings, mail: _Mail, answer: _Answer
 ) -> Outcome:
     """Forward a Help mail to every admin; with none, tell the player (in the game's language,
     else the default) that nobody receives Help mails and whom to ask instead."""
-    session = work.session
-    if admission is not Admission.SEND:
+    session, row, parsed, now = work.session, mail.row, mail.parsed, mail.now
+    game, reply = answer.game, answer.reply
+    if answer.admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
-        return _done(row, now, InboxState.DONE, _suffix("help not forwarded", admission))
+        return _done(row, now, InboxState.DONE, _suffix("help not forwarded", answer.admission))
     admins = admin_emails(session, settings.admins)
     if not admins:
         log.warning(
@@ -693,11 +712,25 @@ def _forward_help(
         # words for a game ("try again with WW5 as the subject") would turn a question into a vote.
         language = game.language if game is not None else settings.language
         ruleset = game.ruleset if game is not None else settings.ruleset
-        message = no_admin_text(ruleset, language)
-        _error_reply(
-            work, mailer, None, parsed, reply, now, NO_ADMIN, message, [], settings, language
-        )
+        error = _Error(NO_ADMIN, no_admin_text(ruleset, language), language=language)
+        letter = _error_reply(work, None, parsed, reply, error, settings)
+        post(session, mailer, [letter], now)
         return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
+    forward = _help_forward(work, settings, row, parsed, game, admins)
+    acknowledgement = _acknowledge_help(settings, row, parsed, game, forward.draft.context, reply)
+    post(session, mailer, [forward, acknowledgement], now)
+    return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
+
+
+def _help_forward(
+    work: Work,
+    settings: InboxSettings,
+    row: InboxMessage,
+    parsed: ParsedMail,
+    game: Game | None,
+    admins: Sequence[str],
+) -> Letter:
+    """The Help mail forwarded to every admin (one text), Reply-To the asker."""
     context: dict[str, Any] = {
         "game": None,
         "players": [],
@@ -708,49 +741,28 @@ def _forward_help(
         "body": parsed.full_text or parsed.body,
     }
     if game is not None:  # the admins see which game it is about, and who he is in it
-        players = work.players(game)
-        state = service.load_state(work, game) if work.has_state(game) else None
-        context["game"] = story_game(game, state)
-        context["players"] = story_cast(work, game, players, state)
-        playing = _game_info(work, game, players)[1].get(parsed.sender)
+        table = table_of(work, game)
+        context["game"] = table.public()
+        context["players"] = table.cast()
+        playing = _game_info(table)[1].get(parsed.sender)
         if playing is not None:
             context["player"] = playing.name
-    rendered = mailer.render(
-        mailer.key(None, "help_forward", settings.language), context, f"help/{row.id}"
-    )
-    for admin in admins:
-        mailer.queue(
-            session,
-            rendered=rendered,
-            to=admin,
-            to_name="",
-            now=now,
-            kind="help_forward",
-            identity=f"help/{row.id}",
-            reply_to=Address(parsed.sender, parsed.sender_name),
-        )
-    _acknowledge_help(work, mailer, settings, row, parsed, game, context, reply, now)
-    return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
+    identity = f"help/{row.id}"
+    draft = Draft("help_forward", context, identity, language=settings.language)
+    to = tuple(Recipient(admin, "", identity) for admin in admins)
+    return Letter("help_forward", draft, to, reply_to=Address(parsed.sender, parsed.sender_name))
 
 
 def _acknowledge_help(
-    work: Work,
-    mailer: Mailer,
     settings: InboxSettings,
     row: InboxMessage,
     parsed: ParsedMail,
     game: Game | None,
     forwarded: Mapping[str, Any],
     reply: ReplyTo,
-    now: datetime,
-) -> None:
+) -> Letter:
     """Tell the sender his Help mail went to the admins (the pack's ``help_received``, in the
     game's language, else the default; none where the language has no such template)."""
-    key = mailer.key(game, "help_received", settings.language)
-    try:
-        mailer.renderer.variants(key)
-    except StoryNotFound:
-        return
     player = forwarded.get("player")
     context = {
         "game": forwarded.get("game"),
@@ -759,18 +771,12 @@ def _acknowledge_help(
         "player": player,
         "subject": parsed.raw_subject,
     }
-    rendered = mailer.render(key, context, f"help-ack/{row.id}")
-    mailer.queue(
-        work.session,
-        rendered=rendered,
-        to=parsed.sender,
-        to_name=parsed.sender_name or "",
-        now=now,
-        kind="help_received",
-        identity=f"help-ack/{row.id}",
-        game=game,
-        reply=reply,
+    identity = f"help-ack/{row.id}"
+    draft = Draft(
+        "help_received", context, identity, game=game, language=settings.language, optional=True
     )
+    to = Recipient(parsed.sender, parsed.sender_name or "", identity)
+    return Letter("help_received", draft, (to,), game=game, reply=reply)
 
 
 # --- the worker -----------------------------------------------------------------------------

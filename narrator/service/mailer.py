@@ -1,7 +1,8 @@
-"""Turning game moments into queued mails: render a story template, compose, add to the outbox.
+"""The narrator's pen: story keys, rendering (with fallbacks), the From name, reply addresses.
 
-A :class:`Mailer` is built once per process (it keeps compiled templates) and is handed a
-session for every call, so a mail is queued in the same transaction as whatever caused it.
+A :class:`Mailer` is built once per process (it keeps compiled templates).  Only the post
+office (:func:`narrator.service.letters.post`) uses it: it renders each letter with it and
+queues the mail in the caller's transaction.
 """
 
 from __future__ import annotations
@@ -9,23 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from narrator.config import NarratorSection
 from narrator.models import Game
-from narrator.outbound.compose import (
-    Address,
-    MailKind,
-    OutgoingMail,
-    make_message_id,
-    parse_message_ids,
-)
-from narrator.outbound.outbox import queue_mail
 from narrator.service.authenticity import ReplyAddresses
-from narrator.service.threads import reply_subject, root_message_id
 from narrator.storystore import DatabaseStore, LayeredStore
 from stories import (
     FileStore,
@@ -141,59 +132,3 @@ class Mailer:
         except (WordsError, OSError):
             return self.display_name
         return name or self.display_name
-
-    def queue(
-        self,
-        session: Session,
-        *,
-        rendered: RenderedMail,
-        to: str,
-        to_name: str,
-        now: datetime,
-        kind: str,
-        identity: str,
-        game: Game | None = None,
-        reply: ReplyTo | None = None,
-        reply_to: Address | None = None,
-        subject: str | None = None,
-    ) -> str:
-        """Queue one rendered mail; return its Message-ID.
-
-        ``identity`` names the mail once and for all (e.g. ``"receipt/<inbox id>"``): the
-        Message-ID is derived from it, so a mail rebuilt after a crash keeps its id.
-        A reply whose ``reply.silent`` is set is not queued (the id is still returned).
-
-        Threads (:mod:`narrator.service.threads`): a mail of a `game` References the game's
-        root; an answer to a player's mail (`reply`) is titled ``Re: <his subject>`` and keeps
-        his References; any other mail is titled `subject` (the game day's), else the
-        template's subject.
-        """
-        message_id = make_message_id(self.domain, f"{identity}/{to}")
-        if reply is not None and reply.silent:
-            log.info("not answering %s (%s): over its reply limit", to, kind)
-            return message_id
-        sender_name = self.sender_name(game)
-        if reply_to is None and game is not None and self.reply_addresses is not None:
-            reply_to = Address(self.reply_addresses.for_player(game, to), sender_name)
-        root = (root_message_id(game, self.domain),) if game is not None else ()
-        answered = reply_subject(reply.subject) if reply is not None else ""
-        mail = OutgoingMail(
-            sender=Address(self.address, sender_name),
-            to=Address(to, to_name),
-            subject=answered or subject or rendered.subject,
-            text=rendered.text,
-            html=rendered.html,
-            kind=MailKind.REPLY if reply is not None else MailKind.GENERATED,
-            in_reply_to=reply.message_id if reply is not None else None,
-            references=(*root, *parse_message_ids(reply.references if reply else ())),
-            reply_to=reply_to,
-        )
-        queue_mail(
-            session,
-            mail,
-            now=now,
-            kind=kind,
-            game_id=game.id if game is not None else None,
-            message_id=message_id,
-        )
-        return message_id

@@ -6,20 +6,15 @@ Everything a template may read of a game comes from here, through the ruleset's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import fields, replace
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
-
-from sqlalchemy.orm import Session
 
 from narrator.durations import format_duration
 from narrator.models import Game, Player
-from narrator.service.mailer import Mailer, ReplyTo
-from narrator.service.threads import moment_subject
-from narrator.service.work import Work, ruleset_of
+from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
-from rules.core import Event, Rejected, Seat, Settings
+from rules.core import Event, Rejected, Resolution, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
@@ -28,7 +23,7 @@ from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.pack import PackError, load_pack
 from stories.render import moment_of
-from stories.words import load_words
+from stories.words import Words, load_words
 
 #: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
@@ -79,6 +74,16 @@ def story_game(
     }
 
 
+@dataclass(frozen=True)
+class Reveal:
+    """Whose roles a cast shows: the recipient's own (`to`), the dead's (`dead`, as their death
+    showed it), everybody's (`living`: the game is over)."""
+
+    to: str | None = None
+    dead: bool = False
+    living: bool = False
+
+
 def story_players(
     rs: Ruleset[Any],
     players: Sequence[Player],
@@ -95,51 +100,58 @@ def story_players(
     with `reveal_living` (the game is over); everybody else's role is None, so no template can
     leak it.
     """
+    view = rs.view(state) if state is not None else None
+    reveal = Reveal(reveal_to, reveal_dead, reveal_living)
+    return roster(rs, players, state, view, reveal)
+
+
+def roster(
+    rs: Ruleset[Any],
+    players: Sequence[Player],
+    state: Any | None,
+    view: GameView | None,
+    reveal: Reveal,
+) -> list[dict[str, Any]]:
+    """:func:`story_players` from the state's `view` (None before the start)."""
     out = []
-    seats = rs.view(state).by_name() if state is not None else {}
+    seats = view.by_name() if view is not None else {}
     for player in players:
         alive, role = True, None
         seat = seats.get(player.name)
         if seat is not None:
             alive = seat.alive
-            if reveal_living:
+            if reveal.living:
                 role = seat.role
-            elif not alive and reveal_dead:
+            elif not alive and reveal.dead:
                 role = rs.shown_role(state, player.name)
-            elif player.name == reveal_to:  # his own role, as he was told it
+            elif player.name == reveal.to:  # his own role, as he was told it
                 role = rs.told_role(state, player.name)
         out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
     return out
 
 
 def story_cast(
-    work: Work | None,
     game: Game,
     players: Sequence[Player],
     state: Any | None,
     *,
     reveal_all: bool = False,
+    rules: Ruleset[Any] | None = None,
+    view: GameView | None = None,
 ) -> Cast:
     """The `players` of a batch of mails, shared by every recipient: nobody's own role.
 
     Roles are shown only for the dead when the game reveals roles, and for everybody when
-    `reveal_all` (the game is over).  Built once per batch (O(players)); each recipient gets
-    his copy from :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).
-    The unit of work keeps it for the receipts of the batch (a vote changes no seat).
+    `reveal_all` (the game is over).  Built once per batch (O(players): the game table keeps
+    it, :mod:`narrator.service.table`); each recipient gets his copy from
+    :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).  `rules` and
+    `view` are the game's, when the caller has them.
     """
-    reveal_dead = reveal_all or game.reveal_roles
-    known = work.cast(game, reveal_dead, reveal_all) if work is not None else None
-    if known is not None:
-        cast: Cast = known
-        return cast
-    cast = Cast(
-        story_players(
-            ruleset_of(game), players, state, reveal_dead=reveal_dead, reveal_living=reveal_all
-        )
-    )
-    if work is not None and state is not None:
-        work.keep_cast(game, reveal_dead, reveal_all, cast)
-    return cast
+    rs = rules if rules is not None else ruleset_of(game)
+    if view is None and state is not None:
+        view = rs.view(state)
+    reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
+    return Cast(roster(rs, players, state, view, reveal))
 
 
 def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
@@ -160,22 +172,13 @@ def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: s
 
 
 def mail_context(
-    game: Game,
-    cast: Cast,
-    state: Any | None,
-    recipient: str | None,
-    *,
-    step: str | None = None,
-    phase: str | None = None,
-    public: Mapping[str, Any] | None = None,
+    game: Game, cast: Cast, state: Any | None, recipient: str | None
 ) -> dict[str, Any]:
-    """The common story context of `recipient`'s mail, from the batch's shared `cast`.
-
-    `public` is the batch's :func:`story_game`, built once for all its mails (the view it reads
-    is O(players)); without it, it is built here.
-    """
+    """The common story context of `recipient`'s mail, from the batch's shared `cast` (the
+    game table's :meth:`~narrator.service.table.GameTable.context` is the same with the
+    table's own public game and view)."""
     return {
-        "game": public if public is not None else story_game(game, state, step, phase),
+        "game": story_game(game, state),
         "players": recipient_cast(ruleset_of(game), cast, state, recipient),
         "recipient": recipient,
     }
@@ -196,6 +199,24 @@ def audience_dicts(
         data["audience"] = "public" if names is None else sorted(names)
         out.append(data)
     return out
+
+
+def both_forms(
+    state: Any, events: Sequence[Event], rs: Ruleset[Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """:func:`audience_dicts` of `events` in both forms at once, the truth (for the game log)
+    and as told (for the stories): each event's audience is resolved once, and an event its
+    audience is told as it is converted once."""
+    truth, told = [], []
+    for event in events:
+        data = event.to_dict()
+        names = rs.recipients(state, event.audience)
+        audience = "public" if names is None else sorted(names)
+        shown = rs.as_told(event)
+        shown_data = data if shown is event else shown.to_dict()
+        truth.append({**data, "audience": audience})
+        told.append({**shown_data, "audience": list(audience) if names is not None else audience})
+    return truth, told
 
 
 def with_story_facts(
@@ -323,39 +344,6 @@ def actions_of(
     return result
 
 
-def mail_player(
-    session: Session,
-    mailer: Mailer,
-    game: Game,
-    player: Player,
-    mail: str,
-    context: Mapping[str, Any],
-    *,
-    identity: str,
-    now: datetime,
-    reply: ReplyTo | None = None,
-) -> str:
-    """Render the non-event mail `mail` for `player` and queue it; return its Message-ID.
-
-    `identity` names the mail once and for all: it seeds the variant drawn and fixes the
-    Message-ID, so a mail rebuilt after a crash is the same mail.  It is titled with the game
-    day of `context` (``WW5 — Nacht 3``), or ``Re: <his subject>`` when it answers `reply`.
-    """
-    rendered = mailer.render(mailer.key(game, mail), context, identity)
-    return mailer.queue(
-        session,
-        rendered=rendered,
-        to=player.email,
-        to_name=player.name,
-        now=now,
-        kind=mail,
-        identity=identity,
-        game=game,
-        reply=reply,
-        subject=moment_subject(game, context),
-    )
-
-
 def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
     """The whole game told from its log, for the ``epilogue`` mail: the roles dealt and one
     chapter per resolved step (its ``moment`` in the game's words, ``step``, ``phase``, the
@@ -388,52 +376,56 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
             if not isinstance(result, Rejected):
                 state = result.state
         elif entry.kind == "resolve" and state is not None:
-            before = rs.view(state)
             resolution = rs.resolve(state)
-            after = rs.view(resolution.state)
-            events = with_story_facts(
-                audience_dicts(resolution.state, resolution.events, rs),
-                rs,
-                state,
-                resolution.state,
-                reveal_roles=True,
-            )
-            moment = moment_of(
-                StoryGame(
-                    name=game.name,
-                    step=before.step,
-                    phase=before.phase,
-                    night=after.night,
-                    day=after.day,
-                ),
-                words,
-            )
-            by_name = before.by_name()
-            votes = []
-            for key, targets in before.votes.items():
-                voter, _, keyword = key.partition(":")
-                seat = by_name.get(voter)
-                votes.append(
-                    {
-                        "player": voter,
-                        "role": seat.role if seat is not None else None,
-                        "targets": list(targets),
-                        "keyword": keyword,
-                    }
-                )
-            chapters.append(
-                {
-                    "moment": moment,
-                    "step": before.step,
-                    "phase": before.phase,
-                    "votes": votes,
-                    # every field of its type, defaults included (the Dorpsoudste's
-                    # extra_life is in a transcript only when true)
-                    "events": [
-                        dict(StoryEvent.from_dict(event, game.ruleset).as_context())
-                        for event in events
-                    ],
-                }
-            )
+            chapters.append(_chapter(game, words, state, resolution))
             state = resolution.state
     return {"dealt": dealt, "chapters": chapters}
+
+
+def _chapter(game: Game, words: Words, state: Any, resolution: Resolution[Any]) -> dict[str, Any]:
+    """The epilogue's chapter of one resolved step: `state` it was resolved from, `resolution`
+    what the rules made of it (see :func:`epilogue_chapters`)."""
+    rs = ruleset_of(game)
+    before = rs.view(state)
+    after = rs.view(resolution.state)
+    events = with_story_facts(
+        audience_dicts(resolution.state, resolution.events, rs),
+        rs,
+        state,
+        resolution.state,
+        reveal_roles=True,
+    )
+    moment = moment_of(
+        StoryGame(
+            name=game.name,
+            step=before.step,
+            phase=before.phase,
+            night=after.night,
+            day=after.day,
+        ),
+        words,
+    )
+    by_name = before.by_name()
+    votes = []
+    for key, targets in before.votes.items():
+        voter, _, keyword = key.partition(":")
+        seat = by_name.get(voter)
+        votes.append(
+            {
+                "player": voter,
+                "role": seat.role if seat is not None else None,
+                "targets": list(targets),
+                "keyword": keyword,
+            }
+        )
+    return {
+        "moment": moment,
+        "step": before.step,
+        "phase": before.phase,
+        "votes": votes,
+        # every field of its type, defaults included (the Dorpsoudste's
+        # extra_life is in a transcript only when true)
+        "events": [
+            dict(StoryEvent.from_dict(event, game.ruleset).as_context()) for event in events
+        ],
+    }

@@ -4,8 +4,10 @@ Processing a batch of mail asks for the same game's players, rules state and sto
 per mail, and a vote in a big game must not re-read or re-write a document as large as the
 game.  So one :class:`Work` per transaction holds what was read, and writes the rules states
 that changed once, in :meth:`Work.flush` (called by :func:`unit_of_work` before the commit).
-Nothing is kept between transactions (another process may write meanwhile), and nothing is
-hidden in the session: whoever needs a game's state is handed the ``Work``.
+The service's operations see a game through its table (:mod:`narrator.service.table`), one
+per game in :attr:`Work.tables`, which holds the game's view and story cast.  Nothing is kept
+between transactions (another process may write meanwhile), and nothing is hidden in the
+session: whoever needs a game's state is handed the ``Work``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -22,6 +24,9 @@ from narrator.db import transaction
 from narrator.models import Game, GameLogEntry, GameStatus, Player, game_players
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from narrator.service.table import GameTable
 
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
 
@@ -44,11 +49,13 @@ def state_of(game: Game) -> Any:
 
 @dataclass
 class _Loaded:
-    """A game's rules state as this unit of work knows it; `dirty` until it is written."""
+    """A game's rules state as this unit of work knows it (and the ruleset that writes it);
+    `dirty` until it is written."""
 
     game: Game
     state: Any
     dirty: bool
+    rules: Ruleset[Any]
 
 
 class Work:
@@ -64,11 +71,9 @@ class Work:
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         self._players: dict[int, list[Player]] = {}
         self._states: dict[int, _Loaded] = {}
-        self._casts: dict[tuple[int, bool, bool], Any] = {}
         self._next_seq: dict[int, int] = {}
-        # The inbox's parser views of running games (a GameInfo with its name index and the
-        # players by address), shared by the mails of a batch; see narrator.service.inbox.
-        self.parser_views: dict[int, Any] = {}
+        # The game tables of the games an operation touched (narrator.service.table.table_of).
+        self.tables: dict[int, GameTable] = {}
 
     # --- games ---------------------------------------------------------------------------
 
@@ -113,7 +118,6 @@ class Work:
     def player_added(self, game: Game, player: Player) -> None:
         """`player` joined `game` (a signup): the players are read again when next asked."""
         self._players.pop(game.id, None)
-        self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
 
     # --- rules states --------------------------------------------------------------------
 
@@ -121,37 +125,25 @@ class Work:
         """Whether `game` has a rules state (it has started), here or in its row."""
         return game.id in self._states or game.state is not None
 
-    def state(self, game: Game) -> Any:
+    def state(self, game: Game, rules: Ruleset[Any] | None = None) -> Any:
         """The rules state of a started game: the one stored last in this unit of work, else
-        the one in its row.  Raises NotStarted before the start."""
+        the one in its row (loaded by `rules`, the game's ruleset, when the caller has it).
+        Raises NotStarted before the start."""
         known = self._states.get(game.id)
         if known is None:
-            known = self._states[game.id] = _Loaded(game, state_of(game), dirty=False)
+            if game.state is None:
+                raise NotStarted(f"game {game.name} has not started")
+            rules = rules if rules is not None else ruleset_of(game)
+            state = rules.load_state(game.state)
+            known = self._states[game.id] = _Loaded(game, state, dirty=False, rules=rules)
         return known.state
 
-    def store(self, game: Game, state: Any, *, vote_only: bool = False) -> None:
-        """Make `state` the game's rules state (written at :meth:`flush`).
-
-        The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
-        state differs from the last only by a vote, which changes no seat (life, roles) and no
-        step: the columns and the story casts of the game stay as they are.
-        """
-        self._states[game.id] = _Loaded(game, state, dirty=True)
-        if vote_only:
-            return
-        view = ruleset_of(game).view(state)
-        game.step = view.step
-        game.night = view.night
-        game.day = view.day
-        self._casts = {key: cast for key, cast in self._casts.items() if key[0] != game.id}
-
-    def cast(self, game: Game, reveal_dead: bool, reveal_all: bool) -> Any | None:
-        """The story cast built for `game` in this unit of work with these reveals, if any."""
-        return self._casts.get((game.id, reveal_dead, reveal_all))
-
-    def keep_cast(self, game: Game, reveal_dead: bool, reveal_all: bool, cast: Any) -> None:
-        """Remember `game`'s story cast until a stored state or a signup changes its seats."""
-        self._casts[(game.id, reveal_dead, reveal_all)] = cast
+    def store(self, game: Game, state: Any, rules: Ruleset[Any] | None = None) -> None:
+        """Make `state` the game's rules state, written at :meth:`flush` by `rules` (default:
+        the game's ruleset); the game's table (:meth:`narrator.service.table.GameTable.store`)
+        keeps its plain columns in step."""
+        rules = rules if rules is not None else ruleset_of(game)
+        self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
 
     # --- the game log --------------------------------------------------------------------
 
@@ -174,7 +166,7 @@ class Work:
         """Write every rules state stored since the last flush into its game's row."""
         for loaded in self._states.values():
             if loaded.dirty:
-                loaded.game.state = ruleset_of(loaded.game).dump_state(loaded.state)
+                loaded.game.state = loaded.rules.dump_state(loaded.state)
                 loaded.dirty = False
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import smtplib
@@ -40,6 +41,13 @@ OPTIONS = DaemonOptions(
     outbox_poll=5.0,
     imap={"poll_interval": 1.0, "backoff_initial": 0.05, "backoff_max": 0.5},
 )
+
+
+def watched(fired: list[tuple[str, int, bool]]) -> DaemonOptions:
+    """:data:`OPTIONS`, with the scheduler's jobs recorded in `fired` (kind, game, did)."""
+    return dataclasses.replace(OPTIONS, on_fired=lambda *job: fired.append(job))
+
+
 WW1 = Plan("wakkerdam", "nl", "WW1", seed=9)  # a short game: six steps
 
 
@@ -68,9 +76,10 @@ async def run_game(
     factory = session_factory(engine)
     outbox = MaildirOutbox(configs[0].outbound.maildir)
     try:
+        jobs: list[tuple[str, int, bool]] = []  # every daemon's scheduler jobs
         async with contextlib.AsyncExitStack() as stack:
             daemons = [
-                await stack.enter_async_context(Daemon(config, options=OPTIONS))
+                await stack.enter_async_context(Daemon(config, options=watched(jobs)))
                 for config in configs
             ]
             send = send_factory(daemons)
@@ -89,13 +98,7 @@ async def run_game(
             )
             transcript = await play(factory, WW1, send, outbox, timeout=90)
             await delivered(factory, outbox)
-            fired = [
-                did
-                for daemon in daemons
-                if daemon.scheduler is not None
-                for kind, _, did in daemon.scheduler.fired
-                if kind == "deadline"
-            ]
+            fired = [did for kind, _, did in jobs if kind == "deadline"]
             assert any(fired), "the skipped first step ended at its deadline"
             processed = [d.worker.processed if d.worker else 0 for d in daemons]
             assert all(processed), f"every daemon processed mail: {processed}"

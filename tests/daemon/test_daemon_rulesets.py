@@ -8,6 +8,7 @@ A ruleset joins these tests with one line in ``PLANS`` (how: docs/dev/adding-a-r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import smtplib
 from collections.abc import Iterator
@@ -139,7 +140,9 @@ async def play_games(
     outbox = SmtpOutbox(sink)
     players = ThreadPoolExecutor(max_workers=len(plans) + 1, thread_name_prefix="players")
     try:
-        async with Daemon(config, options=OPTIONS) as daemon:
+        fired: list[tuple[str, int, bool]] = []  # the scheduler's jobs: kind, game, did
+        options = dataclasses.replace(OPTIONS, on_fired=lambda *job: fired.append(job))
+        async with Daemon(config, options=options) as daemon:
             send = smtp_sender(daemon, players)
             for plan in plans:
                 await asyncio.to_thread(cli, config_file, *plan.create(speed))
@@ -168,8 +171,6 @@ async def play_games(
                 )
             )
             await delivered(factory, outbox)
-            assert daemon.scheduler is not None
-            fired = daemon.scheduler.fired
             ended = [game for kind, game, did in fired if kind == "deadline" and did]
             # Only the skipped steps end at their deadline, once in each game: no bot missed one.
             assert len(ended) == len(set(ended)) == (len(plans) if skip_first else 0), fired

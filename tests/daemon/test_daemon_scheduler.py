@@ -20,7 +20,9 @@ from narrator.scheduler import (
     scheduled_games,
 )
 from narrator.service import games as service
+from narrator.service.letters import post
 from narrator.service.mailer import Mailer
+from narrator.service.table import table_of
 from narrator.service.work import Work, unit_of_work
 from stories import FileStore
 from tests.support.aio import run_async, wait_until
@@ -63,15 +65,13 @@ def new_game(
         session.add(game)
         session.flush()
         for n, player in enumerate(NAMES):
-            service.signup(
-                work,
-                mailer,
-                game,
-                email=f"{player.lower()}@{name.lower()}.example.org",
-                name=player,
-                gender="vrouw" if n % 2 else "man",
-                now=started,
+            applicant = service.Applicant(
+                f"{player.lower()}@{name.lower()}.example.org",
+                player,
+                "vrouw" if n % 2 else "man",
             )
+            signed = service.signup(table_of(work, game), applicant, started)
+            post(work.session, mailer, signed.letters, started)
         service.start_game(work, mailer, game, now=started, seed=11)
         return game.id
 
@@ -143,16 +143,14 @@ def test_remind_if_due_mails_only_asked_players_who_have_not_voted_once(
         players = {p.name: p for p in game_players(session, game)}
         voter = asked[0]
         action = rs.choices(state, voter).actions[0]
-        service.cast_vote(
-            work,
-            mailer,
-            game,
-            players[voter],
+        ballot = service.Ballot(
             targets=list(action.targets[: action.min_names]),
             blanco=not action.min_names,
             keywords=[action.keyword] if action.keyword else [],
-            now=start + timedelta(minutes=1),
         )
+        voted_at = start + timedelta(minutes=1)
+        outcome = service.cast_vote(table_of(work, game), players[voter], ballot, voted_at)
+        post(work.session, mailer, outcome.letters, voted_at)
     assert len(asked) >= 2, "the first step should ask more than one player"
     reminder_at = start + timedelta(minutes=45)  # a quarter of an hour's step before it ends
     assert remind_if_due(sessions, mailer, game_id, reminder_at - timedelta(seconds=1)) is None
@@ -174,11 +172,17 @@ def test_a_deadline_missed_while_down_fires_at_start(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:
     game_id = new_game(sessions, mailer, speed=3600, started=now() - timedelta(hours=2))
+    fired: list[tuple[str, int, bool]] = []  # the jobs run: kind, game id, did something
 
     async def scenario() -> DeadlineScheduler:
         woken: list[bool] = []
         scheduler = DeadlineScheduler(
-            sessions, mailer, now, on_mail_queued=lambda: woken.append(True), poll_interval=60
+            sessions,
+            mailer,
+            now,
+            on_mail_queued=lambda: woken.append(True),
+            on_fired=lambda *job: fired.append(job),
+            poll_interval=60,
         )
         await scheduler.start()
         try:
@@ -192,8 +196,8 @@ def test_a_deadline_missed_while_down_fires_at_start(
             await scheduler.stop()
         return scheduler
 
-    scheduler = run_async(scenario())
-    assert ("deadline", game_id, True) in scheduler.fired
+    run_async(scenario())
+    assert ("deadline", game_id, True) in fired
     # The missed reminder of that step is not sent after its deadline.
     assert outbox_kinds(sessions, "reminder") == []
     game = game_row(sessions, game_id)
@@ -236,14 +240,21 @@ def test_two_schedulers_on_one_database_close_each_deadline_once(
     engines: list[Engine] = [make_engine(db_url), make_engine(db_url)]
     try:
         first, second = (session_factory(engine) for engine in engines)
+        fired: tuple[list[tuple[str, int, bool]], ...] = ([], [])  # each scheduler's jobs run
         game_ids = [
             new_game(first, mailer, speed=1, started=now(), name=f"WW{n}") for n in range(1, 4)
         ]
 
         async def scenario() -> list[DeadlineScheduler]:
             schedulers = [
-                DeadlineScheduler(factory, Mailer(FileStore(), NARRATOR), now, poll_interval=0.2)
-                for factory in (first, second)
+                DeadlineScheduler(
+                    factory,
+                    Mailer(FileStore(), NARRATOR),
+                    now,
+                    on_fired=lambda *job, jobs=jobs: jobs.append(job),
+                    poll_interval=0.2,
+                )
+                for factory, jobs in ((first, fired[0]), (second, fired[1]))
             ]
             for scheduler in schedulers:
                 await scheduler.start()
@@ -258,7 +269,7 @@ def test_two_schedulers_on_one_database_close_each_deadline_once(
                     await scheduler.stop()
             return schedulers
 
-        schedulers = run_async(scenario())
+        run_async(scenario())
         for game_id in game_ids:
             entries = resolutions(first, game_id)
             steps_closed = game_row(first, game_id).step_number - 1
@@ -270,15 +281,13 @@ def test_two_schedulers_on_one_database_close_each_deadline_once(
                     select(Step.number).where(Step.game_id == game_id).order_by(Step.number)
                 ).all()
             assert list(numbers) == list(range(1, steps_closed + 2))
-        fired = Counter(
-            (kind, game_id) for s in schedulers for kind, game_id, did in s.fired if did
-        )
-        assert sum(n for (kind, _), n in fired.items() if kind == "deadline") == sum(
+        done = Counter((kind, game_id) for jobs in fired for kind, game_id, did in jobs if did)
+        assert sum(n for (kind, _), n in done.items() if kind == "deadline") == sum(
             len(resolutions(first, g)) for g in game_ids
         )
         # Both schedulers fired for the same deadlines: the later one found it handled.
-        assert all(any(kind == "deadline" for kind, _, _ in s.fired) for s in schedulers)
-        assert any(not did for s in schedulers for kind, _, did in s.fired if kind == "deadline")
+        assert all(any(kind == "deadline" for kind, _, _ in jobs) for jobs in fired)
+        assert any(not did for jobs in fired for kind, _, did in jobs if kind == "deadline")
     finally:
         for engine in engines:
             engine.dispose()

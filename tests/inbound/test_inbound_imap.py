@@ -20,12 +20,11 @@ from narrator.inbound.imap import (
     parse_fetch,
     parse_uids,
 )
-from narrator.inbound.sink import MemorySink
 from narrator.inbound.smtp import SmtpSettings
 from tests.support.aio import run_async, wait_until
 from tests.support.dovecot import DovecotAccount, DovecotServer
 from tests.support.net import free_port
-from tests.support.sinks import FlakySink
+from tests.support.sinks import FlakySink, MemorySink
 
 pytestmark = pytest.mark.dovecot
 

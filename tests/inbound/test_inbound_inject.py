@@ -14,9 +14,10 @@ from sqlalchemy import select
 from narrator.cli import main
 from narrator.db import make_engine, session_factory, upgrade
 from narrator.inbound.inject import inject, inject_sync
-from narrator.inbound.sink import MemorySink, StoreResult
+from narrator.inbound.sink import StoreResult
 from narrator.models import InboxMessage
 from tests.support.aio import run_async
+from tests.support.sinks import MemorySink
 
 
 def mail(n: int) -> bytes:

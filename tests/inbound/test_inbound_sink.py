@@ -8,10 +8,10 @@ from narrator.inbound.sink import (
     MAX_MESSAGE_ID_LENGTH,
     InboxNotifier,
     InboxSink,
-    MemorySink,
     message_id_of,
 )
 from tests.support.aio import run_async
+from tests.support.sinks import MemorySink
 
 
 def test_message_id_is_normalised() -> None:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from narrator.inbound.sink import MemorySink, Source, StoreResult
+from narrator.inbound.sink import Source, StoreResult
 from narrator.inbound.smtp import SmtpReceiver, SmtpSettings, is_narrator_address
 from tests.support.aio import run_async, wait_until
-from tests.support.sinks import FlakySink
+from tests.support.sinks import FlakySink, MemorySink
 
 ADDRESS = "verteller@example.org"
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from narrator.outbound.journal import SendJournal
-from narrator.outbound.memory import MemoryOutbox
 from narrator.outbound.sender import (
     FailedMail,
     OutboxSender,
@@ -26,6 +25,7 @@ from narrator.outbound.transport import (
 )
 from tests.outbound.helpers import FakeClock
 from tests.support.aio import run_async, wait_until
+from tests.support.memory import MemoryOutbox
 
 SENDER = "verteller@example.org"
 POLICY = RetryPolicy(

@@ -55,7 +55,7 @@ def _roster(text: str) -> str:
 def test_every_reader_gets_the_villages_roster(reveal_roles: bool) -> None:
     game, players = _game(reveal_roles=reveal_roles), _players()
     state = _state(dead=("Dirk", "Eva"))
-    cast = story_context.story_cast(None, game, players, state)
+    cast = story_context.story_cast(game, players, state)
     renderer = Renderer(FileStore())
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
     dead = "Dirk (Heks) en Eva (Burger)" if reveal_roles else "Dirk en Eva"
@@ -76,7 +76,7 @@ def test_a_step_mail_shows_the_deadline_in_the_games_zone() -> None:
     game, players = _game(reveal_roles=True), _players()
     game.deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
     state = _state(dead=())
-    cast = story_context.story_cast(None, game, players, state)
+    cast = story_context.story_cast(game, players, state)
     context = story_context.mail_context(game, cast, state, "Carla")
     context.update({"player": "Carla", "actions": story_context.actions_of(RULES, state, "Carla")})
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "step")

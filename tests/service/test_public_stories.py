@@ -16,9 +16,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.db import session_factory
 from narrator.models import Game, GameStatus, RoleDistribution
 from narrator.service import games as service
+from narrator.service import letters
+from narrator.service.letters import post
 from narrator.service.mailer import Mailer
+from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
-from stories import FileStore, default_pack_root
+from stories import FileStore, RenderedMail, default_pack_root
 from tests.support.bymail import above_roster
 
 NARRATOR = "verteller@example.org"
@@ -39,19 +42,36 @@ ROLES = [
 
 
 class RecordingMailer(Mailer):
-    """A mailer that keeps what it queued: (identity, address, text)."""
+    """A mailer that keeps what the post office queued with it: (kind, identity, address,
+    text), and each identity's subject (see :func:`recording`)."""
 
     def __init__(self) -> None:
         super().__init__(FileStore(default_pack_root()), NARRATOR)
         self.queued: list[tuple[str, str, str, str]] = []
         self.subjects: dict[str, str] = {}  # identity -> the subject it was given
 
-    def queue(self, session: Session, **kwargs: Any) -> str:
-        self.queued.append(
-            (kwargs["kind"], kwargs["identity"], kwargs["to"], kwargs["rendered"].text)
-        )
-        self.subjects[kwargs["identity"]] = kwargs.get("subject") or ""
-        return super().queue(session, **kwargs)
+
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> RecordingMailer:
+    """A :class:`RecordingMailer`: every mail queued with it is recorded as it is queued."""
+    mailer = RecordingMailer()
+    queue = letters._PostOffice._queue
+
+    def recorded(
+        office: letters._PostOffice,
+        letter: letters.Letter,
+        recipient: letters.Recipient,
+        rendered: RenderedMail,
+        sender_name: str,
+    ) -> str:
+        if office.mailer is mailer:
+            text = rendered.text
+            mailer.queued.append((letter.kind, recipient.identity, recipient.address, text))
+            mailer.subjects[recipient.identity] = letter.subject or ""
+        return queue(office, letter, recipient, rendered, sender_name)
+
+    monkeypatch.setattr(letters._PostOffice, "_queue", recorded)
+    return mailer
 
 
 @pytest.fixture
@@ -92,23 +112,22 @@ def _start(
         work.session.add(game)
         work.session.flush()
         for name in NAMES:
-            service.signup(
-                work,
+            gender = "vrouw" if name in women else "man"
+            applicant = service.Applicant(f"{name.lower()}@example.org", name, gender)
+            post(
+                work.session,
                 mailer,
-                game,
-                email=f"{name.lower()}@example.org",
-                name=name,
-                gender="vrouw" if name in women else "man",
-                now=now,
+                service.signup(table_of(work, game), applicant, now).letters,
+                now,
             )
         service.start_game(work, mailer, game, now=now, seed=5, distribution_id="tien")
 
 
 @pytest.mark.parametrize("language", ["nl", "en"])
 def test_every_public_story_is_one_text_with_no_private_line(
-    factory: sessionmaker[Session], language: str
+    factory: sessionmaker[Session], language: str, recording: RecordingMailer
 ) -> None:
-    mailer = RecordingMailer()
+    mailer = recording
     now = START
     _start(
         factory,
@@ -134,16 +153,13 @@ def test_every_public_story_is_one_text_with_no_private_line(
                 count = max(action.min_names, 1) if targets else 0
                 picked = [targets[(turn + i) % len(targets)] for i in range(count)]
                 turn += 1
-                service.cast_vote(
-                    work,
-                    mailer,
-                    game,
-                    players[name],
+                ballot = service.Ballot(
                     targets=list(dict.fromkeys(picked)),
                     blanco=not picked,
                     keywords=[action.keyword] if action.keyword else [],
-                    now=now,
                 )
+                outcome = service.cast_vote(table_of(work, game), players[name], ballot, now)
+                post(work.session, mailer, outcome.letters, now)
             now += timedelta(hours=1)
             service.close_step(work, mailer, game, now=now)
     stories = [q for q in mailer.queued if q[0] == "story"]
@@ -180,9 +196,9 @@ def test_every_public_story_is_one_text_with_no_private_line(
 
 
 def test_the_epilogue_tells_the_whole_game_with_every_role(
-    factory: sessionmaker[Session],
+    factory: sessionmaker[Session], recording: RecordingMailer
 ) -> None:
-    mailer = RecordingMailer()
+    mailer = recording
     now = START
     _start(factory, mailer, now, language="nl", reveal_roles=False, options={}, women=())
     for _ in range(120):

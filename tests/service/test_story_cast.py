@@ -56,7 +56,7 @@ def _shown(context: dict) -> dict[str, str]:  # type: ignore[type-arg]
 def test_each_recipient_sees_his_own_role_and_no_other_living_role(reveal_roles: bool) -> None:
     game, players = _game(reveal_roles=reveal_roles), _players()
     state = _state(dead=("Dirk",))
-    cast = story_context.story_cast(None, game, players, state)
+    cast = story_context.story_cast(game, players, state)
     dead_roles = {"Dirk": "heks"} if reveal_roles else {}
     for _ in range(2):  # the shared cast is reused, twice over, in both orders
         for name in NAMES + NAMES[::-1]:
@@ -78,7 +78,7 @@ def test_each_recipient_sees_his_own_role_and_no_other_living_role(reveal_roles:
 def test_a_render_sees_only_the_recipients_role_through_players_and_helpers() -> None:
     game, players = _game(reveal_roles=False), _players()
     state = _state()
-    cast = story_context.story_cast(None, game, players, state)
+    cast = story_context.story_cast(game, players, state)
     source = (
         "{% block subject %}x{% endblock %}{% block body %}"
         + ROLES_SHOWN
@@ -99,6 +99,6 @@ def test_a_render_sees_only_the_recipients_role_through_players_and_helpers() ->
 def test_the_game_over_cast_shows_every_true_role() -> None:
     game, players = _game(reveal_roles=False), _players()
     state = _state()
-    cast = story_context.story_cast(None, game, players, state, reveal_all=True)
+    cast = story_context.story_cast(game, players, state, reveal_all=True)
     context = story_context.mail_context(game, cast, state, "Bram")
     assert _shown(context) == dict(zip(NAMES, ROLES, strict=True))  # the dwaas is told now

@@ -1,4 +1,4 @@
-"""An in-memory outbox (the OutboxRepository protocol) for tests and `narrator simulate`."""
+"""An in-memory outbox (the OutboxRepository protocol), a test double of the outbox table."""
 
 from __future__ import annotations
 

@@ -1,0 +1,194 @@
+"""Letters: what the service decided to mail, as plain data; the one post office that mails them.
+
+Every service operation (a signup, the start, a vote, a step's close, reminders, Help, an error
+reply, the epilogue) *decides*: it returns :class:`Letter` values and never renders or queues
+anything itself.  :func:`post` is the only caller of the :class:`~narrator.service.mailer.
+Mailer`: it renders each letter's :class:`Draft` (stories) and queues one outbox row per
+recipient, in the caller's transaction.  A draft shared by several letters (the village's story
+of a step, which every player gets beside his own) is rendered once.  See docs/dev/letters.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from narrator.models import Game
+from narrator.outbound.compose import (
+    Address,
+    MailKind,
+    OutgoingMail,
+    make_message_id,
+    parse_message_ids,
+)
+from narrator.outbound.outbox import queue_mail
+from narrator.service.mailer import Mailer, ReplyTo
+from narrator.service.threads import reply_subject, root_message_id
+from stories import Event as StoryEvent
+from stories import RenderedMail, StoryKey, StoryNotFound
+
+log = logging.getLogger("narrator.letters")
+
+
+@dataclass(frozen=True)
+class Story:
+    """A step's story as a draft tells it: its events and which part (``public``: the village's
+    text, ``private``: what only this reader's `groups` may know)."""
+
+    events: Sequence[StoryEvent]
+    part: str
+    groups: frozenset[str] = frozenset()
+    send_empty: bool = False
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What one rendering needs: the story pack's `event` (of `game`'s key, else the configured
+    ruleset's in `language`), the story `context` and the `seed` of the variant drawn.
+
+    With `story` it is a step's story (the ``night_result`` template and its events); with
+    `optional` nothing is mailed where the language has no such template.
+    """
+
+    event: str
+    context: Mapping[str, Any]
+    seed: str
+    game: Game | None = None
+    language: str | None = None
+    story: Story | None = None
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """Who gets a letter; `identity` names his mail once and for all (its Message-ID)."""
+
+    address: str
+    name: str
+    identity: str
+
+
+@dataclass(frozen=True)
+class Letter:
+    """One mail decided by the service, to one or more recipients, as plain data.
+
+    `kind` is the outbox kind (``receipt``, ``story``, ...); the thread is the `game`'s (its
+    root in References, the From name, the player's reply address), titled `subject` (the game
+    day's), or ``Re: <his subject>`` when it answers `reply`; `reply_to` overrides Reply-To.
+    """
+
+    kind: str
+    draft: Draft
+    to: tuple[Recipient, ...]
+    game: Game | None = None
+    subject: str | None = None
+    reply: ReplyTo | None = None
+    reply_to: Address | None = None
+
+
+def post(session: Session, mailer: Mailer, letters: Iterable[Letter], now: datetime) -> list[str]:
+    """Render and queue `letters` in order in `session`; return the Message-IDs queued.
+
+    A letter whose draft renders to nothing (an empty private story, a missing optional
+    template) is not mailed; one that answers a sender over his reply limit is rendered but
+    not queued (its Message-ID is still returned, as the mail would have had it).
+    """
+    return _PostOffice(session, mailer, now).post(letters)
+
+
+@dataclass
+class _PostOffice:
+    """One round of :func:`post`, with the story keys and From names it looked up."""
+
+    session: Session
+    mailer: Mailer
+    now: datetime
+    keys: dict[tuple[int | None, str, str | None], StoryKey] = field(default_factory=dict)
+
+    def post(self, letters: Iterable[Letter]) -> list[str]:
+        rendered: dict[int, RenderedMail | None] = {}  # by draft: a shared draft renders once
+        senders: dict[int | None, str] = {}  # by game: the narrator's name in its words
+        queued: list[str] = []
+        for letter in letters:
+            key = id(letter.draft)
+            if key not in rendered:
+                rendered[key] = self._render(letter.draft)
+            mail = rendered[key]
+            if mail is None:
+                continue
+            game_id = letter.game.id if letter.game is not None else None
+            if game_id not in senders:
+                senders[game_id] = self.mailer.sender_name(letter.game)
+            queued.extend(
+                self._queue(letter, recipient, mail, senders[game_id]) for recipient in letter.to
+            )
+        return queued
+
+    def _render(self, draft: Draft) -> RenderedMail | None:
+        mailer = self.mailer
+        game_id = draft.game.id if draft.game is not None else None
+        known = (game_id, draft.event, draft.language)
+        key = self.keys.get(known)
+        if key is None:
+            key = self.keys[known] = mailer.key(draft.game, draft.event, draft.language)
+        if draft.optional:
+            try:
+                mailer.renderer.variants(key)
+            except StoryNotFound:
+                return None
+        story = draft.story
+        if story is None:
+            return mailer.render(key, draft.context, draft.seed)
+        return mailer.renderer.render_story(
+            key,
+            draft.context,
+            story.events,
+            draft.seed,
+            groups=story.groups,
+            send_empty=story.send_empty,
+            part=story.part,
+        )
+
+    def _queue(
+        self, letter: Letter, recipient: Recipient, rendered: RenderedMail, sender_name: str
+    ) -> str:
+        """Queue `rendered` to `recipient`; return its Message-ID (see :func:`post`)."""
+        mailer = self.mailer
+        message_id = make_message_id(mailer.domain, f"{recipient.identity}/{recipient.address}")
+        reply, game = letter.reply, letter.game
+        if reply is not None and reply.silent:
+            log.info("not answering %s (%s): over its reply limit", recipient.address, letter.kind)
+            return message_id
+        reply_to = letter.reply_to
+        if reply_to is None and game is not None and mailer.reply_addresses is not None:
+            reply_to = Address(
+                mailer.reply_addresses.for_player(game, recipient.address), sender_name
+            )
+        root = (root_message_id(game, mailer.domain),) if game is not None else ()
+        answered = reply_subject(reply.subject) if reply is not None else ""
+        mail = OutgoingMail(
+            sender=Address(mailer.address, sender_name),
+            to=Address(recipient.address, recipient.name),
+            subject=answered or letter.subject or rendered.subject,
+            text=rendered.text,
+            html=rendered.html,
+            kind=MailKind.REPLY if reply is not None else MailKind.GENERATED,
+            in_reply_to=reply.message_id if reply is not None else None,
+            references=(*root, *parse_message_ids(reply.references if reply else ())),
+            reply_to=reply_to,
+        )
+        game_id = game.id if game is not None else None
+        queue_mail(
+            self.session,
+            mail,
+            now=self.now,
+            kind=letter.kind,
+            game_id=game_id,
+            message_id=message_id,
+        )
+        return message_id

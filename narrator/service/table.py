@@ -1,0 +1,141 @@
+"""The game table: one game as an operation of the service sees it (rules, state, view, players).
+
+One :class:`GameTable` per game lives in the unit of work (:func:`table_of`): it holds the
+game's row, its ruleset, its rules state, ONE view of that state (``Ruleset.view`` is asked
+once per state: a new state stored here gets a new view), its players, and the story cast of
+the batch.  Every service operation takes a table instead of the tuple (work, game, state,
+players, cast, public) it used to pass around, and nothing of it outlives the transaction.
+See docs/dev/game-table.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from narrator.models import Game, GameLogEntry, Player
+from narrator.service.story_context import recipient_cast, story_cast, story_game
+from narrator.service.work import NotStarted, Work
+from parsing import GameInfo
+from rules import get_ruleset
+from rules.core.ruleset import Ruleset
+from rules.core.view import GameView
+from stories import Cast
+
+
+class GameTable:
+    """One game in one unit of work: see the module docstring."""
+
+    def __init__(self, work: Work, game: Game) -> None:
+        self.work = work
+        self.game = game
+        self.rules: Ruleset[Any] = get_ruleset(game.ruleset)
+        self._view: tuple[object, GameView] | None = None  # (the state it is of, its view)
+        self._casts: dict[bool, Cast] = {}  # by reveal_all, until the seats change
+        # The parser's view of a started game (its name index) and its players by address:
+        # a started game's names never change, so the mails of a batch share them.
+        self.parser_view: tuple[GameInfo, dict[str, Player]] | None = None
+
+    # --- the players and the rules state ---------------------------------------------------
+
+    @property
+    def players(self) -> list[Player]:
+        """The players in seat order (a copy: callers may extend it)."""
+        return self.work.players(self.game)
+
+    def player_added(self, player: Player) -> None:
+        """`player` signed up: players, cast and parser view are built again when next asked."""
+        self.work.player_added(self.game, player)
+        self._casts.clear()
+        self.parser_view = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has a rules state (it has started)."""
+        return self.work.has_state(self.game)
+
+    @property
+    def state(self) -> Any:
+        """The rules state (NotStarted before the start)."""
+        return self.work.state(self.game, self.rules)
+
+    @property
+    def state_or_none(self) -> Any:
+        """The rules state, None before the start."""
+        return self.state if self.started else None
+
+    @property
+    def view(self) -> GameView:
+        """The ruleset's view of :attr:`state`, asked once per state."""
+        state = self.state
+        if self._view is None or self._view[0] is not state:
+            self._view = (state, self.rules.view(state))
+        return self._view[1]
+
+    def store(self, state: Any, *, vote_only: bool = False) -> None:
+        """Make `state` the game's rules state (written when the unit of work ends).
+
+        The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
+        state differs from the last only by a vote, which changes no seat and no step: the
+        columns and the cast stay as they are (and so does the view, but for its votes).
+        """
+        self.work.store(self.game, state, self.rules)
+        if vote_only:
+            return
+        view = self.view
+        self.game.step, self.game.night, self.game.day = view.step, view.night, view.day
+        self._casts.clear()
+
+    def log(self, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
+        """Add an entry to the game's log."""
+        seq = self.work.next_log_seq(self.game)
+        entry = GameLogEntry(
+            game_id=self.game.id, seq=seq, kind=kind, payload=dict(payload), at=now
+        )
+        self.work.session.add(entry)
+
+    # --- what the stories read -------------------------------------------------------------
+
+    def cast(self, *, reveal_all: bool = False) -> Cast:
+        """The `players` of the batch's mails, shared by every recipient (nobody's own role);
+        with `reveal_all` (the game is over) every role.  Built once until the seats change."""
+        known = self._casts.get(reveal_all)
+        if known is None:
+            state = self.state_or_none
+            view = self.view if state is not None else None
+            known = story_cast(
+                self.game, self.players, state, reveal_all=reveal_all, rules=self.rules, view=view
+            )
+            if state is not None:
+                self._casts[reveal_all] = known
+        return known
+
+    def public(self, step: str | None = None, phase: str | None = None) -> dict[str, Any]:
+        """The `game` of a story render: public facts of the current view (a story of a
+        resolved step passes that step and its phase)."""
+        view = self.view if self.started else None
+        return story_game(self.game, None, step, phase, view=view)
+
+    def context(
+        self, recipient: str | None, public: Mapping[str, Any], *, reveal_all: bool = False
+    ) -> dict[str, Any]:
+        """The common story context of `recipient`'s mail: the batch's `public` game, the cast
+        as he sees it (his own role, as he was told it)."""
+        cast = self.cast(reveal_all=reveal_all)
+        return {
+            "game": public,
+            "players": recipient_cast(self.rules, cast, self.state_or_none, recipient),
+            "recipient": recipient,
+        }
+
+
+def table_of(work: Work, game: Game) -> GameTable:
+    """The table of `game` in the unit of work `work` (made at the first ask)."""
+    table = work.tables.get(game.id)
+    if table is None or table.game is not game:
+        table = work.tables[game.id] = GameTable(work, game)
+    return table
+
+
+__all__ = ["GameTable", "NotStarted", "table_of"]

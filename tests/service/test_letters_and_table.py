@@ -1,0 +1,116 @@
+"""The service decides letters and mails nothing itself; the game table asks for one view per
+state; the post office renders a shared draft once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.models import Game, OutboxMessage
+from narrator.service import games as service
+from narrator.service.letters import Letter, post
+from narrator.service.table import table_of
+from narrator.service.work import unit_of_work
+from tests.support.bymail import Table
+
+PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
+
+
+def _started(factory: sessionmaker[Session]) -> Table:
+    """A five-player Wakkerdam game, started (seeded), at its first night."""
+    table = Table(factory, language="nl")
+    table.open_game(
+        name="WW5", ruleset="wakkerdam", language="nl", theme="wakkerdam", speed=3600, strictness=2
+    )
+    for name in PLAYERS:
+        gender = "vrouw" if name in ("Anna", "Carla", "Eva") else "man"
+        assert table.write(name, f"{name}, {gender}", "WW5") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=7)
+    return table
+
+
+def _outbox_size(factory: sessionmaker[Session]) -> int:
+    with unit_of_work(factory) as work:
+        return int(work.session.scalar(select(func.count(OutboxMessage.id))) or 0)
+
+
+def test_closing_a_step_decides_letters_and_only_post_queues_them(
+    factory: sessionmaker[Session],
+) -> None:
+    players = _started(factory)
+    before = _outbox_size(factory)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        closed = service.close(table_of(work, game), players.clock())
+        work.session.flush()
+        queued = int(work.session.scalar(select(func.count(OutboxMessage.id))) or 0)
+        assert queued == before  # deciding queued nothing
+        assert closed.letters and all(isinstance(letter, Letter) for letter in closed.letters)
+        kinds = {letter.kind for letter in closed.letters}
+        assert {"story", "step"} <= kinds
+        ids = post(work.session, players.mailer, closed.letters, players.clock())
+    recipients = sum(len(letter.to) for letter in closed.letters)
+    assert len(ids) <= recipients  # an empty private story is not mailed
+    assert _outbox_size(factory) == before + len(ids)
+
+
+def test_the_table_asks_for_one_view_per_state(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = _started(factory)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        table = table_of(work, game)
+        asked: list[int] = []
+        view = table.rules.view
+
+        def counted(state: Any) -> Any:
+            asked.append(id(state))
+            return view(state)
+
+        monkeypatch.setattr(table.rules, "view", counted)
+        first = table.view
+        assert table.view is first and len(asked) == 1  # asked again: the same view
+        table.cast()
+        table.public()
+        assert len(asked) == 1
+        state = table.state
+        closed = service.close(table, players.clock())
+        assert closed.letters
+        # The table's: the resolved state's and the new state's, once each.  (The story facts
+        # the narrator still adds to the events, story_context.with_story_facts, ask for
+        # their own two.)
+        assert asked.count(id(state)) <= 2 and len(asked) <= 4, asked
+        assert table.view is table.view and len(asked) <= 4
+
+
+def test_a_shared_draft_is_rendered_once(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = _started(factory)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        closed = service.close(table_of(work, game), players.clock())
+        stories = [letter for letter in closed.letters if letter.kind == "story"]
+        village = {
+            id(letter.draft)
+            for letter in stories
+            if letter.draft.story is not None and letter.draft.story.part == "public"
+        }
+        assert len(village) == 1 and len(stories) >= len(PLAYERS)
+        renderer = players.mailer.renderer
+        render_story = renderer.render_story
+        parts: list[str] = []
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            parts.append(kwargs["part"])
+            return render_story(*args, **kwargs)
+
+        monkeypatch.setattr(renderer, "render_story", counted)
+        post(work.session, players.mailer, closed.letters, players.clock())
+    assert parts.count("public") == 1

@@ -1,0 +1,129 @@
+"""How often a vote and a day's close cross between the four packages (issue 21's budget).
+
+A crossing is a call from code of one of the packages ``rules``, ``parsing``, ``stories`` and
+``narrator`` into code of another (the nearest calling frame of the four decides whose call it
+is: a template's filter called by Jinja2 inside ``stories`` is no crossing).  Counted with
+:func:`sys.setprofile` over a stored vote mail processed to its queued receipt, and over
+closing the day of a five-player Wakkerdam game.  The figures are printed (``pytest -s``),
+with the calls by package pair.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import make_engine, session_factory
+from narrator.models import Game
+from narrator.service import games as service
+from narrator.service.inbox import process_pending
+from narrator.service.work import unit_of_work
+from tests.support.bymail import Table, address_of, compose, game_view
+
+PACKAGES = frozenset({"rules", "parsing", "stories", "narrator"})
+#: What this tree holds to (measured: a vote 28, the day 86; before the game table and the
+#: letters: 42 and 146).  Issue 21 aims at 15 and 40: most of what is left are the rules'
+#: events told event by event (as_told, to_dict, recipients, shown_role: the ruleset's `tell`
+#: is to answer for a whole step at once) and one cast per reader (told_role, Cast).
+VOTE_BUDGET = 28
+DAY_BUDGET = 86
+PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
+
+
+def _package(frame: FrameType) -> str | None:
+    name = frame.f_globals.get("__name__")
+    top = name.partition(".")[0] if isinstance(name, str) else None
+    return top if top in PACKAGES else None
+
+
+def count_crossings(run: Callable[[], Any]) -> Counter[tuple[str, str]]:
+    """Run `run` and count its calls between the four packages: (caller's, callee's) -> n."""
+    crossings: Counter[tuple[str, str]] = Counter()
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event != "call":
+            return
+        callee = _package(frame)
+        if callee is None:
+            return
+        caller_frame = frame.f_back
+        while caller_frame is not None:
+            caller = _package(caller_frame)
+            if caller is not None:
+                if caller != callee:
+                    crossings[(caller, callee)] += 1
+                return
+            caller_frame = caller_frame.f_back
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return crossings
+
+
+def _report(what: str, crossings: Counter[tuple[str, str]]) -> int:
+    total = sum(crossings.values())
+    pairs = ", ".join(f"{a}->{b} {n}" for (a, b), n in crossings.most_common())
+    print(f"\n{what}: {total} crossings ({pairs})")
+    return total
+
+
+def _day_table(factory: sessionmaker[Session]) -> Table:
+    """A started five-player Wakkerdam game (seeded), its first night closed: it is day."""
+    table = Table(factory, language="nl")
+    table.open_game(
+        name="WW5",
+        ruleset="wakkerdam",
+        language="nl",
+        theme="wakkerdam",
+        speed=3600,
+        strictness=2,
+        close_early=False,
+    )
+    for name in PLAYERS:
+        gender = "vrouw" if name in ("Anna", "Carla", "Eva") else "man"
+        assert table.write(name, f"{name}, {gender}", "WW5") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=7)
+    table.deadline()
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        assert game.step == "brandstapel", game.step  # the day's vote
+    return table
+
+
+def test_a_vote_and_a_day_cross_the_packages_within_budget(sqlite_url: str) -> None:
+    factory = session_factory(make_engine(sqlite_url))
+    table = _day_table(factory)
+    # A vote mail, stored: processing it queues the receipt.
+    view = game_view(factory)
+    voter, target = [name for name in view.alive if name in PLAYERS][:2]
+    raw = compose(f"{voter} <{address_of(voter)}>", "WW5", target, "vote@example.org")
+    table.sink.store_sync(raw, source="inject")
+    outcomes: list[Any] = []
+    vote = count_crossings(
+        lambda: outcomes.extend(
+            process_pending(table.factory, table.mailer, table.settings, table.clock)
+        )
+    )
+    assert [o.what for o in outcomes] == ["vote accepted"]
+
+    def close_the_day() -> None:
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            service.close_step(work, table.mailer, game, now=table.clock())
+
+    day = count_crossings(close_the_day)
+    vote_total = _report("a vote, stored mail -> queued receipt", vote)
+    day_total = _report("closing a 5-player day", day)
+    assert vote_total <= VOTE_BUDGET
+    assert day_total <= DAY_BUDGET
