@@ -24,7 +24,6 @@ from pathlib import Path
 
 from narrator.cli import CommandError, Subparsers
 from narrator.config import Config, ConfigError, load_config
-from narrator.service.words import explainer_for, lexicon_for
 from parsing import (
     Command,
     GameInfo,
@@ -36,6 +35,7 @@ from parsing import (
     read_command,
     route,
 )
+from stories.lexicon import explainer_for, help_words, lexicon_for
 from stories.words import languages_of
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     default_language = args.lang or config.narrator.language
     found = _game_info(args, parsed, config, default_language)
     names = (found.info.name,) if found is not None else ()
-    routed = route(parsed, names, own, explainer_for(config.narrator.ruleset, default_language))
+    explain = explainer_for(config.narrator.ruleset, default_language)
+    routed = route(parsed, names, own, explain, help_words())
     command: Command
     if isinstance(routed, Route):
         assert found is not None  # its name was the only one to route to

@@ -45,13 +45,6 @@ from narrator.service.limits import (
 )
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import story_cast, story_game, story_players
-from narrator.service.words import (
-    choice_label,
-    choice_words_for,
-    explainer_for,
-    lexicon_for,
-    number_words_for,
-)
 from narrator.service.work import Work, ruleset_of, unit_of_work
 from parsing import (
     ErrorCode,
@@ -71,6 +64,14 @@ from parsing import (
 )
 from parsing import Vote as ParsedVote
 from stories import StoryNotFound
+from stories.lexicon import (
+    choice_label,
+    choice_words_for,
+    explainer_for,
+    help_words,
+    lexicon_for,
+    number_words_for,
+)
 
 log = logging.getLogger("narrator.inbox")
 
@@ -137,6 +138,7 @@ def process_message(
         [g.name for g in games],
         settings.addresses,
         explainer_for(settings.ruleset, settings.language),
+        help_words(),
     )
     ignore = routed if isinstance(routed, Ignore) else None
     if ignore is None and row.envelope_from == "":
