@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # `parsing` package: look in the project root instead.
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
-from narrator.service.words import explainer_for, lexicon_for  # noqa: E402
 from parsing import (  # noqa: E402
     Command,
     GameInfo,
@@ -28,6 +27,7 @@ from parsing import (  # noqa: E402
     read_command,
     route,
 )
+from stories.lexicon import explainer_for, lexicon_for  # noqa: E402
 
 CORPUS = [path.read_bytes() for path in sorted((ROOT / "tests" / "mail").glob("*.eml"))]
 OWN = frozenset({"verteller@example.org"})

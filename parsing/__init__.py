@@ -6,7 +6,7 @@ Public API (all pure; ``parse_mail`` never raises for any bytes)::
         sender, sender_name, reply_to, to, message_id, in_reply_to, references, subject
         (reply/forward prefixes removed), raw_subject, body (what the player wrote), full_text,
         facts (HeaderFacts for loop detection), defects
-    route(parsed, game_names, own_addresses, explain=explain_plainly, help_words=HELP_WORDS)
+    route(parsed, game_names, own_addresses, explain=explain_plainly, help_words=frozenset())
         -> Route(game) | Help(text, game) | Ignore(reason) | ParseError(no-game)
     read_command(parsed, GameInfo(name, signup_open, players),
                  MailContext(lexicon, sender_player, name_counts, usable_keywords, explain))
@@ -19,8 +19,9 @@ Public API (all pure; ``parse_mail`` never raises for any bytes)::
     command_to_dict(command, parsed) -> the ``narrator parse --json`` object
 
 No word of any ruleset or language is built in: keywords, blank words, genders and stop words
-come from the game's :class:`Lexicon`, error wording from the context's explainer
-(:data:`DEFAULT_LEXICON` and :func:`explain_plainly` are the language-generic defaults).
+come from the game's :class:`Lexicon`, the Help words from ``route``'s caller, error wording
+from the context's explainer (:data:`DEFAULT_LEXICON` is empty; :func:`explain_plainly`
+names the code and its parameters).
 
 The layers: ``mime`` (bytes → headers and text), ``html`` (HTML → text), ``quotes`` (text →
 what the player wrote, by the mail clients' tables of ``clients``), ``subject``,
@@ -54,11 +55,10 @@ from parsing.model import (
 from parsing.names import NameMatcher, fold
 from parsing.quotes import strip_quotes
 from parsing.report import command_to_dict
-from parsing.subject import HELP_WORDS, find_game, is_help_subject, strip_subject_prefixes
+from parsing.subject import find_game, is_help_subject, strip_subject_prefixes
 
 __all__ = [
     "DEFAULT_LEXICON",
-    "HELP_WORDS",
     "Command",
     "Correction",
     "ErrorCode",

@@ -26,7 +26,7 @@ from parsing.model import (
     Vote,
 )
 from parsing.names import fold, is_mixed_script, letter_words, looks_like
-from parsing.subject import HELP_WORDS, find_game, is_help_subject, subject_words
+from parsing.subject import find_game, is_help_subject, subject_words
 
 MAX_NAME_LENGTH = 30
 _NAME = re.compile(r"[^\W\d_]+")
@@ -41,14 +41,15 @@ def route(
     game_names: Iterable[str],
     own_addresses: Iterable[str] = (),
     explain: Explain = explain_plainly,
-    help_words: AbstractSet[str] = HELP_WORDS,
+    help_words: AbstractSet[str] = frozenset(),
 ) -> Routed:
     """Decide where ``parsed`` goes, before any game's words are known.
 
     Returns ``Ignore`` for mail that must never be answered (``own_addresses``: the narrator's,
     mail from them is a loop), ``Help`` when the subject's first word is one of ``help_words``
-    (with the game the subject also names, if any), ``Route(game)`` for the game of
-    ``game_names`` the subject names, else a ``no-game`` ``ParseError`` (``games``: the names)
+    (with the game the subject also names, if any; the caller passes the Help words of every
+    language it speaks, none by default), ``Route(game)`` for the game of ``game_names`` the
+    subject names, else a ``no-game`` ``ParseError`` (``games``: the names)
     worded by ``explain`` (in the narrator's default language: no game is known).
     """
     ignore = classify_ignore(parsed, own_addresses)

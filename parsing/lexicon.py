@@ -13,11 +13,10 @@ A :class:`Lexicon` holds every ruleset- or language-specific word the parser use
 - ``reserved_names``: more words that may not be a player's name (the keyword, blank, gender
   and Help words never may).
 
-The narrator builds one per ruleset and language with :meth:`Lexicon.from_words` from the story
-pack's ``words.toml``.  :data:`DEFAULT_LEXICON` holds only what is language-generic or needed
-before any game is known: the Help subject words of every language the narrator speaks
-(:data:`parsing.subject.HELP_WORDS`) and the stop words of Dutch, English and German plus mail
-clients' words (:data:`parsing.names.STOP_WORDS`); it knows no keyword, blank word or gender.
+The narrator builds one per ruleset and language with :meth:`Lexicon.from_words` from the words
+of the story layer (the language's shared words and the ruleset's pack, ``words.toml``).  The
+parser writes no word of any language: :data:`DEFAULT_LEXICON` is empty (no keyword, blank,
+gender, Help or stop word).
 """
 
 from __future__ import annotations
@@ -28,8 +27,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TypeVar
 
-from parsing.names import STOP_WORDS, fold, letter_words
-from parsing.subject import HELP_WORDS
+from parsing.names import fold, letter_words
 
 
 class Gender(StrEnum):
@@ -57,8 +55,8 @@ class Lexicon:
     keyword_order: tuple[str, ...] = ()
     blanco_words: frozenset[str] = frozenset()
     genders: Mapping[str, Gender] = field(default_factory=dict)
-    help_words: frozenset[str] = HELP_WORDS
-    stop_words: frozenset[str] = STOP_WORDS
+    help_words: frozenset[str] = frozenset()
+    stop_words: frozenset[str] = frozenset()
     reserved_names: frozenset[str] = frozenset()
 
     @classmethod
@@ -76,8 +74,8 @@ class Lexicon:
             witte = ["witte"]
             burgemeester = ["burgemeester", "mayor"]
             blanco = ["blanco", "abstain"]
-            help = ["hulp"]       # added to the base's Help words
-            stop_words = ["..."]  # added to the base's stop words
+            help = ["hulp"]       # the Help words (added to the base's)
+            stop_words = ["..."]  # the stop words (added to the base's)
             reserved = ["..."]    # optional: more words that may not be a name
             [genders]             # canonical gender (man | vrouw) -> words
             man = ["man", "uomo"]
@@ -86,7 +84,8 @@ class Lexicon:
         is also accepted as written; when given, ``[keywords]`` may name no other id (without
         them the table's ids, in its order).  A gender id (``man``, ``vrouw``) is accepted as
         written too.
-        ``base`` (default :data:`DEFAULT_LEXICON`) gives the Help and stop words merged in.
+        ``base`` (default :data:`DEFAULT_LEXICON`, empty) gives Help, stop and reserved words
+        merged in.
         Raises ``ValueError`` when a key has the wrong shape, a word is empty, a keyword id is
         not the ruleset's, or one word would mean two keyword ids or two genders.
         """
@@ -184,8 +183,8 @@ class Lexicon:
 
 
 DEFAULT_LEXICON = Lexicon()
-"""The language-generic words only: Help subject words, stop words; no keyword, blank word or
-gender (a game's lexicon comes from its story pack)."""
+"""No word at all (the parser spells none): a game's lexicon comes from the story layer, its
+language's shared words and its pack's."""
 
 
 def _table(words: Mapping[str, object], key: str) -> Mapping[str, object]:

@@ -32,8 +32,8 @@ class ParamTexts(dict[str, str]):
 
 
 def explain_plainly(code: str, params: ErrorParams) -> str:
-    """The default explainer: a neutral English sentence naming the code and its params,
-    e.g. ``Mail not understood (no-name); choices: Anna, Bram; expected: 1.``"""
+    """The default explainer: no sentence of any language, only the code and its params,
+    e.g. ``no-name; choices: Anna, Bram; expected: 1`` (the story layer words the replies)."""
     texts = ParamTexts(params)
     details = "".join(f"; {key}: {texts[key]}" for key in sorted(texts))
-    return f"Mail not understood ({code}){details}."
+    return f"{code}{details}"

@@ -4,8 +4,8 @@ Names are compared *folded*: Unicode-decomposed, accents dropped, case-folded (`
 ``zoe`` are the same player).  A word that is not exactly a player's name may still be
 understood as one when it is a misspelling within a small edit distance (optimal string
 alignment, so a swapped pair of letters costs 1) and fits exactly one player.  Ordinary words
-never are: fuzzy matching skips stop words (by default Dutch, English, German and mail
-clients' words; a game's lexicon adds its language's words and its keywords) and names
+never are: fuzzy matching skips stop words (the game's lexicon gives them: its language's and
+its pack's words and its keywords; the parser spells no word of any language) and names
 shorter than four letters (so ``van`` is never ``Jan``).  A word of three letters is a
 misspelling only as a four-letter name with one letter left out (``Ива`` for Иван, ``Drk`` for
 Dirk), the one typo a game master reads in so short a word.  A player whose name is itself an
@@ -57,37 +57,6 @@ _SPECIAL_LETTERS = str.maketrans(
         "þ": "th",
         "ı": "i",
     }
-)
-
-STOP_WORDS = frozenset(
-    """
-    aan achter af al alle alleen als alsjeblieft alstublieft altijd ander andere anders ben
-    bent bij bijna binnen blijf blijft boven daar daarom dag dan
-    dank dat de deze die dit doe doen door dood du dus echt een eens eerst eigen en er
-    even ga gaan gaat gedaan geen gehad gek geld gelijk gewoon geweest gisteren goed graag
-    groet groeten groetjes haar had hadden heb hebben hebt heeft hem hen het hier hij hoe hoi
-    hun iedereen iemand iets ik in is ja je jij jou jouw jullie kan keer kies kiezen kom komen
-    komt kon kun kunnen laat laatste lang later leuk liefs maar maak man me mee meer meneer
-    met mevrouw mij mijn misschien moet moeten mogen morgen na naam nacht namen naar niet
-    niets nog nooit nou nu of om omdat onder ons onze ook op over pas per plaats raar spel
-    speler spelers stem stemmen stemt stemming toch toe tot tussen uit uw vaak van vanavond
-    vandaag vanuit veel verteller vind vindt voor vooral vrouw waar waarom wanneer want was
-    wat we weer weet wel welke werd wie wij wil wilt
-    word worden wordt zal ze zeg zeker zelf zich zie zij zijn zo zoals zou zullen
-    a about after again against all also am an and any are as at be because been before
-    being best between both but by can cheers could day dear did do does done down during
-    each else even every few for from get go going good got had has have having he hello
-    hey hers her here him his hi how i if in into is it its just kind last like love
-    male female man many may maybe me mine more most much must my name names night no nor not
-    now of off on once one only or other our out over please really regards same she should
-    so some still such than thank thanks that the their them then there these they this
-    those through to today too under until up us very vote voting want was we well were what
-    when where which while who whom why will with would yes yet you your yours
-    aber als auch bitte das dem den der die ein eine einen er es ich ist mit nicht und von
-    was wer wie wir zu
-    re fw fwd aw wg antw doorst verstuurd verzonden sent iphone android outlook gmail mail
-    email bericht message wrote schreef geschreven
-    """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 
 
@@ -221,13 +190,14 @@ class NameMatcher:
         return self._exact.get(fold(word))
 
     def find(
-        self, words: Sequence[str], stop_words: AbstractSet[str] = STOP_WORDS
+        self, words: Sequence[str], stop_words: AbstractSet[str] = frozenset()
     ) -> list[NameHit]:
         """Every word of ``words`` that names a player (exactly or by a unique misspelling),
         or that could name several players; in order, each word once per occurrence.
 
         ``stop_words`` (folded) are never misspelt names, and name a player whose name is one
-        of them only when written with a capital (a game passes its lexicon's words)."""
+        of them only when written with a capital (a game passes its lexicon's words; the parser
+        knows none of its own)."""
         hits: list[NameHit] = []
         prefix_only: list[NameHit] = []  # ambiguous on weak evidence: a start, three letters
         fuzzy_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}

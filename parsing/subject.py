@@ -22,9 +22,6 @@ _PREFIX = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _BRACKETED = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
-HELP_WORDS = frozenset({"help", "hulp", "aiuto", "помощь"})
-"""The Help subject words of every language the narrator speaks (folded): the mail is routed
-before its game, hence its language, is known."""
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -43,9 +40,10 @@ def strip_subject_prefixes(subject: str) -> str:
     return subject.strip()
 
 
-def is_help_subject(subject: str, help_words: AbstractSet[str] = HELP_WORDS) -> bool:
+def is_help_subject(subject: str, help_words: AbstractSet[str]) -> bool:
     """True when the (prefix-stripped) subject asks for help: its first word is one of
-    ``help_words`` (folded; by default ``Help``, ``Hulp``, ``Aiuto``, ``Помощь``)."""
+    ``help_words`` (folded: the Help words of the languages the narrator speaks, which the
+    caller passes; the parser knows none)."""
     words = _WORD.findall(fold(subject))
     return bool(words) and words[0] in help_words
 

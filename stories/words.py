@@ -1,8 +1,13 @@
-"""The words of a ruleset in one language: `stories/<ruleset>/<lang>/words.toml`, loaded, checked.
+"""The words of a ruleset in one language: its language's shared words and its pack's, checked.
 
-One file per ruleset and language, shared by that language's themes: role, team, cause, phase and
-step words for the story helpers, the wording of every error code, and the written words the
-parser accepts (keywords, blanco, genders, help, stop words).  The format is in docs/stories.md.
+Two files make them.  `stories/_lang/<lang>/words.toml` holds what every ruleset shares in that
+language, once: the locale, date pattern and number words, the pronouns and phases, the blank,
+Help, gender and stop words the parser accepts, the wording of the errors and the mail labels.
+`stories/<ruleset>/<lang>/words.toml` (the pack, shared by that language's themes) holds the
+ruleset's own words (roles, teams, causes, steps, keywords, narrators) and adds to or overrides
+the shared ones: its word lists are added to the language's (``[without]`` takes a shared word
+out), its tables and values replace the language's entry by entry.  The format is in
+docs/stories.md, section 11.
 """
 
 from __future__ import annotations
@@ -23,6 +28,16 @@ from babel.lists import format_list
 from rules.core.registry import UnknownRuleset, get_ruleset, ruleset_ids
 
 WORDS_FILE = "words.toml"
+#: The folder (beside the rulesets' packs) of each language's shared words.
+LANGUAGE_DIR = "_lang"
+#: The word lists a pack adds to its language's (its ``[without]`` takes shared words out).
+ADDED_LISTS = ("blanco", "help", "stop_words")
+#: The tables a pack overrides entry by entry (``[genders]`` lists are added to, like the lists).
+MERGED_TABLES = ("pronouns", "phases", "errors", "mail")
+#: The values a pack overrides whole.
+SHARED_VALUES = ("locale", "when", "numbers", "nobody", "error_fallback")
+#: Every key a language's shared words.toml may hold.
+SHARED_KEYS = (*SHARED_VALUES, *ADDED_LISTS, "genders", *MERGED_TABLES)
 GENDERS = ("man", "vrouw")
 #: The story mails a step's story may be told in.
 STORY_MAILS = ("night_result", "day_result")
@@ -187,6 +202,98 @@ def words_path(ruleset: str, language: str, root: Path | None = None) -> Path:
     return base / ruleset / language / WORDS_FILE
 
 
+def language_path(language: str, root: Path | None = None) -> Path:
+    """Where the shared words of `language` live (``stories/_lang/<language>/words.toml``)."""
+    base = root if root is not None else Path(__file__).resolve().parent
+    return base / LANGUAGE_DIR / language / WORDS_FILE
+
+
+def spoken_languages(root: Path | None = None) -> tuple[str, ...]:
+    """The languages that have shared words, sorted."""
+    base = root if root is not None else Path(__file__).resolve().parent
+    return tuple(sorted(p.parent.name for p in (base / LANGUAGE_DIR).glob(f"*/{WORDS_FILE}")))
+
+
+@cache
+def load_shared(language: str) -> Mapping[str, Any]:
+    """The shipped shared words of `language` as read from its file (read once per process;
+    empty when the language has none).  Raises WordsError for a malformed file or a key that
+    is no language's (see ``SHARED_KEYS``)."""
+    return read_shared(language_path(language))
+
+
+def read_shared(path: Path) -> Mapping[str, Any]:
+    """Read one language's shared words.toml (empty when there is none); raises WordsError."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return MappingProxyType({})
+    except tomllib.TOMLDecodeError as error:
+        raise WordsError(f"{path}: {error}") from None
+    unknown = sorted(set(data) - set(SHARED_KEYS))
+    if unknown:
+        raise WordsError(f"{path}: {', '.join(unknown)}: a ruleset's words, not a language's")
+    return MappingProxyType(data)
+
+
+def merge_words(shared: Mapping[str, Any], pack: Mapping[str, Any], origin: str) -> dict[str, Any]:
+    """A pack's words over its language's shared ones (see the module's documentation).
+
+    Raises WordsError (naming `origin`) for a ``[without]`` that is not a table of word lists
+    of ``ADDED_LISTS``, or takes out a word the language does not have."""
+    merged = {key: value for key, value in shared.items()}
+    without = pack.get("without", {})
+    if not isinstance(without, dict) or not set(without) <= set(ADDED_LISTS):
+        raise WordsError(f"{origin}: [without]: only {', '.join(ADDED_LISTS)} (lists of words)")
+    for key, value in pack.items():
+        if key == "without":
+            continue
+        if key in ADDED_LISTS and isinstance(value, list):
+            merged[key] = _added(shared.get(key, []), value)
+        elif key == "genders" and isinstance(value, dict):
+            table = dict(shared.get(key, {}))
+            for gender, written in value.items():
+                table[gender] = _added(table.get(gender, []), written)
+            merged[key] = table
+        elif key in MERGED_TABLES and isinstance(value, dict):
+            merged[key] = {**shared.get(key, {}), **value}
+        else:
+            merged[key] = value
+    for key, words in without.items():
+        have = merged.get(key, [])
+        if not isinstance(words, list) or not all(word in have for word in words):
+            raise WordsError(f"{origin}: [without] {key}: not all words of the language's")
+        merged[key] = [word for word in have if word not in words]
+    return merged
+
+
+def _added(shared: object, own: object) -> object:
+    """The shared list with the pack's own words after it (each word once); a pack whose list
+    starts with a word of the language's leads with it (the mails ask for the first blank and
+    Help word).  A value that is not a list is left as the pack wrote it, for the reader to
+    name."""
+    if not isinstance(shared, list) or not isinstance(own, list):
+        return own
+    lead = own[:1] if own and own[0] in shared else []
+    return list(dict.fromkeys([*lead, *shared, *own]))
+
+
+def _with_stop_words_from(merged: dict[str, Any], origin: str) -> dict[str, Any]:
+    """`merged` with the stop words of the languages its ``stop_words_from`` names added (a
+    ruleset whose players write several languages); raises WordsError for a language that
+    has no shared words."""
+    others = merged.pop("stop_words_from", [])
+    if not isinstance(others, list) or not all(isinstance(lang, str) for lang in others):
+        raise WordsError(f"{origin}: stop_words_from: must be a list of languages")
+    words = merged.get("stop_words", [])
+    for other in others:
+        shared = load_shared(other).get("stop_words")
+        if not isinstance(shared, list) or not isinstance(words, list):
+            raise WordsError(f"{origin}: stop_words_from: {other!r} has no shared stop words")
+        words = list(dict.fromkeys([*words, *shared]))
+    return {**merged, "stop_words": words}
+
+
 def languages_of(ruleset: str, root: Path | None = None) -> tuple[str, ...]:
     """The languages that have a words.toml for `ruleset`, sorted."""
     base = root if root is not None else Path(__file__).resolve().parent
@@ -195,23 +302,29 @@ def languages_of(ruleset: str, root: Path | None = None) -> tuple[str, ...]:
 
 @cache
 def load_words(ruleset: str, language: str) -> Words:
-    """The shipped words of `ruleset` in `language` (read once per process).
+    """The shipped words of `ruleset` in `language`: the pack's over the language's shared
+    words (read once per process).
 
-    Raises WordsError, naming the file and key, when the file is missing or malformed, or lacks
-    a word for a role, team, cause, step or keyword of the ruleset.
+    Raises WordsError, naming the file and key, when a file is missing or malformed, or the
+    words lack a word for a role, team, cause, step or keyword of the ruleset.
     """
     return read_words(words_path(ruleset, language), ruleset, language)
 
 
-def read_words(path: Path, ruleset: str, language: str) -> Words:
-    """Read and check one words.toml (see :func:`load_words`); raises WordsError."""
+def read_words(
+    path: Path, ruleset: str, language: str, shared: Mapping[str, Any] | None = None
+) -> Words:
+    """Read and check one pack's words.toml over `shared` (default: the shipped shared words
+    of `language`, :func:`load_shared`); see :func:`load_words`.  Raises WordsError."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WordsError(f"{path}: no words for ruleset {ruleset!r} in {language!r}") from None
     except tomllib.TOMLDecodeError as error:
         raise WordsError(f"{path}: {error}") from None
-    reader = _Reader(str(path), data)
+    base = load_shared(language) if shared is None else shared
+    origin = str(path)  # a problem of the shared file itself is named by read_shared
+    reader = _Reader(origin, _with_stop_words_from(merge_words(base, data, origin), origin))
     words = reader.words(ruleset, language)
     reader.check_complete(words)
     return words

@@ -39,7 +39,7 @@ def test_building_the_parser_imports_no_command_dependency() -> None:
 
 
 def test_reading_a_packs_words_loads_no_template_and_no_database() -> None:
-    code = "from narrator.service.words import lexicon_for; lexicon_for('wakkerdam', 'nl')"
+    code = "from stories.lexicon import lexicon_for; lexicon_for('wakkerdam', 'nl')"
     assert set(imported_after(code)) <= {"babel", "rules", "stories"}
 
 

@@ -84,8 +84,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Parse the file, route it and read it in the context the options give, print the result."""
-    from narrator.service.words import explainer_for, lexicon_for
     from parsing import MailContext, Route, command_to_dict, parse_mail, read_command, route
+    from stories.lexicon import explainer_for, help_words, lexicon_for
 
     name_counts = dict(_count(text) for text in args.count or ())
     raw = _read(args.file)
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     default_language = args.lang or config.narrator.language
     found = _game_info(args, parsed, config, default_language)
     names = (found.info.name,) if found is not None else ()
-    routed = route(parsed, names, own, explainer_for(config.narrator.ruleset, default_language))
+    explain = explainer_for(config.narrator.ruleset, default_language)
+    routed = route(parsed, names, own, explain, help_words())
     command: Command
     if isinstance(routed, Route):
         assert found is not None  # its name was the only one to route to
@@ -244,8 +245,8 @@ def _stored_game(args: argparse.Namespace, sender: str, config: Config) -> _Game
     from narrator.models import GameStatus, find_game
     from narrator.service.inbox import reading_for
     from narrator.service.table import table_of
-    from narrator.service.words import explainer_for, lexicon_for
     from narrator.service.work import Work
+    from stories.lexicon import explainer_for, lexicon_for
 
     url = make_url(config.database_url)
     if url.get_backend_name() == "sqlite":

@@ -6,7 +6,7 @@ the narrator has none, the player is told so instead of hearing nothing, and whe
 
 from __future__ import annotations
 
-from narrator.service.words import explainer_for
+from stories.lexicon import explainer_for
 
 NO_ADMIN = "no-admin"
 

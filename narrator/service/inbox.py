@@ -49,13 +49,6 @@ from narrator.service.limits import (
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import Reveal, roster, story_game
 from narrator.service.table import GameTable, table_of
-from narrator.service.words import (
-    choice_label,
-    choice_words_for,
-    explainer_for,
-    lexicon_for,
-    number_words_for,
-)
 from narrator.service.work import Work, unit_of_work
 from parsing import (
     ErrorCode,
@@ -76,6 +69,14 @@ from parsing import (
 from parsing import Vote as ParsedVote
 from parsing.names import looks_like
 from rules.core.model import ActionChoice
+from stories.lexicon import (
+    choice_label,
+    choice_words_for,
+    explainer_for,
+    help_words,
+    lexicon_for,
+    number_words_for,
+)
 
 log = logging.getLogger("narrator.inbox")
 
@@ -166,6 +167,7 @@ def process_message(
         [g.name for g in games],
         settings.addresses,
         explainer_for(settings.ruleset, settings.language),
+        help_words(),
     )
     ignored = _ignored(settings, row, parsed, routed)
     if ignored is not None:

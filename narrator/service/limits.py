@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from narrator.config import Config
 from narrator.models import ReplyCounter, fold_email
-from narrator.service.words import explainer_for
+from stories.lexicon import explainer_for
 
 log = logging.getLogger("narrator.limits")
 

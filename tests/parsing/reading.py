@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from narrator.service.words import explainer_for, lexicon_for
 from parsing import Command, GameInfo, Lexicon, MailContext, ParsedMail, Route, read_command, route
+from stories.lexicon import explainer_for, help_words, lexicon_for
 
 NARRATOR = "verteller@example.org"
 
@@ -29,7 +29,7 @@ def read_mail(
     """``route`` among ``games``, then ``read_command`` for the game routed to, a game of
     ``ruleset`` in ``language`` (its words; errors worded as the narrator words them)."""
     explain = explainer_for(ruleset, language)
-    routed = route(parsed, [game.name for game in games], {NARRATOR}, explain)
+    routed = route(parsed, [game.name for game in games], {NARRATOR}, explain, help_words())
     if not isinstance(routed, Route):
         return routed
     game = next(game for game in games if game.name == routed.game)

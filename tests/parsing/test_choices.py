@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from narrator.service.words import choice_words_for, lexicon_for, number_words_for
 from parsing import ErrorCode, GameInfo, MailContext, ParsedMail, ParseError, Vote, read_command
+from stories.lexicon import choice_words_for, lexicon_for, number_words_for
 
 PLAYERS = ("Anna", "Bram", "Doctor", "Вера")
 GAME = GameInfo(name="MF1", players=PLAYERS)

@@ -30,9 +30,12 @@ from parsing import (
     strip_subject_prefixes,
 )
 from parsing.mime import unflow
+from stories.lexicon import help_words, language_lexicon
 from tests.parsing.reading import read_mail, wakkerdam
 
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
+#: The stop words of Dutch (the story layer's): the parser knows none of its own.
+DUTCH_STOP_WORDS = language_lexicon("nl").stop_words
 
 
 @pytest.mark.parametrize(
@@ -66,9 +69,11 @@ def test_find_game_is_case_insensitive_and_prefers_the_longest_name() -> None:
 
 
 def test_help_subject() -> None:
-    assert is_help_subject("Help")
-    assert is_help_subject("HULP: stemmen")
-    assert not is_help_subject("WW5 help")
+    words = help_words()
+    assert is_help_subject("Help", words)
+    assert is_help_subject("HULP: stemmen", words)
+    assert not is_help_subject("WW5 help", words)
+    assert not is_help_subject("Help", frozenset())  # the parser knows no Help word itself
 
 
 @pytest.mark.parametrize(
@@ -189,7 +194,7 @@ def test_name_matching() -> None:
     matcher = NameMatcher(["Jan", "Bram", "Marieke", "Marco", "Marko", "Ben", "Zoë"])
 
     def players(text: str) -> list[str | None]:
-        return [hit.player for hit in matcher.find(text.split())]
+        return [hit.player for hit in matcher.find(text.split(), DUTCH_STOP_WORDS)]
 
     assert players("van harte Bram") == ["Bram"]  # 'van' is not 'Jan'
     assert players("ik ben voor Jan") == ["Jan"]  # the verb 'ben' is not Ben

@@ -279,6 +279,8 @@ def test_a_help_mail_in_a_russian_game_is_acknowledged_in_russian(
     for who, asked, greeting in (
         ("Алёна", f"Помощь {GAME}: когда начнётся партия?", "Уважаемая Алёна!"),
         ("zina", f"помощь {GAME}", "Здравствуйте!"),
+        # the pack's other Help word: the inbox routes with every language's (stories/_lang/)
+        ("Алёна", f"Вопрос {GAME}: можно ли сменить имя?", "Уважаемая Алёна!"),
     ):
         address = _address(who) if who in SIGNUPS else f"{who}@example.org"
         message = table.ask_help(who, "Подскажите, пожалуйста.", asked, address)

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from narrator.service.words import lexicon_for
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.scenario import run_scenario
@@ -28,6 +27,7 @@ from stories import (
     check_store,
 )
 from stories.keys import OPTIONAL_MAILS, events_of, keys_of
+from stories.lexicon import lexicon_for
 from stories.samples import mail_samples
 from stories.store import StorySource
 from stories.words import Words, load_words

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from narrator.service.words import lexicon_for
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.context import Event
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
+from stories.lexicon import lexicon_for
 from stories.samples import mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import Words, load_words

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from narrator.service.words import lexicon_for
 from parsing import (
     GameInfo,
     MailContext,
@@ -32,6 +31,7 @@ from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
 from stories.context import Event
 from stories.keys import events_of, keys_of
+from stories.lexicon import lexicon_for
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import Words, load_words

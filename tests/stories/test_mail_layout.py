@@ -18,7 +18,7 @@ from stories import Action, Cast, FileStore, Game, Player, Renderer, StoryKey, W
 from stories.keys import BASE_THEME
 from stories.layout import HTML_ROSTER_MAILS, ROSTER_MAILS, ROSTER_SEPARATOR
 from stories.samples import mail_samples
-from stories.words import load_words, read_words, words_path
+from stories.words import load_shared, load_words, read_words, words_path
 from tests.support.packs import pack_helpers
 
 AMSTERDAM = ZoneInfo("Europe/Amsterdam")
@@ -329,14 +329,16 @@ def test_every_shipped_words_file_has_the_layout_words() -> None:
 
 
 def test_a_words_file_without_the_layout_words_is_refused(tmp_path: Path) -> None:
+    # The labels are the language's shared words (stories/_lang/nl/); a pack may override one.
     source = words_path("wakkerdam", "nl").read_text(encoding="utf-8")
-    head, _, _ = source.partition("\n[mail]\n")
-    missing = tmp_path / "words.toml"
-    missing.write_text(head, encoding="utf-8")
+    shared = load_shared("nl")
+    path = tmp_path / "words.toml"
+    path.write_text(source, encoding="utf-8")
+    without = {key: value for key, value in shared.items() if key != "mail"}
     with pytest.raises(WordsError, match=r"\[mail\]: missing table"):
-        read_words(missing, "wakkerdam", "nl")
+        read_words(path, "wakkerdam", "nl", without)
     broken = tmp_path / "broken.toml"
-    broken.write_text(source.replace('alive = "Nog in leven ({count})"', 'alive = "Levend"'))
+    broken.write_text(source + '\n[mail]\nalive = "Levend"\n', encoding="utf-8")
     with pytest.raises(WordsError, match=r"\[mail\] alive: must contain \{count\}"):
         read_words(broken, "wakkerdam", "nl")
 

@@ -264,9 +264,9 @@ def test_a_lynch_is_tallied_once_for_all_its_readers() -> None:
 def test_no_helper_shares_its_name_with_a_mail_s_field() -> None:
     """A template sees the helpers and the mail's fields side by side: a field named like a
     helper (the error mail's ``choices``) would hide it, and a call would fail at render."""
-    from narrator.service.words import load_words as words_of
     from stories.context import COMMON_NAMES, MAIL_FIELDS
     from stories.helpers import helper_names
+    from stories.words import load_words as words_of
 
     fields = set(COMMON_NAMES).union(*(set(f) for f in MAIL_FIELDS.values()))
     # Known and documented: a mail's `player` is its reader; the `player()` helper is the

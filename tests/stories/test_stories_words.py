@@ -79,7 +79,7 @@ def test_a_broken_file_is_named_with_its_key(tmp_path: Path) -> None:
     path = _write(tmp_path, shipped.replace("gif = ", "poison = "))
     with pytest.raises(WordsError, match=r"\[causes\]: no words for gif"):
         read_words(path, "wakkerdam", "nl")
-    path = _write(tmp_path, shipped.replace('locale = "nl"', 'locale = "xx_nowhere"'))
+    path = _write(tmp_path, 'locale = "xx_nowhere"\n' + shipped)  # overrides the language's
     with pytest.raises(WordsError, match="locale: 'xx_nowhere' is not a Babel"):
         read_words(path, "wakkerdam", "nl")
     with pytest.raises(WordsError, match="no words for ruleset 'wakkerdam' in 'xx'"):

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from narrator.service.words import lexicon_for
 from rules.scenario import run_scenario
 from stories import FileStore, Game, Player, Renderer, StoryKey, load_words
 from stories.keys import events_of, keys_of
+from stories.lexicon import lexicon_for
 from stories.samples import mail_samples, sample_players
 
 RULESET, LANGUAGE, THEME = "vampiri", "it", "vampiri"
@@ -171,9 +171,9 @@ READING = [
 def test_the_parser_reads_what_the_mails_tell_to_write(
     body: str, counts: dict, sender: str, expected: tuple
 ) -> None:
-    from narrator.service.words import explainer_for
     from parsing import GameInfo, parse_mail, read_command
     from parsing.model import MailContext
+    from stories.lexicon import explainer_for
 
     info = GameInfo(name="Notte", players=("Lea", "Vera", "Carlo", "Dina", "Ezio", "Bruno"))
     raw = (

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from narrator.service.words import explainer_for, lexicon_for
 from rules.scenario import run_scenario
 from stories import CheckReport, Event, FileStore, Player, Renderer, StoryKey, load_words
 from stories.keys import events_of, keys_of
+from stories.lexicon import explainer_for, lexicon_for
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import languages_of

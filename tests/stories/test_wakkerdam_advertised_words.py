@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from narrator.service.words import explainer_for, lexicon_for
 from parsing import GameInfo, Help, Signup, Vote, parse_mail, read_command, route
 from parsing.model import MailContext
 from rules import get_ruleset
 from stories import FileStore, Renderer
+from stories.lexicon import explainer_for, help_words, lexicon_for
 from stories.samples import mail_samples
 
 RULESET = "wakkerdam"
@@ -87,5 +87,6 @@ def test_every_word_a_mail_tells_to_write_is_understood(language: str) -> None:
             read = read_command(parse_mail(_raw("WW5", f"Gijs, {word}")), signup, context)
             assert isinstance(read, Signup), (origin, word, read)
         else:
-            routed = route(parse_mail(_raw(word, "Hoe werkt de Heks?")), ["WW5"])
+            mail = parse_mail(_raw(word, "Hoe werkt de Heks?"))
+            routed = route(mail, ["WW5"], (), context.explain, help_words())
             assert isinstance(routed, Help), (origin, word, routed)

@@ -10,11 +10,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from narrator.service.words import choice_words_for
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from stories import FileStore, Renderer, StoryKey
 from stories.helpers import Helpers
+from stories.lexicon import choice_words_for
 from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import load_words

@@ -1,30 +1,41 @@
-"""The parser's words and error wording of a game: read from its story pack's words.toml.
+"""The parser's words and error wording of a game: its language's shared words and its pack's.
 
-A ruleset's pack (``stories/<ruleset>/<lang>/words.toml``) holds the words the parser accepts
-(``[keywords]``, ``blanco``, ``[genders]``, ``help``, ``stop_words``) and the wording of every
-error code (``[errors]``); :func:`lexicon_for` and :func:`explainer_for` hand them to
-:mod:`parsing` (which spells no word of any ruleset or language itself).
+A language's shared words (``stories/_lang/<lang>/words.toml``) and a ruleset's pack over them
+(``stories/<ruleset>/<lang>/words.toml``, :func:`stories.words.load_words`) hold the words the
+parser accepts (``[keywords]``, ``blanco``, ``[genders]``, ``help``, ``stop_words``) and the
+wording of every error code (``[errors]``); :func:`lexicon_for`, :func:`language_lexicon`,
+:func:`help_words` and :func:`explainer_for` hand them to :mod:`parsing`, which spells no word
+of any ruleset or language itself.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from parsing import ErrorParams, Explain, Lexicon
+from parsing.lexicon import phrase_key
 from rules.core.registry import UnknownRuleset, get_ruleset
-from stories.words import Words, WordsError, languages_of, load_words
+from stories.words import (
+    Words,
+    WordsError,
+    languages_of,
+    load_shared,
+    load_words,
+    spoken_languages,
+)
 
 
 @functools.cache  # a lexicon is immutable, and the pack's words are read once per process
 def lexicon_for(ruleset: str, language: str) -> Lexicon:
-    """The parser's words for games of ``ruleset`` in ``language``: the pack's, with the
-    ruleset's keyword ids accepted as written.  Without a pack (an unknown ruleset or
-    language) only the language-generic words (Help, the common stop words)."""
+    """The parser's words for games of ``ruleset`` in ``language``: the pack's over the
+    language's, with the ruleset's keyword ids accepted as written.  Without a pack (an unknown
+    ruleset, or a language the ruleset has no pack in) the language's shared words alone."""
     try:
         keyword_ids = get_ruleset(ruleset).keywords
         words = load_words(ruleset, language)
     except (UnknownRuleset, WordsError):
-        return Lexicon.from_words({})
+        return language_lexicon(language)
     return Lexicon.from_words(
         {
             "keywords": {key: list(written) for key, written in words.keywords.items()},
@@ -35,6 +46,28 @@ def lexicon_for(ruleset: str, language: str) -> Lexicon:
         },
         keyword_ids,
     )
+
+
+@functools.cache
+def language_lexicon(language: str) -> Lexicon:
+    """The parser's words that ``language`` shares across rulesets (blank, gender, Help and
+    stop words; no keyword): how mail that belongs to no game is read.  A language without
+    shared words gives an empty lexicon."""
+    shared = load_shared(language)
+    return Lexicon.from_words(
+        {key: shared[key] for key in ("blanco", "genders", "help", "stop_words") if key in shared}
+    )
+
+
+@functools.cache
+def help_words() -> frozenset[str]:
+    """The Help subject words of every language the narrator speaks (folded): a mail is routed
+    before its game, hence its language, is known."""
+    found: set[str] = set()
+    for language in spoken_languages():
+        written: Any = load_shared(language).get("help", [])
+        found.update(phrase_key(word) for word in written)
+    return frozenset(found)
 
 
 def explainer_for(ruleset: str, language: str) -> Explain:
