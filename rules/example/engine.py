@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules.core.events import Event, Win
+from rules.core.events import Death, Event, Inactive, Win
 from rules.core.model import (
     Accepted,
     ActionChoice,
@@ -25,7 +25,7 @@ from rules.core.model import (
 from rules.core.rng import draw_from
 from rules.core.steps import StepSpec, StepTable
 from rules.core.votes import count, leaders
-from rules.example.events import Death, Inactive, Lynch, Spared, Vision
+from rules.example.events import Lynch, Spared, Vision
 from rules.example.roles import LUPI, LUPO, ROLES, VEGGENTE, VILLAGGIO
 from rules.example.state import GameState, Player
 
@@ -93,16 +93,16 @@ def _enter(state: GameState, spec: StepSpec[GameState]) -> GameState:
 # --------------------------------------------------------------------------- votes
 
 
-def choices(state: GameState, name: str) -> Choices:
-    """What ``name`` may send now: the day vote, the wolves' victim or spare, the seer's look."""
-    player = state.find(name)
-    if player is None or state.step is None or name not in STEP_TABLE.get(state.step).asked(state):
-        return Choices(player=name, step=state.step)
-    others = tuple(p.name for p in _living(state) if p.name != name)
+def choices(state: GameState, player: str) -> Choices:
+    """What ``player`` may send now: the day vote, the wolves' victim or spare, the seer's look."""
+    seat = state.find(player)
+    if seat is None or state.step is None or player not in STEP_TABLE.get(state.step).asked(state):
+        return Choices(player=player, step=state.step)
+    others = tuple(p.name for p in _living(state) if p.name != player)
     actions: tuple[ActionChoice, ...]
     if state.step == DAY:
         actions = (ActionChoice(DAY, None, others, 1, 1, blanco=True),)
-    elif player.role == LUPO.id:
+    elif seat.role == LUPO.id:
         prey = tuple(p.name for p in _living(state) if p.role != LUPO.id)
         actions = (
             ActionChoice(LUPO.id, None, prey, 1, 1, blanco=True),
@@ -110,7 +110,7 @@ def choices(state: GameState, name: str) -> Choices:
         )
     else:
         actions = (ActionChoice(VEGGENTE.id, None, others, 1, 1, blanco=True),)
-    return Choices(player=name, step=state.step, actions=actions)
+    return Choices(player=player, step=state.step, actions=actions)
 
 
 def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:

@@ -1,0 +1,195 @@
+"""The ruleset base: every :class:`Ruleset` member with a default, so a ruleset writes what differs.
+
+A ruleset subclasses :class:`RulesetBase` and says what only it can say: its ids (``id``,
+``roles``, ``causes``, ``teams``, ``event_types``, ``distributions``), its order of play (the
+``step_table``), and its engine functions (``view``, ``new_game``, ``choices``, ``apply``,
+``resolve``).  Everything else has a default derived from those, as python-chess's ``Board``
+gives each variant its defaults and boardgame.io derives ``playerView`` and ``endIf``: a
+ruleset overrides a member only where its rules differ (a Dwaas told he is Ziener, a Mafia
+night death shown by its peaceful role only).
+
+Every member a ruleset writes carries ``@override``, so that mypy (strict) fails on a name that
+is not a member of the base (a misspelling, or a member renamed in the protocol); and a subclass
+may define no other public name (checked when the class is made: a misspelt data member such as
+``optoins`` is refused at import).
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from rules.core.deal import deal_shuffled
+from rules.core.events import Audience, AudienceKind, Event, RoleChange, RoleInfo
+from rules.core.model import Distribution, Seat
+from rules.core.rng import draw_from
+from rules.core.ruleset import Ruleset
+from rules.core.steps import StepTable
+from rules.core.view import JsonValue
+
+if TYPE_CHECKING:
+    from typing_extensions import override as override
+elif sys.version_info >= (3, 12):
+    from typing import override as override
+else:  # Python 3.11 has no typing.override: the same marker (mypy reads typing_extensions')
+    F = TypeVar("F", bound=Callable[..., Any])
+
+    def override(method: F) -> F:
+        """Mark ``method`` as overriding a member of the base (checked by mypy)."""
+        method.__override__ = True
+        return method
+
+
+class PlayerLike(Protocol):
+    """What the defaults read of a ruleset's player: his name and his true role."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+
+class StateLike(Protocol):
+    """What the defaults read of a ruleset's state: the current step and a player by name."""
+
+    @property
+    def step(self) -> str | None: ...
+
+    def find(self, name: str) -> PlayerLike | None: ...
+
+
+S = TypeVar("S", bound=StateLike)
+
+_NO_OPTIONS: Mapping[str, JsonValue] = MappingProxyType({})
+
+
+class RulesetBase(Ruleset[S]):
+    """A ruleset: its ids, its step table and engine functions; the rest has defaults.
+
+    Abstract (mypy refuses to instantiate a subclass that lacks one): ``id``, ``roles``,
+    ``causes``, ``teams``, ``event_types``, ``distributions``, ``step_table``, ``view``,
+    ``new_game``, ``choices``, ``apply``, ``resolve``, ``dump_state``, ``load_state``.
+    """
+
+    keywords: tuple[str, ...] = ()
+    options: Mapping[str, JsonValue] = _NO_OPTIONS
+    distribution_keys: Mapping[str, JsonValue] = _NO_OPTIONS
+    settings_defaults: Mapping[str, JsonValue] = _NO_OPTIONS
+    told_as: Mapping[str, str] = MappingProxyType({})
+    """Role -> the role a player who has it is told he has (Wakkerdam: the Dwaas believes he is
+    the Ziener); the defaults of ``told_role``, ``start_events`` and ``as_told`` follow it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a public name that is no member of the base (a misspelt override)."""
+        super().__init_subclass__(**kwargs)
+        members = {name for klass in RulesetBase.__mro__ for name in vars(klass)}
+        unknown = sorted(
+            name for name in vars(cls) if not name.startswith("_") and name not in members
+        )
+        if unknown:
+            raise TypeError(f"{cls.__name__}: not a Ruleset member: {', '.join(unknown)}")
+
+    @property
+    @abstractmethod
+    def step_table(self) -> StepTable[S]:
+        """The order of play: one table of steps, each with its phase and who is asked."""
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        """The step ids, in table order."""
+        return self.step_table.ids()
+
+    def pick_distribution(
+        self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
+    ) -> Distribution:
+        """Draw (seeded) among the built-in and ``extra`` distributions for ``n_players``.
+
+        Raises ValueError when none fits.
+        """
+        fitting = [d for d in (*self.distributions, *extra) if d.players == n_players]
+        if not fitting:
+            raise ValueError(f"no distribution for {n_players} players")
+        return draw_from(seed, 0, fitting)
+
+    def deal(
+        self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
+    ) -> tuple[Seat, ...]:
+        """Deal the distribution's roles to ``names`` (seat order kept) by a seeded shuffle.
+
+        ``names`` may be ``(name, gender)`` pairs.  Raises ValueError when the counts differ.
+        """
+        return deal_shuffled(names, distribution, seed)
+
+    def asked(self, state: S) -> tuple[str, ...]:
+        """Who the step table asks in the current step, in seat order (none once over)."""
+        return self.step_table.get(state.step).asked(state) if state.step is not None else ()
+
+    def all_voted(self, state: S) -> bool:
+        """Whether every asked player has a vote in force (any of his votes)."""
+        voters = {key.partition(":")[0] for key in self.view(state).votes}
+        return all(name in voters for name in self.asked(state))
+
+    def known_mates(self, state: S) -> Mapping[str, tuple[str, ...]]:
+        """Player -> the players his role information names to him (none by default)."""
+        return {}
+
+    def start_events(self, state: S) -> tuple[Event, ...]:
+        """One ``role`` event per player: his role as he is told it, his team, his mates."""
+        mates = self.known_mates(state)
+        return tuple(
+            RoleInfo(
+                player=seat.name,
+                role=self.told_as.get(seat.role, seat.role),
+                team=seat.team,
+                mates=mates.get(seat.name, ()),
+            )
+            for seat in self.view(state).players
+        )
+
+    def told_role(self, state: S, name: str) -> str | None:
+        """The role ``name`` believes he has: his true role, or what ``told_as`` tells him for
+        it (None: no such player)."""
+        player = state.find(name)
+        return None if player is None else self.told_as.get(player.role, player.role)
+
+    def shown_role(self, state: S, name: str) -> str | None:
+        """The role ``name``'s death showed the village: his true role (None: no player)."""
+        player = state.find(name)
+        return None if player is None else player.role
+
+    def as_told(self, event: Event) -> Event:
+        """A ``role_change`` to a role of ``told_as`` is told as that role (the log and the
+        transcript keep the truth); every other event as it is."""
+        if isinstance(event, RoleChange) and event.role in self.told_as:
+            return RoleChange(player=event.player, role=self.told_as[event.role])
+        return event
+
+    def recipients(self, state: S, audience: Audience) -> frozenset[str] | None:
+        """Who may learn an event (None: everybody); a team is its members in play."""
+        if audience.kind is AudienceKind.PUBLIC:
+            return None
+        if audience.kind is AudienceKind.PLAYERS:
+            return frozenset(audience.names)
+        teams = set(audience.names)
+        return frozenset(s.name for s in self.view(state).players if s.alive and s.team in teams)
+
+    def transcript_start(self, state: S) -> dict[str, Any] | None:
+        """No start line."""
+        return None
+
+    def transcript_end(self, state: S) -> dict[str, Any]:
+        """The final object of a transcript: end, winners, teams, alive, roles (the truth), and
+        the view's ``mayor`` fact (null where the ruleset has none)."""
+        view = self.view(state)
+        return {
+            "end": view.over,
+            "winners": list(view.winners),
+            "teams": list(view.teams),
+            "alive": list(view.alive),
+            "roles": {seat.name: seat.role for seat in view.players},
+            "mayor": view.facts.get("mayor"),
+        }
