@@ -2,11 +2,11 @@
 
 A ruleset subclasses :class:`RulesetBase` and says what only it can say: its ids (``id``,
 ``roles``, ``causes``, ``teams``, ``event_types``, ``distributions``), its order of play (the
-``step_table``), and its engine functions (``view``, ``new_game``, ``choices``, ``apply``,
-``resolve``).  Everything else has a default derived from those, as python-chess's ``Board``
-gives each variant its defaults and boardgame.io derives ``playerView`` and ``endIf``: a
-ruleset overrides a member only where its rules differ (a Dwaas told he is Ziener, a Mafia
-night death shown by its peaceful role only).
+``step_table``), its state's ``codec`` (rules/core/codec.py), and its engine functions
+(``view``, ``new_game``, ``choices``, ``apply``, ``resolve``).  Everything else has a default
+derived from those, as python-chess's ``Board`` gives each variant its defaults and
+boardgame.io derives ``playerView`` and ``endIf``: a ruleset overrides a member only where its
+rules differ (a Dwaas told he is Ziener, a Mafia night death shown by its peaceful role only).
 
 Every member a ruleset writes carries ``@override``, so that mypy (strict) fails on a name that
 is not a member of the base (a misspelling, or a member renamed in the protocol); and a subclass
@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from rules.core.codec import StateCodec
 from rules.core.deal import deal_shuffled
 from rules.core.events import Audience, AudienceKind, Event, RoleChange, RoleInfo
 from rules.core.model import Distribution, Seat
@@ -72,7 +73,7 @@ class RulesetBase(Ruleset[S]):
 
     Abstract (mypy refuses to instantiate a subclass that lacks one): ``id``, ``roles``,
     ``causes``, ``teams``, ``event_types``, ``distributions``, ``step_table``, ``view``,
-    ``new_game``, ``choices``, ``apply``, ``resolve``, ``dump_state``, ``load_state``.
+    ``new_game``, ``choices``, ``apply``, ``resolve``, and the state's ``codec``.
     """
 
     keywords: tuple[str, ...] = ()
@@ -97,6 +98,19 @@ class RulesetBase(Ruleset[S]):
     @abstractmethod
     def step_table(self) -> StepTable[S]:
         """The order of play: one table of steps, each with its phase and who is asked."""
+
+    @property
+    @abstractmethod
+    def codec(self) -> StateCodec[S]:
+        """The state to and from its stored JSON form (``StateCodec(GameState, ruleset=id)``)."""
+
+    def dump_state(self, state: S) -> dict[str, Any]:
+        """Return the state as a JSON-safe dict (the ``codec``'s form)."""
+        return self.codec.dump(state)
+
+    def load_state(self, data: Mapping[str, Any]) -> S:
+        """Return the state from :meth:`dump_state`'s dict (ValueError/KeyError: malformed)."""
+        return self.codec.load(data)
 
     @property
     def steps(self) -> tuple[str, ...]:

@@ -28,8 +28,7 @@ class ExampleRuleset(RulesetBase[GameState]):
     choices = staticmethod(engine.choices)
     apply = staticmethod(engine.apply_vote)
     resolve = staticmethod(engine.resolve)
-    dump_state = staticmethod(state.dump_state)
-    load_state = staticmethod(state.load_state)
+    codec = state.CODEC
 
     @override
     def view(self, state: GameState) -> GameView:

@@ -34,8 +34,7 @@ class LupusRuleset(RulesetBase[GameState]):
     new_game = staticmethod(engine.new_game)
     resolve = staticmethod(engine.resolve)
     start_events = staticmethod(engine.start_events)
-    dump_state = staticmethod(state.dump_state)
-    load_state = staticmethod(state.load_state)
+    codec = state.CODEC
 
     @override
     def view(self, state: GameState) -> GameView:

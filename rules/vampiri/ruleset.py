@@ -32,8 +32,7 @@ class VampiriRuleset(RulesetBase[GameState]):
     new_game = staticmethod(engine.new_game)
     apply = staticmethod(actions.apply_vote)
     resolve = staticmethod(engine.resolve)
-    dump_state = staticmethod(state.dump_state)
-    load_state = staticmethod(state.load_state)
+    codec = state.CODEC
 
     @override
     def pick_distribution(

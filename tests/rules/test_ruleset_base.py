@@ -65,8 +65,7 @@ _MISSING = """
         choices = staticmethod(engine.choices)
         apply = staticmethod(engine.apply_vote)
         resolv = staticmethod(engine.resolve)
-        dump_state = staticmethod(state.dump_state)
-        load_state = staticmethod(state.load_state)
+        codec = state.CODEC
 
 
     RENAMED = Renamed()
