@@ -80,6 +80,12 @@ class RulesetBase(Ruleset[S]):
     options: Mapping[str, JsonValue] = _NO_OPTIONS
     distribution_keys: Mapping[str, JsonValue] = _NO_OPTIONS
     settings_defaults: Mapping[str, JsonValue] = _NO_OPTIONS
+    story_facts: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+    """Event type -> the facts :meth:`tell` adds to it for its story (Wakkerdam: a ``death``'s
+    shown ``role``, a ``lynch``'s ``votes`` and the ``marked`` and ``mayor`` of the view)."""
+    ballots_of: Mapping[str, str] = MappingProxyType({})
+    """Event type -> the keyword whose ballots are its told ``votes`` (Lupus: the ``election``
+    is told with the ``sindaco`` ballots); any other event's ``votes`` are the plain votes."""
     told_as: Mapping[str, str] = MappingProxyType({})
     """Role -> the role a player who has it is told he has (Wakkerdam: the Dwaas believes he is
     the Ziener); the defaults of ``told_role``, ``start_events`` and ``as_told`` follow it."""
@@ -182,6 +188,66 @@ class RulesetBase(Ruleset[S]):
             return RoleChange(player=event.player, role=self.told_as[event.role])
         return event
 
+    def tell(
+        self,
+        before: S,
+        after: S,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        reveal_roles: bool,
+    ) -> list[dict[str, Any]]:
+        """Return the step's events (transcript form with audiences) with what a story tells
+        beside the rules' facts.
+
+        ``before`` is the state the step was resolved from, ``after`` the new one.  A ``death``
+        gets the role his death showed (``shown_role``) when the game reveals roles, and a
+        ``role_change`` the ``previous`` role its player believed he had.  An event whose
+        ``story_facts`` hold ``votes`` gets the plain votes in force at the deadline, voter ->
+        names (``[]``: blank), or for an event of ``ballots_of`` the ballots of that keyword
+        vote, unless the view's facts say the vote is secret (``secret_vote``); ``ballots``:
+        each voter's keyword (``""``: a vote without keyword); a role change's ``mates``: the
+        living players the role information of the new state names to him (a promoted Welp
+        learns the pack he now wakes with).  Any other fact is taken from the public facts of
+        the view the step was resolved from, when it has one by that name (the lynch's
+        ``marked``, and ``mayor``, the mayor who voted).
+        """
+        seen = self.view(before)
+        secret = bool(self.view(after).facts.get("secret_vote"))
+        told: list[dict[str, Any]] = []
+        mates: Mapping[str, list[str]] | None = None  # worked out at the first role change
+        for event in events:
+            kind = str(event.get("type"))
+            wanted = self.story_facts.get(kind, ())
+            data = dict(event)
+            player = str(event.get("player"))
+            if kind == "death" and reveal_roles and "role" not in data:
+                data["role"] = self.shown_role(after, player)
+            elif "votes" in wanted and not secret and "votes" not in data:
+                data["votes"] = _votes(seen.votes, self.ballots_of.get(kind))
+            elif "ballots" in wanted and not secret and "ballots" not in data:
+                data["ballots"] = _keywords(seen.votes)
+            elif kind == "role_change" and "previous" not in data:
+                data["previous"] = self.told_role(before, player)
+                if "mates" in wanted:
+                    mates = mates if mates is not None else self._living_mates(after)
+                    data["mates"] = mates.get(player, [])
+            for fact in wanted:
+                if fact not in _FILLED and fact not in data and fact in seen.facts:
+                    data[fact] = seen.facts[fact]
+            told.append(data)
+        return told
+
+    def _living_mates(self, state: S) -> dict[str, list[str]]:
+        """Player -> the living mates the role information of ``state`` names to him."""
+        alive = set(self.view(state).alive)
+        known: dict[str, list[str]] = {}
+        for info in self.start_events(state):
+            data = info.to_dict()
+            if data.get("type") == "role" and isinstance(data.get("player"), str):
+                names = data.get("mates") or ()
+                known[data["player"]] = [name for name in names if name in alive]
+        return known
+
     def recipients(self, state: S, audience: Audience) -> frozenset[str] | None:
         """Who may learn an event (None: everybody); a team is its members in play."""
         if audience.kind is AudienceKind.PUBLIC:
@@ -207,3 +273,24 @@ class RulesetBase(Ruleset[S]):
             "roles": {seat.name: seat.role for seat in view.players},
             "mayor": view.facts.get("mayor"),
         }
+
+
+_FILLED = frozenset({"role", "previous", "votes", "ballots", "mates"})
+"""The facts :meth:`RulesetBase.tell` works out itself (never copied from the view's facts)."""
+
+
+def _votes(votes: Mapping[str, tuple[str, ...]], keyword: str | None) -> dict[str, list[str]]:
+    """The plain votes (voter -> names), or the ballots of ``keyword`` (``Anna:sindaco``)."""
+    if keyword is None:
+        return {key: list(names) for key, names in votes.items() if ":" not in key}
+    suffix = f":{keyword}"
+    return {key.removesuffix(suffix): list(n) for key, n in votes.items() if key.endswith(suffix)}
+
+
+def _keywords(votes: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    """Voter -> the keyword of his vote in force (``""``: a vote without keyword)."""
+    ballots: dict[str, str] = {}
+    for key in votes:  # vote keys are "Name" or "Name:keyword" (rules.core.view)
+        voter, _, keyword = key.partition(":")
+        ballots[voter] = keyword
+    return ballots

@@ -30,6 +30,15 @@ class LupusRuleset(RulesetBase[GameState]):
     options = engine.OPTIONS
     settings_defaults = MappingProxyType({"reveal_roles": False})  # docs/rules/lupus.md
     event_types = EVENT_TYPES
+    story_facts = MappingProxyType(
+        {
+            "death": ("role",),
+            "role_change": ("previous",),
+            "lynch": ("votes",),
+            "election": ("votes",),
+        }
+    )
+    ballots_of = MappingProxyType({"election": "sindaco"})  # told with the sindaco ballots
     distributions = distributions.DEFAULT_DISTRIBUTIONS
     new_game = staticmethod(engine.new_game)
     resolve = staticmethod(engine.resolve)

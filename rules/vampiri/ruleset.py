@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from types import MappingProxyType
 
 from rules.core.base import RulesetBase, override
 from rules.core.events import Event
@@ -28,6 +29,9 @@ class VampiriRuleset(RulesetBase[GameState]):
     keywords = actions.KEYWORD_ORDER
     options = engine.OPTIONS
     event_types = EVENT_TYPES
+    story_facts = MappingProxyType(
+        {"death": ("role",), "execution": ("votes",), "tie": ("votes",), "verdict": ("ballots",)}
+    )
     distributions = distributions.DEFAULT_DISTRIBUTIONS
     new_game = staticmethod(engine.new_game)
     apply = staticmethod(actions.apply_vote)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from rules.core.base import RulesetBase, override
 from rules.core.model import Choices, Distribution
@@ -42,6 +43,15 @@ class WakkerdamRuleset(RulesetBase[GameState]):
     keywords = actions.KEYWORD_ORDER
     options = engine.OPTIONS
     event_types = EVENT_TYPES
+    story_facts = MappingProxyType(
+        {
+            "death": ("role",),
+            "role_change": ("previous", "mates"),
+            "lynch": ("votes", "marked", "mayor"),
+            "mayor": ("votes",),
+            "no_mayor": ("votes",),
+        }
+    )
     distributions = distributions.DEFAULT_DISTRIBUTIONS
     told_as = TOLD_AS  # a thief or grave robber who takes the Dwaas's role is told Ziener too
     new_game = staticmethod(engine.new_game)

@@ -9,10 +9,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 import pytest
 
 from rules.core.base import RulesetBase
+from rules.core.model import Accepted, Seat, Settings, Vote
 from rules.core.registry import get_ruleset, ruleset_ids
 from rules.example.ruleset import ExampleRuleset
 
@@ -125,3 +128,36 @@ def test_every_ruleset_is_a_base_and_marks_its_overrides(ruleset_id: str) -> Non
         function = member.fget if isinstance(member, property) else member
         if inspect.isfunction(function):
             assert getattr(function, "__override__", False), f"{cls.__name__}.{name}"
+
+
+def _example_day() -> tuple[Any, Any, list[dict[str, Any]]]:
+    """An example game's first day: Anna and Bram vote Carla (a wolf), who is burnt."""
+    rs = get_ruleset("example")
+    seats = (Seat("Anna", "contadino"), Seat("Bram", "veggente"), Seat("Carla", "lupo"))
+    state = rs.new_game(seats, Settings(seed=1))
+    for voter in ("Anna", "Bram"):
+        verdict = rs.apply(state, Vote(voter, ("Carla",)))
+        assert isinstance(verdict, Accepted)
+        state = verdict.state
+    resolution = rs.resolve(state)
+    events = [event.to_dict() for event in resolution.events]
+    return state, resolution.state, events
+
+
+def test_the_tell_adds_the_shown_role_and_the_story_facts_of_the_ruleset() -> None:
+    before, after, events = _example_day()
+    told = get_ruleset("example").tell(before, after, events, reveal_roles=True)
+    death = next(e for e in told if e["type"] == "death")
+    assert death["role"] == "lupo"
+    assert "votes" not in next(e for e in told if e["type"] == "lynch")  # no story_facts
+    hidden = get_ruleset("example").tell(before, after, events, reveal_roles=False)
+    assert "role" not in next(e for e in hidden if e["type"] == "death")
+
+    class Voters(ExampleRuleset):
+        story_facts = MappingProxyType({"lynch": ("votes",)})
+
+    lynch = next(
+        e for e in Voters().tell(before, after, events, reveal_roles=False) if e["type"] == "lynch"
+    )
+    assert lynch["votes"] == {"Anna": ["Carla"], "Bram": ["Carla"]}
+    assert events == [event.to_dict() for event in get_ruleset("example").resolve(before).events]
