@@ -679,7 +679,7 @@ def cast_vote(
         now=now,
         reply=reply,
     )
-    _relay_receipt(work, mailer, game, view, players, cast, state, context, identity, now)
+    _relay_receipt(work, mailer, game, players, cast, state, context, identity, now)
     if game.close_early and rs.all_voted(state):
         close_step(work, mailer, game, now=now)
         return VoteOutcome(True, closed_early=True)
@@ -690,7 +690,6 @@ def _relay_receipt(
     work: Work,
     mailer: Mailer,
     game: Game,
-    view: Any,
     players: Sequence[Player],
     cast: Any,
     state: Any,
@@ -698,23 +697,18 @@ def _relay_receipt(
     identity: str,
     now: datetime,
 ) -> None:
-    """Copy a receipt to the other living members of the action's ``group`` (the rules'
-    ``ActionChoice.extra``: the vampiri's hunters, who converge by these copies as they would
-    by gestures at the table), unless the view's facts say each votes alone (``lone_hunter``).
+    """Copy a receipt to the other readers the ruleset relays it to (``Ruleset.relay``: the
+    vampiri's hunters, who converge by these copies as they would by gestures at the table).
     The copy is the voter's receipt mailed to another reader: ``player`` is the voter,
     ``recipient`` the member told."""
     action = receipt.get("action") or {}
-    group = (action.get("extra") or {}).get("group") or ()
-    if not group or view.facts.get("lone_hunter"):
-        return
     voter = receipt["player"]
-    seats = view.by_name()
+    readers = ruleset_of(game).relay(state, voter, action.get("extra") or {})
     by_name = {p.name: p for p in players}
     public = receipt["game"]
-    for name in group:
+    for name in readers:
         member = by_name.get(name)
-        seat = seats.get(name)
-        if name == voter or member is None or seat is None or not seat.alive:
+        if member is None:
             continue
         context = mail_context(game, cast, state, name, public=public)
         context.update({key: receipt[key] for key in ("action", "targets", "blanco")})

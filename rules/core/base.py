@@ -237,6 +237,23 @@ class RulesetBase(Ruleset[S]):
             told.append(data)
         return told
 
+    def relay(self, state: S, voter: str, extra: Mapping[str, JsonValue]) -> tuple[str, ...]:
+        """Return who else reads ``voter``'s receipt for the action whose ``ActionChoice.extra``
+        is ``extra``: the living members of its ``group`` (the vampiri's hunters, who converge
+        by these copies as they would by gestures at the table), the voter aside."""
+        group = extra.get("group")
+        if not isinstance(group, list) or not group:
+            return ()
+        seats = self.view(state).by_name()
+        return tuple(
+            name
+            for name in group
+            if isinstance(name, str)
+            and name != voter
+            and (seat := seats.get(name)) is not None
+            and seat.alive
+        )
+
     def _living_mates(self, state: S) -> dict[str, list[str]]:
         """Player -> the living mates the role information of ``state`` names to him."""
         alive = set(self.view(state).alive)

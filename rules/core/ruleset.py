@@ -170,6 +170,11 @@ class Ruleset(Protocol[S]):
         rules' facts: the shown role of the dead, the previous role, mates, votes, ballots."""
         ...
 
+    def relay(self, state: S, voter: str, extra: Mapping[str, JsonValue]) -> tuple[str, ...]:
+        """Return who else reads ``voter``'s receipt for the action with this ``extra`` (the
+        members of its ``group``: the vampiri's hunters), in the group's order."""
+        ...
+
     def recipients(self, state: S, audience: Audience) -> frozenset[str] | None:
         """Return the players who may learn an event with ``audience`` (None: everybody)."""
         ...

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from rules.core.base import RulesetBase, override
 from rules.core.events import Event
 from rules.core.model import Choices, Distribution, Seat
 from rules.core.ruleset import Ruleset
-from rules.core.view import GameView, SeatView
+from rules.core.view import GameView, JsonValue, SeatView
 from rules.vampiri import actions, distributions, engine, state
 from rules.vampiri.events import EVENT_TYPES, Composition, RoleInfo
 from rules.vampiri.roles import CATEGORIES, LORDS, ROLES, WEREWOLVES, WITH_ABILITY
@@ -98,6 +98,13 @@ class VampiriRuleset(RulesetBase[GameState]):
     def choices(self, state: GameState, player: str) -> Choices:
         """Return what ``player`` may send now (no ``actions`` when he is not asked)."""
         return actions.choices(state, player)
+
+    @override
+    def relay(
+        self, state: GameState, voter: str, extra: Mapping[str, JsonValue]
+    ) -> tuple[str, ...]:
+        """The hunters read each other's receipts, unless each hunts alone (``lone_hunter``)."""
+        return () if state.flag("lone_hunter") else super().relay(state, voter, extra)
 
     @override
     def start_events(self, state: GameState) -> tuple[Event, ...]:
