@@ -22,6 +22,7 @@ from rules.core.model import (
     Settings,
     Vote,
 )
+from rules.core.refusals import check_vote
 from rules.core.rng import draw_from
 from rules.core.steps import StepSpec, StepTable
 from rules.core.votes import count, leaders
@@ -114,46 +115,21 @@ def choices(state: GameState, player: str) -> Choices:
 
 
 def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
-    """Check ``vote`` against the voter's choices and store it (replacing his earlier one)."""
-    offered = choices(state, vote.player).actions
-    if not offered:
-        return Rejected("not-asked", f"{vote.player} is not asked now")
-    wanted = {word.casefold() for word in vote.keywords}
-    action = next((a for a in offered if a.keyword is not None and a.keyword in wanted), None)
-    if wanted and action is None:
-        return Rejected("no-special-vote", f"{vote.player} cannot vote {sorted(wanted)} now")
-    action = action or offered[0]
-    if vote.is_blanco and action.max_names > 0:
-        if not action.blanco:
-            return Rejected("wrong-count", "a name is needed")
-    else:
-        error = _target_error(state, action, vote)
-        if error:
-            return Rejected(error, f"{vote.player}: {list(vote.targets)}")
+    """Check ``vote`` against the voter's choices (rules.core.refusals.check_vote; a living
+    name left out of the wolves' list is a fellow wolf: ``pack-member``) and store it,
+    replacing his earlier one."""
+    checked = check_vote(choices(state, vote.player), vote, state.find, left_out="pack-member")
+    if isinstance(checked, Rejected):
+        return checked
+    action, targets = checked
     votes = {
         key: names
         for key, names in state.votes.items()
         if key.partition(":")[0] != vote.player  # one vote per player: the last one counts
     }
     key = vote.player if action.keyword is None else f"{vote.player}:{action.keyword}"
-    votes[key] = () if vote.is_blanco else vote.targets
+    votes[key] = targets
     return Accepted(replace(state, votes=votes))
-
-
-def _target_error(state: GameState, action: ActionChoice, vote: Vote) -> str:
-    if not action.min_names <= len(vote.targets) <= action.max_names:
-        return "wrong-count"
-    for name in vote.targets:
-        target = state.find(name)
-        if target is None:
-            return "unknown-player"
-        if not target.alive:
-            return "target-dead"
-        if name == vote.player:
-            return "target-self"
-        if name not in action.targets:
-            return "pack-member"  # the only living name left out of a list: a fellow wolf
-    return ""
 
 
 # --------------------------------------------------------------------------- resolution
