@@ -180,18 +180,13 @@ def mail_context(
 def audience_dicts(
     state: Any, events: Sequence[Event], rs: Ruleset[Any], *, told: bool = False
 ) -> list[dict[str, Any]]:
-    """Events in transcript form with an `audience` key the story renderer understands.
+    """Events in transcript form with an `audience` key the story renderer understands, as the
+    ruleset addresses them (:meth:`rules.core.ruleset.Ruleset.addressed`).
 
     With `told`, each event is as its audience is told it (the ruleset's ``as_told``: a role
     change to a hidden role); without, the truth, as the game log keeps it.
     """
-    out = []
-    for event in events:
-        data = (rs.as_told(event) if told else event).to_dict()
-        names = rs.recipients(state, event.audience)
-        data["audience"] = "public" if names is None else sorted(names)
-        out.append(data)
-    return out
+    return rs.addressed(state, events, told=told)
 
 
 def with_story_facts(

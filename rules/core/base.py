@@ -188,6 +188,21 @@ class RulesetBase(Ruleset[S]):
             return RoleChange(player=event.player, role=self.told_as[event.role])
         return event
 
+    def addressed(
+        self, state: S, events: Sequence[Event], *, told: bool = False
+    ) -> list[dict[str, Any]]:
+        """Return ``events`` in transcript form, each with its ``audience``: ``"public"`` or the
+        sorted names of the players who may learn it (``recipients`` in ``state``).  With
+        ``told``, each event as its audience is told it (``as_told``); without, the truth, as
+        the game log keeps it."""
+        out = []
+        for event in events:
+            data = (self.as_told(event) if told else event).to_dict()
+            names = self.recipients(state, event.audience)
+            data["audience"] = "public" if names is None else sorted(names)
+            out.append(data)
+        return out
+
     def tell(
         self,
         before: S,

@@ -157,6 +157,13 @@ class Ruleset(Protocol[S]):
         """Return ``event`` as its audience is told it (a role change to a hidden role)."""
         ...
 
+    def addressed(
+        self, state: S, events: Sequence[Event], *, told: bool = False
+    ) -> list[dict[str, Any]]:
+        """Return ``events`` in transcript form with their ``audience`` (``"public"`` or the
+        sorted names of their readers); with ``told``, as their audience is told them."""
+        ...
+
     def tell(
         self,
         before: S,
