@@ -15,7 +15,6 @@ from typing import Any, Final
 from rules.core.events import Event as RulesEvent
 from rules.core.registry import get_ruleset, ruleset_ids
 from stories.keys import MAIL_TYPES
-from stories.pack import load_pack
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
@@ -183,15 +182,16 @@ def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     """event type -> {field: default} for `ruleset` (transcript form, interfaces §3).
 
     The fields are those of the ruleset's event dataclasses (``event_types``; a field without a
-    default is required), plus the optional fields the narrator adds to them (None when absent),
-    which the pack's samples.toml lists under ``[added_fields]``.  An unknown ruleset gets the
-    events of every registered one.
+    default is required), plus the optional facts the ruleset tells with them (None when
+    absent): its ``story_facts`` (:meth:`rules.core.ruleset.Ruleset.tell`).  An unknown ruleset
+    gets the events of every registered one.
     """
     if ruleset not in ruleset_ids():
         return all_event_fields()
-    added = load_pack(ruleset).added_fields
+    rules = get_ruleset(ruleset)
+    added = rules.story_facts
     schema: dict[str, Mapping[str, Any]] = {}
-    for name, event_type in get_ruleset(ruleset).event_types.items():
+    for name, event_type in rules.event_types.items():
         fields: dict[str, Any] = {}
         spelt = _transcript_names(event_type)
         for spec in dataclasses.fields(event_type):

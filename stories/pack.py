@@ -1,10 +1,8 @@
 """What a story pack knows of its ruleset besides the rules' ids: `stories/<ruleset>/samples.toml`.
 
 The file holds the sample data `stories check` and `stories preview` render with (players,
-actions, events and mails of that ruleset), `[added_fields]`: the optional fields the narrator
-adds to the rules' events (Wakkerdam: a death's revealed `role`, a lynch's `votes`), and
-`[vote_keywords]`: for an event whose added `votes` are the ballots of a keyword vote, that
-keyword (Lupus: the `election` is told with the `sindaco` ballots).
+actions, events and mails of that ruleset).  The facts a story is told beside the rules' own
+(a death's shown `role`, a lynch's `votes`) are the ruleset's (`Ruleset.story_facts`, `tell`).
 """
 
 from __future__ import annotations
@@ -30,9 +28,7 @@ class Pack:
 
     ruleset: str
     origin: str = ""
-    added_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
-    vote_keywords: Mapping[str, str] = field(default_factory=dict)
 
 
 def pack_path(ruleset: str, root: Path | None = None) -> Path:
@@ -54,18 +50,4 @@ def load_pack(ruleset: str) -> Pack:
         return Pack(ruleset)
     except tomllib.TOMLDecodeError as error:
         raise PackError(f"{path}: {error}") from None
-    added = data.get("added_fields", {})
-    if not isinstance(added, dict) or not all(
-        isinstance(v, list) and all(isinstance(f, str) for f in v) for v in added.values()
-    ):
-        raise PackError(f"{path}: [added_fields] must map event types to lists of field names")
-    keyed = data.get("vote_keywords", {})
-    if not isinstance(keyed, dict) or not all(isinstance(v, str) for v in keyed.values()):
-        raise PackError(f"{path}: [vote_keywords] must map event types to keyword ids")
-    return Pack(
-        ruleset,
-        str(path),
-        MappingProxyType({event: tuple(fields) for event, fields in added.items()}),
-        MappingProxyType(data),
-        MappingProxyType(dict(keyed)),
-    )
+    return Pack(ruleset, str(path), MappingProxyType(data))

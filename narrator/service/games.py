@@ -677,23 +677,19 @@ class _Voting:
         return [receipt, *self.relay(batch, context)]
 
     def relay(self, batch: _Batch, receipt: Mapping[str, Any]) -> list[Letter]:
-        """Copies of a receipt to the other living members of the action's ``group`` (the
-        rules' ``ActionChoice.extra``: the vampiri's hunters, who converge by these copies as
-        they would by gestures at the table), unless the view's facts say each votes alone
-        (``lone_hunter``).  A copy is the voter's receipt mailed to another reader:
+        """Copies of a receipt to the other readers the ruleset relays it to
+        (``Ruleset.relay``: the vampiri's hunters, who converge by these copies as they would by
+        gestures at the table).  A copy is the voter's receipt mailed to another reader:
         ``player`` is the voter, ``recipient`` the member told."""
         action = receipt.get("action") or {}
-        group = (action.get("extra") or {}).get("group") or ()
-        if not group or self.view.facts.get("lone_hunter"):
-            return []
         voter = receipt["player"]
-        seats = self.view.by_name()
-        by_name = {p.name: p for p in self.table.players}
+        table = self.table
+        readers = table.rules.relay(table.state, voter, action.get("extra") or {})
+        by_name = {p.name: p for p in table.players}
         letters = []
-        for name in group:
+        for name in readers:
             member = by_name.get(name)
-            seat = seats.get(name)
-            if name == voter or member is None or seat is None or not seat.alive:
+            if member is None:
                 continue
             context = batch.context(name)
             context.update({key: receipt[key] for key in ("action", "targets", "blanco")})

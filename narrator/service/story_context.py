@@ -21,16 +21,12 @@ from rules.core.view import GameView
 from stories import Cast
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
-from stories.pack import PackError, load_pack
 from stories.render import moment_of
 from stories.words import Words, load_words
 
 #: The fields a story's `game` has: a ruleset's other public facts (the vampiri's candidates,
 #: secret_vote, lone_hunter) are the rules' business, not the stories' `game`.
 _STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
-
-#: The added fields :func:`with_story_facts` works out itself (not copied from the facts).
-_FILLED = frozenset({"role", "previous", "votes", "ballots", "mates"})
 
 
 def story_game(
@@ -187,18 +183,13 @@ def mail_context(
 def audience_dicts(
     state: Any, events: Sequence[Event], rs: Ruleset[Any], *, told: bool = False
 ) -> list[dict[str, Any]]:
-    """Events in transcript form with an `audience` key the story renderer understands.
+    """Events in transcript form with an `audience` key the story renderer understands, as the
+    ruleset addresses them (:meth:`rules.core.ruleset.Ruleset.addressed`).
 
     With `told`, each event is as its audience is told it (the ruleset's ``as_told``: a role
     change to a hidden role); without, the truth, as the game log keeps it.
     """
-    out = []
-    for event in events:
-        data = (rs.as_told(event) if told else event).to_dict()
-        names = rs.recipients(state, event.audience)
-        data["audience"] = "public" if names is None else sorted(names)
-        out.append(data)
-    return out
+    return rs.addressed(state, events, told=told)
 
 
 def both_forms(
@@ -227,89 +218,12 @@ def with_story_facts(
     *,
     reveal_roles: bool,
 ) -> list[dict[str, Any]]:
-    """The step's events (told form) with what the story tells beside the rules' facts.
-
-    A ``death`` gets the dead player's ``role`` as his death showed it (the ruleset's
-    ``shown_role``) when the game reveals roles; an event whose story pack lists ``votes`` among its
-    added fields (Wakkerdam's ``lynch``, the vampiri's ``execution`` and ``tie``) the plain
-    ``votes`` in force at the deadline, voter -> names (``[]``: blank), so the village reads who
-    voted for whom, unless the view's facts say the vote is secret (``secret_vote``) — for an event
-    the pack's ``[vote_keywords]`` names, the ballots of that keyword vote instead (Lupus's
-    ``election``: the ``sindaco`` ballots); likewise, with ``ballots`` among its added fields (the
-    vampiri's ``verdict``), each voter's keyword vote, voter -> keyword id (``""``: a vote without
-    keyword, an abstention); a ``role_change`` the ``previous`` role its player believed he had, and
-    ``mates`` (when the pack lists it) the living players the ruleset tells a player of his new role
-    about, as in the role mail (the ruleset's start events on the new state): a promoted Welp learns
-    the pack he now wakes with.  Any other added field the pack lists for an event is taken from the
-    public facts of the view the step was resolved from, when it has one by that name (the Wakkerdam
-    lynch's ``marked``, the raven's marks, and ``mayor``, the mayor who voted), so a story can
-    explain a tally with what the village knew when it voted.  `before` is the state the step was
-    resolved from, `after_state` the new one.  The game log keeps the rules' events as they are.
-    """
-    seen = rs.view(before)
-    after = rs.view(after_state)
-    ballots = {key: list(names) for key, names in seen.votes.items() if ":" not in key}
-    try:
-        pack = load_pack(rs.id)
-        added, vote_keywords = pack.added_fields, pack.vote_keywords
-    except PackError:
-        added, vote_keywords = {}, {}
-    secret = bool(after.facts.get("secret_vote"))
-    with_votes = frozenset(k for k, names in added.items() if "votes" in names and not secret)
-    with_ballots = frozenset(k for k, names in added.items() if "ballots" in names and not secret)
-    keyworded = {}
-    for key in seen.votes:  # vote keys are "Name" or "Name:keyword" (rules.core.view)
-        voter, _, keyword = key.partition(":")
-        keyworded[voter] = keyword
-    circles: dict[str, list[str]] | None = None  # worked out at the first role change
-    result = []
-    for event in events:
-        kind = event.get("type")
-        if kind == "death" and reveal_roles and "role" not in event:
-            event = {**event, "role": rs.shown_role(after_state, str(event.get("player")))}
-        elif kind in with_votes and "votes" not in event:
-            by_keyword = vote_keywords.get(str(kind))
-            if by_keyword is None:
-                event = {**event, "votes": ballots}
-            else:  # the ballots of that keyword vote: "Anna:sindaco" -> Anna
-                suffix = f":{by_keyword}"
-                event = {
-                    **event,
-                    "votes": {
-                        key.removesuffix(suffix): list(names)
-                        for key, names in seen.votes.items()
-                        if key.endswith(suffix)
-                    },
-                }
-        elif kind in with_ballots and "ballots" not in event:
-            event = {**event, "ballots": keyworded}
-        elif kind == "role_change" and "previous" not in event:
-            event = {**event, "previous": rs.told_role(before, str(event.get("player")))}
-            if "mates" in added.get(kind, ()):
-                if circles is None:
-                    circles = _known_mates(rs, after_state, after)
-                event["mates"] = circles.get(str(event.get("player")), [])
-        known = {
-            name: seen.facts[name]
-            for name in added.get(str(kind), ())
-            if name not in _FILLED and name not in event and name in seen.facts
-        }
-        if known:
-            event = {**event, **known}
-        result.append(event)
-    return result
-
-
-def _known_mates(rs: Ruleset[Any], state: Any, view: GameView) -> dict[str, list[str]]:
-    """Player -> the living mates the ruleset's role information would name to him now."""
-    alive = set(view.alive)
-    known: dict[str, list[str]] = {}
-    for info in rs.start_events(state):
-        data = info.to_dict()
-        if data.get("type") == "role" and isinstance(data.get("player"), str):
-            mates = data.get("mates") or ()
-            known[data["player"]] = [name for name in mates if name in alive]
-    return known
+    """The step's events (told form) as the ruleset tells them to their readers: with what the
+    stories need beside the rules' facts (:meth:`rules.core.ruleset.Ruleset.tell`: a dead
+    player's shown role, the previous role, mates, votes and ballots).  `before` is the state
+    the step was resolved from, `after_state` the new one.  The game log keeps the rules'
+    events as they are."""
+    return rs.tell(before, after_state, events, reveal_roles=reveal_roles)
 
 
 def actions_of(

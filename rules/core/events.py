@@ -100,6 +100,56 @@ class Win(Event):
     winners: tuple[str, ...]
 
 
+class PrivateEvent(Event):
+    """An event only its ``player`` learns (a subclass declares ``player`` as its first field)."""
+
+    player: str
+
+    @property
+    def audience(self) -> Audience:
+        return Audience.player(self.player)
+
+
+@dataclass(frozen=True)
+class Death(Event):
+    """``player`` died of ``cause`` (public).  The death of most rulesets (Mafia has its own)."""
+
+    type: ClassVar[str] = "death"
+    player: str
+    cause: str
+
+
+@dataclass(frozen=True)
+class Inactive(PrivateEvent):
+    """``player`` missed a vote he was asked for; ``missed`` counts them in a row (private)."""
+
+    type: ClassVar[str] = "inactive"
+    player: str
+    missed: int
+
+
+@dataclass(frozen=True)
+class RoleInfo(PrivateEvent):
+    """Start of game: ``player`` has ``role`` (as he is told it) of ``team``; ``mates`` are the
+    players he knows (the role mail; the default of :meth:`RulesetBase.start_events`)."""
+
+    type: ClassVar[str] = "role"
+    player: str
+    role: str
+    team: str
+    mates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RoleChange(PrivateEvent):
+    """``player`` now has ``role`` (private to him; a ruleset may tell him another role:
+    :meth:`Ruleset.as_told`)."""
+
+    type: ClassVar[str] = "role_change"
+    player: str
+    role: str
+
+
 def event_fields(event_type: type[Event]) -> tuple[str, ...]:
     """Return the transcript fields of an event type, in declaration order."""
     return tuple(field.name for field in dataclasses.fields(event_type))

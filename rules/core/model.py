@@ -139,10 +139,15 @@ class Accepted(Generic[S]):
 
 @dataclass(frozen=True)
 class Rejected:
-    """The vote was invalid; ``code`` is a stable rejection code, ``detail`` says more."""
+    """The vote was invalid; ``code`` is a stable rejection code (a
+    :class:`rules.core.refusals.Refusal` or a ruleset's own), ``detail`` says more."""
 
     code: str
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        # a code given as an enum member is kept as its plain string, the contract's form
+        object.__setattr__(self, "code", str(self.code))
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,12 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
+    def story_facts(self) -> Mapping[str, tuple[str, ...]]:
+        """Event type -> the facts :meth:`tell` adds to it for its story (beside a death's shown
+        role and a role change's previous role, which every ruleset tells)."""
+        ...
+
+    @property
     def distributions(self) -> tuple[Distribution, ...]:
         """The built-in role distributions."""
         ...
@@ -149,6 +155,31 @@ class Ruleset(Protocol[S]):
 
     def as_told(self, event: Event) -> Event:
         """Return ``event`` as its audience is told it (a role change to a hidden role)."""
+        ...
+
+    def addressed(
+        self, state: S, events: Sequence[Event], *, told: bool = False
+    ) -> list[dict[str, Any]]:
+        """Return ``events`` in transcript form with their ``audience`` (``"public"`` or the
+        sorted names of their readers); with ``told``, as their audience is told them."""
+        ...
+
+    def tell(
+        self,
+        before: S,
+        after: S,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        reveal_roles: bool,
+    ) -> list[dict[str, Any]]:
+        """Return a step's events (transcript form with audiences; ``before``: the state the
+        step was resolved from, ``after``: the new one) with what their stories need beside the
+        rules' facts: the shown role of the dead, the previous role, mates, votes, ballots."""
+        ...
+
+    def relay(self, state: S, voter: str, extra: Mapping[str, JsonValue]) -> tuple[str, ...]:
+        """Return who else reads ``voter``'s receipt for the action with this ``extra`` (the
+        members of its ``group``: the vampiri's hunters), in the group's order."""
         ...
 
     def recipients(self, state: S, audience: Audience) -> frozenset[str] | None:

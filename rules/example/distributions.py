@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from rules.core.model import Distribution
-from rules.core.rng import draw_from
 from rules.example.roles import CONTADINO, LUPO, VEGGENTE
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 40
@@ -23,16 +20,5 @@ def build(players: int) -> Distribution:
 DEFAULT_DISTRIBUTIONS: tuple[Distribution, ...] = tuple(
     build(players) for players in range(MIN_PLAYERS, MAX_PLAYERS + 1)
 )
-
-
-def pick_distribution(
-    n_players: int, seed: int, extra: Sequence[Distribution] = ()
-) -> Distribution:
-    """Draw (seeded) among the built-in and the admins' distributions for ``n_players``.
-
-    Raises ValueError when none fits.
-    """
-    fitting = [d for d in (*DEFAULT_DISTRIBUTIONS, *extra) if d.players == n_players]
-    if not fitting:
-        raise ValueError(f"no distribution for {n_players} players")
-    return draw_from(seed, 0, fitting)
+"""The built-in distributions; a game draws among those for its players (seeded: the base's
+``pick_distribution``)."""

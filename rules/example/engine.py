@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules.core.events import Event, Win
+from rules.core.events import Death, Event, Inactive, Win
 from rules.core.model import (
     Accepted,
     ActionChoice,
@@ -22,10 +22,11 @@ from rules.core.model import (
     Settings,
     Vote,
 )
+from rules.core.refusals import check_vote
 from rules.core.rng import draw_from
 from rules.core.steps import StepSpec, StepTable
 from rules.core.votes import count, leaders
-from rules.example.events import Death, Inactive, Lynch, Spared, Vision
+from rules.example.events import Lynch, Spared, Vision
 from rules.example.roles import LUPI, LUPO, ROLES, VEGGENTE, VILLAGGIO
 from rules.example.state import GameState, Player
 
@@ -93,16 +94,16 @@ def _enter(state: GameState, spec: StepSpec[GameState]) -> GameState:
 # --------------------------------------------------------------------------- votes
 
 
-def choices(state: GameState, name: str) -> Choices:
-    """What ``name`` may send now: the day vote, the wolves' victim or spare, the seer's look."""
-    player = state.find(name)
-    if player is None or state.step is None or name not in STEP_TABLE.get(state.step).asked(state):
-        return Choices(player=name, step=state.step)
-    others = tuple(p.name for p in _living(state) if p.name != name)
+def choices(state: GameState, player: str) -> Choices:
+    """What ``player`` may send now: the day vote, the wolves' victim or spare, the seer's look."""
+    seat = state.find(player)
+    if seat is None or state.step is None or player not in STEP_TABLE.get(state.step).asked(state):
+        return Choices(player=player, step=state.step)
+    others = tuple(p.name for p in _living(state) if p.name != player)
     actions: tuple[ActionChoice, ...]
     if state.step == DAY:
         actions = (ActionChoice(DAY, None, others, 1, 1, blanco=True),)
-    elif player.role == LUPO.id:
+    elif seat.role == LUPO.id:
         prey = tuple(p.name for p in _living(state) if p.role != LUPO.id)
         actions = (
             ActionChoice(LUPO.id, None, prey, 1, 1, blanco=True),
@@ -110,50 +111,25 @@ def choices(state: GameState, name: str) -> Choices:
         )
     else:
         actions = (ActionChoice(VEGGENTE.id, None, others, 1, 1, blanco=True),)
-    return Choices(player=name, step=state.step, actions=actions)
+    return Choices(player=player, step=state.step, actions=actions)
 
 
 def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
-    """Check ``vote`` against the voter's choices and store it (replacing his earlier one)."""
-    offered = choices(state, vote.player).actions
-    if not offered:
-        return Rejected("not-asked", f"{vote.player} is not asked now")
-    wanted = {word.casefold() for word in vote.keywords}
-    action = next((a for a in offered if a.keyword is not None and a.keyword in wanted), None)
-    if wanted and action is None:
-        return Rejected("no-special-vote", f"{vote.player} cannot vote {sorted(wanted)} now")
-    action = action or offered[0]
-    if vote.is_blanco and action.max_names > 0:
-        if not action.blanco:
-            return Rejected("wrong-count", "a name is needed")
-    else:
-        error = _target_error(state, action, vote)
-        if error:
-            return Rejected(error, f"{vote.player}: {list(vote.targets)}")
+    """Check ``vote`` against the voter's choices (rules.core.refusals.check_vote; a living
+    name left out of the wolves' list is a fellow wolf: ``pack-member``) and store it,
+    replacing his earlier one."""
+    checked = check_vote(choices(state, vote.player), vote, state.find, left_out="pack-member")
+    if isinstance(checked, Rejected):
+        return checked
+    action, targets = checked
     votes = {
         key: names
         for key, names in state.votes.items()
         if key.partition(":")[0] != vote.player  # one vote per player: the last one counts
     }
     key = vote.player if action.keyword is None else f"{vote.player}:{action.keyword}"
-    votes[key] = () if vote.is_blanco else vote.targets
+    votes[key] = targets
     return Accepted(replace(state, votes=votes))
-
-
-def _target_error(state: GameState, action: ActionChoice, vote: Vote) -> str:
-    if not action.min_names <= len(vote.targets) <= action.max_names:
-        return "wrong-count"
-    for name in vote.targets:
-        target = state.find(name)
-        if target is None:
-            return "unknown-player"
-        if not target.alive:
-            return "target-dead"
-        if name == vote.player:
-            return "target-self"
-        if name not in action.targets:
-            return "pack-member"  # the only living name left out of a list: a fellow wolf
-    return ""
 
 
 # --------------------------------------------------------------------------- resolution

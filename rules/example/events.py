@@ -5,16 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote, Win
-
-
-@dataclass(frozen=True)
-class Death(Event):
-    """``player`` dies of ``cause`` (``lupi`` at night, ``rogo`` by day, ``inattivita``)."""
-
-    type: ClassVar[str] = "death"
-    player: str
-    cause: str
+from rules.core.events import Audience, Death, Event, Inactive, RejectedVote, Win
 
 
 @dataclass(frozen=True)
@@ -41,34 +32,6 @@ class Vision(Event):
     player: str
     target: str
     team: str
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class Inactive(Event):
-    """``player`` has missed ``missed`` day votes in a row (private)."""
-
-    type: ClassVar[str] = "inactive"
-    player: str
-    missed: int
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class RoleInfo(Event):
-    """Start of game: ``player`` has ``role`` of ``team`` and knows ``mates`` (the role mail)."""
-
-    type: ClassVar[str] = "role"
-    player: str
-    role: str
-    team: str
-    mates: tuple[str, ...]
 
     @property
     def audience(self) -> Audience:

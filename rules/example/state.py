@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Annotated
 
+from rules.core.codec import AS_PAIRS, StateCodec
 from rules.core.model import Settings
 
 RULESET_ID = "example"
@@ -35,7 +36,7 @@ class GameState:
     step: str | None = None
     night: int = 0
     day: int = 0
-    votes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    votes: Annotated[Mapping[str, tuple[str, ...]], AS_PAIRS] = field(default_factory=dict)
     draws: int = 0
     winners: tuple[str, ...] = ()
     teams: tuple[str, ...] = ()
@@ -55,52 +56,5 @@ class GameState:
         return replace(self, players=players)
 
 
-def dump_state(state: GameState) -> dict[str, Any]:
-    """Return the state as a JSON-safe dict (see :func:`load_state`)."""
-    return {
-        "ruleset": RULESET_ID,
-        "settings": state.settings.to_dict(),
-        "players": [
-            {
-                "name": p.name,
-                "role": p.role,
-                "gender": p.gender,
-                "alive": p.alive,
-                "missed": p.missed,
-            }
-            for p in state.players
-        ],
-        "step": state.step,
-        "night": state.night,
-        "day": state.day,
-        "votes": [[key, list(names)] for key, names in state.votes.items()],
-        "draws": state.draws,
-        "winners": list(state.winners),
-        "teams": list(state.teams),
-    }
-
-
-def load_state(data: Mapping[str, Any]) -> GameState:
-    """Return the state of :func:`dump_state`'s dict; KeyError/ValueError when malformed."""
-    if data.get("ruleset") != RULESET_ID:
-        raise ValueError(f"not an {RULESET_ID} state: {data.get('ruleset')!r}")
-    return GameState(
-        settings=Settings.from_dict(data["settings"]),
-        players=tuple(
-            Player(
-                name=str(p["name"]),
-                role=str(p["role"]),
-                gender=p.get("gender"),
-                alive=bool(p["alive"]),
-                missed=int(p["missed"]),
-            )
-            for p in data["players"]
-        ),
-        step=data.get("step"),
-        night=int(data["night"]),
-        day=int(data["day"]),
-        votes={str(key): tuple(str(n) for n in names) for key, names in data["votes"]},
-        draws=int(data["draws"]),
-        winners=tuple(str(n) for n in data["winners"]),
-        teams=tuple(str(t) for t in data["teams"]),
-    )
+CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)
+"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.refusals import Refusal
 from rules.core.view import JsonValue
 from rules.lupus.ids import GHOST_POWERS, GIORNO, NOTTE, SINDACO, SUCCESSORE
 from rules.lupus.roles import LUPUS_ROLES
@@ -165,22 +166,22 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     """
     player = state.find(vote.player)
     if player is None or state.step is None:
-        return Rejected("not-asked", "no such player, or the game is over")
+        return Rejected(Refusal.NOT_ASKED, "no such player, or the game is over")
     specials = vote.keywords & {SINDACO, SUCCESSORE}
     words = vote.keywords & set(GHOST_POWERS)
     if len(specials) > 1:
-        return Rejected("not-asked", "one mail is one vote: sindaco or successore, not both")
+        return Rejected(Refusal.NOT_ASKED, "one mail is one vote: sindaco or successore, not both")
     if specials:
         keyword = next(iter(specials))
         return _keyword_vote(state, player, vote, keyword)
     if state.step == GIORNO:
         if not player.alive:
-            return Rejected("not-asked", "only living players send a rogo ballot")
+            return Rejected(Refusal.NOT_ASKED, "only living players send a rogo ballot")
         checked = _check_names(state, player, vote, (Names.LIVING,), allow_self=True)
         return checked if isinstance(checked, Rejected) else _store(state, player.name, "", vote)
     spec = night_power(state, player)
     if spec is None:
-        return Rejected("not-asked", "no power usable tonight")
+        return Rejected(Refusal.NOT_ASKED, "no power usable tonight")
     if spec.id != NEGROMANTE:
         # A power word from anybody but a Negromante is an ordinary word of his mail (§12).
         checked = _check_names(state, player, vote, spec.names, allow_self=False)
@@ -202,11 +203,11 @@ def _keyword_vote(
 ) -> Accepted[GameState] | Rejected:
     if keyword == SINDACO:
         if state.step != GIORNO or not state.has_mayor or not player.alive:
-            return Rejected("not-asked", "election ballots are sent by day by living players")
+            return Rejected(Refusal.NOT_ASKED, "election ballots are sent by day by living players")
         allow_self = True
     else:
         if not is_mayor(state, player.name):
-            return Rejected("not-asked", "only the Sindaco designates a successor")
+            return Rejected(Refusal.NOT_ASKED, "only the Sindaco designates a successor")
         allow_self = False
     checked = _check_names(state, player, vote, (Names.LIVING,), allow_self=allow_self)
     return checked if isinstance(checked, Rejected) else _store(state, player.name, keyword, vote)
@@ -222,25 +223,25 @@ def _check_names(
 ) -> Rejected | None:
     """Return the rejection of the vote's names for slots ``kinds``, or None when valid."""
     if vote.blanco and vote.targets:
-        return Rejected("wrong-count", "nessuno and a name")
+        return Rejected(Refusal.WRONG_COUNT, "nessuno and a name")
     if vote.is_blanco:
         return None
     if len(vote.targets) != len(kinds):
-        return Rejected("wrong-count", f"{len(kinds)} name(s) needed")
+        return Rejected(Refusal.WRONG_COUNT, f"{len(kinds)} name(s) needed")
     for name, kind in zip(vote.targets, kinds, strict=True):
         target = state.find(name)
         if target is None:
-            return Rejected("unknown-player", name)
+            return Rejected(Refusal.UNKNOWN_PLAYER, name)
         if target.exiled:
-            return Rejected("target-exiled", name)
+            return Rejected(Refusal.TARGET_EXILED, name)
         if name == player.name and not allow_self:
-            return Rejected("target-self", name)
+            return Rejected(Refusal.TARGET_SELF, name)
         if kind is Names.LIVING and not target.alive:
-            return Rejected("target-dead", name)
+            return Rejected(Refusal.TARGET_DEAD, name)
         if kind is Names.DEAD and target.alive:
-            return Rejected("target-alive", name)
+            return Rejected(Refusal.TARGET_ALIVE, name)
     if len(set(vote.targets)) != len(vote.targets):
-        return Rejected("duplicate-target", "the same name twice")
+        return Rejected(Refusal.DUPLICATE_TARGET, "the same name twice")
     return None
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from rules.core.events import Event
+from rules.core.events import Death, Event, Inactive
 from rules.core.pipeline import Stage, run_pipeline
 from rules.core.votes import count, leaders
 from rules.lupus.common import aftermath, awaken_fantasmi
 from rules.lupus.dice import Dice
-from rules.lupus.events import Death, Election, Exile, Inactive, Lynch, Mayor
+from rules.lupus.events import Election, Exile, Lynch, Mayor
 from rules.lupus.ids import DEAD, EXILED, SINDACO, SUCCESSORE
 from rules.lupus.state import GameState, Marks
 

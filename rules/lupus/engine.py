@@ -6,13 +6,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
-from rules.core.events import Event
+from rules.core.events import Event, RoleInfo
 from rules.core.model import Resolution, Seat, Settings
+from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
 from rules.lupus.actions import asked
 from rules.lupus.day import resolve_day
 from rules.lupus.dice import Dice
-from rules.lupus.events import Knows, Mayor, Propositions, RoleInfo
+from rules.lupus.events import Knows, Mayor, Propositions
 from rules.lupus.ids import GIORNO, NOTTE, POPOLANI
 from rules.lupus.night import resolve_night
 from rules.lupus.roles import LUPUS_ROLES
@@ -24,6 +25,14 @@ Sindaco, as a scenario file without the key; the daemon writes the default ``Tru
 
 MAX_SKIPPED = 4
 """Steps in which nobody is asked are resolved at once (§4); a run of them ends quickly."""
+
+STEP_TABLE: StepTable[GameState] = StepTable(
+    (
+        StepSpec(NOTTE, "night", asked),  # §4: night n precedes day n
+        StepSpec(GIORNO, "day", asked),
+    )
+)
+"""The order of play (§4); a step in which nobody is asked is resolved at once."""
 
 
 def check_seats(seats: Sequence[Seat]) -> None:
@@ -76,7 +85,7 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
     state = GameState(
         settings=settings,
         players=players,
-        step=NOTTE,
+        step=STEP_TABLE.following(None).id,
         night=1,
         day=0,
         draws=dice.counter,
@@ -144,14 +153,19 @@ def resolve(state: GameState) -> Resolution[GameState]:
 
 
 def _resolve_one(state: GameState) -> tuple[GameState, list[Event], tuple[str, ...]]:
-    if state.step == NOTTE:
+    """Resolve the step and move to the one the step table plays next: day n after night n,
+    night n + 1 after day n."""
+    spec = STEP_TABLE.get(state.step or "")
+    if spec.phase == "night":
         state, events, trace = resolve_night(state)
-        if state.step is not None:
-            state = replace(state, step=GIORNO, day=state.night)
     else:
         state, events, trace = resolve_day(state)
-        if state.step is not None:
-            state = replace(state, step=NOTTE, night=state.night + 1)
+    if state.step is not None:
+        following = STEP_TABLE.following(spec.id)
+        if following.phase == "day":
+            state = replace(state, step=following.id, day=state.night)
+        else:
+            state = replace(state, step=following.id, night=state.night + 1)
     return replace(state, votes=()), events, trace
 
 

@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote, Win
+from rules.core.events import (
+    Audience,
+    Death,
+    Event,
+    Inactive,
+    RejectedVote,
+    RoleChange,
+    RoleInfo,
+    Win,
+)
 
 
 class _Private(Event):
@@ -18,17 +27,6 @@ class _Private(Event):
     @property
     def audience(self) -> Audience:
         return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class RoleInfo(_Private):
-    """Start: ``player`` has ``role`` in faction ``team``; ``mates`` are his class mates."""
-
-    type: ClassVar[str] = "role"
-    player: str
-    role: str
-    team: str
-    mates: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -132,38 +130,11 @@ class Ghost(_Private):
 
 
 @dataclass(frozen=True)
-class RoleChange(_Private):
-    """``player`` now has ``role`` (Trasformista, Necrofilo, Corruzione)."""
-
-    type: ClassVar[str] = "role_change"
-    player: str
-    role: str
-
-
-@dataclass(frozen=True)
-class Inactive(_Private):
-    """``player`` missed his rogo ballot, ``missed`` times in a row."""
-
-    type: ClassVar[str] = "inactive"
-    player: str
-    missed: int
-
-
-@dataclass(frozen=True)
 class Resurrected(Event):
     """``player`` lives again (public)."""
 
     type: ClassVar[str] = "resurrected"
     player: str
-
-
-@dataclass(frozen=True)
-class Death(Event):
-    """``player`` died of ``cause`` (public; the mail does not tell the cause, §8.2)."""
-
-    type: ClassVar[str] = "death"
-    player: str
-    cause: str
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from rules.core.events import Event
+from rules.core.events import Death, Event, RoleChange
 from rules.core.pipeline import Stage, run_pipeline
 from rules.lupus.appearances import apparent
 from rules.lupus.blocks import OK, solve_blocks
@@ -13,13 +13,11 @@ from rules.lupus.common import aftermath, awaken_fantasmi
 from rules.lupus.dice import Dice
 from rules.lupus.events import (
     AuraSeen,
-    Death,
     Ghost,
     Knows,
     MysticSeen,
     Outcome,
     Resurrected,
-    RoleChange,
     Seen,
     Tracked,
     Visitors,

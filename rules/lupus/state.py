@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
+from rules.core.codec import StateCodec
 from rules.core.model import Settings
 from rules.lupus.ids import ALIVE, DEAD, EXILED
 
@@ -141,98 +141,5 @@ class GameState:
         return replace(self, players=tuple(changed.get(p.name, p) for p in self.players))
 
 
-def _pairs(items: Sequence[Sequence[str]]) -> tuple[tuple[str, str], ...]:
-    return tuple((str(a), str(b)) for a, b in items)
-
-
-def dump_state(state: GameState) -> dict[str, Any]:
-    """Return the state as a JSON-safe dict (:func:`load_state` reads it back)."""
-    return {
-        "settings": state.settings.to_dict(),
-        "players": [
-            {
-                "name": p.name,
-                "role": p.role,
-                "faction": p.faction,
-                "aura": p.aura,
-                "mystic": p.mystic,
-                "gender": p.gender,
-                "status": p.status,
-                "ghost_power": p.ghost_power,
-                "role_uses": list(p.role_uses),
-                "ghost_uses": list(p.ghost_uses),
-                "controller": p.controller,
-                "death_faction": p.death_faction,
-                "missed": p.missed,
-            }
-            for p in state.players
-        ],
-        "step": state.step,
-        "night": state.night,
-        "day": state.day,
-        "draws": state.draws,
-        "votes": [[key, list(names)] for key, names in state.votes],
-        "has_mayor": state.has_mayor,
-        "mayor": state.mayor,
-        "successor": state.successor,
-        "assigned": list(state.assigned),
-        "defeated": list(state.defeated),
-        "marks": {
-            "letters": sorted(state.marks.letters),
-            "amnesia": sorted(state.marks.amnesia),
-            "ipnosi": [list(pair) for pair in state.marks.ipnosi],
-            "frauds": [list(pair) for pair in state.marks.frauds],
-        },
-        "propositions": [
-            [name, [list(pair) for pair in statements]] for name, statements in state.propositions
-        ],
-        "winners": list(state.winners),
-        "teams": list(state.teams),
-    }
-
-
-def load_state(data: Mapping[str, Any]) -> GameState:
-    """Return the state from :func:`dump_state`'s dict (KeyError/ValueError when malformed)."""
-    marks = data["marks"]
-    return GameState(
-        settings=Settings.from_dict(data["settings"]),
-        players=tuple(
-            Player(
-                name=p["name"],
-                role=p["role"],
-                faction=p["faction"],
-                aura=p["aura"],
-                mystic=bool(p["mystic"]),
-                gender=p["gender"],
-                status=p["status"],
-                ghost_power=p["ghost_power"],
-                role_uses=tuple(int(n) for n in p["role_uses"]),
-                ghost_uses=tuple(int(n) for n in p["ghost_uses"]),
-                controller=p["controller"],
-                death_faction=p["death_faction"],
-                missed=int(p["missed"]),
-            )
-            for p in data["players"]
-        ),
-        step=data["step"],
-        night=int(data["night"]),
-        day=int(data["day"]),
-        draws=int(data["draws"]),
-        votes=tuple((str(key), tuple(names)) for key, names in data["votes"]),
-        has_mayor=bool(data["has_mayor"]),
-        mayor=data["mayor"],
-        successor=data["successor"],
-        assigned=tuple(data["assigned"]),
-        defeated=tuple(data["defeated"]),
-        marks=Marks(
-            letters=frozenset(marks["letters"]),
-            amnesia=frozenset(marks["amnesia"]),
-            ipnosi=_pairs(marks["ipnosi"]),
-            frauds=_pairs(marks["frauds"]),
-        ),
-        propositions=tuple(
-            (str(name), _pairs(statements)) for name, statements in data["propositions"]
-        ),
-        winners=tuple(data["winners"]),
-        teams=tuple(data["teams"]),
-    )
+CODEC: StateCodec[GameState] = StateCodec(GameState)
+"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""

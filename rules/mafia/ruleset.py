@@ -3,60 +3,57 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
+from rules.core.base import RulesetBase, override
 from rules.core.events import Audience, AudienceKind, Event
-from rules.core.model import (
-    Accepted,
-    Choices,
-    Distribution,
-    Rejected,
-    Resolution,
-    RoleSpec,
-    Seat,
-    Settings,
-    Vote,
-)
-from rules.core.view import GameView, JsonValue, SeatView
+from rules.core.model import Choices, Distribution, Seat
+from rules.core.ruleset import Ruleset
+from rules.core.view import GameView, SeatView
 from rules.mafia import actions, distributions, engine, state, validate, wins
 from rules.mafia.events import EVENT_TYPES, Death, RoleInfo, Setup
-from rules.mafia.ids import CAUSES, STEPS, TEAMS, Cause
+from rules.mafia.ids import CAUSES, TEAMS, Cause
 from rules.mafia.roles import ROLES
 from rules.mafia.state import GameState
 
 
-class MafiaRuleset:
+class MafiaRuleset(RulesetBase[GameState]):
     """The rules of forum Mafia (seed 004) by mail (docs/rules/mafia.md)."""
 
     id = "mafia"
-    roles: Mapping[str, RoleSpec] = ROLES
-    steps: tuple[str, ...] = STEPS
-    causes: tuple[str, ...] = CAUSES
-    teams: tuple[str, ...] = TEAMS
-    keywords: tuple[str, ...] = actions.KEYWORD_ORDER
-    options: Mapping[str, JsonValue] = engine.OPTIONS
-    distribution_keys: Mapping[str, JsonValue] = engine.DISTRIBUTION_KEYS
-    settings_defaults: Mapping[str, JsonValue] = {"strictness": 3}  # docs/rules/mafia.md §3
-    event_types: Mapping[str, type[Event]] = EVENT_TYPES
-    distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS
+    roles = ROLES
+    step_table = engine.STEP_TABLE
+    causes = CAUSES
+    teams = TEAMS
+    keywords = actions.KEYWORD_ORDER
+    options = engine.OPTIONS
+    distribution_keys = engine.DISTRIBUTION_KEYS
+    settings_defaults = MappingProxyType({"strictness": 3})  # docs/rules/mafia.md §3
+    event_types = EVENT_TYPES
+    story_facts = MappingProxyType({"mayor": ("votes",), "no_mayor": ("votes",)})
+    distributions = distributions.DEFAULT_DISTRIBUTIONS
+    new_game = staticmethod(engine.new_game)
+    apply = staticmethod(validate.apply_vote)
+    resolve = staticmethod(engine.resolve)
+    codec = state.CODEC
 
+    @override
     def pick_distribution(
         self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
     ) -> Distribution:
         """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError: none fits)."""
         return distributions.pick(n_players, seed, extra)
 
+    @override
     def deal(
         self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
     ) -> tuple[Seat, ...]:
         """Deal the distribution (seat order kept); a black's role is ``peaceful+negative``."""
         return distributions.deal(names, distribution, seed)
 
-    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
-        """Return a new game at its first step (ValueError on bad seats or settings)."""
-        return engine.new_game(seats, settings)
-
+    @override
     def view(self, state: GameState) -> GameView:
         """Return the typed view: step, numbering, players with their composite roles, titles."""
         step = state.step
@@ -80,10 +77,12 @@ class MafiaRuleset:
             },
         )
 
+    @override
     def asked(self, state: GameState) -> tuple[str, ...]:
         """Return who may vote in the current step, in seat order."""
         return actions.asked(state)
 
+    @override
     def all_voted(self, state: GameState) -> bool:
         """Whether every asked player has sent his vote (for ``close_early``, §3).
 
@@ -100,18 +99,12 @@ class MafiaRuleset:
                 return False
         return True
 
+    @override
     def choices(self, state: GameState, player: str) -> Choices:
         """Return what ``player`` may send now (no actions when he is not asked)."""
         return actions.choices(state, player)
 
-    def apply(self, state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
-        """Validate and store a vote (it replaces the earlier vote of the same move group)."""
-        return validate.apply_vote(state, vote)
-
-    def resolve(self, state: GameState) -> Resolution[GameState]:
-        """Resolve the current step and advance (ValueError when the game is over)."""
-        return engine.resolve(state)
-
+    @override
     def start_events(self, state: GameState) -> tuple[Event, ...]:
         """The ``setup`` event and one ``role`` event per player (§10)."""
         peaceful = Counter(p.peaceful for p in state.players if not p.is_elite)
@@ -134,11 +127,7 @@ class MafiaRuleset:
             )
         return tuple(events)
 
-    def told_role(self, state: GameState, name: str) -> str | None:
-        """Return the roles ``name`` knows he has (the truth: nobody is deceived), or None."""
-        player = state.find(name)
-        return None if player is None else player.role
-
+    @override
     def shown_role(self, state: GameState, name: str) -> str | None:
         """Return the roles ``name``'s death showed (§8.1): both roles for a day death (the
         lynch, inactivity), only the peaceful role for a night death; None while he lives."""
@@ -149,44 +138,34 @@ class MafiaRuleset:
             return player.role
         return player.peaceful
 
+    @override
     def as_told(self, event: Event) -> Event:
         """A night death is told without its cause (§7.11); other events as they are."""
         if isinstance(event, Death) and event.at_night:
             return Death(player=event.player, cause=None, revealed=event.revealed, via=event.via)
         return event
 
+    @override
     def recipients(self, state: GameState, audience: Audience) -> frozenset[str] | None:
-        """Return who may learn an event (None: everybody); a team is its living members."""
+        """Return who may learn an event (None: everybody); a team is its living main members
+        (the elite players aside, §17)."""
         if audience.kind is AudienceKind.PUBLIC:
             return None
         if audience.kind is AudienceKind.PLAYERS:
             return frozenset(audience.names)
         return frozenset(p.name for p in state.living if p.team.value in audience.names)
 
+    @override
     def transcript_start(self, state: GameState) -> dict[str, Any] | None:
         """The first line (§13.2): ``{"start": true, "night": 0, "day": 0, "events": [...]}``."""
         events = [event.to_dict() for event in self.start_events(state)]
         return {"start": True, "night": 0, "day": 0, "events": events}
 
+    @override
     def transcript_end(self, state: GameState) -> dict[str, Any]:
-        """The end line (§13.2): winners, teams, alive, roles (scenario form), mayor, outcomes."""
-        return {
-            "end": state.is_over,
-            "winners": list(state.winners),
-            "teams": list(state.teams),
-            "alive": [p.name for p in state.players if p.alive],
-            "roles": {p.name: p.role for p in state.players},
-            "mayor": state.mayor_in_office(),
-            "outcomes": wins.outcomes(state),
-        }
-
-    def dump_state(self, game: GameState) -> dict[str, Any]:
-        """Return the state as a JSON-safe dict."""
-        return state.dump_state(game)
-
-    def load_state(self, data: Mapping[str, Any]) -> GameState:
-        """Return the state from :meth:`dump_state`'s dict."""
-        return state.load_state(data)
+        """The end line (§13.2): the base's (winners, teams, alive, roles in scenario form,
+        mayor), then the outcomes."""
+        return {**super().transcript_end(state), "outcomes": wins.outcomes(state)}
 
 
-RULESET = MafiaRuleset()
+RULESET: Ruleset[GameState] = MafiaRuleset()  # typed: mypy checks the whole Protocol

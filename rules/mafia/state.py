@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from rules.core.codec import StateCodec
 from rules.core.model import Settings
-from rules.mafia.codec import from_json, to_json
 from rules.mafia.ids import ELITE_ROLES, SIDE_OF_ROLE, Side, Team
 
 RULESET_ID = "mafia"
@@ -429,18 +428,7 @@ class GameState:
         return self.memory.get(role, RoleMemory())
 
 
-def dump_state(state: GameState) -> dict[str, Any]:
-    """Return the state as a JSON-safe dict (settings in their own dict form)."""
-    data: dict[str, Any] = to_json(state)
-    data["settings"] = state.settings.to_dict()
-    data["ruleset"] = RULESET_ID
-    data["version"] = STATE_VERSION
-    return data
-
-
-def load_state(data: Mapping[str, Any]) -> GameState:
-    """Return the state from :func:`dump_state`'s dict (ValueError when it is not one)."""
-    if data.get("ruleset") != RULESET_ID:
-        raise ValueError(f"not a {RULESET_ID} state")
-    body = {key: value for key, value in data.items() if key not in ("ruleset", "version")}
-    return from_json(GameState, body, {Settings: Settings.from_dict})
+CODEC: StateCodec[GameState] = StateCodec(
+    GameState, ruleset=RULESET_ID, version=STATE_VERSION, header_last=True
+)
+"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""

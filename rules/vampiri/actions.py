@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.refusals import Refusal
 from rules.core.view import JsonValue
 from rules.vampiri.roles import HUNT_SLOTS, WEREWOLVES, day_slots
 from rules.vampiri.spec import Effect, Option, Slot
@@ -107,10 +108,10 @@ def select(
     for word in sorted({word.casefold() for word in keywords}):
         found = [(s, o) for s in slots for o in s.options if word in (o.keyword, *o.also)]
         if not found:
-            return Rejected("no-special-vote", f"{word!r} is no vote of yours now")
+            return Rejected(Refusal.NO_SPECIAL_VOTE, f"{word!r} is no vote of yours now")
         chosen.update((option, slot) for slot, option in found)
     if len(chosen) > 1:
-        return Rejected("keyword-conflict", "these keywords exclude each other")
+        return Rejected(Refusal.KEYWORD_CONFLICT, "these keywords exclude each other")
     if chosen:
         option, slot = next(iter(chosen.items()))
         return slot, option
@@ -124,13 +125,13 @@ def _count_code(option: Option | None, vote: Vote) -> str:
     """The checks on keywords and the number of names, before any name is looked at."""
     names = vote.targets
     if option is None:
-        return "keyword-required" if names else "required"
+        return Refusal.KEYWORD_REQUIRED if names else Refusal.REQUIRED
     if option.names_need_keyword and names:
-        return "keyword-required"
+        return Refusal.KEYWORD_REQUIRED
     if vote.blanco and names:
-        return "wrong-count"
+        return Refusal.WRONG_COUNT
     if len(names) > option.max_names or (not names and option.min_names > 0):
-        return "wrong-count"
+        return Refusal.WRONG_COUNT
     return ""
 
 
@@ -139,15 +140,15 @@ def _names_code(
 ) -> tuple[str, tuple[str, ...]]:
     """The checks on the names, each over every name before the next check; canonical names."""
     if len({name.casefold() for name in names}) != len(names):
-        return "duplicate-target", ()
+        return Refusal.DUPLICATE_TARGET, ()
     found = [state.find(name) for name in names]
     targets = [player for player in found if player is not None]
     if len(targets) != len(names):
-        return "unknown-player", ()
+        return Refusal.UNKNOWN_PLAYER, ()
     if any(not target.alive for target in targets):
-        return "target-dead", ()
+        return Refusal.TARGET_DEAD, ()
     if any(target.name == voter.name for target in targets):
-        return "target-self", ()
+        return Refusal.TARGET_SELF, ()
     if state.step == "spareggio" and any(t.name not in state.candidates for t in targets):
         return "not-candidate", ()
     if any(is_ally(state, voter, option, target) for target in targets):
@@ -171,7 +172,7 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     player = state.find(vote.player)
     slots = () if player is None else slots_for(state, player)
     if player is None or not slots:
-        return Rejected("not-asked", f"{vote.player!r} is not asked to vote now")
+        return Rejected(Refusal.NOT_ASKED, f"{vote.player!r} is not asked to vote now")
     picked = select(slots, vote.keywords)
     if isinstance(picked, Rejected):
         return picked
@@ -181,7 +182,7 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
         return Rejected(code, f"{player.name}: {code}")
     code, names = _names_code(state, player, option, vote.targets)
     if not code and not names and slot.must and option.keyword is None:
-        code = "required"
+        code = Refusal.REQUIRED
     if code:
         return Rejected(code, f"{player.name}: {code} ({', '.join(vote.targets) or 'nessuno'})")
     replaced = slot_keys(player.name, slot)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rules.core.events import Event, Win
+from rules.core.events import Death, Event, Inactive, Win
 from rules.core.model import Resolution, Seat, Settings
 from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
@@ -20,7 +20,7 @@ from rules.vampiri.distributions import (
     PLACEHOLDERS,
     RESERVED,
 )
-from rules.vampiri.events import Death, Hunters, Inactive
+from rules.vampiri.events import Hunters
 from rules.vampiri.roles import LORDS, ROLES, WITH_ABILITY
 from rules.vampiri.spec import Team
 from rules.vampiri.state import UNDERCOVER_ORDER, GameState, Player

@@ -5,16 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote, Win
-
-
-@dataclass(frozen=True)
-class Death(Event):
-    """``player`` died of ``cause`` (public; the role is revealed by the mail layer)."""
-
-    type: ClassVar[str] = "death"
-    player: str
-    cause: str
+from rules.core.events import Audience, Death, Event, Inactive, RejectedVote, Win
 
 
 @dataclass(frozen=True)
@@ -112,19 +103,6 @@ class Hunters(Event):
     type: ClassVar[str] = "hunters"
     player: str
     players: tuple[str, ...]
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class Inactive(Event):
-    """``player`` missed a night vote; ``missed`` counts them in a row (private)."""
-
-    type: ClassVar[str] = "inactive"
-    player: str
-    missed: int
 
     @property
     def audience(self) -> Audience:

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from types import MappingProxyType
 
-from rules.core.events import Audience, AudienceKind, Event
-from rules.core.model import (
-    Accepted,
-    Choices,
-    Distribution,
-    Rejected,
-    Resolution,
-    RoleSpec,
-    Seat,
-    Settings,
-    Vote,
-)
+from rules.core.base import RulesetBase, override
+from rules.core.events import Event
+from rules.core.model import Choices, Distribution, Seat
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
 from rules.vampiri import actions, distributions, engine, state
@@ -27,21 +18,27 @@ from rules.vampiri.state import GameState
 from rules.vampiri.wins import TEAM_ORDER
 
 
-class VampiriRuleset:
+class VampiriRuleset(RulesetBase[GameState]):
     """The rules of La Notte dei Vampiri (docs/rules/vampiri.md)."""
 
     id = "vampiri"
-    roles: Mapping[str, RoleSpec] = ROLES
-    steps: tuple[str, ...] = engine.STEP_TABLE.ids()
-    causes: tuple[str, ...] = engine.CAUSES
-    teams: tuple[str, ...] = TEAM_ORDER
-    keywords: tuple[str, ...] = actions.KEYWORD_ORDER
-    options: Mapping[str, JsonValue] = engine.OPTIONS
-    distribution_keys: Mapping[str, JsonValue] = {}
-    settings_defaults: Mapping[str, JsonValue] = {}
-    event_types: Mapping[str, type[Event]] = EVENT_TYPES
-    distributions: tuple[Distribution, ...] = distributions.DEFAULT_DISTRIBUTIONS
+    roles = ROLES
+    step_table = engine.STEP_TABLE
+    causes = engine.CAUSES
+    teams = TEAM_ORDER
+    keywords = actions.KEYWORD_ORDER
+    options = engine.OPTIONS
+    event_types = EVENT_TYPES
+    story_facts = MappingProxyType(
+        {"death": ("role",), "execution": ("votes",), "tie": ("votes",), "verdict": ("ballots",)}
+    )
+    distributions = distributions.DEFAULT_DISTRIBUTIONS
+    new_game = staticmethod(engine.new_game)
+    apply = staticmethod(actions.apply_vote)
+    resolve = staticmethod(engine.resolve)
+    codec = state.CODEC
 
+    @override
     def pick_distribution(
         self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
     ) -> Distribution:
@@ -51,6 +48,7 @@ class VampiriRuleset:
         """
         return distributions.pick_distribution(n_players, seed, extra)
 
+    @override
     def deal(
         self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
     ) -> tuple[Seat, ...]:
@@ -60,10 +58,7 @@ class VampiriRuleset:
         """
         return distributions.deal(names, distribution, seed)
 
-    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
-        """Start a game at ``votazione`` of night 1 (ValueError on a refused table/settings)."""
-        return engine.new_game(seats, settings)
-
+    @override
     def view(self, state: GameState) -> GameView:
         """Return the typed view: step, numbering, players, votes, and the public facts."""
         step = state.step
@@ -89,26 +84,29 @@ class VampiriRuleset:
             },
         )
 
+    @override
     def asked(self, state: GameState) -> tuple[str, ...]:
         """Return who may vote in the current step, in seat order."""
         return actions.asked(state)
 
+    @override
     def all_voted(self, state: GameState) -> bool:
         """Whether every asked player has sent every vote asked of him (``close_early``)."""
         return actions.all_voted(state)
 
+    @override
     def choices(self, state: GameState, player: str) -> Choices:
         """Return what ``player`` may send now (no ``actions`` when he is not asked)."""
         return actions.choices(state, player)
 
-    def apply(self, state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
-        """Validate and store a vote (it replaces his earlier vote for the same slot)."""
-        return actions.apply_vote(state, vote)
+    @override
+    def relay(
+        self, state: GameState, voter: str, extra: Mapping[str, JsonValue]
+    ) -> tuple[str, ...]:
+        """The hunters read each other's receipts, unless each hunts alone (``lone_hunter``)."""
+        return () if state.flag("lone_hunter") else super().relay(state, voter, extra)
 
-    def resolve(self, state: GameState) -> Resolution[GameState]:
-        """Resolve the current step and advance (ValueError when the game is over)."""
-        return engine.resolve(state)
-
+    @override
     def start_events(self, state: GameState) -> tuple[Event, ...]:
         """Return one ``role`` event per player (with the names he knows), then the public
         ``composition`` of the start mail."""
@@ -133,52 +131,6 @@ class VampiriRuleset:
             )
         events.append(_composition(state))
         return tuple(events)
-
-    def told_role(self, state: GameState, name: str) -> str | None:
-        """Return the role ``name`` has (nobody is deceived about his role); None: no player."""
-        player = state.find(name)
-        return None if player is None else player.role
-
-    def shown_role(self, state: GameState, name: str) -> str | None:
-        """Return the role ``name``'s death showed the village: his true role."""
-        player = state.find(name)
-        return None if player is None else player.role
-
-    def as_told(self, event: Event) -> Event:
-        """Return ``event`` unchanged: nobody ever changes role in this game."""
-        return event
-
-    def recipients(self, state: GameState, audience: Audience) -> frozenset[str] | None:
-        """Return who may learn an event (None: everybody); a team is its living members."""
-        if audience.kind is AudienceKind.PUBLIC:
-            return None
-        if audience.kind is AudienceKind.PLAYERS:
-            return frozenset(audience.names)
-        teams = set(audience.names)
-        return frozenset(p.name for p in state.players if p.alive and p.team in teams)
-
-    def transcript_start(self, state: GameState) -> dict[str, Any] | None:
-        """Vampiri transcripts have no start line."""
-        return None
-
-    def transcript_end(self, state: GameState) -> dict[str, Any]:
-        """Return the final object: end, winners, teams, alive, roles (the truth), mayor."""
-        return {
-            "end": bool(state.over),
-            "winners": list(state.winners),
-            "teams": list(state.teams),
-            "alive": [p.name for p in state.players if p.alive],
-            "roles": {p.name: p.role for p in state.players},
-            "mayor": None,
-        }
-
-    def dump_state(self, game: GameState) -> dict[str, Any]:
-        """Return the state as a JSON-safe dict."""
-        return state.dump_state(game)
-
-    def load_state(self, data: Mapping[str, Any]) -> GameState:
-        """Return the state from :meth:`dump_state`'s dict (ValueError: not a vampiri state)."""
-        return state.load_state(data)
 
 
 def _composition(game: GameState) -> Composition:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Annotated
 
+from rules.core.codec import AS_PAIRS, StateCodec
 from rules.core.model import Settings
 from rules.vampiri.roles import HUNTERS, team_of
 from rules.vampiri.spec import Team
@@ -50,7 +51,7 @@ class GameState:
     step: str | None = "votazione"
     night: int = 1
     day: int = 0
-    votes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    votes: Annotated[Mapping[str, tuple[str, ...]], AS_PAIRS] = field(default_factory=dict)
     candidates: tuple[str, ...] = ()
     silenced: str | None = None
     winners: tuple[str, ...] = ()
@@ -131,58 +132,5 @@ _VOTE_FREE_VIEWS = ("index", "folded_names", "undercover", "group")
 """GameState's cached views, none of which depends on the votes."""
 
 
-def dump_state(state: GameState) -> dict[str, Any]:
-    """Return the state as a JSON-safe dict (see :func:`load_state`)."""
-    return {
-        "ruleset": state.ruleset,
-        "settings": state.settings.to_dict(),
-        "players": [
-            {
-                "name": p.name,
-                "role": p.role,
-                "gender": p.gender,
-                "alive": p.alive,
-                "cause": p.cause,
-                "missed": p.missed,
-            }
-            for p in state.players
-        ],
-        "step": state.step,
-        "night": state.night,
-        "day": state.day,
-        "votes": [[key, list(targets)] for key, targets in state.votes.items()],
-        "candidates": list(state.candidates),
-        "silenced": state.silenced,
-        "winners": list(state.winners),
-        "teams": list(state.teams),
-        "over": state.over,
-    }
-
-
-def load_state(data: Mapping[str, Any]) -> GameState:
-    """Return the state dumped by :func:`dump_state`; raises KeyError/ValueError when malformed."""
-    if data.get("ruleset") != RULESET_ID:
-        raise ValueError(f"not a {RULESET_ID} state: {data.get('ruleset')!r}")
-    return GameState(
-        settings=Settings.from_dict(data["settings"]),
-        players=tuple(
-            Player(
-                name=str(item["name"]),
-                role=str(item["role"]),
-                gender=item.get("gender"),
-                alive=bool(item["alive"]),
-                cause=item.get("cause"),
-                missed=int(item["missed"]),
-            )
-            for item in data["players"]
-        ),
-        step=data.get("step"),
-        night=int(data["night"]),
-        day=int(data["day"]),
-        votes={str(key): tuple(str(t) for t in targets) for key, targets in data["votes"]},
-        candidates=tuple(str(name) for name in data["candidates"]),
-        silenced=data.get("silenced"),
-        winners=tuple(str(name) for name in data["winners"]),
-        teams=tuple(str(team) for team in data["teams"]),
-        over=bool(data["over"]),
-    )
+CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)
+"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""

@@ -8,6 +8,7 @@ from itertools import chain
 from types import MappingProxyType
 
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
+from rules.core.refusals import Refusal
 from rules.core.view import JsonValue
 from rules.wakkerdam.roles import PACKS, ROLE_ACTIONS, witte_weerwolf
 from rules.wakkerdam.spec import ActionSpec, Targets
@@ -95,14 +96,14 @@ def target_error(state: GameState, voter: Player, action: ActionSpec, target: Pl
     if code:
         return code
     if target.name == voter.name and not action.allow_self:
-        return "target-self"
+        return Refusal.TARGET_SELF
     return _status_error(state, action, target)
 
 
 def _life_error(action: ActionSpec, target: Player) -> str:
     if action.targets is Targets.DEAD:
-        return "target-alive" if target.alive else ""
-    return "" if target.alive else "target-dead"
+        return Refusal.TARGET_ALIVE if target.alive else ""
+    return "" if target.alive else Refusal.TARGET_DEAD
 
 
 def _status_error(state: GameState, action: ActionSpec, target: Player) -> str:
@@ -138,23 +139,23 @@ def vote_error(
 ) -> str:
     """Return the rejection code of the whole vote, or ``""`` when it is valid."""
     if not targets:
-        return "repeat" if action.no_repeat and voter.last_choice == () else ""
+        return Refusal.REPEAT if action.no_repeat and voter.last_choice == () else ""
     if not max(action.min_names, 1) <= len(targets) <= action.max_names:
-        return "wrong-count"
+        return Refusal.WRONG_COUNT
     if len(set(targets)) != len(targets):
-        return "duplicate-target"
+        return Refusal.DUPLICATE_TARGET
     for name in targets:
         code = target_error(state, voter, action, state.player(name))
         if code:
             return code
     if action.exclusive and _taken(state, voter, action) & set(targets):
-        return "taken"
+        return Refusal.TAKEN
     if action.potions:
         code = _potion_error(state, voter, targets)
         if code:
             return code
     if action.no_repeat and tuple(sorted(targets)) == voter.last_choice:
-        return "repeat"
+        return Refusal.REPEAT
     return ""
 
 
@@ -180,40 +181,40 @@ def select_action(
     """Pick the action a vote is meant for from its keywords (see docs, "Special votes")."""
     actions = actions_for(state, player)
     if not actions:
-        return Rejected("not-asked", f"{player.name} is not asked to vote now")
+        return Rejected(Refusal.NOT_ASKED, f"{player.name} is not asked to vote now")
     special = {word.casefold() for word in keywords} & KEYWORDS
     if "witte" in special:
         for action in actions:
             if action.keyword == "witte":
                 return action
-        return Rejected("no-special-vote", "there is no 'witte' vote for you now")
+        return Rejected(Refusal.NO_SPECIAL_VOTE, "there is no 'witte' vote for you now")
     if "burgemeester" in special:
         for action in actions:
             if action.action == "testament":
                 return action
         if state.step == "doden":
-            return Rejected("no-special-vote", "you have no testament to write")
+            return Rejected(Refusal.NO_SPECIAL_VOTE, "you have no testament to write")
     for action in actions:
         if action.keyword is None:
             return action
-    return Rejected("keyword-required", f"the vote needs the keyword {actions[0].keyword!r}")
+    return Rejected(Refusal.KEYWORD_REQUIRED, f"the vote needs the keyword {actions[0].keyword!r}")
 
 
 def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     """Validate ``vote`` and return the state holding it, or the rejection."""
     player = state.find(vote.player)
     if player is None:
-        return Rejected("not-asked", f"{vote.player!r} is not a player of this game")
+        return Rejected(Refusal.NOT_ASKED, f"{vote.player!r} is not a player of this game")
     chosen = select_action(state, player, vote.keywords)
     if isinstance(chosen, Rejected):
         return chosen
     if vote.blanco and vote.targets:
-        return Rejected("wrong-count", "blanco and a name cannot go together")
+        return Rejected(Refusal.WRONG_COUNT, "blanco and a name cannot go together")
     names: list[str] = []
     for raw in vote.targets:
         target = state.find(raw)
         if target is None:
-            return Rejected("unknown-player", f"{raw!r} is not a player of this game")
+            return Rejected(Refusal.UNKNOWN_PLAYER, f"{raw!r} is not a player of this game")
         names.append(target.name)
     targets = tuple(names)
     code = vote_error(state, player, chosen, targets)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rules.core.events import Death, RoleChange
 from rules.wakkerdam.board import Board
-from rules.wakkerdam.events import Death, RoleChange
 from rules.wakkerdam.roles import ROLES
 from rules.wakkerdam.spec import Team
 

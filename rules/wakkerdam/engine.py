@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from rules.core.events import Win
+from rules.core.events import Inactive, RoleChange, Win
 from rules.core.model import Resolution, Seat, Settings
 from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
@@ -20,14 +20,12 @@ from rules.wakkerdam.events import (
     Enchanted,
     FoolRevealed,
     Guilty,
-    Inactive,
     Jailed,
     Lovers,
     Lynch,
     Marked,
     Mayor,
     NoMayor,
-    RoleChange,
     Saved,
     Warned,
 )

@@ -5,17 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote, Win
+from rules.core.events import (
+    Audience,
+    Death,
+    Event,
+    Inactive,
+    RejectedVote,
+    RoleChange,
+    Win,
+)
 from rules.core.votes import number
-
-
-@dataclass(frozen=True)
-class Death(Event):
-    """``player`` died of ``cause`` (public)."""
-
-    type: ClassVar[str] = "death"
-    player: str
-    cause: str
 
 
 @dataclass(frozen=True)
@@ -35,19 +34,6 @@ class Saved(Event):
         if self.extra_life:
             data["extra_life"] = True
         return data
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class RoleChange(Event):
-    """``player`` now has ``role`` (thief, victim of a thief, grafrover, welp, dorpsoudste)."""
-
-    type: ClassVar[str] = "role_change"
-    player: str
-    role: str
 
     @property
     def audience(self) -> Audience:
@@ -219,37 +205,6 @@ class Lynch(Event):
             "player": self.player,
             "totals": {name: number(value) for name, value in self.totals.items()},
         }
-
-
-@dataclass(frozen=True)
-class Inactive(Event):
-    """``player`` missed a vote he was asked for; ``missed`` counts them in a row (private)."""
-
-    type: ClassVar[str] = "inactive"
-    player: str
-    missed: int
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
-
-
-@dataclass(frozen=True)
-class RoleInfo(Event):
-    """Start of game: ``player`` has ``role`` of ``team``; ``mates`` are the team mates he knows.
-
-    Not a transcript event: the role mail at the start (``start_events``).
-    """
-
-    type: ClassVar[str] = "role"
-    player: str
-    role: str
-    team: str
-    mates: tuple[str, ...]
-
-    @property
-    def audience(self) -> Audience:
-        return Audience.player(self.player)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

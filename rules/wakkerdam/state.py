@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Annotated
 
+from rules.core.codec import AS_PAIRS, StateCodec
 from rules.core.model import Settings
 
 RULESET_ID = "wakkerdam"
@@ -71,7 +72,7 @@ class GameState:
     step: str | None = None
     night: int = 0
     day: int = 0
-    votes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    votes: Annotated[Mapping[str, tuple[str, ...]], AS_PAIRS] = field(default_factory=dict)
     draws: int = 0
     mayor: str | None = None
     election_due: bool = False
@@ -188,106 +189,5 @@ _VOTE_FREE_VIEWS = (
 )
 
 
-def dump_state(state: GameState) -> dict[str, Any]:
-    """Return the state as a JSON-safe dict (see :func:`load_state`)."""
-    return {
-        "ruleset": state.ruleset,
-        "settings": state.settings.to_dict(),
-        "players": [_dump_player(player) for player in state.players],
-        "distribution_roles": list(state.distribution_roles),
-        "step": state.step,
-        "night": state.night,
-        "day": state.day,
-        "votes": [[key, list(targets)] for key, targets in state.votes.items()],
-        "draws": state.draws,
-        "mayor": state.mayor,
-        "election_due": state.election_due,
-        "elections_abolished": state.elections_abolished,
-        "asleep": sorted(state.asleep),
-        "wounded": [[name, cause] for name, cause in state.wounded],
-        "warned": sorted(state.warned),
-        "marked": list(state.marked),
-        "jailed": sorted(state.jailed),
-        "guilty": sorted(state.guilty),
-        "night_roles": dict(state.night_roles),
-        "winners": list(state.winners),
-        "teams": list(state.teams),
-        "over": state.over,
-    }
-
-
-def _dump_player(player: Player) -> dict[str, Any]:
-    return {
-        "name": player.name,
-        "role": player.role,
-        "gender": player.gender,
-        "alive": player.alive,
-        "cause": player.cause,
-        "lover": player.lover,
-        "guards": player.guards,
-        "bodyguard": player.bodyguard,
-        "bond_used": player.bond_used,
-        "enchanted": player.enchanted,
-        "fool_revealed": player.fool_revealed,
-        "missed": player.missed,
-        "last_choice": None if player.last_choice is None else list(player.last_choice),
-        "elder_hit": player.elder_hit,
-        "elixir": player.elixir,
-        "poison": player.poison,
-        "gift_used": player.gift_used,
-        "due": list(player.due),
-    }
-
-
-def _load_player(data: Mapping[str, Any]) -> Player:
-    last = data.get("last_choice")
-    return Player(
-        name=str(data["name"]),
-        role=str(data["role"]),
-        gender=data.get("gender"),
-        alive=bool(data.get("alive", True)),
-        cause=data.get("cause"),
-        lover=data.get("lover"),
-        guards=data.get("guards"),
-        bodyguard=data.get("bodyguard"),
-        bond_used=bool(data.get("bond_used", False)),
-        enchanted=bool(data.get("enchanted", False)),
-        fool_revealed=bool(data.get("fool_revealed", False)),
-        missed=int(data.get("missed", 0)),
-        last_choice=None if last is None else tuple(str(name) for name in last),
-        elder_hit=bool(data.get("elder_hit", False)),
-        elixir=bool(data.get("elixir", True)),
-        poison=bool(data.get("poison", True)),
-        gift_used=bool(data.get("gift_used", False)),
-        due=tuple(str(item) for item in data.get("due", ())),
-    )
-
-
-def load_state(data: Mapping[str, Any]) -> GameState:
-    """Return the state dumped by :func:`dump_state`; raises KeyError/ValueError when malformed."""
-    if data.get("ruleset", RULESET_ID) != RULESET_ID:
-        raise ValueError(f"not a {RULESET_ID} state: {data.get('ruleset')!r}")
-    settings = data["settings"]
-    return GameState(
-        settings=Settings.from_dict(settings),
-        players=tuple(_load_player(item) for item in data["players"]),
-        distribution_roles=tuple(str(role) for role in data["distribution_roles"]),
-        step=data.get("step"),
-        night=int(data["night"]),
-        day=int(data["day"]),
-        votes={str(key): tuple(str(t) for t in targets) for key, targets in data["votes"]},
-        draws=int(data["draws"]),
-        mayor=data.get("mayor"),
-        election_due=bool(data["election_due"]),
-        elections_abolished=bool(data["elections_abolished"]),
-        asleep=frozenset(str(name) for name in data["asleep"]),
-        wounded=tuple((str(name), str(cause)) for name, cause in data["wounded"]),
-        warned=frozenset(str(name) for name in data["warned"]),
-        marked=tuple(str(name) for name in data["marked"]),
-        jailed=frozenset(str(name) for name in data["jailed"]),
-        guilty=frozenset(str(name) for name in data["guilty"]),
-        night_roles={str(k): str(v) for k, v in dict(data["night_roles"]).items()},
-        winners=tuple(str(name) for name in data["winners"]),
-        teams=tuple(str(team) for team in data["teams"]),
-        over=bool(data["over"]),
-    )
+CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)
+"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""

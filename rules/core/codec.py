@@ -1,0 +1,319 @@
+"""One typed JSON codec for the rulesets' frozen states, driven by their type hints.
+
+Dataclasses become objects (one key per field, in field order), tuples and lists become lists,
+sets become sorted lists, enums their value, :class:`~rules.core.model.Settings` its dict form
+(:meth:`Settings.to_dict`).  A mapping becomes an object, unless its field is annotated
+``Annotated[Mapping[K, V], AS_PAIRS]``: then a list of ``[key, value]`` pairs, which keeps the
+order (a PostgreSQL ``jsonb`` column does not keep an object's key order), as a ruleset's votes
+in arrival order need.  Loading reads the same forms back; a field absent from the data takes
+its default, so a state stored before a field was added still loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from rules.core.model import Settings
+
+T = TypeVar("T")
+
+
+class _Pairs:
+    """The marker of a mapping stored as ``[key, value]`` pairs (see the module's docstring)."""
+
+    def __repr__(self) -> str:
+        return "AS_PAIRS"
+
+
+AS_PAIRS = _Pairs()
+
+Convert = Callable[[Any], Any]
+"""One value to or from its JSON form."""
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+class _Compiler:
+    """Builds, once per type, the function that converts its values: reading a class's hints
+    evaluates its annotations, far too slow to do for each value a state holds."""
+
+    def __init__(self) -> None:
+        self.encoders: dict[Any, Convert] = {}
+        self.decoders: dict[Any, Convert] = {}
+
+    def encoder(self, kind: Any) -> Convert:
+        """The function from a value of ``kind`` to its JSON form."""
+        key = _cache_key(kind)
+        if key in self.encoders:
+            return self.encoders[key]
+        if typing.get_origin(kind) is typing.Annotated:
+            inner, *marks = typing.get_args(kind)
+            if any(mark is AS_PAIRS for mark in marks):
+                value = self.encoder(_mapping_args(inner)[1])
+                return lambda v: [[k, value(x)] for k, x in v.items()]
+            return self.encoder(inner)
+        if kind is Settings:
+            return Settings.to_dict
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            return lambda v: v.value
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+            return self._record_encoder(kind, key)
+        origin, args = typing.get_origin(kind), typing.get_args(kind)
+        if origin in (typing.Union, types.UnionType):
+            options = [self.encoder(a) for a in args if a is not type(None)]
+            if all(option is _same for option in options):
+                return _same
+            if len(options) == 1:
+                only = options[0]
+                return lambda v: None if v is None else only(v)
+            return _plain
+        if origin in (frozenset, set):
+            item = self.encoder(args[0]) if args else _plain
+            return lambda v: sorted(item(x) for x in v)
+        if origin in (tuple, list):
+            if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+                items = [self.encoder(a) for a in args]
+                return lambda v: [f(x) for f, x in zip(items, v, strict=True)]
+            item = self.encoder(args[0]) if args else _plain
+            return list if item is _same else (lambda v: [item(x) for x in v])
+        if origin in (Mapping, dict, typing.Mapping):
+            value = self.encoder(_mapping_args(kind)[1])
+            return lambda v: {str(k): value(x) for k, x in v.items()}
+        if kind in (str, int, bool, float, type(None)):
+            return _same
+        return _plain
+
+    def _record_encoder(self, kind: type, key: Any) -> Convert:
+        fields: list[tuple[str, Convert | None]] = []  # None: the value as it is
+
+        def encode(value: Any) -> dict[str, Any]:
+            data = vars(value)
+            return {
+                name: data[name] if convert is None else convert(data[name])
+                for name, convert in fields
+            }
+
+        self.encoders[key] = encode  # before the fields: a record may hold itself
+        hints = typing.get_type_hints(kind, include_extras=True)
+        for spec in dataclasses.fields(kind):
+            if spec.init:
+                convert = self.encoder(hints[spec.name])
+                fields.append((spec.name, None if convert is _same else convert))
+        return encode
+
+    def decoder(self, kind: Any) -> Convert:
+        """The function from the JSON form of a value of ``kind`` to the value (ValueError:
+        the data does not fit)."""
+        key = _cache_key(kind)
+        if key in self.decoders:
+            return self.decoders[key]
+        if kind is Any or isinstance(kind, typing.ForwardRef):
+            return _same
+        if typing.get_origin(kind) is typing.Annotated:
+            inner, *marks = typing.get_args(kind)
+            if any(mark is AS_PAIRS for mark in marks):
+                key_type, value_type = _mapping_args(inner)
+                return _pairs_decoder(self.decoder(key_type), self.decoder(value_type))
+            return self.decoder(inner)
+        if kind is Settings:
+            return _settings
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            return kind
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+            return self._record_decoder(kind, key)
+        origin, args = typing.get_origin(kind), typing.get_args(kind)
+        if origin in (typing.Union, types.UnionType):
+            return _union_decoder(kind, [self.decoder(a) for a in args if a is not type(None)])
+        if origin in (tuple, frozenset, set, list):
+            if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+                return _fixed_decoder([self.decoder(a) for a in args])
+            return _sequence_decoder(origin, self.decoder(args[0]) if args else _same)
+        if origin in (Mapping, dict, typing.Mapping):
+            key_type, value_type = _mapping_args(kind)
+            return _mapping_decoder(key_type is int, self.decoder(value_type))
+        if kind in (str, int, bool, float):
+            return _scalar_decoder(kind)
+        raise ValueError(f"cannot load type {kind!r}")
+
+    def _record_decoder(self, kind: type, key: Any) -> Convert:
+        fields: list[tuple[str, Convert]] = []
+
+        def decode(data: Any) -> Any:
+            if not isinstance(data, Mapping):
+                raise ValueError(f"{kind.__name__}: expected an object, got {data!r}")
+            return kind(**{name: convert(data[name]) for name, convert in fields if name in data})
+
+        self.decoders[key] = decode  # before the fields: a record may hold itself
+        hints = typing.get_type_hints(kind, include_extras=True)
+        fields.extend(
+            (f.name, self.decoder(hints[f.name])) for f in dataclasses.fields(kind) if f.init
+        )
+        return decode
+
+
+def _cache_key(kind: Any) -> Any:
+    try:
+        hash(kind)
+    except TypeError:
+        return id(kind)
+    return kind
+
+
+def _plain(value: Any) -> Any:
+    """A value of no declared type (``Any``, a JSON value) as plain JSON data."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _Compiler().encoder(type(value))(value)
+    if isinstance(value, frozenset | set):
+        return sorted(_plain(item) for item in value)
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value
+
+
+def _settings(data: Any) -> Settings:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"settings: expected an object, got {data!r}")
+    return Settings.from_dict(data)
+
+
+def _pairs_decoder(key: Convert, value: Convert) -> Convert:
+    def decode(data: Any) -> dict[Any, Any]:
+        if not isinstance(data, list | tuple):
+            raise ValueError(f"expected a list of pairs, got {data!r}")
+        return {key(k): value(x) for k, x in data}
+
+    return decode
+
+
+def _union_decoder(kind: Any, options: list[Convert]) -> Convert:
+    def decode(data: Any) -> Any:
+        if data is None and type(None) in typing.get_args(kind):
+            return None
+        errors = []
+        for option in options:
+            try:
+                return option(data)
+            except (ValueError, TypeError, KeyError) as error:
+                errors.append(str(error))
+        raise ValueError(f"no type of {kind} fits {data!r}: {errors}")
+
+    return decode
+
+
+def _fixed_decoder(items: list[Convert]) -> Convert:
+    def decode(data: Any) -> tuple[Any, ...]:
+        if not isinstance(data, list | tuple):
+            raise ValueError(f"expected a list, got {data!r}")
+        return tuple(f(x) for f, x in zip(items, data, strict=True))
+
+    return decode
+
+
+def _sequence_decoder(origin: Any, item: Convert) -> Convert:
+    def decode(data: Any) -> Any:
+        if not isinstance(data, list | tuple):
+            raise ValueError(f"expected a list, got {data!r}")
+        return origin(item(x) for x in data)
+
+    return decode
+
+
+def _mapping_decoder(int_keys: bool, value: Convert) -> Convert:
+    def decode(data: Any) -> dict[Any, Any]:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected an object, got {data!r}")
+        return {(int(k) if int_keys else k): value(x) for k, x in data.items()}
+
+    return decode
+
+
+def _scalar_decoder(kind: type) -> Convert:
+    def decode(data: Any) -> Any:
+        if kind is float and isinstance(data, int) and not isinstance(data, bool):
+            return float(data)  # JSON writes 1.0 as 1
+        if (kind is int and isinstance(data, bool)) or not isinstance(data, kind):
+            raise ValueError(f"expected {kind.__name__}, got {data!r}")
+        return data
+
+    return decode
+
+
+def _mapping_args(kind: Any) -> tuple[Any, Any]:
+    args = typing.get_args(kind)
+    return (args[0], args[1]) if len(args) == 2 else (Any, Any)
+
+
+def dump(kind: Any, value: Any) -> Any:
+    """Return ``value``, of type ``kind``, as plain JSON data."""
+    return _Compiler().encoder(kind)(value)
+
+
+def load(kind: type[T] | Any, data: Any) -> T:
+    """Return the value of type ``kind`` that :func:`dump` turned into ``data``.
+
+    Raises ValueError when ``data`` does not fit ``kind``.
+    """
+    result: T = _Compiler().decoder(kind)(data)
+    return result
+
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class StateCodec(Generic[S]):
+    """A ruleset's state to and from its stored JSON form.
+
+    ``ruleset`` is the id the stored form carries in its ``ruleset`` key, checked when loading
+    (a state without the key loads: a ``ruleset`` field's default, or nothing to check); None:
+    the form has no such key (Lupus).  ``version`` is written as ``version`` (Mafia) and not read.
+    The ``ruleset`` key comes first, or with ``version`` after the fields (``header_last``, as
+    Mafia's stored states have them), so that a state dumps to the same bytes as before.
+    """
+
+    state_type: type[S]
+    ruleset: str | None = None
+    version: int | None = None
+    header_last: bool = False
+    encode: Convert = dataclasses.field(init=False, repr=False, compare=False)
+    decode: Convert = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        compiler = _Compiler()  # the state's converters, built once with the codec
+        object.__setattr__(self, "encode", compiler.encoder(self.state_type))
+        object.__setattr__(self, "decode", compiler.decoder(self.state_type))
+
+    def dump(self, state: S) -> dict[str, Any]:
+        """Return ``state`` as a JSON-safe dict."""
+        body: dict[str, Any] = self.encode(state)
+        header: dict[str, Any] = {}
+        if self.ruleset is not None:
+            header["ruleset"] = self.ruleset
+        if self.version is not None:
+            header["version"] = self.version
+        return {**body, **header} if self.header_last else {**header, **body}
+
+    def load(self, data: Mapping[str, Any]) -> S:
+        """Return the state of :meth:`dump`'s dict (ValueError: another ruleset's, or malformed;
+        KeyError: a field without default is missing)."""
+        if self.ruleset is not None and data.get("ruleset", self.ruleset) != self.ruleset:
+            raise ValueError(f"not a {self.ruleset} state: {data.get('ruleset')!r}")
+        fields = {f.name for f in dataclasses.fields(self.state_type)}  # type: ignore[arg-type]
+        body = {key: value for key, value in data.items() if key in fields}
+        try:
+            result: S = self.decode(body)
+            return result
+        except TypeError as error:  # a required field is missing
+            raise KeyError(str(error)) from error

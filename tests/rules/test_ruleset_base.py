@@ -1,0 +1,163 @@
+"""The ruleset base (rules/core/base.py): a misnamed member fails mypy or the import, and each
+ruleset writes its members the checked way."""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from rules.core.base import RulesetBase
+from rules.core.model import Accepted, Seat, Settings, Vote
+from rules.core.registry import get_ruleset, ruleset_ids
+from rules.example.ruleset import ExampleRuleset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_GOOD = """
+    from rules.core.base import override
+    from rules.example.ruleset import ExampleRuleset
+    from rules.example.state import GameState
+
+
+    class Honest(ExampleRuleset):
+        @override
+        def shown_role(self, state: GameState, name: str) -> str | None:
+            return None
+
+
+    GOOD = Honest()
+"""
+
+_MISSPELT = """
+    from rules.core.base import override
+    from rules.example.ruleset import ExampleRuleset
+    from rules.example.state import GameState
+
+
+    class Misspelt(ExampleRuleset):
+        @override
+        def shown_rol(self, state: GameState, name: str) -> str | None:
+            return None
+"""
+
+_MISSING = """
+    from rules.core.base import RulesetBase
+    from rules.example import engine, state
+    from rules.example.ruleset import ExampleRuleset
+    from rules.example.state import GameState
+
+
+    class Renamed(RulesetBase[GameState]):
+        id = "renamed"
+        roles = ExampleRuleset.roles
+        step_table = engine.STEP_TABLE
+        causes = ExampleRuleset.causes
+        teams = ExampleRuleset.teams
+        event_types = ExampleRuleset.event_types
+        distributions = ExampleRuleset.distributions
+        view = ExampleRuleset.view
+        new_game = staticmethod(engine.new_game)
+        choices = staticmethod(engine.choices)
+        apply = staticmethod(engine.apply_vote)
+        resolv = staticmethod(engine.resolve)
+        codec = state.CODEC
+
+
+    RENAMED = Renamed()
+"""
+
+
+def _mypy() -> str:
+    path = Path(sys.executable).parent / "mypy"
+    found = str(path) if path.exists() else shutil.which("mypy")
+    if found is None:
+        pytest.fail("mypy is not installed; install the test extras: pip install -e '.[test]'")
+    return found
+
+
+def test_a_misnamed_member_fails_mypy(tmp_path: Path) -> None:
+    """A misspelt ``@override`` and a renamed abstract member are mypy errors; the same
+    ruleset spelt right is clean (so the check can tell them apart)."""
+    files = {"good.py": _GOOD, "misspelt.py": _MISSPELT, "renamed.py": _MISSING}
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    result = subprocess.run(
+        [_mypy(), "--strict", *(str(tmp_path / name) for name in files)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 1, out
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert not [line for line in errors if "good.py" in line], out
+    assert any(
+        "misspelt.py" in line and '"shown_rol" is marked as an override' in line for line in errors
+    ), out
+    renamed = [line for line in errors if "renamed.py" in line]
+    assert len(renamed) == 1, out
+    assert 'abstract class "Renamed" with abstract attribute "resolve"' in renamed[0], out
+
+
+def test_a_misspelt_data_member_is_refused_at_import() -> None:
+    with pytest.raises(TypeError, match="optoins"):
+
+        class Misspelt(ExampleRuleset):
+            optoins = {"mayor": True}  # noqa: RUF012
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_every_ruleset_is_a_base_and_marks_its_overrides(ruleset_id: str) -> None:
+    """Each ruleset subclasses the base, and every method it writes carries ``@override`` (so
+    mypy checks its name against the base); engine functions may be assigned as staticmethods
+    to the abstract members, whose absence mypy reports at ``RULESET``."""
+    cls = type(get_ruleset(ruleset_id))
+    assert issubclass(cls, RulesetBase)
+    for name, member in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        function = member.fget if isinstance(member, property) else member
+        if inspect.isfunction(function):
+            assert getattr(function, "__override__", False), f"{cls.__name__}.{name}"
+
+
+def _example_day() -> tuple[Any, Any, list[dict[str, Any]]]:
+    """An example game's first day: Anna and Bram vote Carla (a wolf), who is burnt."""
+    rs = get_ruleset("example")
+    seats = (Seat("Anna", "contadino"), Seat("Bram", "veggente"), Seat("Carla", "lupo"))
+    state = rs.new_game(seats, Settings(seed=1))
+    for voter in ("Anna", "Bram"):
+        verdict = rs.apply(state, Vote(voter, ("Carla",)))
+        assert isinstance(verdict, Accepted)
+        state = verdict.state
+    resolution = rs.resolve(state)
+    events = [event.to_dict() for event in resolution.events]
+    return state, resolution.state, events
+
+
+def test_the_tell_adds_the_shown_role_and_the_story_facts_of_the_ruleset() -> None:
+    before, after, events = _example_day()
+    told = get_ruleset("example").tell(before, after, events, reveal_roles=True)
+    death = next(e for e in told if e["type"] == "death")
+    assert death["role"] == "lupo"
+    assert "votes" not in next(e for e in told if e["type"] == "lynch")  # no story_facts
+    hidden = get_ruleset("example").tell(before, after, events, reveal_roles=False)
+    assert "role" not in next(e for e in hidden if e["type"] == "death")
+
+    class Voters(ExampleRuleset):
+        story_facts = MappingProxyType({"lynch": ("votes",)})
+
+    lynch = next(
+        e for e in Voters().tell(before, after, events, reveal_roles=False) if e["type"] == "lynch"
+    )
+    assert lynch["votes"] == {"Anna": ["Carla"], "Bram": ["Carla"]}
+    assert events == [event.to_dict() for event in get_ruleset("example").resolve(before).events]
