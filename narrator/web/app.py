@@ -1,0 +1,224 @@
+"""The web application (Starlette): the list of games, each game's public page and its JSON.
+
+:func:`make_app` builds it from a session factory and the story renderer the daemon's mailer
+holds (so pages tell the stories the mails told, from the same stories table).  Every page is
+read in its own unit of work, in a worker thread; every response carries a strict
+Content-Security-Policy (no script, no inline style, nothing from elsewhere).  The pages'
+words are the story packs' (words.toml ``[web]`` and ``[mail]``), never the code's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from narrator.models import Game, GameStatus, find_game, game_players
+from narrator.service.story_context import story_game
+from narrator.service.work import unit_of_work
+from narrator.web.public import PublicGame, public_game, web_words, words_of
+from stories import Game as StoryGame
+from stories import Renderer
+from stories.layout import fill
+from stories.render import moment_of
+from stories.words import Words
+
+HERE = Path(__file__).resolve().parent
+
+#: Every response's security headers: no script at all, styles only from the site itself.
+SECURITY_HEADERS: Mapping[str, str] = {
+    "content-security-policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+}
+
+#: The order of the list of games: open for signup first, then running, then ended.
+GROUPS = (
+    (GameStatus.SIGNUP.value, "open"),
+    (GameStatus.RUNNING.value, "running"),
+    (GameStatus.PAUSED.value, "paused"),
+    (GameStatus.ENDED.value, "ended"),
+)
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the pages need: the database, the story renderer, the narrator's address (how to
+    sign up), the words of the list of games (the configured ruleset and language) and the
+    path the site lives under (from ``[web] base_url``)."""
+
+    factory: sessionmaker[Session]
+    renderer: Renderer
+    address: str
+    ruleset: str
+    language: str
+    base_url: str
+
+    @property
+    def root(self) -> str:
+        """The path prefix of every link ("" at the root of a host)."""
+        return urlsplit(self.base_url).path.rstrip("/")
+
+
+@cache
+def _templates() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
+
+
+def _template(name: str) -> Template:
+    return _templates().get_template(name)
+
+
+def _page(html: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(html, status_code=status)
+
+
+def not_found() -> Response:
+    """The one answer to anything unknown: a plain 404."""
+    return PlainTextResponse("Not Found", status_code=404)
+
+
+# --- the list of games -----------------------------------------------------------------------
+
+
+def _listed(site: Site, game: Game, session: Session) -> dict[str, Any]:
+    words = words_of(game.ruleset, game.language)
+    labels = web_words(words)
+    entry: dict[str, Any] = {"name": game.name, "moment": "", "signed_up": "", "sign_up": ""}
+    if game.status == GameStatus.SIGNUP.value:
+        count = len(game_players(session, game))
+        entry["signed_up"] = fill(labels.signed_up, count=str(count))
+        entry["sign_up"] = fill(labels.sign_up, address=site.address, game=game.name)
+    elif game.status in (GameStatus.RUNNING.value, GameStatus.PAUSED.value):
+        entry["moment"] = moment_of(StoryGame.from_any(story_game(game, None)), words)
+    return entry
+
+
+def render_index(site: Site) -> str:
+    """The list of games: open for signup (with how to sign up by mail), running, ended."""
+    words = words_of(site.ruleset, site.language)
+    labels = web_words(words)
+    with unit_of_work(site.factory) as work:
+        games = work.session.scalars(select(Game).order_by(Game.created_at, Game.id)).all()
+        groups = []
+        for status, label in GROUPS:
+            listed = [_listed(site, g, work.session) for g in games if g.status == status]
+            if listed:
+                groups.append(
+                    {"status": status, "heading": getattr(labels, label), "games": listed}
+                )
+    return _template("index.html").render(
+        lang=site.language, title=labels.games, root=site.root, labels=labels, groups=groups
+    )
+
+
+# --- a game's public page --------------------------------------------------------------------
+
+
+def read_game(site: Site, name: str) -> PublicGame | None:
+    """The public read model of the game called `name` (None: no such game)."""
+    with unit_of_work(site.factory) as work:
+        game = find_game(work.session, name)
+        if game is None:
+            return None
+        return public_game(work, game, site.renderer)
+
+
+def render_game(site: Site, game: PublicGame) -> str:
+    """The public page of `game`."""
+    words = game.words
+    assert isinstance(words, Words)
+    labels = web_words(words)
+    status = {s: getattr(labels, label) for s, label in GROUPS}[game.status]
+    alive = [p for p in game.players if p.alive]
+    dead = [p for p in game.players if not p.alive]
+    sign_up = ""
+    if game.status == GameStatus.SIGNUP.value:
+        sign_up = fill(labels.sign_up, address=site.address, game=game.name)
+    return _template("game.html").render(
+        lang=game.language,
+        title=f"{game.name} — {game.moment}" if game.moment else game.name,
+        root=site.root,
+        labels=labels,
+        mail=words.mail,
+        game=game,
+        status=status,
+        ended=game.status == GameStatus.ENDED.value,
+        alive=alive,
+        dead=dead,
+        alive_label=fill(words.mail.alive, count=str(len(alive))),
+        dead_label=fill(words.mail.dead, count=str(len(dead))),
+        sign_up=sign_up,
+    )
+
+
+# --- the application -------------------------------------------------------------------------
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every response (pages, JSON, static files, 404s)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.extend((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items())
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def make_app(site: Site) -> ASGIApp:
+    """The ASGI application of the game pages."""
+
+    def index(request: Request) -> Response:
+        return _page(render_index(site))
+
+    def game_page(request: Request) -> Response:
+        game = read_game(site, request.path_params["name"])
+        return not_found() if game is None else _page(render_game(site, game))
+
+    def game_json(request: Request) -> Response:
+        game = read_game(site, request.path_params["name"])
+        return not_found() if game is None else JSONResponse(game.to_json())
+
+    routes: Sequence[Route | Mount] = [
+        Route("/", index),
+        Route("/games/{name}.json", game_json),
+        Route("/games/{name}", game_page),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=list(routes))
+    return SecurityHeaders(app)
