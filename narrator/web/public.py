@@ -218,6 +218,7 @@ class _Teller:
         self.rules: Ruleset[Any] = table_of(work, game).rules
         self.key = StoryKey(game.ruleset, game.language, game.theme, "night_result")
         query = select(Step.number, Step.deadline).where(Step.game_id == game.id)
+        self._cast: tuple[tuple[tuple[str, bool], ...], Cast] | None = None
         self.deadlines = {number: at for number, at in work.session.execute(query)}
 
     def chapters(self, entries: Sequence[GameLogEntry]) -> list[Chapter]:
@@ -284,8 +285,7 @@ class _Teller:
         send_empty: bool,
     ) -> list[Chapter]:
         game = self.game
-        cast = story_cast(game, self.players, state, rules=self.rules, view=view)
-        context = {"game": public, "players": cast, "recipient": None}
+        context = {"game": public, "players": self._cast_of(state, view), "recipient": None}
         story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
         rendered = self.renderer.render_story(
             self.key, context, story_events, seed, send_empty=send_empty, part="public"
@@ -297,6 +297,15 @@ class _Teller:
         public_events = [e for e in told if e.get("audience") == "public"]
         tallies = tuple(t for t in (self._tally(e) for e in public_events) if t)
         return [Chapter(moment, story_markup(text.strip()), tallies)]
+
+    def _cast_of(self, state: Any, view: GameView) -> Cast:
+        """The village's cast at `view` (the one of the step before while nobody died since:
+        one page tells many steps, and a cast of a hundred players is not free)."""
+        lives = tuple((seat.name, seat.alive) for seat in view.players)
+        if self._cast is None or self._cast[0] != lives:
+            cast = story_cast(self.game, self.players, state, rules=self.rules, view=view)
+            self._cast = (lives, cast)
+        return self._cast[1]
 
     def _tally(self, event: Mapping[str, Any]) -> tuple[TallyLine, ...]:
         """A public event's votes voter by voter (as its story tells them), else ()."""
