@@ -163,12 +163,16 @@ class WebSection:
 
     `port` 0 takes any free port (tests); `base_url` is the address the pages are reached at
     from outside (behind a reverse proxy, its https:// address), without a trailing slash.
+    The key of the players' personal links is read from the `secret_env` variable: without
+    it there are no personal pages.
     """
 
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = 8080
     base_url: str = "http://127.0.0.1:8080"
+    secret_env: str = "NARRATOR_WEB_SECRET"
+    secret: str | None = field(default=None, repr=False, metadata=_NOT_A_KEY)
 
 
 @dataclass(frozen=True)
@@ -351,6 +355,7 @@ def _resolve(
             raise ConfigError(f"{label}: 'admins.emails[{index}]' is not an e-mail address")
     security = _checked_security(config.security, environ, label)
     web = _checked_web(config.web, label)
+    web = dataclasses.replace(web, secret=environ.get(web.secret_env) or None)
     imap = config.inbound.imap
     smtp = outbound.smtp
     return dataclasses.replace(

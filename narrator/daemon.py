@@ -275,6 +275,7 @@ class Daemon:
             ruleset=config.narrator.ruleset,
             language=config.narrator.language,
             base_url=web.base_url,
+            secret=web.secret,
         )
         self.web = WebServer(make_app(site), web.host, web.port)
         await self.web.start()

@@ -102,6 +102,13 @@ class WebWords:
     winners: str
     roles: str  # heading of every role, after the end
     back: str  # the link to the list of games
+    personal: str  # a player's own page: not to be forwarded
+    role: str  # the labels of his role card
+    team: str
+    mates: str
+    news: str  # heading of his private news
+    your_votes: str  # heading of his votes of this step
+    nothing_asked: str
 
 
 #: The placeholders each [web] label must contain.

@@ -10,7 +10,7 @@ words are the story packs' (words.toml ``[web]`` and ``[mail]``), never the code
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from narrator.models import Game, GameStatus, find_game, game_players
 from narrator.service.story_context import story_game
 from narrator.service.work import unit_of_work
+from narrator.web.private import PrivatePage, private_page, seat_of
 from narrator.web.public import PublicGame, public_game, web_words, words_of
+from narrator.web.tokens import read_token
 from stories import Game as StoryGame
 from stories import Renderer
 from stories.layout import fill
@@ -70,6 +72,8 @@ class Site:
     ruleset: str
     language: str
     base_url: str
+    #: The key of the personal links (``[web] secret_env``); None: no personal pages.
+    secret: str | None = field(default=None, repr=False)
 
     @property
     def root(self) -> str:
@@ -148,32 +152,61 @@ def read_game(site: Site, name: str) -> PublicGame | None:
         return public_game(work, game, site.renderer)
 
 
-def render_game(site: Site, game: PublicGame) -> str:
-    """The public page of `game`."""
+def _told(site: Site, game: PublicGame) -> dict[str, Any]:
+    """What every page of a game shows of it (templates/told.html and the header)."""
     words = game.words
     assert isinstance(words, Words)
     labels = web_words(words)
-    status = {s: getattr(labels, label) for s, label in GROUPS}[game.status]
     alive = [p for p in game.players if p.alive]
     dead = [p for p in game.players if not p.alive]
+    return {
+        "lang": game.language,
+        "title": f"{game.name} — {game.moment}" if game.moment else game.name,
+        "root": site.root,
+        "labels": labels,
+        "mail": words.mail,
+        "game": game,
+        "status": {s: getattr(labels, label) for s, label in GROUPS}[game.status],
+        "ended": game.status == GameStatus.ENDED.value,
+        "alive": alive,
+        "dead": dead,
+        "alive_label": fill(words.mail.alive, count=str(len(alive))),
+        "dead_label": fill(words.mail.dead, count=str(len(dead))),
+    }
+
+
+def render_game(site: Site, game: PublicGame) -> str:
+    """The public page of `game`."""
+    context = _told(site, game)
     sign_up = ""
     if game.status == GameStatus.SIGNUP.value:
-        sign_up = fill(labels.sign_up, address=site.address, game=game.name)
-    return _template("game.html").render(
-        lang=game.language,
-        title=f"{game.name} — {game.moment}" if game.moment else game.name,
-        root=site.root,
-        labels=labels,
-        mail=words.mail,
-        game=game,
-        status=status,
-        ended=game.status == GameStatus.ENDED.value,
-        alive=alive,
-        dead=dead,
-        alive_label=fill(words.mail.alive, count=str(len(alive))),
-        dead_label=fill(words.mail.dead, count=str(len(dead))),
-        sign_up=sign_up,
-    )
+        sign_up = fill(context["labels"].sign_up, address=site.address, game=game.name)
+    return _template("game.html").render(**context, sign_up=sign_up)
+
+
+# --- a player's own page ---------------------------------------------------------------------
+
+
+def read_private(site: Site, token: str) -> PrivatePage | None:
+    """The page a personal `token` opens (None: no key configured, a wrong token, no seat)."""
+    if site.secret is None:
+        return None
+    seat = read_token(site.secret, token)
+    if seat is None:
+        return None
+    with unit_of_work(site.factory) as work:
+        found = seat_of(work, seat)
+        if found is None:
+            return None
+        game, player = found
+        return private_page(work, game, player, site.renderer)
+
+
+def render_private(site: Site, page: PrivatePage) -> str:
+    """A player's own page."""
+    context = _told(site, page.game)
+    context["title"] = f"{page.player} — {context['title']}"
+    return _template("private.html").render(**context, page=page, fill=fill)
 
 
 # --- the application -------------------------------------------------------------------------
@@ -214,8 +247,18 @@ def make_app(site: Site) -> ASGIApp:
         game = read_game(site, request.path_params["name"])
         return not_found() if game is None else JSONResponse(game.to_json())
 
+    def own_page(request: Request) -> Response:
+        page = read_private(site, request.path_params["token"])
+        return not_found() if page is None else _page(render_private(site, page))
+
+    def own_json(request: Request) -> Response:
+        page = read_private(site, request.path_params["token"])
+        return not_found() if page is None else JSONResponse(page.to_json())
+
     routes: Sequence[Route | Mount] = [
         Route("/", index),
+        Route("/p/{token}.json", own_json),
+        Route("/p/{token}", own_page),
         Route("/games/{name}.json", game_json),
         Route("/games/{name}", game_page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

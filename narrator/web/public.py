@@ -23,6 +23,7 @@ from narrator.models import Game, GameLogEntry, GameStatus, Player, Step
 from narrator.service.story_context import (
     audience_dicts,
     epilogue_chapters,
+    recipient_cast,
     story_cast,
     story_game,
     with_story_facts,
@@ -139,6 +140,14 @@ def public_game(work: Work, game: Game, renderer: Renderer) -> PublicGame:
     """`game` as the public mails tell it: roster, current step and deadline, the story so far
     grouped by night and day with every public tally, and after the end the epilogue and
     every role."""
+    return told_game(work, game, renderer)[0]
+
+
+def told_game(
+    work: Work, game: Game, renderer: Renderer, reader: str | None = None
+) -> tuple[PublicGame, tuple[Section, ...]]:
+    """:func:`public_game`, and with a `reader` (a player) his private news besides, each
+    step's as his private story mail told it, grouped by night and day."""
     table = table_of(work, game)
     words = words_of(game.ruleset, game.language)
     zone = zone_or_utc(game.timezone)
@@ -158,13 +167,16 @@ def public_game(work: Work, game: Game, renderer: Renderer) -> PublicGame:
         moment = moment_of(StoryGame.from_any(story_game(game, None, view=view)), words)
     step_words = words.steps.get(game.step) if game.step is not None else None
     sections: tuple[Section, ...] = ()
+    news: tuple[Section, ...] = ()
     epilogue = None
     if started:
         entries = _log(work, game)
-        sections = _sections(_Teller(game, table.players, renderer, words, work).chapters(entries))
+        teller = _Teller(game, table.players, renderer, words, work, reader)
+        sections = _sections(teller.chapters(entries))
+        news = _sections(teller.news)
         if over and view is not None:
             epilogue = _epilogue(game, cast, view, entries, renderer)
-    return PublicGame(
+    told = PublicGame(
         name=game.name,
         ruleset=game.ruleset,
         language=game.language,
@@ -181,6 +193,7 @@ def public_game(work: Work, game: Game, renderer: Renderer) -> PublicGame:
         epilogue=epilogue,
         words=words,
     )
+    return told, news
 
 
 def _log(work: Work, game: Game) -> Sequence[GameLogEntry]:
@@ -210,8 +223,12 @@ class _Teller:
         renderer: Renderer,
         words: Words,
         work: Work,
+        reader: str | None = None,
     ) -> None:
         self.game = game
+        # With a `reader`, his private news are told besides (his page): :attr:`news`.
+        self.reader = reader
+        self.news: list[Chapter] = []
         self.players = players
         self.renderer = renderer
         self.words = words
@@ -285,18 +302,44 @@ class _Teller:
         send_empty: bool,
     ) -> list[Chapter]:
         game = self.game
-        context = {"game": public, "players": self._cast_of(state, view), "recipient": None}
+        cast = self._cast_of(state, view)
+        context = {"game": public, "players": cast, "recipient": None}
         story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
+        moment = moment_of(StoryGame.from_any(public), self.words)
+        if self.reader is not None and any(e.get("audience") != "public" for e in told):
+            self._private(state, view, cast, story_events, public, seed, moment)
         rendered = self.renderer.render_story(
             self.key, context, story_events, seed, send_empty=send_empty, part="public"
         )
         if rendered is None:
             return []
-        text = rendered.text.replace("\r\n", "\n").partition(f"\n\n{ROSTER_SEPARATOR}\n")[0]
-        moment = moment_of(StoryGame.from_any(public), self.words)
         public_events = [e for e in told if e.get("audience") == "public"]
         tallies = tuple(t for t in (self._tally(e) for e in public_events) if t)
-        return [Chapter(moment, story_markup(text.strip()), tallies)]
+        return [Chapter(moment, _story(rendered.text), tallies)]
+
+    def _private(
+        self,
+        state: Any,
+        view: GameView,
+        cast: Cast,
+        events: Sequence[StoryEvent],
+        public: Mapping[str, Any],
+        seed: str,
+        moment: str,
+    ) -> None:
+        """The reader's private story of the step, as his private story mail told it (to the
+        team he was in while alive), added to :attr:`news`."""
+        reader = self.reader
+        assert reader is not None
+        seat = view.find(reader)
+        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        players = recipient_cast(self.rules, cast, state, reader)
+        context = {"game": public, "players": players, "recipient": reader}
+        rendered = self.renderer.render_story(
+            self.key, context, events, seed, groups=groups, part="private"
+        )
+        if rendered is not None:
+            self.news.append(Chapter(moment, _story(rendered.text)))
 
     def _cast_of(self, state: Any, view: GameView) -> Cast:
         """The village's cast at `view` (the one of the step before while nobody died since:
@@ -324,6 +367,12 @@ class _Teller:
                 for voter, kw in ballots.items()
             )
         return ()
+
+
+def _story(text: str) -> Markup:
+    """A story mail's text as the page shows it: above its roster, as HTML."""
+    told = text.replace("\r\n", "\n").partition(f"\n\n{ROSTER_SEPARATOR}\n")[0]
+    return story_markup(told.strip())
 
 
 def _vote(payload: Mapping[str, Any]) -> RulesVote:

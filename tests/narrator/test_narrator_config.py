@@ -43,6 +43,14 @@ def test_the_web_pages_take_a_host_a_port_and_their_address(tmp_path: Path) -> N
     web = load_config(path, environ={}).web
     assert (web.enabled, web.host, web.port) == (False, "0.0.0.0", 0)  # 0: any free port
     assert web.base_url == "https://wolven.example.org/spel"  # no trailing slash
+    assert web.secret is None  # no key: no personal pages
+
+
+def test_the_key_of_the_personal_pages_comes_from_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text('[web]\nsecret_env = "WOLF_PAGES"\n', encoding="utf-8")
+    web = load_config(path, environ={"WOLF_PAGES": "s3cret"}).web
+    assert web.secret == "s3cret" and "s3cret" not in repr(web)
 
 
 def test_the_example_file_states_the_defaults_except_its_admin(tmp_path: Path) -> None:
