@@ -62,6 +62,7 @@ from narrator.service.notices import notify_admins_of_failure
 from narrator.service.wiring import inbox_settings, make_mailer, utc_now
 from narrator.web.app import Site, make_app
 from narrator.web.server import WebServer
+from narrator.web.vote import Envelope
 
 log = logging.getLogger("narrator.daemon")
 
@@ -276,11 +277,24 @@ class Daemon:
             language=config.narrator.language,
             base_url=web.base_url,
             secret=web.secret,
+            envelope=self._envelope(mailer),
+            on_stored=self._inbox_notifier.notify if self._inbox_notifier else None,
         )
         self.web = WebServer(make_app(site), web.host, web.port)
         await self.web.start()
         host = f"[{web.host}]" if ":" in web.host else web.host
         log.info("game pages at %s/ (listening on http://%s:%d)", web.base_url, host, self.web.port)
+
+    def _envelope(self, mailer: Mailer) -> Envelope:
+        """How a vote on a player's page is mailed: as his mail passes the narrator's checks
+        (his personal reply address; the configured authserv-id's pass)."""
+        security = self.config.security
+        addresses = mailer.reply_addresses
+        return Envelope(
+            narrator=self.config.narrator.address,
+            reply_address=addresses.for_player if addresses is not None else None,
+            authserv_id=security.authserv_ids[0] if security.sender_auth != "off" else None,
+        )
 
     async def _report_failed(self, failed: FailedMail) -> None:
         """Log a mail given up on and queue a notice to the admins (then send it)."""

@@ -109,6 +109,8 @@ class WebWords:
     news: str  # heading of his private news
     your_votes: str  # heading of his votes of this step
     nothing_asked: str
+    send: str  # the button of the vote form
+    sent: str  # after a vote on the page: it goes the way of a mail
 
 
 #: The placeholders each [web] label must contain.

@@ -9,29 +9,40 @@ words are the story packs' (words.toml ``[web]`` and ``[mail]``), never the code
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, find_game, game_players
+from narrator.service.wiring import utc_now
 from narrator.service.story_context import story_game
 from narrator.service.work import unit_of_work
 from narrator.web.private import PrivatePage, private_page, seat_of
 from narrator.web.public import PublicGame, public_game, web_words, words_of
 from narrator.web.tokens import read_token
+from narrator.web.vote import MAX_FORM_BYTES, Envelope, ballot_body, vote_mail
 from stories import Game as StoryGame
 from stories import Renderer
 from stories.layout import fill
@@ -74,6 +85,10 @@ class Site:
     base_url: str
     #: The key of the personal links (``[web] secret_env``); None: no personal pages.
     secret: str | None = field(default=None, repr=False)
+    #: How a vote on a page is mailed (None: the pages take no votes), and who is told that
+    #: a mail was stored (the inbox worker; called in the event loop).
+    envelope: Envelope | None = None
+    on_stored: Callable[[], None] | None = None
 
     @property
     def root(self) -> str:
@@ -202,11 +217,41 @@ def read_private(site: Site, token: str) -> PrivatePage | None:
         return private_page(work, game, player, site.renderer)
 
 
-def render_private(site: Site, page: PrivatePage) -> str:
-    """A player's own page."""
+def render_private(site: Site, page: PrivatePage, token: str, *, sent: bool = False) -> str:
+    """A player's own page (`sent`: just after a vote in its form)."""
     context = _told(site, page.game)
     context["title"] = f"{page.player} — {context['title']}"
-    return _template("private.html").render(**context, page=page, fill=fill)
+    return _template("private.html").render(
+        **context,
+        page=page,
+        fill=fill,
+        form=site.envelope is not None and page.alive,
+        action=f"{site.root}/p/{token}",
+        sent=sent,
+    )
+
+
+def store_vote(site: Site, token: str, form: Mapping[str, list[str]], now: datetime) -> bool:
+    """Mail the form's vote to the narrator as the player would (:mod:`narrator.web.vote`):
+    store it in the inbox.  False: no such page, or a choice it does not offer."""
+    envelope = site.envelope
+    if envelope is None or site.secret is None:
+        return False
+    seat = read_token(site.secret, token)
+    if seat is None:
+        return False
+    with unit_of_work(site.factory) as work:
+        found = seat_of(work, seat)
+        if found is None:
+            return False
+        game, player = found
+        page = private_page(work, game, player, site.renderer)
+        body = ballot_body(page.asked, form) if page.alive else None
+        if body is None:
+            return False
+        raw, _message_id = vote_mail(envelope, game, player, body, now)
+    DbSink(site.factory).store_sync(raw, source="inject", envelope_from=player.email)
+    return True
 
 
 # --- the application -------------------------------------------------------------------------
@@ -248,8 +293,27 @@ def make_app(site: Site) -> ASGIApp:
         return not_found() if game is None else JSONResponse(game.to_json())
 
     def own_page(request: Request) -> Response:
-        page = read_private(site, request.path_params["token"])
-        return not_found() if page is None else _page(render_private(site, page))
+        token = request.path_params["token"]
+        page = read_private(site, token)
+        if page is None:
+            return not_found()
+        sent = request.query_params.get("sent") == "1"
+        return _page(render_private(site, page, token, sent=sent))
+
+    async def own_vote(request: Request) -> Response:
+        token = request.path_params["token"]
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                return not_found()
+        form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=False)
+        stored = await run_in_threadpool(store_vote, site, token, form, utc_now())
+        if not stored:
+            return not_found()
+        if site.on_stored is not None:
+            site.on_stored()
+        return RedirectResponse(f"{site.root}/p/{token}?sent=1", status_code=303)
 
     def own_json(request: Request) -> Response:
         page = read_private(site, request.path_params["token"])
@@ -258,7 +322,8 @@ def make_app(site: Site) -> ASGIApp:
     routes: Sequence[Route | Mount] = [
         Route("/", index),
         Route("/p/{token}.json", own_json),
-        Route("/p/{token}", own_page),
+        Route("/p/{token}", own_page, methods=["GET"]),
+        Route("/p/{token}", own_vote, methods=["POST"]),
         Route("/games/{name}.json", game_json),
         Route("/games/{name}", game_page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

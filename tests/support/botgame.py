@@ -66,20 +66,20 @@ class BotGame:
         order = [name for name, _ in self.players]
         random.Random(self.seed).shuffle(order)
         for number in range(1, limit + 1):
-            ballots = _ballots(table.factory, self, order, words)
-            if ballots is None:
+            asked = ballots(table.factory, self, order, words)
+            if asked is None:
                 return
-            for player, body in ballots:
+            for player, body in asked:
                 table.write(player, body, self.name)
             table.deadline()
             yield number
         raise AssertionError(f"{self.name} did not end in {limit} steps")
 
 
-def _ballots(
+def ballots(
     factory: sessionmaker[Session], plan: BotGame, order: list[str], words: Words
 ) -> list[tuple[str, str]] | None:
-    """(player, body) of every asked bot; None once the game is over."""
+    """(player, body) of every asked bot of `plan`; None once the game is over."""
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game).where(Game.name == plan.name)).one()
         if game.status != GameStatus.RUNNING.value:

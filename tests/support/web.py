@@ -8,6 +8,7 @@ import html
 import re
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -71,6 +72,19 @@ def fetch(url: str) -> Page:
     """GET `url` (a 4xx or 5xx is returned, not raised)."""
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:
+            return Page(answer.status, answer.headers, answer.read().decode("utf-8"))
+    except urllib.error.HTTPError as error:
+        with error:
+            return Page(error.code, error.headers, error.read().decode("utf-8"))
+
+
+def post_form(url: str, fields: list[tuple[str, str]]) -> Page:
+    """POST `fields` as an HTML form does (urlencoded); redirects are followed (303: GET)."""
+    data = urllib.parse.urlencode(fields).encode()
+    request = urllib.request.Request(url, data=data, method="POST")
+    request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
             return Page(answer.status, answer.headers, answer.read().decode("utf-8"))
     except urllib.error.HTTPError as error:
         with error:

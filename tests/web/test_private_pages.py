@@ -15,15 +15,19 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, OutboxMessage, game_players
+from narrator.models import Game, InboxMessage, OutboxMessage, Vote, game_players
 from narrator.outbound.compose import domain_of, make_message_id
+from narrator.service import games as service
+from narrator.service.inbox import process_pending
+from narrator.service.work import unit_of_work
 from narrator.web.tokens import page_token, read_token
+from narrator.web.vote import Envelope
 from stories.render import story_markup
 from stories.words import load_words
 from tests.narrator.fixtures import CliResult
-from tests.support.botgame import BotGame
+from tests.support.botgame import BotGame, ballots
 from tests.support.bymail import NARRATOR, Table, above_roster, game_view, text_of
-from tests.support.web import fetch, serving, site_of
+from tests.support.web import fetch, post_form, serving, site_of
 
 SECRET = "the key of the personal links"
 GAME = BotGame(
@@ -179,3 +183,95 @@ def test_the_cli_prints_a_players_link(
         [anna] = game_players(session, session.scalars(select(Game)).one())
         assert seat is not None and seat.player_id == anna.id
     assert run_cli("game", "link", "WW5", "Zoe").status == 2
+
+
+def _form_choice(choices: list[dict[str, object]], order: list[str]) -> list[tuple[str, str]]:
+    """The bots' rule (tests.support.bymail.ballot) as a form: his plain vote, the first
+    names of the shared order it offers; blank where it takes no name he can give."""
+    index = next((n for n, c in enumerate(choices) if c["keyword"] is None), 0)
+    action = choices[index]
+    offered = action["choices"]
+    assert isinstance(offered, list)
+    count = max(int(str(action["min"])), 1) if action["max"] else 0
+    names = [name for name in order if name in offered][:count]
+    fields = [("action", str(index)), *(("name", name) for name in names)]
+    if not names and action["blanco"]:
+        fields.append(("blank", "1"))
+    return fields
+
+
+def test_half_the_village_votes_on_its_pages_the_way_of_a_mail(
+    factory: sessionmaker[Session],
+) -> None:
+    """A whole game: the even seats vote in their page's form, the odd by mail; each form vote
+    is read like a mail (same parser, rules, receipt mail and stored vote)."""
+    table = Table(factory, language="nl")
+    site = replace(site_of(factory), secret=SECRET, envelope=Envelope(NARRATOR))
+    order = [name for name, _ in GAME.players]
+    with serving(site) as root:
+        GAME.open(table)
+        GAME.start(table)
+        tokens = _tokens(factory)
+        by_form = set(order[1::2])
+        receipts_before = 0
+        for _ in range(40):
+            with unit_of_work(factory) as work:
+                game = work.session.scalars(select(Game)).one()
+                if game.status != "running":
+                    break
+                asked = list(service.ruleset_of(game).asked(work.state(game)))
+            form_votes = 0
+            for name in asked:
+                if name not in by_form:
+                    continue
+                data = json.loads(fetch(f"{root}/p/{tokens[name]}.json").body)
+                page = post_form(f"{root}/p/{tokens[name]}", _form_choice(data["choices"], order))
+                assert page.status == 200 and "Je stem is onderweg" in page.text, name
+                form_votes += 1
+            outcomes = process_pending(factory, table.mailer, table.settings, table.clock)
+            assert [o.what for o in outcomes] == ["vote accepted"] * form_votes, outcomes
+            receipts = [to for to, kind, _ in table.mails() if kind == "receipt"]
+            assert len(receipts) == receipts_before + form_votes
+            bot = dict(ballots(factory, GAME, order, load_words("wakkerdam", "nl")) or [])
+            for name in asked:  # the others vote by mail
+                if name not in by_form:
+                    assert table.write(name, bot[name], GAME.name) == "vote accepted", name
+            receipts_before = len([kind for _, kind, _ in table.mails() if kind == "receipt"])
+            table.deadline()
+        assert game.status == "ended"
+        with transaction(factory) as session:
+            inbox = session.scalars(select(InboxMessage)).all()
+            via_pages = [
+                m for m in inbox if m.message_id and m.message_id.strip("<>").startswith("web.")
+            ]
+            assert via_pages and all(m.state == "done" for m in via_pages)
+            voters = set(session.scalars(select(Vote.player_id)))
+        assert len(voters) == len(GAME.players)
+
+
+def test_a_form_vote_the_page_does_not_offer_is_refused(factory: sessionmaker[Session]) -> None:
+    table = Table(factory, language="nl")
+    site = replace(site_of(factory), secret=SECRET, envelope=Envelope(NARRATOR))
+    with serving(site) as root:
+        GAME.open(table)
+        GAME.start(table)
+        tokens = _tokens(factory)
+        asked = [
+            name
+            for name in tokens
+            if json.loads(fetch(f"{root}/p/{tokens[name]}.json").body)["asked"]
+        ]
+        name = asked[0]
+        for fields in (
+            [("action", "0"), ("name", "Nobody")],  # not a choice
+            [("action", "7")],  # no such action
+            [("action", "x")],
+            [],
+        ):
+            assert post_form(f"{root}/p/{tokens[name]}", fields).status == 404, fields
+        assert post_form(f"{root}/p/1.1.{'A' * 43}", [("action", "0")]).status == 404
+    with serving(replace(site, envelope=None)) as root:  # pages without a form
+        page = fetch(f"{root}/p/{tokens[name]}")
+        assert "<form" not in page.body
+        assert post_form(f"{root}/p/{tokens[name]}", [("action", "0")]).status == 404
+    assert process_pending(factory, table.mailer, table.settings, table.clock) == []
