@@ -10,8 +10,8 @@ words are the story packs' (words.toml ``[web]`` and ``[mail]``), never the code
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.applications import Starlette
-from starlette.requests import Request
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
@@ -36,8 +36,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, find_game, game_players
-from narrator.service.wiring import utc_now
 from narrator.service.story_context import story_game
+from narrator.service.wiring import utc_now
 from narrator.service.work import unit_of_work
 from narrator.web.private import PrivatePage, private_page, seat_of
 from narrator.web.public import PublicGame, public_game, web_words, words_of
@@ -225,7 +225,7 @@ def render_private(site: Site, page: PrivatePage, token: str, *, sent: bool = Fa
         **context,
         page=page,
         fill=fill,
-        form=site.envelope is not None and page.alive,
+        form=site.envelope is not None,
         action=f"{site.root}/p/{token}",
         sent=sent,
     )
@@ -246,7 +246,7 @@ def store_vote(site: Site, token: str, form: Mapping[str, list[str]], now: datet
             return False
         game, player = found
         page = private_page(work, game, player, site.renderer)
-        body = ballot_body(page.asked, form) if page.alive else None
+        body = ballot_body(page.asked, form)  # only what he is asked now (a dead Hunter's shot)
         if body is None:
             return False
         raw, _message_id = vote_mail(envelope, game, player, body, now)

@@ -12,13 +12,21 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from tests.support.botgame import BotGame
-from tests.support.bymail import Table
+from narrator.db import transaction
+from narrator.models import Game, game_players
+from narrator.service.inbox import process_pending
+from narrator.web.tokens import page_token
+from narrator.web.vote import Envelope
+from stories.words import load_words
+from tests.support.botgame import BotGame, ballots
+from tests.support.bymail import NARRATOR, Table
 from tests.support.web import serving, site_of
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,6 +40,7 @@ ARGS = [
     "--no-first-run",
 ]
 WIDTHS = (400, 1100)
+SECRET = "the key of the personal links"
 GAME = BotGame(
     "wakkerdam",
     "en",
@@ -120,6 +129,65 @@ def test_the_public_page_followed_through_a_game(
     for shot in shots:
         width, _height = _png_size(shot)
         assert width in WIDTHS, shot
+
+
+def test_a_player_votes_in_his_page_with_the_browser(
+    factory: sessionmaker[Session], browser: object, tmp_path: Path
+) -> None:
+    """Through a whole game the first asked player of each step votes in his page's form
+    (clicks a name, or blank, and the button); the others vote by mail."""
+    from playwright.sync_api import Browser
+
+    assert isinstance(browser, Browser)
+    table = Table(factory, language="en")
+    GAME.open(table)
+    GAME.start(table)
+    words = load_words(GAME.ruleset, GAME.language)
+    order = [name for name, _ in GAME.players]
+    site = replace(
+        site_of(factory, ruleset="wakkerdam", language="en"),
+        secret=SECRET,
+        envelope=Envelope(NARRATOR),
+    )
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        tokens = {p.name: page_token(SECRET, game.id, p.id) for p in game_players(session, game)}
+    pages = {width: browser.new_page(viewport={"width": width, "height": 900}) for width in WIDTHS}
+    by_page = 0
+    with serving(site) as root:
+        for step in range(1, 40):
+            asked = ballots(factory, GAME, order, words)
+            if asked is None:
+                break
+            voter, body = asked[0]
+            for width, page in pages.items():
+                page.goto(f"{root}/p/{tokens[voter]}")
+                assert "This page is yours alone" in page.locator("main").inner_text()
+                page.screenshot(path=str(tmp_path / f"own{step}-{width}.png"), full_page=True)
+            page = pages[400]
+            # He clicks what the bots' rule has him mail: its names, or blank.
+            names = [word for word in body.split() if word in order]
+            forms = page.locator("form.vote")
+            if names:
+                form = forms.filter(has=page.locator(f"input[value={names[0]}]")).first
+                for name in names:
+                    form.locator(f"input[name=name][value={name}]").check()
+            else:
+                form = forms.filter(has=page.locator("input[name=blank]")).first
+                form.locator("input[name=blank]").check()
+            form.locator("button[type=submit]").click()
+            assert "Your vote is on its way" in page.locator("#sent").inner_text()
+            outcomes = process_pending(factory, table.mailer, table.settings, table.clock)
+            assert [o.what for o in outcomes] == ["vote accepted"], outcomes
+            by_page += 1
+            for name, body in asked[1:]:
+                table.write(name, body, GAME.name)
+            table.deadline()
+    for page in pages.values():
+        page.close()
+    assert by_page >= 2
+    receipts = [to for to, kind, _ in table.mails() if kind == "receipt"]
+    assert len(receipts) >= by_page
 
 
 def test_without_chromium_ci_fails_and_elsewhere_skips(monkeypatch: pytest.MonkeyPatch) -> None:
