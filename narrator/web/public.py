@@ -196,9 +196,14 @@ def told_game(
     return told, news
 
 
-def _log(work: Work, game: Game) -> Sequence[GameLogEntry]:
-    query = select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
-    return work.session.scalars(query).all()
+def _log(work: Work, game: Game) -> Sequence[Any]:
+    """The game's log, oldest first: rows of (kind, payload) (read-only: no ORM objects)."""
+    query = (
+        select(GameLogEntry.kind, GameLogEntry.payload)
+        .where(GameLogEntry.game_id == game.id)
+        .order_by(GameLogEntry.seq)
+    )
+    return work.session.execute(query).all()
 
 
 def _sections(chapters: Sequence[Chapter]) -> tuple[Section, ...]:
@@ -238,7 +243,7 @@ class _Teller:
         self._cast: tuple[tuple[tuple[str, bool], ...], Cast] | None = None
         self.deadlines = {number: at for number, at in work.session.execute(query)}
 
-    def chapters(self, entries: Sequence[GameLogEntry]) -> list[Chapter]:
+    def chapters(self, entries: Sequence[Any]) -> list[Chapter]:
         rs, state, number = self.rules, None, 0
         chapters: list[Chapter] = []
         for entry in entries:
@@ -385,7 +390,7 @@ def _vote(payload: Mapping[str, Any]) -> RulesVote:
 
 
 def _epilogue(
-    game: Game, cast: Cast, view: GameView, entries: Sequence[GameLogEntry], renderer: Renderer
+    game: Game, cast: Cast, view: GameView, entries: Sequence[Any], renderer: Renderer
 ) -> Markup | None:
     """The epilogue mail's story, as `games` mailed it at the end (None where the language
     has no epilogue)."""
