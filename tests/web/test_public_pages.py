@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.db import transaction
 from narrator.models import Game, OutboxMessage, game_players
 from narrator.outbound.compose import domain_of, make_message_id
+from rules.core.registry import ruleset_ids
 from stories.render import story_markup
-from stories.words import load_words
+from stories.words import languages_of, load_words
 from tests.support.botgame import BotGame
 from tests.support.bymail import NARRATOR, Table, above_roster, text_of
 from tests.support.web import fetch, serving, site_of
@@ -168,7 +169,8 @@ def test_every_answer_is_escaped_and_carries_the_security_headers(
 def test_signing_up_as_the_page_says_works(factory: sessionmaker[Session]) -> None:
     """The example in the page's signup line is a signup the narrator takes, in every pack."""
     table = Table(factory)
-    packs = (("wakkerdam", "en"), ("lupus", "it"), ("vampiri", "en"), ("mafia", "ru"))
+    packs = [(ruleset, language) for ruleset in ruleset_ids() for language in languages_of(ruleset)]
+    assert len(packs) >= 9
     for n, (ruleset, language) in enumerate(packs):
         labels = load_words(ruleset, language).web
         assert labels is not None
