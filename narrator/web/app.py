@@ -233,22 +233,21 @@ def render_private(site: Site, page: PrivatePage, token: str, *, sent: bool = Fa
 
 def store_vote(site: Site, token: str, form: Mapping[str, list[str]], now: datetime) -> bool:
     """Mail the form's vote to the narrator as the player would (:mod:`narrator.web.vote`):
-    store it in the inbox.  False: no such page, or a choice it does not offer."""
+    store it in the inbox.  False: no such page, or words no form writes."""
     envelope = site.envelope
     if envelope is None or site.secret is None:
         return False
     seat = read_token(site.secret, token)
     if seat is None:
         return False
+    body = ballot_body(form)
+    if body is None:
+        return False
     with unit_of_work(site.factory) as work:
         found = seat_of(work, seat)
         if found is None:
             return False
         game, player = found
-        page = private_page(work, game, player, site.renderer)
-        body = ballot_body(page.asked, form)  # only what he is asked now (a dead Hunter's shot)
-        if body is None:
-            return False
         raw, _message_id = vote_mail(envelope, game, player, body, now)
     DbSink(site.factory).store_sync(raw, source="inject", envelope_from=player.email)
     return True

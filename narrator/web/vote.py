@@ -19,7 +19,6 @@ from datetime import datetime
 from email.utils import format_datetime, formataddr
 
 from narrator.models import Game, Player
-from narrator.web.private import Asked
 
 #: The largest form body read (a form of a thousand names is far smaller).
 MAX_FORM_BYTES = 64 * 1024
@@ -35,25 +34,30 @@ class Envelope:
     authserv_id: str | None = None
 
 
-def ballot_body(asked: Sequence[Asked], form: Mapping[str, Sequence[str]]) -> str | None:
-    """The body a player would write for the form's choice (None: no such action, or a name
-    it does not offer): the names, then the action's keyword; or the blank word alone."""
-    try:
-        index = int(form.get("action", [""])[0])
-    except ValueError:
+#: The most words a form may send (names, blank word, keyword), and the longest word.
+MAX_WORDS = 200
+MAX_WORD = 64
+
+
+def ballot_body(form: Mapping[str, Sequence[str]]) -> str | None:
+    """The body a player would write for the form's choice: the names he ticked (or the blank
+    word), then the action's keyword word, as the form wrote them.  Nothing is checked here
+    but their shape (the parser and the rules judge the mail, as any mail): a form from an
+    earlier step is answered as a late mail is.  None: words no form writes (spaces or
+    control characters in one, too many, too long)."""
+    names = list(form.get("name", []))
+    blank = list(form.get("blank", [])) if not names else []
+    words = [*names, *blank[:1], *form.get("keyword", [])[:1]]
+    if len(words) > MAX_WORDS:
         return None
-    if not 0 <= index < len(asked):
+    if not all(_is_word(word) for word in words):
         return None
-    action = asked[index]
-    names = [name for name in form.get("name", []) if name]
-    if any(name not in action.choices for name in names):
-        return None
-    words = [*names]
-    if not names and "blank" in form and action.blank is not None:
-        words.append(action.blank)
-    if action.keyword is not None:
-        words.append(action.keyword)
-    return " ".join(words) if words else None
+    return " ".join(words)
+
+
+def _is_word(word: str) -> bool:
+    """One word, as a form writes it: no space, no control character, not too long."""
+    return 0 < len(word) <= MAX_WORD and not any(c.isspace() or not c.isprintable() for c in word)
 
 
 def vote_mail(

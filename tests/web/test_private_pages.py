@@ -186,17 +186,20 @@ def test_the_cli_prints_a_players_link(
 
 
 def _form_choice(choices: list[dict[str, object]], order: list[str]) -> list[tuple[str, str]]:
-    """The bots' rule (tests.support.bymail.ballot) as a form: his plain vote, the first
-    names of the shared order it offers; blank where it takes no name he can give."""
-    index = next((n for n, c in enumerate(choices) if c["keyword"] is None), 0)
-    action = choices[index]
+    """The bots' rule (tests.support.bymail.ballot) as his page's form sends it: his plain
+    vote, the first names of the shared order it offers, its keyword word; the blank word
+    where it takes no name he can give."""
+    words = load_words("wakkerdam", "nl")
+    action = next((c for c in choices if c["keyword"] is None), choices[0])
     offered = action["choices"]
     assert isinstance(offered, list)
     count = max(int(str(action["min"])), 1) if action["max"] else 0
     names = [name for name in order if name in offered][:count]
-    fields = [("action", str(index)), *(("name", name) for name in names)]
+    fields = [("name", name) for name in names]
     if not names and action["blanco"]:
-        fields.append(("blank", "1"))
+        fields.append(("blank", words.blanco[0]))
+    if action["keyword"]:
+        fields.append(("keyword", words.keywords[str(action["keyword"])][0]))
     return fields
 
 
@@ -249,29 +252,37 @@ def test_half_the_village_votes_on_its_pages_the_way_of_a_mail(
         assert len(voters) == len(GAME.players)
 
 
-def test_a_form_vote_the_page_does_not_offer_is_refused(factory: sessionmaker[Session]) -> None:
+def test_a_form_vote_is_judged_like_a_mail_and_a_stale_one_like_a_late_mail(
+    factory: sessionmaker[Session],
+) -> None:
+    """The page checks nothing but the words' shape: a name it did not offer, or a form of a
+    step that has closed, is mailed as written and answered as such a mail is."""
     table = Table(factory, language="nl")
     site = replace(site_of(factory), secret=SECRET, envelope=Envelope(NARRATOR))
     with serving(site) as root:
         GAME.open(table)
         GAME.start(table)
         tokens = _tokens(factory)
-        asked = [
-            name
-            for name in tokens
-            if json.loads(fetch(f"{root}/p/{tokens[name]}.json").body)["asked"]
-        ]
+        asked = [n for n in tokens if json.loads(fetch(f"{root}/p/{tokens[n]}.json").body)["asked"]]
         name = asked[0]
-        for fields in (
-            [("action", "0"), ("name", "Nobody")],  # not a choice
-            [("action", "7")],  # no such action
-            [("action", "x")],
-            [],
-        ):
+        page = post_form(f"{root}/p/{tokens[name]}", [("name", "Nobody")])
+        assert page.status == 200 and "Je stem is onderweg" in page.text
+        [outcome] = process_pending(factory, table.mailer, table.settings, table.clock)
+        assert outcome.what.startswith("error: no-name"), outcome.what
+        errors = [to for to, kind, _ in table.mails() if kind == "error"]
+        assert errors == [f"{name.lower()}@example.org"]
+        # Words no form writes are not mailed at all.
+        for fields in ([("name", "Anna Bram")], [("name", "x" * 65)], [("name", "A\x00")]):
             assert post_form(f"{root}/p/{tokens[name]}", fields).status == 404, fields
-        assert post_form(f"{root}/p/1.1.{'A' * 43}", [("action", "0")]).status == 404
+        assert post_form(f"{root}/p/1.1.{'A' * 43}", [("name", "Anna")]).status == 404
+        # A villager who is asked nothing at night sends the form anyway: a late mail's answer.
+        idle = next(n for n in tokens if n not in asked)
+        assert post_form(f"{root}/p/{tokens[idle]}", [("name", name)]).status == 200
+        [outcome] = process_pending(factory, table.mailer, table.settings, table.clock)
+        assert table.write(idle, name, GAME.name) == outcome.what  # the same as his mail
+        assert "not-asked" in outcome.what, outcome.what
     with serving(replace(site, envelope=None)) as root:  # pages without a form
         page = fetch(f"{root}/p/{tokens[name]}")
         assert "<form" not in page.body
-        assert post_form(f"{root}/p/{tokens[name]}", [("action", "0")]).status == 404
+        assert post_form(f"{root}/p/{tokens[name]}", [("name", "Anna")]).status == 404
     assert process_pending(factory, table.mailer, table.settings, table.clock) == []

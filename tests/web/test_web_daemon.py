@@ -20,6 +20,7 @@ from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from narrator.web.tokens import page_token
 from stories import FileStore
+from stories.words import load_words
 from tests.support.aio import run_async, wait_until
 from tests.support.bymail import NARRATOR
 from tests.support.web import fetch, post_form
@@ -88,6 +89,8 @@ def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> No
             query = select(OutboxMessage.recipient).where(OutboxMessage.kind == "receipt")
             return list(session.scalars(query))
 
+    words = load_words("wakkerdam", "nl")
+
     async def scenario() -> tuple[str, list[str]]:
         async with Daemon(config, options=OPTIONS) as daemon:
             root = f"http://127.0.0.1:{daemon.web_port}"
@@ -98,10 +101,9 @@ def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> No
                     voter, choices = name, data["choices"][0]
                     break
             assert voter is not None
-            fields = [("action", "0")]
-            fields += [("name", n) for n in choices["choices"] if n != voter][:1]
-            if not choices["max"]:
-                fields = [("action", "0"), ("blank", "1")]
+            fields = [("name", n) for n in choices["choices"] if n != voter][:1]
+            if choices["keyword"]:
+                fields.append(("keyword", words.keywords[choices["keyword"]][0]))
             url = f"{root}/p/{tokens[voter]}"
             page = await asyncio.to_thread(post_form, url, fields)
             assert page.status == 200 and "Je stem is onderweg" in page.text
