@@ -228,6 +228,7 @@ async def daemon_rate(
     port = free_port()
     config_file = workdir / "narrator.toml"
     config_file.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
         f'[inbound.smtp]\nport = {port}\n[outbound]\nmaildir = "outbox"\n',
         encoding="utf-8",
@@ -278,6 +279,7 @@ def serve_rss(workdir: Path, database: str, ready: Callable[[str], bool]) -> int
     """Start `narrator serve`, wait until `ready(stderr so far)`, return its VmRSS in kB."""
     port = free_port()
     (workdir / "narrator.toml").write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
         f"[inbound.smtp]\nport = {port}\n",
         encoding="utf-8",

@@ -165,6 +165,24 @@ class SecuritySection:
 
 
 @dataclass(frozen=True)
+class WebSection:
+    """``[web]``: the game pages served by the daemon (Starlette under uvicorn, docs/web.md).
+
+    `port` 0 takes any free port (tests); `base_url` is the address the pages are reached at
+    from outside (behind a reverse proxy, its https:// address), without a trailing slash.
+    The key of the players' personal links is read from the `secret_env` variable: without
+    it there are no personal pages.
+    """
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8080
+    base_url: str = "http://127.0.0.1:8080"
+    secret_env: str = "NARRATOR_WEB_SECRET"
+    secret: str | None = field(default=None, repr=False, metadata=_NOT_A_KEY)
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration. Paths and the SQLite file are absolute (resolved at load)."""
 
@@ -173,6 +191,7 @@ class Config:
     outbound: OutboundSection = field(default_factory=OutboundSection)
     admins: AdminsSection = field(default_factory=AdminsSection)
     security: SecuritySection = field(default_factory=SecuritySection)
+    web: WebSection = field(default_factory=WebSection)
     path: Path | None = field(default=None, metadata=_NOT_A_KEY)  # the file read, if any
     base_dir: Path = field(default=Path("."), metadata=_NOT_A_KEY)  # relative paths start here
 
@@ -347,6 +366,8 @@ def _resolve(
                 f"{label}: 'admins.emails[{index}]' is not an e-mail address: {_printable(email)}"
             )
     security = _checked_security(config.security, environ, label)
+    web = _checked_web(config.web, label)
+    web = dataclasses.replace(web, secret=environ.get(web.secret_env) or None)
     imap = config.inbound.imap
     smtp = outbound.smtp
     return dataclasses.replace(
@@ -366,6 +387,7 @@ def _resolve(
             config.admins, emails=tuple(email.strip().lower() for email in config.admins.emails)
         ),
         security=security,
+        web=web,
         path=config_path.resolve() if config_path is not None else None,
         base_dir=base_dir,
     )
@@ -432,6 +454,25 @@ def _checked_security(
             f"{security.reply_secret_env} is not set ('security.reply_secret_env')"
         )
     return dataclasses.replace(security, authserv_ids=ids, reply_secret=secret)
+
+
+def _checked_web(web: WebSection, label: str) -> WebSection:
+    if not web.host.strip() or any(char.isspace() for char in web.host):
+        raise ConfigError(f"{label}: 'web.host' must be a host name or address like \"127.0.0.1\"")
+    if not 0 <= web.port < 65536:
+        raise ConfigError(
+            f"{label}: 'web.port' must be a port number (1-65535, or 0: any free port), "
+            f"not {web.port}"
+        )
+    base_url = web.base_url.rstrip("/")
+    scheme, _, rest = base_url.partition("://")
+    host = rest.split("/", 1)[0]
+    if scheme not in ("http", "https") or not host or any(char.isspace() for char in base_url):
+        raise ConfigError(
+            f"{label}: 'web.base_url' must be an http:// or https:// address like "
+            f'"https://narrator.example.org", not {web.base_url!r}'
+        )
+    return dataclasses.replace(web, base_url=base_url)
 
 
 def _absolute_database(database: str, base_dir: Path, label: str) -> str:

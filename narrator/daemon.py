@@ -13,6 +13,8 @@ Assembled from the configuration by :class:`Daemon`:
   its claims carry this daemon's owner id: at start it takes back every claim of a dead
   predecessor (SQLite), or holds an advisory lock and takes back the claims of owners whose
   lock is gone every second (PostgreSQL, :mod:`narrator.outbound.leases`);
+- the game pages (``[web]``, :mod:`narrator.web`): Starlette under uvicorn, in the same loop,
+  reading the database in worker threads, with the stories the mailer renders;
 - the :class:`~narrator.changes.ChangeWatcher`: when an admin command commits (``game start``,
   ``close-step``, ``pause``, ``stories add``...), it wakes the sender and the inbox worker and
   re-reads the deadlines and the stories at once, within a second.
@@ -61,6 +63,9 @@ from narrator.service.inbox import BATCH_SIZE, InboxSettings, Outcome, process_p
 from narrator.service.mailer import Mailer
 from narrator.service.notices import notify_admins_of_failure
 from narrator.service.wiring import inbox_settings, make_mailer, utc_now
+from narrator.web.app import Site, make_app
+from narrator.web.server import WebServer
+from narrator.web.vote import Envelope
 
 log = logging.getLogger("narrator.daemon")
 
@@ -203,6 +208,7 @@ class Daemon:
         self._stories_task: asyncio.Task[None] | None = None
         self.smtp: SmtpReceiver | None = None
         self.imap: ImapPoller | None = None
+        self.web: WebServer | None = None
         self.worker: InboxWorker | None = None
         self.scheduler: DeadlineScheduler | None = None
         self.sender: OutboxSender | None = None
@@ -253,6 +259,47 @@ class Daemon:
         if self.smtp is None:
             raise RuntimeError("the SMTP receiver is not running")
         return self.smtp.port
+
+    @property
+    def web_port(self) -> int:
+        """The port the game pages are served on (raises when they are not)."""
+        if self.web is None:
+            raise RuntimeError("the game pages are not served")
+        return self.web.port
+
+    async def _start_web(self, factory: sessionmaker[Session], mailer: Mailer) -> None:
+        """Serve the game pages (``[web]``), when enabled."""
+        config = self.config
+        web = config.web
+        if not web.enabled:
+            log.info("game pages: off ([web] enabled = false)")
+            return
+        site = Site(
+            factory=factory,
+            renderer=mailer.renderer,
+            address=config.narrator.address,
+            ruleset=config.narrator.ruleset,
+            language=config.narrator.language,
+            base_url=web.base_url,
+            secret=web.secret,
+            envelope=self._envelope(mailer),
+            on_stored=self._inbox_notifier.notify if self._inbox_notifier else None,
+        )
+        self.web = WebServer(make_app(site), web.host, web.port)
+        await self.web.start()
+        host = f"[{web.host}]" if ":" in web.host else web.host
+        log.info("game pages at %s/ (listening on http://%s:%d)", web.base_url, host, self.web.port)
+
+    def _envelope(self, mailer: Mailer) -> Envelope:
+        """How a vote on a player's page is mailed: as his mail passes the narrator's checks
+        (his personal reply address; the configured authserv-id's pass)."""
+        security = self.config.security
+        addresses = mailer.reply_addresses
+        return Envelope(
+            narrator=self.config.narrator.address,
+            reply_address=addresses.for_player if addresses is not None else None,
+            authserv_id=security.authserv_ids[0] if security.sender_auth != "off" else None,
+        )
 
     async def _report_failed(self, failed: FailedMail) -> None:
         """Log a mail given up on and queue a notice to the admins (then send it)."""
@@ -403,6 +450,7 @@ class Daemon:
                 smtp.host,
                 self.smtp.port,
             )
+        await self._start_web(factory, mailer)
         if self.smtp is None and self.imap is None:
             log.warning("no inbound mail configured: only `narrator inject` brings mail in")
         for task in (
@@ -415,6 +463,8 @@ class Daemon:
             self._watch(task)
         if self.imap is not None:
             self._watch(self.imap.task)
+        if self.web is not None:
+            self._watch(self.web.task)
         log.info("narrator serving as %s", config.narrator.address)
 
     async def stop(self) -> None:
@@ -428,6 +478,9 @@ class Daemon:
         if self.imap is not None:
             await self.imap.stop()
             self.imap = None
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         if self.watcher is not None:
             await self.watcher.stop()
             self.watcher = None

@@ -95,6 +95,44 @@ class MailWords:
     help: str  # {subject}: how to ask the admins for help
 
 
+@dataclass(frozen=True)
+class WebWords:
+    """The labels of the game pages (words.toml ``[web]``, docs/web.md): the list of games and
+    the public page of a game.  ``{name}``s are filled by the narrator's web pages."""
+
+    games: str  # heading of the list of games
+    open: str  # games open for signup
+    running: str
+    paused: str
+    ended: str
+    no_games: str
+    signed_up: str  # {count}
+    sign_up: str  # {address} {game}: how to sign up by mail
+    now: str  # the label of the current step
+    story: str  # heading of the story so far
+    votes: str  # heading of a vote's tally
+    blank: str  # a blank vote in a tally
+    abstain: str  # a voter without a keyword in a tally of keyword votes
+    epilogue: str
+    winners: str
+    roles: str  # heading of every role, after the end
+    back: str  # the link to the list of games
+    personal: str  # a player's own page: not to be forwarded
+    role: str  # the labels of his role card
+    team: str
+    mates: str
+    news: str  # heading of his private news
+    your_votes: str  # heading of his votes of this step
+    nothing_asked: str
+    send: str  # the button of the vote form
+    sent: str  # after a vote on the page: it goes the way of a mail
+
+
+#: The placeholders each [web] label must contain.
+WEB_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"signed_up": ("count",), "sign_up": ("address", "game")}
+)
+
 #: The placeholders each [mail] label must contain.
 MAIL_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -141,6 +179,9 @@ class Words:
     mail: MailWords
     #: theme -> the narrator's name in that theme (the From name of its mails); optional.
     narrators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The labels of the game pages; None where the file has no ``[web]`` (a pack written
+    #: before the pages: the pages then use the ruleset's English words).
+    web: WebWords | None = None
 
     def narrator(self, theme: str) -> str | None:
         """The name the narrator goes by in `theme` (else in the ruleset's main theme), or
@@ -441,7 +482,24 @@ class _Reader:
             narrators=self.string_table("narrators")
             if "narrators" in data
             else MappingProxyType({}),
+            web=self.web_words() if "web" in data else None,
         )
+
+    def web_words(self) -> WebWords:
+        """The ``[web]`` table: every label, each with the placeholders it must fill."""
+        table = self.table("web")
+        known = {f.name for f in dataclasses.fields(WebWords)}
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise self.fail("[web]", f"unknown key(s) {', '.join(unknown)}")
+        values: dict[str, str] = {}
+        for name in known:
+            text = self.string(table, name, "[web] ")
+            for placeholder in WEB_PLACEHOLDERS.get(name, ()):
+                if "{" + placeholder + "}" not in text:
+                    raise self.fail(f"[web] {name}", f"must contain {{{placeholder}}}")
+            values[name] = text
+        return WebWords(**values)
 
     def mail_words(self) -> MailWords:
         """The ``[mail]`` table: every label, each with the placeholders it must fill."""

@@ -418,6 +418,39 @@ def _unsubscribe(args: argparse.Namespace) -> None:
     print(f"{player.name} <{player.email}> no longer receives the group mails of {game.name}")
 
 
+# --- a player's personal link --------------------------------------------------------------
+
+
+def _add_link(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    link = commands.add_parser(
+        "link", parents=[common], help="a player's personal page address (docs/web.md)"
+    )
+    link.add_argument("name", metavar="NAME", help="the game")
+    link.add_argument("player", metavar="PLAYER", help="the player's name")
+    link.set_defaults(func=_link)
+
+
+def _link(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import find_player
+    from narrator.web.tokens import page_token
+
+    config = config_from_args(args)
+    secret = config.web.secret
+    if secret is None:
+        raise CommandError(
+            f"no personal pages: environment variable {config.web.secret_env} is not set "
+            "('web.secret_env' names it)"
+        )
+    with database_session(config) as session:
+        game = open_game(session, args.name)
+        player = find_player(session, game, args.player)
+        if player is None:
+            raise CommandError(f"game {game.name} has no player called {args.player!r}")
+        token = page_token(secret, game.id, player.id)
+    print(f"{config.web.base_url}/p/{token}")
+
+
 # --- driving a game: start, close-step, pause, resume, extend --------------------------------
 
 
@@ -574,4 +607,5 @@ SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (
     _add_pause,
     _add_extend,
     _add_unsubscribe,
+    _add_link,
 )

@@ -55,6 +55,7 @@ def write_config(tmp_path: Path, db_url: str, extra: str = "", *, maildir: bool 
     path = tmp_path / "narrator.toml"
     outbound = '[outbound]\nmaildir = "outbox"\n' if maildir else ""
     path.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "{db_url}"\naddress = "{NARRATOR}"\n{outbound}{extra}',
         encoding="utf-8",
     )

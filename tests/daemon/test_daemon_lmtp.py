@@ -32,6 +32,7 @@ ANNA = "anna@spelers.example.org"
 def config(tmp_path: Path) -> Config:
     path = tmp_path / "narrator.toml"
     path.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "sqlite:///{tmp_path / "narrator.db"}"\naddress = "{NARRATOR}"\n'
         f'[inbound.smtp]\nport = {free_port()}\nlmtp = true\n[outbound]\nmaildir = "outbox"\n',
         encoding="utf-8",

@@ -63,6 +63,7 @@ def test_a_locked_database_is_one_line_per_retry_without_traceback(
     database = tmp_path / "narrator.db"
     path = tmp_path / "narrator.toml"
     path.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "sqlite:///{database}"\naddress = "{NARRATOR}"\n'
         f'[inbound.smtp]\nport = {free_port()}\n[outbound]\nmaildir = "outbox"\n',
         encoding="utf-8",

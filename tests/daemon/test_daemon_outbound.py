@@ -39,6 +39,7 @@ class LongestDelay(random.Random):
 def write_config(tmp_path: Path, port: int, outbound: str = "", smtp: str = "") -> Config:
     path = tmp_path / "narrator.toml"
     path.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "sqlite:///{tmp_path / "narrator.db"}"\naddress = "{NARRATOR}"\n'
         f'[inbound.smtp]\nenabled = false\n[outbound]\nmode = "smtp"\n{outbound}\n'
         f'[outbound.smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\nusername = ""\n'

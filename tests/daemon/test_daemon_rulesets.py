@@ -96,6 +96,7 @@ def sink() -> Iterator[SmtpCapture]:
 def write_config(tmp_path: Path, db_url: str, sink: SmtpCapture) -> Path:
     path = tmp_path / "narrator.toml"
     path.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "{db_url}"\naddress = "{NARRATOR}"\n'
         f"[inbound.smtp]\nport = {free_port()}\n"
         f'[outbound]\nmode = "smtp"\n'

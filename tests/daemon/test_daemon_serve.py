@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,9 +49,11 @@ def _outbox(workdir: Path) -> list[mailbox.MaildirMessage]:
     return list(mailbox.Maildir(workdir / "outbox", create=False))
 
 
-def start_serve(workdir: Path, port: int) -> subprocess.Popen[str]:
+def start_serve(workdir: Path, port: int, web_port: int = 0) -> subprocess.Popen[str]:
     (workdir / "narrator.toml").write_text(
-        f'[narrator]\naddress = "{NARRATOR}"\n[inbound.smtp]\nport = {port}\n', encoding="utf-8"
+        f'[narrator]\naddress = "{NARRATOR}"\n[inbound.smtp]\nport = {port}\n'
+        f"[web]\nport = {web_port}\n",
+        encoding="utf-8",
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     return subprocess.Popen(
@@ -68,8 +71,8 @@ def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
     tmp_path: Path, stop_signal: signal.Signals
 ) -> None:
     workdir = tmp_path
-    port = free_port()
-    process = start_serve(workdir, port)
+    port, web_port = free_port(), free_port()
+    process = start_serve(workdir, port, web_port)
     try:
         poll(lambda: listening(port) or process.poll() is not None, 30, "the SMTP receiver")
         assert process.poll() is None, process.communicate()[1]
@@ -84,6 +87,9 @@ def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
             with pytest.raises(smtplib.SMTPRecipientsRefused):
                 client.sendmail("anna@example.org", ["iemand@example.org"], b"Subject: x\r\n\r\n")
         poll(lambda: len(_outbox(workdir)) == 1, 30, "the answer to the Help mail")
+        # The game pages, in the same process: the list of games, in the configured language.
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=10) as page:
+            assert page.status == 200 and "Spellen" in page.read().decode()
         process.send_signal(stop_signal)
         _, err = process.communicate(timeout=30)
     finally:
@@ -93,6 +99,9 @@ def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
     assert process.returncode == 0, err
     assert f"SMTP receiver for {NARRATOR} listening on 127.0.0.1:{port}" in err
     assert "Maildir" in err and "narrator stopped" in err
+    # The log line says the pages' address (base_url) and where they are served.
+    page_line = f"game pages at http://127.0.0.1:8080/ (listening on http://127.0.0.1:{web_port})"
+    assert page_line in err
     assert "inbox 1: a Help mail from anna@example.org but no admin is configured" in err
     assert "inbox 1 (help-1@example.org): help not forwarded: no admin (player told)" in err
     assert "Traceback" not in err
@@ -155,3 +164,14 @@ def test_a_read_only_database_file_names_the_files_to_fix(
         f"the SQLite database {database} is read-only: make writable by this user: {database}-shm"
     )
     assert read_only_database(RuntimeError("boom"), f"sqlite:///{database}") is None
+
+
+def test_serve_reports_a_taken_web_port_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        process = start_serve(tmp_path, free_port(), taken.getsockname()[1])
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert err.strip().splitlines()[-1].startswith("narrator: error: cannot start:")
+    assert "Traceback" not in err

@@ -37,6 +37,7 @@ MiB = 1024 * 1024
 def make_config(tmp_path: Path, max_message_bytes: int) -> Config:
     path = tmp_path / "narrator.toml"
     path.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "sqlite:///{tmp_path / "narrator.db"}"\naddress = "{NARRATOR}"\n'
         f'[inbound.smtp]\nport = {free_port()}\n[outbound]\nmaildir = "outbox"\n'
         f"[security]\nmax_message_bytes = {max_message_bytes}\n",

@@ -90,6 +90,7 @@ def write_config(
     outgoing mail by SMTP to ``outbound_port`` (else the Maildir ``outbox``), the outbox's
     retries, lease and SMTP timeout shortened."""
     lines = ["[narrator]", f'database = "{db_url}"', f'address = "{NARRATOR}"']
+    lines += ["[web]", "port = 0"]  # the game pages on any free port
     if smtp_port is None:
         lines += ["[inbound.smtp]", "enabled = false"]
     else:

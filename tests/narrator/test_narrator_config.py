@@ -29,6 +29,29 @@ def test_without_a_file_the_embedded_defaults_apply(tmp_path: Path) -> None:
     assert config.outbound.mode == "maildir"
     assert config.outbound.maildir == tmp_path.resolve() / "outbox"
     assert config.admins.emails == ()
+    web = config.web
+    assert (web.enabled, web.host, web.port) == (True, "127.0.0.1", 8080)
+    assert web.base_url == "http://127.0.0.1:8080"
+
+
+def test_the_web_pages_take_a_host_a_port_and_their_address(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        '[web]\nenabled = false\nhost = "0.0.0.0"\nport = 0\n'
+        'base_url = "https://wolven.example.org/spel/"\n',
+        encoding="utf-8",
+    )
+    web = load_config(path, environ={}).web
+    assert (web.enabled, web.host, web.port) == (False, "0.0.0.0", 0)  # 0: any free port
+    assert web.base_url == "https://wolven.example.org/spel"  # no trailing slash
+    assert web.secret is None  # no key: no personal pages
+
+
+def test_the_key_of_the_personal_pages_comes_from_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "narrator.toml"
+    path.write_text('[web]\nsecret_env = "WOLF_PAGES"\n', encoding="utf-8")
+    web = load_config(path, environ={"WOLF_PAGES": "s3cret"}).web
+    assert web.secret == "s3cret" and "s3cret" not in repr(web)
 
 
 def test_the_example_file_states_the_defaults_except_its_admin(tmp_path: Path) -> None:
@@ -280,6 +303,14 @@ def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) 
         ("[narrator]\ntimezone = ''\n", "'narrator.timezone': a time zone may not be empty"),
         ("[narrator]\ntimezone = '../etc/passwd'\n", "'narrator.timezone': not a time zone"),
         ("[narrator]\ntimezone = 1\n", "'narrator.timezone' must be a string"),
+        ("[web]\nenabled = 'yes'\n", "'web.enabled' must be true or false"),
+        ("[web]\nport = 65536\n", "'web.port' must be a port number (1-65535, or 0"),
+        ("[web]\nport = -1\n", "'web.port' must be a port number"),
+        ("[web]\nhost = ''\n", "'web.host' must be a host name"),
+        ("[web]\nbase_url = 'narrator.example.org'\n", "'web.base_url' must be an http://"),
+        ("[web]\nbase_url = 'ftp://x.example.org'\n", "'web.base_url' must be an http://"),
+        ("[web]\nbase_url = 'https://'\n", "'web.base_url' must be an http://"),
+        ("[web]\nbind = '::'\n", "unknown key 'web.bind'"),
     ],
 )
 def test_bad_files_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:

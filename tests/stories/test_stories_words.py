@@ -136,3 +136,44 @@ def test_the_helpers_use_the_words_and_babel() -> None:
     assert en.duration("2d") == "two days" and nl.duration("1h") == "één uur"
     assert en.role_team("welp") == "weerwolven"
     assert "hij" not in en.as_dict() and "he" in en.as_dict()
+
+
+def test_every_shipped_pack_words_the_game_pages() -> None:
+    from rules.core.registry import ruleset_ids
+
+    for ruleset in ruleset_ids():
+        for language in languages_of(ruleset):
+            web = load_words(ruleset, language).web
+            assert web is not None, (ruleset, language)
+            assert "{address}" in web.sign_up and "{game}" in web.sign_up
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ('games = "Spellen"\n', "[web] open: must be a non-empty string"),
+        ('bogus = "x"\n', "[web]: unknown key(s) bogus"),
+    ],
+)
+def test_a_bad_web_table_is_named(tmp_path: Path, table: str, problem: str) -> None:
+    source = words_path("wakkerdam", "nl").read_text(encoding="utf-8")
+    head, _, tail = source.partition("\n[web]\n")
+    labels = dict(line.split(" = ", 1) for line in tail.splitlines() if " = " in line)
+    if table.startswith("games"):
+        labels.pop("open")
+    else:
+        labels["bogus"] = '"x"'
+    path = tmp_path / "words.toml"
+    body = "".join(f"{key} = {value}\n" for key, value in labels.items())
+    path.write_text(f"{head}\n[web]\n{body}", encoding="utf-8")
+    with pytest.raises(WordsError) as error:
+        read_words(path, "wakkerdam", "nl")
+    assert problem in str(error.value)
+
+
+def test_the_signup_line_must_say_where_to(tmp_path: Path) -> None:
+    source = words_path("wakkerdam", "nl").read_text(encoding="utf-8")
+    path = tmp_path / "words.toml"
+    path.write_text(source.replace("Mail {address} met", "Mail ons met"), encoding="utf-8")
+    with pytest.raises(WordsError, match=r"\[web\] sign_up: must contain \{address\}"):
+        read_words(path, "wakkerdam", "nl")

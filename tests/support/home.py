@@ -36,6 +36,7 @@ def write_home(home: Path, db_url: str, maildir: Path) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     config = home / "narrator.toml"
     config.write_text(
+        "[web]\nport = 0\n"  # the game pages on any free port
         f'[narrator]\ndatabase = "{db_url}"\naddress = "{NARRATOR}"\n'
         f'[inbound.smtp]\nenabled = false\n[outbound]\nmaildir = "{maildir}"\n',
         encoding="utf-8",

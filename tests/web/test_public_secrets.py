@@ -1,0 +1,184 @@
+"""Nothing private on a public page: whole games of every ruleset are played by mail, and after
+the start and every step each public page and JSON is scanned for every secret — a living
+player's role, a line of any mail that only some players got (role mails, step mails,
+receipts, private stories: what the village's story mails never said) and every address; and
+each player's own page for every secret of the others (what only they were mailed)."""
+
+from __future__ import annotations
+
+import email
+import json
+import re
+from dataclasses import replace
+
+import pytest
+from markupsafe import escape
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import transaction
+from narrator.models import Game, OutboxMessage, game_players
+from narrator.outbound.compose import domain_of, make_message_id
+from narrator.web.tokens import page_token
+from tests.support.botgame import BotGame, power_word
+from tests.support.bymail import NARRATOR, Table, above_roster, address_of, game_view, text_of
+from tests.support.web import Page, fetch, serving, site_of
+
+ITALIANS = (
+    ("Lea", "vrouw"),
+    ("Vera", "vrouw"),
+    ("Carlo", "man"),
+    ("Dina", "vrouw"),
+    ("Ezio", "man"),
+    ("Ugo", "man"),
+)
+ENGLISH = (
+    ("Alice", "vrouw"),
+    ("Boris", "man"),
+    ("Clara", "vrouw"),
+    ("Derek", "man"),
+    ("Edith", "vrouw"),
+    ("Fred", "man"),
+    ("Gwen", "vrouw"),
+)
+DUTCH = (*(("Anna", "vrouw"), ("Bram", "man"), ("Carla", "vrouw"), ("Dirk", "man")),
+         *(("Eva", "vrouw"), ("Frank", "man"), ("Greet", "vrouw"), ("Hans", "man")))  # fmt: skip
+
+#: One game of every ruleset with a story pack.
+GAMES = [
+    BotGame("wakkerdam", "nl", "WW1", DUTCH, seed=9),
+    BotGame("lupus", "it", "Borgo", ITALIANS, seed=3, extra=power_word),
+    BotGame("vampiri", "it", "Notte", ITALIANS, seed=1),
+    BotGame("example", "it", "Esempio", ITALIANS[:5], seed=1),
+    BotGame("mafia", "en", "Carrow", ENGLISH, seed=1),
+]
+
+SECRET = "the key of the personal links"
+
+#: Lines shorter than this are no secret of their own ("Beste Anna,", a signature).
+SHORTEST_SECRET = 25
+
+
+def _lines(text: str) -> set[str]:
+    return {" ".join(line.split()) for line in text.splitlines()} - {""}
+
+
+def _private_lines(factory: sessionmaker[Session], plan: BotGame) -> set[str]:
+    """Every line of a mail to some players that no village story mail (the one text every
+    player got) holds: what only its readers know."""
+    village: set[str] = set()
+    private: set[str] = set()
+    with transaction(factory) as session:
+        rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+        mails = [(row.message_id, row.kind, row.raw) for row in rows]
+    village_ids = _village_ids(factory, plan)
+    for message_id, kind, raw in mails:
+        text = above_roster(text_of(email.message_from_bytes(raw)))
+        if kind in ("signup_confirmed", "game_over", "epilogue"):
+            continue  # public facts, or told to everybody once the game is over
+        (village if message_id in village_ids else private).update(_lines(text))
+    return {line for line in private - village if len(line) >= SHORTEST_SECRET}
+
+
+def _lines_by_reader(factory: sessionmaker[Session], plan: BotGame) -> dict[str, set[str]]:
+    """Address -> every line of the mails only some players got that went to him (the
+    village's story and what everybody is told at the end aside)."""
+    village_ids = _village_ids(factory, plan)
+    with transaction(factory) as session:
+        rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+        mails = [(row.message_id, row.kind, row.recipient, row.raw) for row in rows]
+    told: dict[str, set[str]] = {}
+    for message_id, kind, recipient, raw in mails:
+        if message_id in village_ids or kind in ("signup_confirmed", "game_over", "epilogue"):
+            continue
+        text = above_roster(text_of(email.message_from_bytes(raw)))
+        told.setdefault(recipient, set()).update(_lines(text))
+    return told
+
+
+def _scan_own_pages(factory: sessionmaker[Session], plan: BotGame, root: str) -> None:
+    """Each player's own page holds no line that only other players were mailed, and no other
+    living player's role."""
+    told = _lines_by_reader(factory, plan)
+    secrets = _private_lines(factory, plan)
+    with transaction(factory) as session:
+        game = session.scalars(select(Game).where(Game.name == plan.name)).one()
+        tokens = {p.email: page_token(SECRET, game.id, p.id) for p in game_players(session, game)}
+    for address, token in tokens.items():
+        page = fetch(f"{root}/p/{token}")
+        data = json.loads(fetch(f"{root}/p/{token}.json").body)
+        assert page.status == 200 and data["state"] == "running"
+        others = secrets - told.get(address, set())
+        leaked = [line for line in others if line in _told(page)]
+        assert not leaked, (plan.name, address, leaked)
+        for player in data["players"]:
+            assert player["role"] is None or not player["alive"], (plan.name, address, player)
+
+
+def _village_ids(factory: sessionmaker[Session], plan: BotGame) -> set[str]:
+    """The Message-IDs of the village's story mails (not the private ones)."""
+    with transaction(factory) as session:
+        game = session.scalars(select(Game).where(Game.name == plan.name)).one()
+        players = game_players(session, game)
+        domain = domain_of(NARRATOR)
+        ids = set()
+        for number in ("start", *range(1, game.step_number + 1)):
+            for player in players:
+                identity = f"story/{game.id}/{number}/{player.id}/{player.email}"
+                ids.add(make_message_id(domain, identity))
+        return ids
+
+
+def _scan(factory: sessionmaker[Session], plan: BotGame, root: str, *, over: bool) -> None:
+    """Every public page and JSON of the game holds none of its secrets."""
+    page = fetch(f"{root}/games/{plan.name}")
+    data_page = fetch(f"{root}/games/{plan.name}.json")
+    index = fetch(f"{root}/")
+    assert page.status == data_page.status == index.status == 200
+    data = json.loads(data_page.body)
+    addresses = [address_of(name).lower() for name, _ in plan.players]
+    for answer in (page, data_page, index):
+        for address in addresses:
+            assert address not in answer.body.lower(), (plan.name, address)
+    if over:
+        return
+    living = {name for name, _ in plan.players}
+    if data["state"] != "signup":
+        living = {seat.name for seat in game_view(factory).players if seat.alive}
+    for player in data["players"]:
+        if player["name"] in living:
+            assert player["role"] is None, (plan.name, player)
+    for name in living:  # a living player's roster line names nobody's role
+        assert f"<li>{escape(name)} (" not in page.body, (plan.name, name)
+    leaked = [line for line in _private_lines(factory, plan) if line in _told(page)]
+    assert not leaked, (plan.name, leaked)
+
+
+def _told(page: Page) -> str:
+    """The page's text, each line as the mails write it (collapsed spaces)."""
+    return re.sub(r"\s+", " ", page.text)
+
+
+@pytest.mark.parametrize("plan", GAMES, ids=[plan.ruleset for plan in GAMES])
+def test_no_public_page_of_a_whole_game_holds_a_secret(
+    factory: sessionmaker[Session], plan: BotGame
+) -> None:
+    table = Table(factory, language=plan.language)
+    site = replace(site_of(factory, ruleset=plan.ruleset, language=plan.language), secret=SECRET)
+    with serving(site) as root:
+        plan.open(table)
+        _scan(factory, plan, root, over=False)
+        plan.start(table)
+        _scan(factory, plan, root, over=False)
+        _scan_own_pages(factory, plan, root)
+        steps = 0
+        for _ in plan.steps(table):
+            steps += 1
+            over = game_view(factory).over
+            _scan(factory, plan, root, over=over)
+            if not over:
+                _scan_own_pages(factory, plan, root)
+        assert steps >= 2 and game_view(factory).over
+        data = json.loads(fetch(f"{root}/games/{plan.name}.json").body)
+        assert data["state"] == "ended" and data["winners"]
+        assert all(player["role"] is not None for player in data["players"])

@@ -1,0 +1,121 @@
+"""The pages inside a running daemon: a vote in a player's page form is stored in the inbox and
+wakes the daemon's inbox worker at once (not at its next poll), which answers it with the
+receipt mail, as it answers a mail; the personal reply address (plus addressing) is its To."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.config import load_config
+from narrator.daemon import Daemon, DaemonOptions
+from narrator.db import make_engine, session_factory, transaction, upgrade
+from narrator.models import Game, InboxMessage, OutboxMessage, Player, Vote
+from narrator.service import games as service
+from narrator.service.mailer import Mailer
+from narrator.service.work import unit_of_work
+from narrator.web.tokens import page_token
+from stories import FileStore
+from stories.words import load_words
+from tests.support.aio import run_async, wait_until
+from tests.support.bymail import NARRATOR
+from tests.support.web import fetch, post_form
+
+SECRET = "pages key"
+#: Polls far apart: only the wake-up of the form's vote can make the receipt come quickly.
+OPTIONS = DaemonOptions(inbox_interval=600.0, scheduler_poll=600.0, outbox_poll=600.0)
+NAMES = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank")
+
+
+def _start_game(factory: sessionmaker[Session]) -> dict[str, str]:
+    """A started Wakkerdam game of six; returns player -> his page token."""
+    with transaction(factory) as session:
+        game = Game(
+            name="WW5",
+            name_key="ww5",
+            ruleset="wakkerdam",
+            language="nl",
+            theme="wakkerdam",
+            speed=86400,
+            strictness=2,
+            status="signup",
+        )
+        session.add(game)
+        session.flush()
+        for seat, name in enumerate(NAMES, start=1):
+            email = f"{name.lower()}@example.org"
+            session.add(
+                Player(
+                    game_id=game.id,
+                    seat=seat,
+                    name=name,
+                    name_key=name.lower(),
+                    email=email,
+                    gender="vrouw",
+                )
+            )
+    mailer = Mailer(FileStore(), NARRATOR)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, mailer, game, now=game.created_at, seed=7)
+        players = work.session.scalars(select(Player)).all()
+        return {p.name: page_token(SECRET, game.id, p.id) for p in players}
+
+
+def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'narrator.db'}"
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
+        "[inbound.smtp]\nenabled = false\n"
+        '[outbound]\nmaildir = "outbox"\n'
+        "[web]\nport = 0\n"
+        "[security]\nplus_addressing = true\n",
+        encoding="utf-8",
+    )
+    environ = {"NARRATOR_WEB_SECRET": SECRET, "NARRATOR_REPLY_SECRET": "reply key"}
+    config = load_config(path, environ=environ)
+    upgrade(database)
+    engine = make_engine(database)
+    factory = session_factory(engine)
+    tokens = _start_game(factory)
+
+    def receipts() -> list[str]:
+        with transaction(factory) as session:
+            query = select(OutboxMessage.recipient).where(OutboxMessage.kind == "receipt")
+            return list(session.scalars(query))
+
+    words = load_words("wakkerdam", "nl")
+
+    async def scenario() -> tuple[str, list[str]]:
+        async with Daemon(config, options=OPTIONS) as daemon:
+            root = f"http://127.0.0.1:{daemon.web_port}"
+            voter = None
+            for name, token in tokens.items():
+                data = json.loads((await asyncio.to_thread(fetch, f"{root}/p/{token}.json")).body)
+                if data["asked"]:
+                    voter, choices = name, data["choices"][0]
+                    break
+            assert voter is not None
+            fields = [("name", n) for n in choices["choices"] if n != voter][:1]
+            if choices["keyword"]:
+                fields.append(("keyword", words.keywords[choices["keyword"]][0]))
+            url = f"{root}/p/{tokens[voter]}"
+            page = await asyncio.to_thread(post_form, url, fields)
+            assert page.status == 200 and "Je stem is onderweg" in page.text
+            await wait_until(lambda: bool(receipts()), timeout=10, message="the receipt")
+            return voter, receipts()
+
+    voter, got = run_async(scenario())
+    assert got == [f"{voter.lower()}@example.org"]
+    with transaction(factory) as session:
+        [vote] = session.scalars(select(Vote)).all()
+        [mail] = session.scalars(select(InboxMessage)).all()
+        assert mail.state == "done" and vote.inbox_id == mail.id
+        # Written to his personal reply address, as plus addressing asks of his votes.
+        assert b"To: verteller+ww5-" in mail.raw
+    engine.dispose()
