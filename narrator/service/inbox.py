@@ -5,6 +5,8 @@ LOCKED``, so several daemons share the work), turns each mail into a command, ap
 the game, queues the replies, and marks the row done: a batch of mails per transaction, and
 one at a time again when a batch fails (see :func:`process_pending`).  A message that keeps
 failing is set aside (state ``failed``) for an operator after a few attempts, never dropped.
+Whether and how a mail is answered is decided by the rules of :data:`INBOX_CHAIN`, in order
+(docs/dev/inbox-chain.md); the rule that decided is in the :class:`Outcome`.
 """
 
 from __future__ import annotations
