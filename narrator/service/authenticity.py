@@ -257,18 +257,21 @@ class SenderAuth:
             if found is None:
                 return "no dmarc result"
             return f"no dmarc=pass for {from_domain or 'the sender'}"
-        for r in results:
-            if r.result != "pass":
-                continue
-            if r.method == "dkim":
-                signer = r.properties.get("header.d") or _domain(r.properties.get("header.i", ""))
-                if aligned(signer, from_domain):
-                    return None
-            if r.method == "spf":
-                mailfrom = r.properties.get("smtp.mailfrom", "")
-                if aligned(_domain(mailfrom), from_domain):
-                    return None
+        if any(_passes_aligned(r, from_domain) for r in results):
+            return None
         return "neither DKIM nor SPF passed for " + (from_domain or "the sender")
+
+
+def _passes_aligned(r: AuthResult, from_domain: str) -> bool:
+    """Whether `r` is a DKIM or SPF pass for a domain aligned with the sender's."""
+    if r.result != "pass":
+        return False
+    if r.method == "dkim":
+        signer = r.properties.get("header.d") or _domain(r.properties.get("header.i", ""))
+        return aligned(signer, from_domain)
+    if r.method == "spf":
+        return aligned(_domain(r.properties.get("smtp.mailfrom", "")), from_domain)
+    return False
 
 
 # --- per-player reply addresses -------------------------------------------------------------

@@ -5,6 +5,8 @@ LOCKED``, so several daemons share the work), turns each mail into a command, ap
 the game, queues the replies, and marks the row done: a batch of mails per transaction, and
 one at a time again when a batch fails (see :func:`process_pending`).  A message that keeps
 failing is set aside (state ``failed``) for an operator after a few attempts, never dropped.
+Whether and how a mail is answered is decided by the rules of :data:`INBOX_CHAIN`, in order
+(docs/dev/inbox-chain.md); the rule that decided is in the :class:`Outcome`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from narrator.models import (
 from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, from_problem, header_items
+from narrator.service.chain import Action, Rule, Verdict, go_on, walk
 from narrator.service.help import NO_ADMIN, no_admin_text
 from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.limits import (
@@ -113,34 +116,55 @@ class InboxSettings:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What processing one message did (for logs and tests)."""
+    """What processing one message did (for logs and tests): the row's new state, what was
+    done, the inbox chain's rule that decided and every rule that found something."""
 
     state: str
     what: str
-
-
-@dataclass(frozen=True)
-class _Mail:
-    """One inbox row being processed: the row, what the parser read of it, its header fields,
-    and the clock."""
-
-    row: InboxMessage
-    parsed: ParsedMail
-    items: list[tuple[str, str]]
-    now: datetime
+    # Which rule decided, and which found something (not part of what was done: an outcome
+    # equals another of the same state and what).
+    rule: str = field(default="", compare=False)
+    hits: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
 class _Answer:
     """How a mail is answered: the game it is about (None: none named), the threading of the
-    reply, the sender's reply admission (over his limit, the reply is silent), and who he is
-    in the game."""
+    reply, the sender's reply admission (over his limit, the reply is silent), and who he is."""
 
     game: Game | None
     reply: ReplyTo
     admission: Admission
     player: Player | None = None  # the sender, when he plays in the game (once it is read)
     in_game: bool = False  # the sender plays in `game`: his own words may be quoted back
+    playing: bool = False  # the sender plays in an open game (his answers count as a player's)
+
+
+@dataclass(frozen=True)
+class _Mail:
+    """One inbox row as the inbox chain's rules see it: the unit of work, the mailer and the
+    settings; the row, what the parser read of it (its header fields, where it routes, the
+    open games), the clock; and what the rules completed: the game it names (locked, by
+    ``game``) and how it is answered (by ``rate-limit``)."""
+
+    work: Work
+    mailer: Mailer
+    settings: InboxSettings
+    row: InboxMessage
+    parsed: ParsedMail
+    items: list[tuple[str, str]]
+    now: datetime
+    routed: Route | Help | Ignore | ParseError
+    games: list[Any]
+    too_large: bool
+    game: Game | None = None
+    answer: _Answer | None = None
+
+    @property
+    def answering(self) -> _Answer:
+        """How it is answered (the rules after ``rate-limit`` ask)."""
+        assert self.answer is not None, "asked before the rate-limit rule"
+        return self.answer
 
 
 def process_message(
@@ -148,19 +172,32 @@ def process_message(
 ) -> Outcome:
     """Process one inbox row inside the unit of work `work`; set its state; return what was done.
 
-    Mail that must never be answered (auto-replies, bounces, lists, our own, mail built to
-    hurt the parser, mail from an unusable or unauthenticated non-player address) is marked
-    ``ignored`` with the rule; everything else is ``done`` with exactly one answer (a receipt,
-    a confirmation, an error, a Help forward), unless its sender is over his reply limit.
+    The rules of :data:`INBOX_CHAIN` look at the mail in order until one decides. Mail that
+    must never be answered (auto-replies, bounces, lists, our own, mail from an unusable or
+    unauthenticated non-player address) is marked ``ignored`` with the rule; everything else
+    is ``done`` with exactly one answer (a refusal, a Help forward; for a command the game
+    table's receipt, confirmation or error), unless its sender is over his reply limit.
     """
-    session = work.session
-    limits = settings.limits
-    too_large = 0 < limits.max_message_bytes < len(row.raw)
+    mail = _arrived(work, mailer, settings, row, now)
+    decision = walk(INBOX_CHAIN, mail, lambda letters: post(work.session, mailer, letters, now))
+    verdict = decision.verdict
+    if verdict.action is Action.HAND_OFF:
+        outcome = _read(decision.mail)
+    else:
+        state = InboxState.IGNORED if verdict.action is Action.IGNORE else InboxState.DONE
+        outcome = _done(row, now, state, verdict.what)
+    return replace(outcome, rule=decision.rule, hits=decision.hits)
+
+
+def _arrived(
+    work: Work, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
+) -> _Mail:
+    """The mail as it arrived: parsed (a too-large one's header only) and routed."""
+    too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
     items = header_items(row.raw)
     parsed = parse_mail(_headers_only(row.raw) if too_large else row.raw)
     # Only the names of the open games are needed to route the mail; the one game it is about
-    # is loaded whole (its rules state can be large), locked: one mail at a time per game,
-    # also across daemons (PostgreSQL).
+    # is loaded whole by the ``game`` link (its rules state can be large).
     games = work.open_games()
     routed = route(
         parsed,
@@ -169,99 +206,185 @@ def process_message(
         explainer_for(settings.ruleset, settings.language),
         help_words(),
     )
-    ignored = _ignored(settings, row, parsed, routed)
-    if ignored is not None:
-        return _done(row, now, InboxState.IGNORED, f"ignored: {ignored}")
-    game_name = routed.game if isinstance(routed, Route | Help) else None
-    game_id = next((g.id for g in games if g.name == game_name), None)
-    game = work.locked_game(game_id) if game_id is not None else None
-    mail = _Mail(row, parsed, items, now)
-    unauthenticated = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
-    if unauthenticated is not None:
-        return _refuse_unauthenticated(work, mailer, settings, mail, game, unauthenticated)
-    playing = _plays_anywhere(session, parsed.sender)
-    admission = admit_reply(
-        session, parsed.sender, now, limits, Budget.PLAYER if playing else Budget.STRANGER
-    )
+    return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
+
+
+# --- the inbox chain's rules ----------------------------------------------------------------
+
+
+def _ignore(reason: str) -> Verdict[_Mail]:
+    return Verdict(Action.IGNORE, f"ignored: {reason}")
+
+
+def _answer(mail: _Mail, what: str, *letters: Letter) -> Verdict[_Mail]:
+    """Answered with `letters`; `what` says so, and whether the sender is over his limit."""
+    return Verdict(Action.ANSWER, _suffix(what, mail.answering.admission), letters)
+
+
+def _automatic(mail: _Mail) -> Verdict[_Mail]:
+    """Mail the parser knows is automatic: an auto-reply, a bounce, a list's, a loop."""
+    if isinstance(mail.routed, Ignore):
+        return _ignore(mail.routed.reason.value)
+    return go_on()
+
+
+def _bounce(mail: _Mail) -> Verdict[_Mail]:
+    """A bounce by its envelope: an empty return path."""
+    if mail.row.envelope_from == "":
+        return _ignore(IgnoreReason.BOUNCE.value)
+    return go_on()
+
+
+def _loop(mail: _Mail) -> Verdict[_Mail]:
+    """Mail from one of the narrator's own addresses."""
+    sender = mail.parsed.sender
+    if sender and mail.settings.is_own(sender):
+        return _ignore(IgnoreReason.LOOP.value)
+    return go_on()
+
+
+def _no_sender(mail: _Mail) -> Verdict[_Mail]:
+    """Mail with no sender to answer."""
+    return go_on() if mail.parsed.sender else _ignore("no-sender")
+
+
+def _unusable_sender(mail: _Mail) -> Verdict[_Mail]:
+    """Mail from an address no reply could be addressed to."""
+    return go_on() if _is_usable_address(mail.parsed.sender) else _ignore("unusable-sender")
+
+
+def _find_game(mail: _Mail) -> Verdict[_Mail]:
+    """No check: the game the mail names, loaded whole and locked (one mail at a time per game,
+    also across daemons on PostgreSQL), for the rules after it."""
+    routed = mail.routed
+    name = routed.game if isinstance(routed, Route | Help) else None
+    game_id = next((g.id for g in mail.games if g.name == name), None)
+    if game_id is None:
+        return go_on()
+    return go_on(replace(mail, game=mail.work.locked_game(game_id)))
+
+
+def _unauthenticated(mail: _Mail) -> Verdict[_Mail]:
+    """Mail whose From or sender authentication fails (a player is told, nobody else)."""
+    items, sender = mail.items, mail.parsed.sender
+    reason = from_problem(items) or mail.settings.sender_auth.check(items, sender)
+    if reason is None:
+        return go_on()
+    return _refuse_unauthenticated(mail, reason)
+
+
+def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
+    """Count the answer against the sender's reply limit and decide how he is answered; over
+    his limit, the answers are silent (after one notice a day). It decides nothing: a
+    player's vote over the limit still counts."""
+    work, parsed, game = mail.work, mail.parsed, mail.game
+    playing = _plays_anywhere(work.session, parsed.sender)
+    budget = Budget.PLAYER if playing else Budget.STRANGER
+    admission = admit_reply(work.session, parsed.sender, mail.now, mail.settings.limits, budget)
     # Free text (his subject, a name he wrote) goes back only to a player of the game the
     # answer is about: anybody else may be an address a forger chose (backscatter).
     in_game = game is not None and any(p.email == parsed.sender for p in work.players(game))
+    subject = parsed.raw_subject if in_game else _known_words_of_subject(parsed, mail.routed, game)
     reply = ReplyTo(
-        parsed.message_id or row.message_id or "",
+        parsed.message_id or mail.row.message_id or "",
         parsed.references,
-        row.id,
+        mail.row.id,
         admission is not Admission.SEND,
-        subject=parsed.raw_subject if in_game else _known_words_of_subject(parsed, routed, game),
+        subject=subject,
     )
-    answer = _Answer(game, reply, admission, in_game=in_game)
-    if admission is Admission.NOTICE:
-        post(session, mailer, [_notice(work, settings, parsed, game, reply)], now)
-    hostile = hostile_defect(parsed.defects)
-    if hostile is not None:  # built to hurt the parser: a short answer, nothing read
-        post(session, mailer, [_refusal(work, settings, game, parsed, reply, "too-complex")], now)
-        return _done(
-            row, now, InboxState.DONE, _suffix(f"error: too-complex ({hostile})", admission)
-        )
-    if too_large:
-        refusal = _refusal(
-            work,
-            settings,
-            game,
-            parsed,
-            reply,
-            "too-large",
-            size=len(row.raw) // 1024,
-            limit=limits.max_message_bytes // 1024,
-        )
-        post(session, mailer, [refusal], now)
-        return _done(row, now, InboxState.DONE, _suffix("error: too-large", admission))
-    if isinstance(routed, Help):
-        if playing and admission is not Admission.SEND:
-            # A player's Help always reaches the admins (only the acknowledgement to him
-            # follows his reply limit), up to a flood of them an hour.
-            answer = replace(answer, admission=_help_admission(session, parsed.sender, now))
-        return _forward_help(work, mailer, settings, mail, answer)
-    if not isinstance(routed, Route) or game is None:
+    answer = _Answer(game, reply, admission, in_game=in_game, playing=playing)
+    mail = replace(mail, answer=answer)
+    notices = [_notice(mail)] if admission is Admission.NOTICE else []
+    return go_on(mail, notices, hit=admission is not Admission.SEND)
+
+
+def _hostile(mail: _Mail) -> Verdict[_Mail]:
+    """Mail built to hurt the parser: a short answer, nothing read."""
+    hostile = hostile_defect(mail.parsed.defects)
+    if hostile is None:
+        return go_on()
+    refusal = _refusal(mail, mail.game, mail.answering.reply, "too-complex")
+    return _answer(mail, f"error: too-complex ({hostile})", refusal)
+
+
+def _too_large(mail: _Mail) -> Verdict[_Mail]:
+    """Mail over the size limit: refused unread."""
+    if not mail.too_large:
+        return go_on()
+    limit = mail.settings.limits.max_message_bytes
+    refusal = _refusal(
+        mail,
+        mail.game,
+        mail.answering.reply,
+        "too-large",
+        size=len(mail.row.raw) // 1024,
+        limit=limit // 1024,
+    )
+    return _answer(mail, "error: too-large", refusal)
+
+
+def _help(mail: _Mail) -> Verdict[_Mail]:
+    """A Help mail: forwarded to the admins."""
+    if not isinstance(mail.routed, Help):
+        return go_on()
+    answer = mail.answering
+    if answer.playing and answer.admission is not Admission.SEND:
+        # A player's Help always reaches the admins (only the acknowledgement to him
+        # follows his reply limit), up to a flood of them an hour.
+        admission = _help_admission(mail.work.session, mail.parsed.sender, mail.now)
+        mail = replace(mail, answer=replace(answer, admission=admission))
+    return _forward_help(mail)
+
+
+def _command(mail: _Mail) -> Verdict[_Mail]:
+    """Everything else is a command (or the error of one): read it and hand it to the game."""
+    return Verdict(Action.HAND_OFF)
+
+
+# The inbox's rules in their order (docs/dev/inbox-chain.md): the first that decides ends it.
+INBOX_CHAIN: tuple[Rule[_Mail], ...] = (
+    Rule("automatic", _automatic),
+    Rule("bounce", _bounce),
+    Rule("loop", _loop),
+    Rule("no-sender", _no_sender),
+    Rule("unusable-sender", _unusable_sender),
+    Rule("game", _find_game),
+    Rule("unauthenticated", _unauthenticated),
+    Rule("rate-limit", _rate_limit),
+    Rule("hostile", _hostile),
+    Rule("too-large", _too_large),
+    Rule("help", _help),
+    Rule("command", _command),
+)
+
+
+# --- a command: read, and handled by the game table -----------------------------------------
+
+
+def _read(mail: _Mail) -> Outcome:
+    """Read a mail the chain handed off: the error of a mail naming no (known) game, else the
+    game table's answer to its command."""
+    routed, answer = mail.routed, mail.answering
+    if not isinstance(routed, Route) or mail.game is None:
         # No game named, or the one named was deleted since: ``no-game``.
-        unread = routed if isinstance(routed, ParseError) else _no_game(settings, games)
-        return _unread(work, mailer, settings, mail, answer, unread)
-    return _hand_off(work, mailer, settings, mail, answer)
+        unread = routed if isinstance(routed, ParseError) else _no_game(mail.settings, mail.games)
+        return _unread(mail, answer, unread)
+    return _hand_off(mail, answer)
 
 
-def _ignored(
-    settings: InboxSettings,
-    row: InboxMessage,
-    parsed: ParsedMail,
-    routed: Route | Help | Ignore | ParseError,
-) -> str | None:
-    """Why a mail must never be answered (bounce, loop, no or unusable sender), or None: the
-    rules, in their order."""
-    ignore = routed if isinstance(routed, Ignore) else None
-    if ignore is None and row.envelope_from == "":
-        ignore = Ignore(reason=IgnoreReason.BOUNCE)
-    if ignore is None and parsed.sender and settings.is_own(parsed.sender):
-        ignore = Ignore(reason=IgnoreReason.LOOP)
-    if ignore is not None or not parsed.sender:
-        return ignore.reason.value if ignore is not None else "no-sender"
-    if not _is_usable_address(parsed.sender):
-        return "unusable-sender"
-    return None
-
-
-def _hand_off(
-    work: Work, mailer: Mailer, settings: InboxSettings, mail: _Mail, answer: _Answer
-) -> Outcome:
+def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     """Read the mail as a command for its game and let the game's table handle it; post the
     letters it decides (a receipt, a confirmation, an error reply)."""
     assert answer.game is not None
+    work, mailer, settings = mail.work, mail.mailer, mail.settings
     table = table_of(work, answer.game)
     reading = reading_for(table, mail.parsed.sender)
     answer = replace(answer, player=reading.player)
     command = read_command(mail.parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
-        return _unread(work, mailer, settings, mail, answer, command)
+        return _unread(mail, answer, command)
     try:
-        letters, what = _handle(table, mailer, settings, mail, answer, command)
+        letters, what = _handle(table, mail, answer, command)
     except service.GameError as error:
         refused = _Error(error.code, error.reply_text)
         letter = _error_reply(work, answer.game, mail.parsed, answer.reply, refused, settings)
@@ -274,15 +397,11 @@ def _hand_off(
 
 
 def _handle(
-    table: GameTable,
-    mailer: Mailer,
-    settings: InboxSettings,
-    mail: _Mail,
-    answer: _Answer,
-    command: Read,
+    table: GameTable, mail: _Mail, answer: _Answer, command: Read
 ) -> tuple[Sequence[Letter], str]:
     """What the game's table makes of a signup or a vote: the letters and what was done."""
     game, parsed, now, player = table.game, mail.parsed, mail.now, answer.player
+    mailer, settings = mail.mailer, mail.settings
     if isinstance(command, Signup):
         if looks_like(command.name, mailer.display_name):  # the narrator's own name
             text = refusal_text(
@@ -315,17 +434,10 @@ def _handle(
     raise TypeError(f"unexpected command {command!r}")
 
 
-def _unread(
-    work: Work,
-    mailer: Mailer,
-    settings: InboxSettings,
-    mail: _Mail,
-    answer: _Answer,
-    command: ParseError,
-) -> Outcome:
+def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
     """Answer a mail the parser could not use with the error reply: what was wrong and what
     would work (for a game's mail, what the sender may really choose now)."""
-    game = answer.game
+    game, work, settings = answer.game, mail.work, mail.settings
     if not answer.in_game:
         command = _without_free_text(command, game, settings)
     message, choices = command.message, list(command.params.get("choices", ()) or ())
@@ -337,7 +449,7 @@ def _unread(
         message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
     error = _Error(command.code.value, message, choices)
     letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
-    post(work.session, mailer, [letter], mail.now)
+    post(work.session, mail.mailer, [letter], mail.now)
     what = _suffix(f"error: {command.code.value}", answer.admission)
     return _done(mail.row, mail.now, InboxState.DONE, what)
 
@@ -512,20 +624,13 @@ def _help_admission(session: Session, sender: str, now: datetime) -> Admission:
     return Admission.SEND if count <= HELP_FORWARDS_PER_HOUR else Admission.SILENT
 
 
-def _refuse_unauthenticated(
-    work: Work,
-    mailer: Mailer,
-    settings: InboxSettings,
-    mail: _Mail,
-    game: Game | None,
-    reason: str,
-) -> Outcome:
+def _refuse_unauthenticated(mail: _Mail, reason: str) -> Verdict[_Mail]:
     """Refuse mail whose sender failed authentication; tell only an address that plays.
 
     Answering any other address would send mail to whoever the forger named (backscatter);
     a player's address already receives the narrator's mail, and learns of the forgery.
     """
-    session, row, parsed, now = work.session, mail.row, mail.parsed, mail.now
+    session, row, parsed, now, game = mail.work.session, mail.row, mail.parsed, mail.now, mail.game
     log.warning("inbox %s: %s not authenticated (%s); refused", row.id, parsed.sender, reason)
     playing = list(
         session.scalars(
@@ -536,49 +641,38 @@ def _refuse_unauthenticated(
         )
     )
     if not playing:
-        return _done(row, now, InboxState.IGNORED, f"ignored: unauthenticated ({reason})")
+        return _ignore(f"unauthenticated ({reason})")
     if game not in playing:
         game = playing[0]
     # Counted apart from his own answers, and once a day: forgeries can't use up the real
     # player's replies (his receipts, his Help), nor flood his mailbox.
-    admission = admit_reply(session, parsed.sender, now, settings.limits, Budget.FORGED)
+    admission = admit_reply(session, parsed.sender, now, mail.settings.limits, Budget.FORGED)
     reply = ReplyTo(
         parsed.message_id or row.message_id or "",
         parsed.references,
         row.id,
         admission is not Admission.SEND,
     )
-    refusal = _refusal(work, settings, game, parsed, reply, "not-authenticated", reason=reason)
-    post(session, mailer, [refusal], now)
-    return _done(
-        row, now, InboxState.DONE, _suffix(f"refused: unauthenticated ({reason})", admission)
-    )
+    refusal = _refusal(mail, game, reply, "not-authenticated", reason=reason)
+    what = _suffix(f"refused: unauthenticated ({reason})", admission)
+    return Verdict(Action.ANSWER, what, (refusal,))
 
 
 def _refusal(
-    work: Work,
-    settings: InboxSettings,
-    game: Game | None,
-    parsed: ParsedMail,
-    reply: ReplyTo,
-    code: str,
-    **params: str | int,
+    mail: _Mail, game: Game | None, reply: ReplyTo, code: str, **params: str | int
 ) -> Letter:
     """The error reply refusing a mail for `code` (the limits' wording, with `params`)."""
+    settings = mail.settings
     language = game.language if game is not None else settings.language
     ruleset = game.ruleset if game is not None else settings.ruleset
     message = refusal_text(code, ruleset, language, **params)
-    return _error_reply(work, game, parsed, reply, _Error(code, message), settings)
+    error = _Error(code, message)
+    return _error_reply(mail.work, game, mail.parsed, reply, error, settings)
 
 
-def _notice(
-    work: Work,
-    settings: InboxSettings,
-    parsed: ParsedMail,
-    game: Game | None,
-    reply: ReplyTo,
-) -> Letter:
+def _notice(mail: _Mail) -> Letter:
     """The one polite notice a day that the sender's mail is no longer answered."""
+    settings, game, reply = mail.settings, mail.game, mail.answering.reply
     language = game.language if game is not None else settings.language
     ruleset = game.ruleset if game is not None else settings.ruleset
     message = refusal_text(
@@ -590,7 +684,7 @@ def _notice(
     )
     notice = ReplyTo(reply.message_id, reply.references, reply.inbox_id, subject=reply.subject)
     error = _Error("rate-limited", message, kind=NOTICE_KIND, identity=f"notice/{reply.inbox_id}")
-    return _error_reply(work, game, parsed, notice, error, settings)
+    return _error_reply(mail.work, game, mail.parsed, notice, error, settings)
 
 
 def _valid_choices(table: GameTable, player: Player | None) -> list[str]:
@@ -695,17 +789,16 @@ def _error_reply(
     return Letter(error.kind, draft, (to,), game=game, reply=reply)
 
 
-def _forward_help(
-    work: Work, mailer: Mailer, settings: InboxSettings, mail: _Mail, answer: _Answer
-) -> Outcome:
+def _forward_help(mail: _Mail) -> Verdict[_Mail]:
     """Forward a Help mail to every admin; with none, tell the player (in the game's language,
     else the default) that nobody receives Help mails and whom to ask instead."""
-    session, row, parsed, now = work.session, mail.row, mail.parsed, mail.now
+    work, settings, row, parsed = mail.work, mail.settings, mail.row, mail.parsed
+    answer = mail.answering
     game, reply = answer.game, answer.reply
     if answer.admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
-        return _done(row, now, InboxState.DONE, _suffix("help not forwarded", answer.admission))
-    admins = admin_emails(session, settings.admins)
+        return _answer(mail, "help not forwarded")
+    admins = admin_emails(work.session, settings.admins)
     if not admins:
         log.warning(
             "inbox %s: a Help mail from %s but no admin is configured", row.id, parsed.sender
@@ -716,12 +809,11 @@ def _forward_help(
         ruleset = game.ruleset if game is not None else settings.ruleset
         error = _Error(NO_ADMIN, no_admin_text(ruleset, language), language=language)
         letter = _error_reply(work, None, parsed, reply, error, settings)
-        post(session, mailer, [letter], now)
-        return _done(row, now, InboxState.DONE, "help not forwarded: no admin (player told)")
+        return Verdict(Action.ANSWER, "help not forwarded: no admin (player told)", (letter,))
     forward = _help_forward(work, settings, row, parsed, game, admins)
     acknowledgement = _acknowledge_help(settings, row, parsed, game, forward.draft.context, reply)
-    post(session, mailer, [forward, acknowledgement], now)
-    return _done(row, now, InboxState.DONE, f"help forwarded to {len(admins)} admin(s)")
+    what = f"help forwarded to {len(admins)} admin(s)"
+    return Verdict(Action.ANSWER, what, (forward, acknowledgement))
 
 
 def _help_forward(

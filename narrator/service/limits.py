@@ -83,6 +83,26 @@ def limit_key(address: str) -> str:
     return f"{local.split('+', 1)[0]}@{domain}"
 
 
+def _over_strangers_cap(session: Session, now: datetime, limits: Limits) -> bool:
+    """Count one more answer to a stranger this hour; whether that is over the strangers' cap
+    (none when ``stranger_replies_per_hour`` is 0)."""
+    if limits.stranger_replies_per_hour <= 0:
+        return False
+    with session.no_autoflush:
+        strangers = _count_one(session, STRANGERS_KEY, _hour(now))
+        if strangers == 1:  # once an hour: every counter too old to matter goes
+            session.execute(
+                delete(ReplyCounter).where(ReplyCounter.window_start < now - COUNTER_RETENTION)
+            )
+    if strangers == limits.stranger_replies_per_hour + 1:
+        log.warning(
+            "%s answers to strangers this hour: over the cap, no more answers to "
+            "addresses that play in no game until the next hour",
+            limits.stranger_replies_per_hour,
+        )
+    return strangers > limits.stranger_replies_per_hour
+
+
 def admit_reply(
     session: Session,
     sender: str,
@@ -104,21 +124,8 @@ def admit_reply(
         with session.no_autoflush:
             today = _count_one(session, FORGED_PREFIX + key[:200], _day(now))
         return Admission.SEND if today == 1 else Admission.SILENT
-    if budget is Budget.STRANGER and limits.stranger_replies_per_hour > 0:
-        with session.no_autoflush:
-            strangers = _count_one(session, STRANGERS_KEY, window)
-            if strangers == 1:  # once an hour: every counter too old to matter goes
-                session.execute(
-                    delete(ReplyCounter).where(ReplyCounter.window_start < now - COUNTER_RETENTION)
-                )
-        if strangers > limits.stranger_replies_per_hour:
-            if strangers == limits.stranger_replies_per_hour + 1:
-                log.warning(
-                    "%s answers to strangers this hour: over the cap, no more answers to "
-                    "addresses that play in no game until the next hour",
-                    limits.stranger_replies_per_hour,
-                )
-            return Admission.SILENT
+    if budget is Budget.STRANGER and _over_strangers_cap(session, now, limits):
+        return Admission.SILENT
     # The counters are written by statements of their own, never by the ORM: what else the
     # transaction has pending (a batch's earlier mails) need not be flushed first, and is
     # flushed together at the end.

@@ -93,6 +93,7 @@ def test_null_envelope_sender_is_a_bounce(narrator: Narrator, situation: str) ->
     subject, body = SITUATIONS[situation]
     outcome = narrator.receive(mail("anna@example.net", subject, body), envelope_from="")
     assert outcome == outcome.__class__("ignored", "ignored: bounce")
+    assert outcome.rule == "bounce"  # the inbox chain's rule (the envelope), not the parser's
     assert narrator.outbox(after=before) == []
 
 
