@@ -27,12 +27,14 @@ from narrator.service.work import unit_of_work
 from tests.support.bymail import Table, address_of, compose, game_view
 
 PACKAGES = frozenset({"rules", "parsing", "stories", "narrator"})
-#: What this tree holds to (measured: a vote 28, the day 86; before the game table and the
-#: letters: 42 and 146).  Issue 21 aims at 15 and 40: most of what is left are the rules'
-#: events told event by event (as_told, to_dict, recipients, shown_role: the ruleset's `tell`
-#: is to answer for a whole step at once) and one cast per reader (told_role, Cast).
-VOTE_BUDGET = 28
-DAY_BUDGET = 86
+#: What this tree holds to (measured: a vote 29, the day 83; before the game table and the
+#: letters: 42 and 146; the rules' `tell` took the day from 86 to 83, the inbox chain and the
+#: language layer cost the vote one more call).  Issue 21 aims at 15 and 40: most of what is
+#: left are the rules' events told event by event (as_told, to_dict, recipients, shown_role:
+#: the ruleset's `tell` is to answer for a whole step at once) and one cast per reader
+#: (told_role, Cast).
+VOTE_BUDGET = 29
+DAY_BUDGET = 83
 PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
 
 

@@ -99,6 +99,9 @@ class InboxSettings:
     own_addresses: frozenset[str] = field(default_factory=frozenset)
     limits: Limits = field(default_factory=Limits)
     sender_auth: SenderAuth = field(default_factory=SenderAuth)
+    # The Help words of every language (a Help mail may name no game): read once, with the
+    # settings, not for each mail.
+    help_words: frozenset[str] = field(default_factory=help_words)
 
     @property
     def addresses(self) -> frozenset[str]:
@@ -204,7 +207,7 @@ def _arrived(
         [g.name for g in games],
         settings.addresses,
         explainer_for(settings.ruleset, settings.language),
-        help_words(),
+        settings.help_words,
     )
     return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
 
