@@ -211,6 +211,8 @@ class Player(Base):
     email: Mapped[str] = mapped_column(String(EMAIL_LENGTH))  # fold_email(address)
     gender: Mapped[str] = mapped_column(String(8))
     unsubscribed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Signed into his personal link; `narrator game revoke-link` raises it (narrator/web/tokens.py).
+    page_generation: Mapped[int] = mapped_column(Integer, default=0)
     # Deferred: every mail loads a game's players, and nothing reads these (load on access).
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, deferred=True)
     updated_at: Mapped[datetime] = mapped_column(

@@ -272,7 +272,9 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
 assert set(MAIL_FIELDS) == set(MAIL_TYPES)
 
 #: Names every template sees (besides the helpers): see docs/stories.md.
-COMMON_NAMES: Final = frozenset({"game", "players", "recipient", "lang", "moment", "you"})
+COMMON_NAMES: Final = frozenset(
+    {"game", "players", "recipient", "lang", "moment", "you", "page_link"}
+)
 EVENT_NAMES: Final = frozenset({"event"})
 
 
@@ -369,7 +371,7 @@ def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None)
     Raises ContextError for unknown or missing fields.
     """
     schema = MAIL_FIELDS[mail]
-    unknown = set(given) - set(schema) - {"game", "players", "recipient"}
+    unknown = set(given) - set(schema) - {"game", "players", "recipient", "page_link"}
     if unknown:
         raise ContextError(f"{mail}: unknown fields {sorted(unknown)}")
     out: dict[str, Any] = {}

@@ -213,6 +213,12 @@ def _layout() -> Template:
     return env.from_string(LAYOUT_FILE.read_text(encoding="utf-8"))
 
 
+def link_lines(link: str, words: Words) -> list[str]:
+    """The lines of a mail that carries the recipient's personal page `link`: the link, and
+    that it is not to be forwarded."""
+    return [fill(words.mail.page_link, url=link), words.mail.page_private]
+
+
 def mail_html(
     mail: str,
     ctx: Mapping[str, Any],
@@ -237,12 +243,19 @@ def mail_html(
         if ctx.get("code") not in NO_HELP_ERRORS:
             footer.append(fill(words.mail.help, subject=help_subject(game, words)))
     shown = roster if mail in HTML_ROSTER_MAILS else None
+    link: str | None = ctx.get("page_link")
+    personal = None
+    if link is not None:
+        before, _, after = words.mail.page_link.partition("{url}")
+        private = words.mail.page_private
+        personal = {"before": before, "url": link, "after": after, "private": private}
     return _layout().render(
         lang=language,
         title=subject,
         header=None if game is None else {"game": game.name, "moment": ctx.get("moment", "")},
         story=story,
         action=action,
+        personal=personal,
         roster=None
         if shown is None
         else {

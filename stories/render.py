@@ -19,6 +19,7 @@ from stories.context import (
     Event,
     Game,
     Player,
+    clean_text,
     mail_fields,
     players_from,
 )
@@ -28,6 +29,7 @@ from stories.layout import (
     HTML_ROSTER_MAILS,
     ROSTER_MAILS,
     ROSTER_SEPARATOR,
+    link_lines,
     mail_html,
     roster_of,
 )
@@ -241,18 +243,20 @@ class Renderer:
     def base_context(
         self, key: StoryKey, context: Mapping[str, Any], rng: random.Random
     ) -> dict[str, Any]:
-        """Helpers, `game`, `players`, `recipient`, `lang`, `moment` for a render."""
+        """Helpers, `game`, `players`, `recipient`, `lang`, `moment`, `page_link` for a render."""
         game_value = context.get("game")
         game = None if game_value is None else Game.from_any(game_value)
         players = players_from(context.get("players", ()))
         words = self.words(key)
         helpers = Helpers(words, players, rng)
         recipient = context.get("recipient")
+        link = context.get("page_link")
         return {
             **helpers.as_dict(),
             "game": game,
             "players": players,
             "recipient": None if recipient is None else str(recipient),
+            "page_link": None if link is None else clean_text(str(link)),
             "lang": key.language,
             "moment": moment_of(game, words),
             "you": False,
@@ -327,6 +331,10 @@ class Renderer:
         if ctx["game"] is not None and key.event in HTML_ROSTER_MAILS:
             roster = roster_of(ctx["players"], words, ctx["names"])
         text = body
+        if ctx["page_link"] is not None:
+            # His personal page (role and action mails, when the pages are configured): under
+            # the story, above the roster, in the language's words.
+            text += "\n\n" + "\n".join(link_lines(ctx["page_link"], words))
         if roster is not None and key.event in ROSTER_MAILS:
             # Below the usual signature separator: mail clients set it apart and leave it out
             # of a reply's quote, so a player's answer does not quote every name back.

@@ -93,6 +93,8 @@ class MailWords:
     deadline: str  # the label of the deadline
     reply: str  # how to answer: reply with the name(s) in the body
     help: str  # {subject}: how to ask the admins for help
+    page_link: str  # {url}: the recipient's personal page (role and action mails, docs/web.md)
+    page_private: str  # the line saying not to forward that link
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,7 @@ MAIL_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "blanco": ("word",),
         "keyword": ("word",),
         "help": ("subject",),
+        "page_link": ("url",),
     }
 )
 

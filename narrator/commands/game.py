@@ -428,6 +428,14 @@ def _add_link(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     link.add_argument("name", metavar="NAME", help="the game")
     link.add_argument("player", metavar="PLAYER", help="the player's name")
     link.set_defaults(func=_link)
+    revoke = commands.add_parser(
+        "revoke-link",
+        parents=[common],
+        help="revoke a player's personal page address: the old one opens nothing (docs/web.md)",
+    )
+    revoke.add_argument("name", metavar="NAME", help="the game")
+    revoke.add_argument("player", metavar="PLAYER", help="the player's name")
+    revoke.set_defaults(func=_revoke_link)
 
 
 def _link(args: argparse.Namespace) -> None:
@@ -447,8 +455,29 @@ def _link(args: argparse.Namespace) -> None:
         player = find_player(session, game, args.player)
         if player is None:
             raise CommandError(f"game {game.name} has no player called {args.player!r}")
-        token = page_token(secret, game.id, player.id)
+        token = page_token(secret, game.id, player.id, player.page_generation)
     print(f"{config.web.base_url}/p/{token}")
+
+
+def _revoke_link(args: argparse.Namespace) -> None:
+    from narrator.commands.db import config_from_args, database_session
+    from narrator.models import find_player
+    from narrator.service.games import revoke_link
+    from narrator.service.work import work_in
+
+    config = config_from_args(args)
+    with database_session(config) as session, work_in(session) as work:
+        game = open_game(session, args.name)
+        player = find_player(session, game, args.player)
+        if player is None:
+            raise CommandError(f"game {game.name} has no player called {args.player!r}")
+        generation = revoke_link(work, game, player, now=datetime.now(UTC))
+        name = player.name
+    print(
+        f"revoked the personal link of {name} in {game.name}: his old link opens nothing, "
+        f"his next mails carry the new one (generation {generation}; "
+        f"'narrator game link {game.name} {name}' prints it)"
+    )
 
 
 # --- driving a game: start, close-step, pause, resume, extend --------------------------------
@@ -456,13 +485,14 @@ def _link(args: argparse.Namespace) -> None:
 
 def _mailer(config: Config, session: Session) -> Mailer:
     from narrator.service.authenticity import reply_addresses_from_config
-    from narrator.service.mailer import Mailer
+    from narrator.service.mailer import Mailer, page_links_from_config
     from stories import FileStore
 
     mailer = Mailer(
         FileStore(),
         config.narrator.address,
         reply_addresses=reply_addresses_from_config(config),
+        pages=page_links_from_config(config),
         default_ruleset=config.narrator.ruleset,
         default_theme=config.narrator.theme,
         default_language=config.narrator.language,

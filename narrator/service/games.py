@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -151,6 +151,12 @@ def _letter(
         subject=batch.subject,
         reply=reply,
     )
+
+
+def _personal(letter: Letter, player: Player) -> Letter:
+    """`letter` (his role mail, a mail asking him to act) with `player`'s personal link, when
+    the pages are configured (:func:`narrator.service.letters.post` adds it)."""
+    return replace(letter, page=player)
 
 
 def _mail(work: Work, mailer: Mailer, letters: Sequence[Letter], now: datetime) -> None:
@@ -369,7 +375,8 @@ def _role_letters(table: GameTable) -> list[Letter]:
                 },
             }
         )
-        letters.append(_letter(batch, player, "role", context, f"role/{game.id}/{player.id}"))
+        identity = f"role/{game.id}/{player.id}"
+        letters.append(_personal(_letter(batch, player, "role", context, identity), player))
     return letters
 
 
@@ -474,7 +481,8 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
         actions = actions_of(table.rules, table.state, name, seats[name].role)
         context.update({"player": name, "actions": actions})
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
-        letters.append(_letter(batch, player, "step", context, identity))
+        letter = _letter(batch, player, "step", context, identity)
+        letters.append(_personal(letter, player) if actions else letter)
     return letters
 
 
@@ -834,7 +842,8 @@ def remind(table: GameTable, now: datetime) -> Reminded:
             }
         )
         identity = f"reminder/{game.id}/{game.step_number}/{player.id}"
-        letters.append(_letter(batch, player, "reminder", context, identity))
+        letter = _letter(batch, player, "reminder", context, identity)
+        letters.append(_personal(letter, player))
     game.reminded_at = now
     return Reminded(names, letters)
 
@@ -867,6 +876,23 @@ def resume_game(work: Work, game: Game, *, now: datetime) -> None:
     game.paused_at = None
     work.games_changed()
     table_of(work, game).log("resume", {}, now)
+
+
+def revoke_link(work: Work, game: Game, player: Player, *, now: datetime) -> int:
+    """Revoke `player`'s personal link (narrator/web/tokens.py): raise his ``page_generation``,
+    so the links of the old one open nothing and his next mails carry the new one.  Logged in
+    the game's log (his name and the new generation, never a token).  Returns the generation."""
+    player.page_generation += 1
+    table_of(work, game).log(
+        "revoke-link", {"player": player.name, "generation": player.page_generation}, now
+    )
+    log.info(
+        "revoked the personal link of %s in %s (generation %d)",
+        player.name,
+        game.name,
+        player.page_generation,
+    )
+    return player.page_generation
 
 
 def extend_deadline(work: Work, game: Game, by: timedelta, *, now: datetime) -> None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from narrator.models import Game
+from narrator.models import Game, Player
 from narrator.outbound.compose import (
     Address,
     MailKind,
@@ -80,6 +80,9 @@ class Letter:
     `kind` is the outbox kind (``receipt``, ``story``, ...); the thread is the `game`'s (its
     root in References, the From name, the player's reply address), titled `subject` (the game
     day's), or ``Re: <his subject>`` when it answers `reply`; `reply_to` overrides Reply-To.
+    With `page` (his role mail, a mail that asks him to act) the draft's context gets that
+    player's personal link as ``page_link`` when the personal pages are configured (see
+    :func:`post`).
     """
 
     kind: str
@@ -89,10 +92,15 @@ class Letter:
     subject: str | None = None
     reply: ReplyTo | None = None
     reply_to: Address | None = None
+    page: Player | None = None
 
 
 def post(session: Session, mailer: Mailer, letters: Iterable[Letter], now: datetime) -> list[str]:
     """Render and queue `letters` in order in `session`; return the Message-IDs queued.
+
+    The one place a personal link enters a mail: a letter with a `page` player, when the
+    mailer has the personal pages' key, renders with ``page_link`` (his page's address) in its
+    context; otherwise the context is the draft's, unchanged, and so is the mail.
 
     A letter whose draft renders to nothing (an empty private story, a missing optional
     template) is not mailed; one that answers a sender over his reply limit is rendered but
@@ -115,10 +123,14 @@ class _PostOffice:
         senders: dict[int | None, str] = {}  # by game: the narrator's name in its words
         queued: list[str] = []
         for letter in letters:
+            draft = self._with_link(letter)
             key = id(letter.draft)
-            if key not in rendered:
-                rendered[key] = self._render(letter.draft)
-            mail = rendered[key]
+            if draft is not letter.draft:  # his own link: a draft of his own
+                mail = self._render(draft)
+            else:
+                if key not in rendered:
+                    rendered[key] = self._render(draft)
+                mail = rendered[key]
             if mail is None:
                 continue
             game_id = letter.game.id if letter.game is not None else None
@@ -128,6 +140,14 @@ class _PostOffice:
                 self._queue(letter, recipient, mail, senders[game_id]) for recipient in letter.to
             )
         return queued
+
+    def _with_link(self, letter: Letter) -> Draft:
+        """`letter`'s draft, with his personal link in its context when it carries one."""
+        pages, player, game = self.mailer.pages, letter.page, letter.game
+        if pages is None or player is None or game is None:
+            return letter.draft
+        link = pages.link(game.id, player.id, player.page_generation)
+        return replace(letter.draft, context={**letter.draft.context, "page_link": link})
 
     def _render(self, draft: Draft) -> RenderedMail | None:
         mailer = self.mailer

@@ -14,10 +14,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from narrator.config import NarratorSection
+from narrator.config import Config, NarratorSection
 from narrator.models import Game
 from narrator.service.authenticity import ReplyAddresses
 from narrator.storystore import DatabaseStore, LayeredStore
+from narrator.web.tokens import PageLinks
 from stories import (
     FileStore,
     MemoryStore,
@@ -52,7 +53,9 @@ class Mailer:
 
     ``address`` is the narrator's own address (From of every mail).  With ``reply_addresses``
     every mail to a player of a game carries his personal reply address (Reply-To), and the
-    inbox requires it on votes (:mod:`narrator.service.authenticity`).
+    inbox requires it on votes (:mod:`narrator.service.authenticity`).  With ``pages`` (the
+    personal pages are configured) his role mail and the mails that ask him to act carry his
+    personal link (:func:`narrator.service.letters.post` adds it to their context).
     """
 
     store: TemplateStore
@@ -63,6 +66,7 @@ class Mailer:
     default_theme: str = ""
     default_language: str = NarratorSection.language
     reply_addresses: ReplyAddresses | None = None
+    pages: PageLinks | None = None
     renderer: Renderer = field(init=False)
     _shipped: Renderer | None = field(init=False, default=None, repr=False)
 
@@ -132,3 +136,12 @@ class Mailer:
         except (WordsError, OSError):
             return self.display_name
         return name or self.display_name
+
+
+def page_links_from_config(config: Config) -> PageLinks | None:
+    """How mails write the players' personal links: None (no link in any mail) unless the pages
+    are enabled (``[web] enabled``) and their key is set (``[web] secret_env``)."""
+    web = config.web
+    if not web.enabled or web.secret is None:
+        return None
+    return PageLinks(web.secret, web.base_url)

@@ -16,7 +16,7 @@ from narrator.outbound.transport import MaildirTransport
 from narrator.service.authenticity import reply_addresses_from_config, sender_auth_from_config
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import limits_from_config
-from narrator.service.mailer import Mailer
+from narrator.service.mailer import Mailer, page_links_from_config
 from stories import FileStore
 
 
@@ -43,6 +43,7 @@ def make_mailer(config: Config, factory: sessionmaker[Session]) -> Mailer:
         FileStore(),
         config.narrator.address,
         reply_addresses=reply_addresses_from_config(config),
+        pages=page_links_from_config(config),
         default_ruleset=config.narrator.ruleset,
         default_theme=config.narrator.theme,
         default_language=config.narrator.language,

@@ -65,10 +65,13 @@ class PrivatePage:
 
 
 def seat_of(work: Work, seat: Seat) -> tuple[Game, Player] | None:
-    """The game and player a token names (None: no such seat)."""
+    """The game and player a token names (None: no such seat, or a revoked link: one of
+    another generation than the player's ``page_generation``)."""
     game = work.session.get(Game, seat.game_id)
     player = work.session.get(Player, seat.player_id)
     if game is None or player is None or player.game_id != game.id:
+        return None
+    if player.page_generation != seat.generation:
         return None
     return game, player
 

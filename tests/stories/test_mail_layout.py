@@ -404,3 +404,26 @@ def test_a_reply_quoting_the_mail_reads_only_what_the_player_wrote(
             subtype="html",
         )
     assert parse_mail(bytes(reply)).body.strip() == "Bram"
+
+
+@pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())
+def test_a_mail_with_a_page_link_carries_it_in_text_and_html(
+    renderer: Renderer, ruleset: str, language: str, theme: str
+) -> None:
+    words = load_words(ruleset, language).mail
+    link = "https://wolves.example.org/p/3.17.0." + "A" * 43
+    line = words.page_link.replace("{url}", link)
+    for mail in ("role", "step"):
+        key = StoryKey(ruleset, language, theme, mail)
+        for context in list(mail_samples(key))[:3]:
+            plain = renderer.render_mail(key, context, 7)
+            none = renderer.render_mail(key, {**context, "page_link": None}, 7)
+            assert (none.text, none.html) == (plain.text, plain.html)
+            assert words.page_private not in plain.text + plain.html and link not in plain.html
+            linked = renderer.render_mail(key, {**context, "page_link": link}, 7)
+            assert linked.text.count(line) == 1 and words.page_private in linked.text
+            assert linked.text.startswith(plain.text.split(f"\n\n{ROSTER_SEPARATOR}\n")[0])
+            if ROSTER_SEPARATOR + "\n" in linked.text:  # above the running roster
+                assert linked.text.index(line) < linked.text.index(f"\n{ROSTER_SEPARATOR}\n")
+            assert linked.html.count(f'href="{link}"') == 1, (key, mail)
+            assert words.page_private in html_lib.unescape(linked.html)

@@ -52,13 +52,25 @@ def test_a_token_opens_one_seat_and_nothing_else() -> None:
     token = page_token(SECRET, 3, 17)
     seat = read_token(SECRET, token)
     assert seat is not None and (seat.game_id, seat.player_id) == (3, 17)
-    game_id, player_id, signature = token.split(".")
+    game_id, player_id, generation, signature = token.split(".")
+    assert (seat.generation, generation) == (0, "0")
     assert len(signature) == 43  # 256 bits
     assert read_token("another key", token) is None
-    assert read_token(SECRET, f"{game_id}.18.{signature}") is None  # another seat
+    assert read_token(SECRET, f"{game_id}.18.0.{signature}") is None  # another seat
+    assert read_token(SECRET, f"{game_id}.{player_id}.1.{signature}") is None  # generation
     flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
-    assert read_token(SECRET, f"{game_id}.{player_id}.{flipped}") is None
-    for bad in ("", "3.17", f"3.17.{signature}.x", f"03.17.{signature}", "3.17.!" * 9):
+    assert read_token(SECRET, f"{game_id}.{player_id}.0.{flipped}") is None
+    later = read_token(SECRET, page_token(SECRET, 3, 17, 2))
+    assert later is not None and later.generation == 2
+    for bad in (
+        "",
+        "3.17",
+        f"3.17.{signature}",  # no generation
+        f"3.17.0.{signature}.x",
+        f"03.17.0.{signature}",
+        f"3.17.00.{signature}",
+        "3.17.0.!" * 9,
+    ):
         assert read_token(SECRET, bad) is None
 
 
@@ -145,12 +157,13 @@ def test_a_wrong_token_or_no_key_is_a_plain_404(factory: sessionmaker[Session]) 
     GAME.open(table)
     tokens = _tokens(factory)
     token = tokens["Anna"]
-    game_id, player_id, signature = token.split(".")
+    game_id, player_id, generation, signature = token.split(".")
     flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
     with serving(replace(site_of(factory), secret=SECRET)) as root:
         assert fetch(f"{root}/p/{token}").status == 200
         for bad in (
-            f"{game_id}.{player_id}.{flipped}",
+            f"{game_id}.{player_id}.{generation}.{flipped}",
+            page_token(SECRET, int(game_id), int(player_id), 1),  # not (yet) his generation
             page_token("another key", int(game_id), int(player_id)),
             page_token(SECRET, int(game_id) + 1, int(player_id)),  # no such game
             page_token(SECRET, int(game_id), 999),  # no such player
