@@ -34,7 +34,7 @@ from narrator.models import (
 from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, from_problem, header_items
-from narrator.service.help import NO_ADMIN, no_admin_text
+from narrator.service.help import NO_ADMIN, held_help_digest, no_admin_text
 from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.limits import (
     NOTICE_KIND,
@@ -704,6 +704,8 @@ def _forward_help(
     game, reply = answer.game, answer.reply
     if answer.admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
+        digest = held_help_digest(session, settings.admins, settings.language, row.id, parsed, now)
+        post(session, mailer, digest, now)
         return _done(row, now, InboxState.DONE, _suffix("help not forwarded", answer.admission))
     admins = admin_emails(session, settings.admins)
     if not admins:
