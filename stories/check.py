@@ -172,7 +172,7 @@ def _mail_content_problems(
 
 #: The mails to a player, which open with a greeting and close with the narrator's signature
 #: (not ``help_forward``, a note to the admins, nor a partial).
-GREETED_MAILS = frozenset(MAIL_TYPES) - {"help_forward"}
+GREETED_MAILS = frozenset(MAIL_TYPES) - {"help_forward", "help_digest"}
 
 _WORD = re.compile(r"[^\W\d_]{4,}")
 

@@ -259,6 +259,13 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "mayor": None,
         },
         "help_forward": {"sender": _REQUIRED, "player": None, "subject": "", "body": ""},
+        "help_digest": {
+            "sender": _REQUIRED,
+            "player": None,
+            "forwarded": 0,
+            "held": _REQUIRED,
+            "subjects": (),
+        },
         "help_received": {"player": None, "subject": ""},
         "epilogue": {
             "chapters": _REQUIRED,

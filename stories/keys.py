@@ -22,6 +22,7 @@ MAIL_TYPES: Final = (
     "day_result",
     "game_over",
     "help_forward",
+    "help_digest",
     "epilogue",
     "help_received",
 )

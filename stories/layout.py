@@ -32,7 +32,7 @@ HTML_ROSTER_MAILS = ROSTER_MAILS | {"game_over"}
 #: The mails that ask for a vote: their HTML has the action box (choices, how many, deadline).
 ACTION_MAILS = frozenset({"step", "reminder", "error"})
 #: The mails to the admins: no reply recipe, no Help footer.
-ADMIN_MAILS = frozenset({"help_forward"})
+ADMIN_MAILS = frozenset({"help_forward", "help_digest"})
 #: The error codes whose mail says that Help cannot reach anybody: its footer does not offer it.
 NO_HELP_ERRORS = frozenset({"no-admin"})
 

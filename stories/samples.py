@@ -330,6 +330,18 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                 }
     elif key.event == "epilogue":
         yield from _epilogue_samples(key)
+    elif key.event == "help_digest":
+        for player in (None, "Anna"):
+            yield {
+                "game": None,
+                "players": (),
+                "recipient": None,
+                "sender": "anna@example.org",
+                "player": player,
+                "forwarded": 10,
+                "held": 2,
+                "subjects": ["Help", ""],
+            }
     elif key.event == "help_forward":
         for game in (None, sample_game(key, mails.get("help_step"))):
             for player in (None, "Anna", "Bram"):

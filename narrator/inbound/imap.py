@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 from aioimaplib import IMAP4, STOP_WAIT_SERVER_PUSH, AioImapException, Response
 
-from narrator.inbound.sink import UNLIMITED_RECEIVER_SIZE, InboxSink, message_id_of
+from narrator.inbound.sink import UNLIMITED_RECEIVER_SIZE, InboxSink
 
 log = logging.getLogger("narrator.inbound.imap")
 
@@ -315,20 +315,15 @@ class ImapPoller:
         return bool(uids)
 
     async def _initial_sync(self, session: _Session) -> bool:
-        """First pass under a UIDVALIDITY: skip (but flag) what is stored already, by Message-ID."""
+        """First pass under a UIDVALIDITY: fetch every message and let the sink tell a mail
+        stored before (same Message-ID, sender and body: a duplicate, flagged and skipped) from
+        another mail under a known Message-ID (stored as a mail of its own)."""
         key, uidvalidity = self._settings.key, session.uidvalidity
         uids = await session.search_uids("1:*")
-        headers = dict(await session.fetch_headers(uids)) if uids else {}
         for uid in uids:
             if self._stopping.is_set():
                 return True
-            message_id, synthetic = message_id_of(headers.get(uid, b""))
-            if not synthetic and await self._sink_call(self._sink.has_message_id(message_id)):
-                log.info("UID %d (%s) was stored before; not fetched again", uid, message_id)
-                await session.mark_handled(uid)
-                await self._sink_call(self._sink.set_imap_last_uid(key, uidvalidity, uid))
-            else:
-                await self._take(session, uid)
+            await self._take(session, uid)
         if not uids:
             await self._sink_call(self._sink.set_imap_last_uid(key, uidvalidity, 0))
         return bool(uids)
@@ -453,14 +448,6 @@ class _Session:
             self.client.uid_search("UID", uid_range, charset=None), f"UID SEARCH UID {uid_range}"
         )
         return parse_uids(response.lines)
-
-    async def fetch_headers(self, uids: list[int]) -> list[tuple[int, bytes]]:
-        uid_set = compact_uid_set(uids)
-        response = await self.command(
-            self.client.uid("fetch", uid_set, "(UID BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])"),
-            "UID FETCH (headers)",
-        )
-        return parse_fetch(response.lines)
 
     async def fetch_message(self, uid: int) -> bytes | None:
         """The message (at most ``max_message_size`` bytes of it: a partial fetch), or None."""

@@ -37,7 +37,7 @@ from narrator.outbound.compose import Address, InvalidAddress, check_address
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, from_problem, header_items
 from narrator.service.chain import Action, Rule, Verdict, go_on, walk
-from narrator.service.help import NO_ADMIN, no_admin_text
+from narrator.service.help import NO_ADMIN, held_help_digest, no_admin_text
 from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.limits import (
     NOTICE_KIND,
@@ -800,7 +800,10 @@ def _forward_help(mail: _Mail) -> Verdict[_Mail]:
     game, reply = answer.game, answer.reply
     if answer.admission is not Admission.SEND:
         log.info("inbox %s: Help mail from %s not forwarded (reply limit)", row.id, parsed.sender)
-        return _answer(mail, "help not forwarded")
+        digest = held_help_digest(
+            work.session, settings.admins, settings.language, row.id, parsed, mail.now
+        )
+        return _answer(mail, "help not forwarded", *digest)
     admins = admin_emails(work.session, settings.admins)
     if not admins:
         log.warning(

@@ -72,6 +72,7 @@ STRANGERS_KEY = "!strangers"
 FORGED_PREFIX = "!forged:"
 NOTICE_PREFIX = "!notice:"
 HELP_PREFIX = "!help:"
+HELD_PREFIX = "!held:"
 
 
 def limit_key(address: str) -> str:
@@ -167,6 +168,27 @@ def count_help_forward(session: Session, sender: str, now: datetime) -> int:
     return the hour's count."""
     with session.no_autoflush:
         return _count_one(session, HELP_PREFIX + limit_key(sender)[:200], _hour(now))
+
+
+def count_help_held(session: Session, sender: str, now: datetime) -> tuple[int, int] | None:
+    """Count one more Help mail of `sender` held this clock hour (a player's flood: more than
+    the Help forwards allowed an hour); return the hour's ``(forwarded, held)``.  None when
+    `sender` had no Help counted by :func:`count_help_forward` this hour (no player's flood)."""
+    key, window = limit_key(sender)[:200], _hour(now)
+    with session.no_autoflush:
+        seen = (
+            session.connection()
+            .execute(
+                select(_TABLE.c.count).where(
+                    _TABLE.c.sender == HELP_PREFIX + key, _TABLE.c.window_start == window
+                )
+            )
+            .scalar()
+        )
+        if not seen:
+            return None
+        held = _count_one(session, HELD_PREFIX + key, window)
+    return max(0, int(seen) - held), held
 
 
 def _day(now: datetime) -> datetime:

@@ -91,3 +91,40 @@ def test_imap_poller_commits_to_the_inbox_and_sync_tables(
     with sessions() as session:
         sync = session.get(ImapSync, "INBOX")
         assert sync is not None and (sync.uidvalidity, sync.last_uid) == (uidvalidity, 4)
+
+
+@pytest.mark.dovecot
+def test_imap_stores_another_senders_mail_under_a_known_message_id_but_no_redelivery(
+    sessions: sessionmaker[Session], dovecot_account: DovecotAccount
+) -> None:
+    """The IMAP path dedupes as SMTP and inject do: Message-ID plus sender plus body digest."""
+    known = mail(1)
+    DbSink(sessions).store_sync(known, source="inject")  # stored before, e.g. by inject
+    reused = b"From: mallory@evil.test\r\nSubject: WW5\r\nMessage-ID: <db-1@x>\r\n\r\nCees\r\n"
+    other_text = known.replace(b"Bram", b"Cees")
+    for raw in (reused, known, other_text):  # another sender, a true re-delivery, another text
+        dovecot_account.deliver(raw)
+    settings = ImapSettings(
+        host=dovecot_account.server.host,
+        port=dovecot_account.server.imap_port,
+        ssl=False,
+        username=dovecot_account.username,
+        password=dovecot_account.password,
+        backoff_initial=0.05,
+        backoff_max=0.2,
+    )
+
+    async def scenario() -> None:
+        synced = asyncio.Event()
+        async with ImapPoller(
+            DbSink(sessions), settings, rng=random.Random(1), on_synced=synced.set
+        ):
+            await asyncio.wait_for(synced.wait(), 10)
+
+    run_async(scenario())
+    rows = inbox_rows(sessions)
+    assert len(rows) == 3  # the re-delivered copy of the known mail is not stored again
+    assert all(r.raw.endswith(m) for r, m in zip(rows, (known, reused, other_text), strict=True))
+    assert [r.source for r in rows] == ["inject", "imap", "imap"]
+    assert rows[0].message_id == "db-1@x"
+    assert all(r.message_id.startswith("db-1@x~") for r in rows[1:])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,38 @@ def test_a_players_help_is_forwarded_over_his_reply_limit_up_to_a_flood(
         narrator.receive(mail("vreemde@example.net", "Help", f"vraag {n}")).what for n in range(4)
     ]
     assert [w.startswith("help forwarded") for w in stranger] == [True, True, False, False]
+
+
+def test_a_players_help_flood_gives_the_admins_one_digest_an_hour(
+    make_narrator: Callable[..., Narrator],
+) -> None:
+    narrator = make_narrator(limits=Limits(replies_per_hour=2, replies_per_day=0))
+    narrator.add_game("WW5")
+    narrator.sign_up("WW5", [("Anna", "anna@example.net")])
+    before = narrator.last_outbox_id()
+
+    def flood(count: int, tag: str) -> list[str]:
+        return [
+            narrator.receive(mail("anna@example.net", f"Help WW5 {tag}{n}", "vraag")).what
+            for n in range(count)
+        ]
+
+    outcomes = flood(15, "a")
+    held = [n for n, what in enumerate(outcomes) if what.startswith("help not forwarded")]
+    assert held == [11, 12, 13, 14], outcomes  # 2 answered, 10 forwarded beyond
+    digests = [m for m in narrator.outbox(after=before) if m.kind == "help_digest"]
+    assert [m.recipient for m in digests] == [ADMIN]  # one, at the first held Help
+    text = digests[0].raw.decode()
+    assert "Help WW5 a11" in text and "anna@example.net" in text
+    assert "a10" not in text  # a forwarded one is not listed as held
+    assert digests[0].message["Reply-To"] == "anna@example.net"
+    # The next hour: forwarded again up to the flood, then one new digest.
+    narrator.clock.now += timedelta(hours=1)
+    before = narrator.last_outbox_id()
+    outcomes = flood(13, "b")
+    assert outcomes[-1].startswith("help not forwarded"), outcomes
+    digests = [m for m in narrator.outbox(after=before) if m.kind == "help_digest"]
+    assert len(digests) == 1 and "Help WW5 b12" in digests[0].raw.decode()
 
 
 def test_no_free_text_goes_back_to_strangers(narrator: Narrator) -> None:
