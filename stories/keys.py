@@ -29,7 +29,7 @@ MAIL_TYPES: Final = (
 
 #: Mails a pack may leave out: the narrator sends none where a language has no template
 #: (`stories check` does not ask for one).
-OPTIONAL_MAILS: Final = frozenset({"epilogue", "help_received"})
+OPTIONAL_MAILS: Final = frozenset({"epilogue", "help_digest", "help_received"})
 
 
 #: The theme that holds a language's shared templates (`stories/<ruleset>/<lang>/_base/`):

@@ -72,7 +72,7 @@ def held_help_digest(
         "subjects": [parsed.raw_subject],
     }
     identity = f"help-digest/{inbox_id}"
-    draft = Draft("help_digest", context, identity, language=language)
+    draft = Draft("help_digest", context, identity, language=language, optional=True)
     to = tuple(Recipient(admin, "", identity) for admin in admins)
     reply_to = Address(parsed.sender, parsed.sender_name)
     return [Letter("help_digest", draft, to, reply_to=reply_to)]
