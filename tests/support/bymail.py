@@ -10,7 +10,6 @@ from __future__ import annotations
 import email
 import email.header
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,7 +31,7 @@ from rules.core.model import ActionChoice, Choices
 from rules.core.registry import ruleset_ids
 from rules.core.view import GameView
 from stories import FileStore, default_pack_root
-from stories.words import Words, languages_of, load_words
+from stories.words import Words, languages_of, load_shared
 
 NARRATOR = "verteller@example.org"
 START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
@@ -91,12 +90,14 @@ def moment_subject(game: str, words: Words) -> re.Pattern[str]:
 
 @cache
 def ordinary_words() -> dict[str, frozenset[str]]:
-    """Language -> its ordinary words (the ``stop_words`` of every pack in it, folded)."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for ruleset in ruleset_ids():
-        for language in languages_of(ruleset):
-            found[language] |= {w.casefold() for w in load_words(ruleset, language).stop_words}
-    return {language: frozenset(words) for language, words in found.items()}
+    """Language -> its ordinary words: the stop words the language's shared words hold
+    (stories/_lang), folded.  Not a pack's whole list: a pack may read another language's too
+    (``stop_words_from``: Wakkerdam's Dutch and English packs read each other's)."""
+    languages = {language for ruleset in ruleset_ids() for language in languages_of(ruleset)}
+    return {
+        language: frozenset(w.casefold() for w in load_shared(language).get("stop_words", ()))
+        for language in languages
+    }
 
 
 def language_of(text: str) -> str:
