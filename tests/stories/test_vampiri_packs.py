@@ -48,7 +48,7 @@ MAILS = (
     "epilogue",  # optional too, but every vampiri pack tells the whole game at the end
 )
 #: The optional mails (OPTIONAL_MAILS) every vampiri pack has all the same.
-REQUIRED_OPTIONAL = ("help_received", "epilogue")
+REQUIRED_OPTIONAL = ("help_received", "epilogue", "help_digest")
 #: How each theme's narrator greets and signs (help_forward goes to the admins: "Ciao,"/"Hello,").
 VOICE = {
     ("it", "vampiri"): (r"(Ciao|Caro|Cara|Benvenut[oa]|A tutta Malacorte)\b", "Il Narratore"),
