@@ -357,6 +357,34 @@ class Admin(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
+class AdminPassword(Base):
+    """An administrator's password for the admin panel (``narrator admin password``): its argon2
+    hash only, never the password."""
+
+    __tablename__ = "admin_passwords"
+
+    email: Mapped[str] = mapped_column(String(EMAIL_LENGTH), primary_key=True)  # fold_email
+    hash: Mapped[str] = mapped_column(String(255))  # argon2id, PHC string format
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+
+
+class AdminAction(Base):
+    """One admin action on a game (start, close-step, pause, …), from the CLI or the admin
+    panel: who did it, what and when (``narrator.commands.game.drive`` records it)."""
+
+    __tablename__ = "admin_actions"
+    __table_args__ = (Index(None, "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime())
+    # The admin's address (the panel), or "cli" and the shell user (the command line).
+    by: Mapped[str] = mapped_column(String(EMAIL_LENGTH))
+    action: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    game: Mapped[str] = mapped_column(String(NAME_LENGTH))  # its name, kept if it is deleted
+    detail: Mapped[str] = mapped_column(Text)  # what the action printed
+
+
 class Story(Base):
     """A story template, keyed (ruleset, language, theme, event) with an integer variant."""
 

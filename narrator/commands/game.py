@@ -1,17 +1,22 @@
 """`narrator game …`: create, start, inspect and drive games, unsubscribe players (admin view).
 
-Each subcommand is added by one ``_add_*`` function listed in `SUBCOMMANDS`; the commands that
-drive a game (start, close-step, pause, resume, extend) belong to the game service and slot in
-the same way.
+Each subcommand is added by one ``_add_*`` function listed in `SUBCOMMANDS`.  The actions on a
+game are shared with the admin panel (narrator/web/admin.py): :func:`create_game` and
+:func:`drive` with the action builders (:func:`start_action`, :func:`close_step_action`, …) run
+the same game-service call, record who did it (the ``admin_actions`` table and the log) and
+tell a running daemon (:func:`~narrator.changes.announce_change`), from either side.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
+import logging
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +28,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from narrator.config import Config
-    from narrator.models import Game
+    from narrator.models import Game, Player
     from narrator.service.mailer import Mailer
     from narrator.service.work import Work
 
@@ -32,6 +37,11 @@ _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]+)*")
 _THEME = re.compile(r"[A-Za-z0-9_-]+")
 DEFAULT_SPEED = "2d"
 DEFAULT_STRICTNESS = 2
+
+log = logging.getLogger("narrator.admin")
+
+#: One action on a game: a game-service call in the caller's unit of work; returns what it did.
+Action = Callable[["Work", "Mailer", "Game", datetime], str]
 
 
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -201,33 +211,52 @@ def parse_options(written: Sequence[str], known: Mapping[str, Any]) -> dict[str,
     return options
 
 
-def _create(args: argparse.Namespace) -> None:
-    from sqlalchemy.exc import IntegrityError
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create, as ``game create`` and the admin panel's form write it (None: the
+    configuration's or the ruleset's default; `options` as ``KEY=VALUE`` texts)."""
 
+    name: str
+    ruleset: str | None = None
+    speed: str = DEFAULT_SPEED
+    strictness: int | None = None
+    theme: str | None = None
+    language: str | None = None
+    timezone: str | None = None
+    close_early: bool = False
+    reveal_roles: bool | None = None
+    options: Sequence[str] = ()
+
+
+def create_game(
+    session: Session, config: Config, new: NewGame, *, by: str, now: datetime
+) -> tuple[str, dict[str, Any]]:
+    """Open the game `new` for signups in `session`'s transaction, recorded as done `by` and
+    announced to running daemons; returns what was done and the game's view.  Raises
+    CommandError saying what is wrong (another process creating the same name meanwhile is
+    the caller's IntegrityError)."""
     from narrator.changes import announce_change
-    from narrator.commands.db import config_from_args, database_session
     from narrator.commands.distributions import ruleset_or_error
     from narrator.models import NAME_LENGTH, Game, GameStatus, find_game, fold_name
     from narrator.service.work import Work
     from stories.words import languages_of
 
-    config = config_from_args(args)
-    name = parse_game_name(args.name)
+    name = parse_game_name(new.name)
     try:
-        speed = parse_duration(args.speed)
+        speed = parse_duration(new.speed)
     except ValueError as error:
         raise CommandError(f"--speed: {error}") from None
-    ruleset_id = args.ruleset or config.narrator.ruleset
+    ruleset_id = new.ruleset or config.narrator.ruleset
     ruleset = ruleset_or_error(ruleset_id)
     defaults = ruleset.settings_defaults
-    strictness = args.strictness if args.strictness is not None else defaults.get("strictness")
+    strictness = new.strictness if new.strictness is not None else defaults.get("strictness")
     strictness = strictness if isinstance(strictness, int) else DEFAULT_STRICTNESS
     if strictness < 1:
         raise CommandError(f"--strictness must be 1 or more, not {strictness}")
-    reveal = args.reveal_roles if args.reveal_roles is not None else defaults.get("reveal_roles")
+    reveal = new.reveal_roles if new.reveal_roles is not None else defaults.get("reveal_roles")
     reveal_roles = reveal if isinstance(reveal, bool) else True
-    options = parse_options(args.option, ruleset.options)
-    language = args.lang or config.narrator.language
+    options = parse_options(new.options, ruleset.options)
+    language = new.language or config.narrator.language
     if not _LANGUAGE.fullmatch(language):
         raise CommandError(f"--lang: not a language code: {language!r} (like nl or en)")
     told_in = languages_of(ruleset_id)
@@ -236,48 +265,73 @@ def _create(args: argparse.Namespace) -> None:
             f"the {ruleset_id} ruleset has no story pack in {language!r} yet, so its mails "
             f"could not be written (packs: {', '.join(told_in) or 'none'}); choose --lang"
         )
-    timezone = args.tz if args.tz is not None else config.narrator.timezone
+    timezone = new.timezone if new.timezone is not None else config.narrator.timezone
     try:
         parse_timezone(timezone)
     except ValueError as error:
         raise CommandError(f"--tz: {error}") from None
-    theme = args.theme or (config.narrator.theme if ruleset_id == config.narrator.ruleset else "")
+    theme = new.theme or (config.narrator.theme if ruleset_id == config.narrator.ruleset else "")
     theme = theme or ruleset_id
     if not _THEME.fullmatch(theme) or len(theme) > NAME_LENGTH:
         raise CommandError(f"--theme: {theme!r} may contain only letters, digits, '-' and '_'")
-    try:
-        with database_session(config) as session:
-            existing = find_game(session, name)
-            if existing is not None:
-                raise CommandError(f"a game called {existing.name!r} already exists")
-            game = Game(
-                name=name,
-                name_key=fold_name(name),
-                ruleset=ruleset_id,
-                language=language,
-                theme=theme,
-                timezone=timezone,
-                speed=speed,
-                strictness=strictness,
-                close_early=args.close_early,
-                reveal_roles=reveal_roles,
-                options=options,
-                status=GameStatus.SIGNUP.value,
-            )
-            session.add(game)
-            session.flush()
-            view = game_view(Work(session), game)
-            announce_change(session)
-    except IntegrityError:  # created by someone else between our check and our insert
-        raise CommandError(f"a game called {name!r} already exists") from None
-    if args.json:
-        print(json.dumps(view))
-        return
-    print(
+    existing = find_game(session, name)
+    if existing is not None:
+        raise CommandError(f"a game called {existing.name!r} already exists")
+    game = Game(
+        name=name,
+        name_key=fold_name(name),
+        ruleset=ruleset_id,
+        language=language,
+        theme=theme,
+        timezone=timezone,
+        speed=speed,
+        strictness=strictness,
+        close_early=new.close_early,
+        reveal_roles=reveal_roles,
+        options=options,
+        status=GameStatus.SIGNUP.value,
+    )
+    session.add(game)
+    session.flush()
+    view = game_view(Work(session), game)
+    message = (
         f"created game {name} ({ruleset_id}, {language}, theme {theme}, time zone {timezone}, "
         f"speed {format_duration(speed)}, strictness {strictness}); signups are open: "
         f"players mail {config.narrator.address} with subject {name}"
     )
+    record_action(session, by=by, action="create", game=game, detail=message, now=now)
+    announce_change(session)
+    return message, view
+
+
+def _create(args: argparse.Namespace) -> None:
+    from sqlalchemy.exc import IntegrityError
+
+    from narrator.commands.db import config_from_args, database_session
+
+    config = config_from_args(args)
+    new = NewGame(
+        name=args.name,
+        ruleset=args.ruleset,
+        speed=args.speed,
+        strictness=args.strictness,
+        theme=args.theme,
+        language=args.lang,
+        timezone=args.tz,
+        close_early=args.close_early,
+        reveal_roles=args.reveal_roles,
+        options=tuple(args.option),
+    )
+    parse_game_name(new.name)  # before the database is opened
+    try:
+        with database_session(config) as session:
+            message, view = create_game(session, config, new, by=cli_user(), now=_now())
+    except IntegrityError:  # created by someone else between our check and our insert
+        raise CommandError(f"a game called {args.name!r} already exists") from None
+    if args.json:
+        print(json.dumps(view))
+        return
+    print(message)
 
 
 # --- list -----------------------------------------------------------------------------------
@@ -397,25 +451,33 @@ def _add_unsubscribe(commands: Subparsers, common: argparse.ArgumentParser) -> N
     unsubscribe.set_defaults(func=_unsubscribe)
 
 
-def _unsubscribe(args: argparse.Namespace) -> None:
-    from narrator.changes import announce_change
-    from narrator.commands.db import config_from_args, database_session
+def find_seat(session: Session, game: Game, name: str) -> Player:
+    """The player of `game` called `name`; CommandError naming the players when there is none."""
     from narrator.models import find_player, game_players
 
-    config = config_from_args(args)
-    with database_session(config) as session:
-        game = open_game(session, args.name)
-        player = find_player(session, game, args.player)
-        if player is None:
-            names = [p.name for p in game_players(session, game)]
-            known = f" (players: {', '.join(names)})" if names else " (it has no players)"
-            raise CommandError(f"game {game.name} has no player called {args.player!r}{known}")
+    player = find_player(session, game, name)
+    if player is None:
+        names = [p.name for p in game_players(session, game)]
+        known = f" (players: {', '.join(names)})" if names else " (it has no players)"
+        raise CommandError(f"game {game.name} has no player called {name!r}{known}")
+    return player
+
+
+def unsubscribe_action(name: str) -> Action:
+    """Player `name` stops receiving the game's group mails."""
+
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        player = find_seat(work.session, game, name)
         if player.unsubscribed:
-            print(f"{player.name} of {game.name} was already unsubscribed")
-            return
+            return f"{player.name} of {game.name} was already unsubscribed"
         player.unsubscribed = True
-        announce_change(session)
-    print(f"{player.name} <{player.email}> no longer receives the group mails of {game.name}")
+        return f"{player.name} <{player.email}> no longer receives the group mails of {game.name}"
+
+    return action
+
+
+def _unsubscribe(args: argparse.Namespace) -> None:
+    _drive(args, "unsubscribe", unsubscribe_action(args.player))
 
 
 # --- a player's personal link --------------------------------------------------------------
@@ -459,25 +521,25 @@ def _link(args: argparse.Namespace) -> None:
     print(f"{config.web.base_url}/p/{token}")
 
 
-def _revoke_link(args: argparse.Namespace) -> None:
-    from narrator.commands.db import config_from_args, database_session
-    from narrator.models import find_player
-    from narrator.service.games import revoke_link
-    from narrator.service.work import work_in
+def revoke_link_action(name: str) -> Action:
+    """Revoke player `name`'s personal link (the old one opens nothing from now on)."""
 
-    config = config_from_args(args)
-    with database_session(config) as session, work_in(session) as work:
-        game = open_game(session, args.name)
-        player = find_player(session, game, args.player)
-        if player is None:
-            raise CommandError(f"game {game.name} has no player called {args.player!r}")
-        generation = revoke_link(work, game, player, now=datetime.now(UTC))
-        name = player.name
-    print(
-        f"revoked the personal link of {name} in {game.name}: his old link opens nothing, "
-        f"his next mails carry the new one (generation {generation}; "
-        f"'narrator game link {game.name} {name}' prints it)"
-    )
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        from narrator.service.games import revoke_link
+
+        player = find_seat(work.session, game, name)
+        generation = revoke_link(work, game, player, now=now)
+        return (
+            f"revoked the personal link of {player.name} in {game.name}: his old link opens "
+            f"nothing, his next mails carry the new one (generation {generation}; "
+            f"'narrator game link {game.name} {player.name}' prints it)"
+        )
+
+    return action
+
+
+def _revoke_link(args: argparse.Namespace) -> None:
+    _drive(args, "revoke-link", revoke_link_action(args.player))
 
 
 # --- driving a game: start, close-step, pause, resume, extend --------------------------------
@@ -501,25 +563,72 @@ def _mailer(config: Config, session: Session) -> Mailer:
     return mailer
 
 
-def _drive(args: argparse.Namespace, action: Callable[[Work, Mailer, Game, datetime], str]) -> None:
-    """Run one game-service action on the named game in one transaction; print the result."""
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def cli_user() -> str:
+    """Who acts from the command line, as the admin actions record it: ``cli:<login name>``."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name (a container's nameless uid)
+        return "cli"
+
+
+def record_action(
+    session: Session, *, by: str, action: str, game: Game, detail: str, now: datetime
+) -> None:
+    """Store and log that `by` did `action` on `game` (``detail``: what it printed)."""
+    from narrator.models import AdminAction
+
+    session.add(
+        AdminAction(at=now, by=by, action=action, game_id=game.id, game=game.name, detail=detail)
+    )
+    log.info("admin action %s on %s by %s: %s", action, game.name, by, detail)
+
+
+def drive(
+    session: Session,
+    mailer: Mailer,
+    name: str,
+    verb: str,
+    action: Action,
+    *,
+    by: str,
+    now: datetime,
+) -> tuple[str, dict[str, Any]]:
+    """Run `action` (named `verb`) on the game called `name` in `session`'s transaction, record
+    that `by` did it, and tell running daemons at the commit (the CLI and the admin panel
+    both act through here).  Returns what was done and the game's view afterwards; raises
+    CommandError for an unknown game or what the game's status does not allow."""
     from narrator.changes import announce_change
-    from narrator.commands.db import config_from_args, database_session
     from narrator.service.games import GameError
     from narrator.service.work import work_in
 
-    config = config_from_args(args)
-    with database_session(config) as session, work_in(session) as work:
-        game = open_game(session, args.name)
+    with work_in(session) as work:
+        game = open_game(session, name)
         try:
-            message = action(work, _mailer(config, session), game, datetime.now(UTC))
+            message = action(work, mailer, game, now)
         except GameError as error:
             raise CommandError(str(error)) from None
         view = game_view(work, game)
-        work.flush()  # the action's states, before the change is announced
-        # Last, so the counter's row is locked only for the commit: a running daemon sends
-        # what the action queued and re-reads the deadline within a second.
-        announce_change(session)
+    # The action's states are written (work_in's end) before the change is announced; the
+    # counter's row is locked last, only for the commit: a running daemon sends what the
+    # action queued and re-reads the deadline within a second.
+    record_action(session, by=by, action=verb, game=game, detail=message, now=now)
+    announce_change(session)
+    return message, view
+
+
+def _drive(args: argparse.Namespace, verb: str, action: Action) -> None:
+    """Run one action on the named game in one transaction; print what it did (or the view)."""
+    from narrator.commands.db import config_from_args, database_session
+
+    config = config_from_args(args)
+    with database_session(config) as session:
+        message, view = drive(
+            session, _mailer(config, session), args.name, verb, action, by=cli_user(), now=_now()
+        )
     if getattr(args, "json", False):
         print(json.dumps(view))
     else:
@@ -537,19 +646,23 @@ def _add_start(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     start.set_defaults(func=_start)
 
 
-def _start(args: argparse.Namespace) -> None:
-    from narrator.service import games as service
+def start_action(seed: int | None = None, distribution: str | None = None) -> Action:
+    """Close signups, deal the roles (with `seed`, by `distribution`) and open the first step."""
 
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
-        service.start_game(
-            work, mailer, game, now=now, seed=args.seed, distribution_id=args.distribution
-        )
+        from narrator.service import games as service
+
+        service.start_game(work, mailer, game, now=now, seed=seed, distribution_id=distribution)
         return (
             f"started {game.name} with distribution {game.distribution_id} (seed {game.seed}); "
             f"step {game.step or '-'}, deadline {iso(game.deadline)}"
         )
 
-    _drive(args, action)
+    return action
+
+
+def _start(args: argparse.Namespace) -> None:
+    _drive(args, "start", start_action(args.seed, args.distribution))
 
 
 def _add_close_step(commands: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -561,17 +674,23 @@ def _add_close_step(commands: Subparsers, common: argparse.ArgumentParser) -> No
     close.set_defaults(func=_close_step)
 
 
-def _close_step(args: argparse.Namespace) -> None:
-    from narrator.models import GameStatus
-    from narrator.service import games as service
+def close_step_action() -> Action:
+    """Resolve the current step now, as at its deadline."""
 
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        from narrator.models import GameStatus
+        from narrator.service import games as service
+
         step = game.step
         events = service.close_step(work, mailer, game, now=now)
         after = "the game is over" if game.status == GameStatus.ENDED.value else f"now {game.step}"
         return f"closed step {step} of {game.name} ({len(events)} events); {after}"
 
-    _drive(args, action)
+    return action
+
+
+def _close_step(args: argparse.Namespace) -> None:
+    _drive(args, "close-step", close_step_action())
 
 
 def _add_pause(commands: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -585,24 +704,36 @@ def _add_pause(commands: Subparsers, common: argparse.ArgumentParser) -> None:
         parser.set_defaults(func=handler)
 
 
-def _pause(args: argparse.Namespace) -> None:
-    from narrator.service import games as service
+def pause_action() -> Action:
+    """Stop a running game's clock."""
 
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        from narrator.service import games as service
+
         service.pause_game(work, game, now=now)
         return f"paused {game.name}"
 
-    _drive(args, action)
+    return action
 
 
-def _resume(args: argparse.Namespace) -> None:
-    from narrator.service import games as service
+def resume_action() -> Action:
+    """Restart a paused game's clock with the time that was left."""
 
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        from narrator.service import games as service
+
         service.resume_game(work, game, now=now)
         return f"resumed {game.name}; deadline {iso(game.deadline)}"
 
-    _drive(args, action)
+    return action
+
+
+def _pause(args: argparse.Namespace) -> None:
+    _drive(args, "pause", pause_action())
+
+
+def _resume(args: argparse.Namespace) -> None:
+    _drive(args, "resume", resume_action())
 
 
 def _add_extend(commands: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -613,19 +744,25 @@ def _add_extend(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     extend.set_defaults(func=_extend)
 
 
-def _extend(args: argparse.Namespace) -> None:
-    from narrator.service import games as service
-
+def extend_action(by: str) -> Action:
+    """Move the deadline later by the duration `by` (90s, 10m, 2h, 2d); CommandError when it
+    is no duration (at once, before any game is read)."""
     try:
-        seconds = parse_duration(args.by)
+        seconds = parse_duration(by)
     except ValueError as error:
         raise CommandError(f"DURATION: {error}") from None
 
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        from narrator.service import games as service
+
         service.extend_deadline(work, game, timedelta(seconds=seconds), now=now)
         return f"extended {game.name} by {format_duration(seconds)}; deadline {iso(game.deadline)}"
 
-    _drive(args, action)
+    return action
+
+
+def _extend(args: argparse.Namespace) -> None:
+    _drive(args, "extend", extend_action(args.by))
 
 
 SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (
