@@ -63,6 +63,7 @@ from narrator.service.inbox import BATCH_SIZE, InboxSettings, Outcome, process_p
 from narrator.service.mailer import Mailer
 from narrator.service.notices import notify_admins_of_failure
 from narrator.service.wiring import inbox_settings, make_mailer, utc_now
+from narrator.web.admin import Panel
 from narrator.web.app import Site, make_app
 from narrator.web.server import WebServer
 from narrator.web.vote import Envelope
@@ -284,6 +285,9 @@ class Daemon:
             secret=web.secret,
             envelope=self._envelope(mailer),
             on_stored=self._inbox_notifier.notify if self._inbox_notifier else None,
+            # The admin panel's actions commit in a page's thread; the daemon acts on them at
+            # once (as on a CLI command's, which it sees through the change counter).
+            panel=Panel(config, mailer, on_change=self._changed.set, clock=self._clock),
         )
         self.web = WebServer(make_app(site), web.host, web.port)
         await self.web.start()

@@ -95,6 +95,25 @@ def _row(
     }
 
 
+def distribution_rows(
+    session: Session, ruleset_id: str, players: int | None = None
+) -> list[dict[str, Any]]:
+    """Every distribution of `ruleset_id` (for `players` only, if given), built-in and added,
+    as `list --json` prints them, in its order (the admin panel shows the same)."""
+    ruleset = ruleset_or_error(ruleset_id)
+    rows = [
+        _row(ruleset_id, d.id, d.players, list(d.roles), d.options, "builtin")
+        for d in ruleset.distributions
+        if players is None or d.players == players
+    ]
+    rows += [
+        _row(ruleset_id, d.key, d.players, list(d.roles), d.options, "custom")
+        for d in stored_distributions(session, ruleset_id, players)
+    ]
+    rows.sort(key=lambda row: (row["players"], row["source"], row["id"]))
+    return rows
+
+
 def _list(args: argparse.Namespace) -> None:
     from narrator.commands.db import config_from_args, database_session
 
@@ -102,18 +121,9 @@ def _list(args: argparse.Namespace) -> None:
         raise CommandError("--players must be a positive number")
     config = config_from_args(args)
     args.ruleset = args.ruleset or config.narrator.ruleset
-    ruleset = ruleset_or_error(args.ruleset)
-    rows = [
-        _row(args.ruleset, d.id, d.players, list(d.roles), d.options, "builtin")
-        for d in ruleset.distributions
-        if args.players is None or d.players == args.players
-    ]
+    ruleset_or_error(args.ruleset)
     with database_session(config) as session:
-        rows += [
-            _row(args.ruleset, d.key, d.players, list(d.roles), d.options, "custom")
-            for d in stored_distributions(session, args.ruleset, args.players)
-        ]
-    rows.sort(key=lambda row: (row["players"], row["source"], row["id"]))
+        rows = distribution_rows(session, args.ruleset, args.players)
     for row in rows:
         if args.json:
             print(json.dumps(row))

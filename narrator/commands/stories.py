@@ -265,33 +265,54 @@ def _preview(args: argparse.Namespace) -> None:
         _print_preview(renderer, list(renderer.variants(key)), args)
 
 
-def _print_preview(
-    renderer: Renderer, sources: Sequence[StorySource], args: argparse.Namespace
-) -> None:
+def preview_texts(
+    renderer: Renderer,
+    sources: Sequence[StorySource],
+    *,
+    variant: int | None = None,
+    sample: int = 0,
+    html: bool = False,
+) -> list[tuple[str, str]]:
+    """Each variant of `sources` (only `variant`, if given) rendered with sample context
+    number `sample`: a heading and its text (a mail's subject and text, and its HTML with
+    `html`).  The admin panel shows the same.  Raises CommandError for a template that fails."""
     from stories import Event, StoryError
     from stories.samples import event_samples, mail_samples
 
+    previews = []
     for source in sources:
-        if args.variant is not None and source.variant != args.variant:
+        if variant is not None and source.variant != variant:
             continue
         key = source.key
-        print(f"=== {key} variant {source.variant}")
-        rng = random.Random(args.sample)
+        heading = f"=== {key} variant {source.variant}"
+        rng = random.Random(sample)
         try:
             if key.is_mail:
                 samples = list(mail_samples(key))
-                mail = renderer.render_source_mail(source, samples[args.sample % len(samples)], rng)
-                print(f"Subject: {mail.subject}\n\n{mail.text}")
-                if args.html:
-                    print(mail.html)
+                mail = renderer.render_source_mail(source, samples[sample % len(samples)], rng)
+                text = f"Subject: {mail.subject}\n\n{mail.text}"
+                if html:
+                    text += f"\n{mail.html}"
             else:
                 pairs = list(event_samples(key))
-                context, event = pairs[args.sample % len(pairs)]
-                print(f"[event: {event}; recipient: {context['recipient']}]")
+                context, event = pairs[sample % len(pairs)]
                 event_value = Event.from_dict(event, key.ruleset)
-                print(renderer.render_source_event(source, context, event_value, rng))
+                told = renderer.render_source_event(source, context, event_value, rng)
+                text = f"[event: {event}; recipient: {context['recipient']}]\n{told}"
         except StoryError as error:
             raise CommandError(str(error)) from None
+        previews.append((heading, text))
+    return previews
+
+
+def _print_preview(
+    renderer: Renderer, sources: Sequence[StorySource], args: argparse.Namespace
+) -> None:
+    for heading, text in preview_texts(
+        renderer, sources, variant=args.variant, sample=args.sample, html=args.html
+    ):
+        print(heading)
+        print(text)
 
 
 def _remove(args: argparse.Namespace) -> None:

@@ -1,4 +1,5 @@
-"""The web application (Starlette): the list of games, each game's public page and its JSON.
+"""The web application (Starlette): the list of games, each game's public page and its JSON, a
+player's own page, and the admin panel (:mod:`narrator.web.admin`).
 
 :func:`make_app` builds it from a session factory and the story renderer the daemon's mailer
 holds (so pages tell the stories the mails told, from the same stories table).  Every page is
@@ -39,6 +40,7 @@ from narrator.models import Game, GameStatus, find_game, game_players
 from narrator.service.story_context import story_game
 from narrator.service.wiring import utc_now
 from narrator.service.work import unit_of_work
+from narrator.web.admin import Panel, routes_for
 from narrator.web.private import PrivatePage, private_page, seat_of
 from narrator.web.public import PublicGame, public_game, web_words, words_of
 from narrator.web.tokens import read_token
@@ -89,6 +91,8 @@ class Site:
     #: a mail was stored (the inbox worker; called in the event loop).
     envelope: Envelope | None = None
     on_stored: Callable[[], None] | None = None
+    #: The admin panel (``/admin``; it needs the key too); None: no panel.
+    panel: Panel | None = None
 
     @property
     def root(self) -> str:
@@ -326,6 +330,7 @@ def make_app(site: Site) -> ASGIApp:
         Route("/games/{name}.json", game_json),
         Route("/games/{name}", game_page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        *routes_for(site.factory, site.secret, site.root, site.base_url, site.panel),
     ]
     app = Starlette(routes=list(routes))
     return SecurityHeaders(app)

@@ -1,0 +1,150 @@
+"""The admin panel in tests: a site with the panel, an admin's password, and a client that keeps
+its cookies as a browser does and shows every redirect instead of following it."""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from http.cookiejar import CookieJar
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.config import AdminsSection, Config, NarratorSection
+from narrator.db import transaction
+from narrator.models import AdminPassword, utcnow
+from narrator.service.mailer import Mailer
+from narrator.service.wiring import utc_now
+from narrator.web.admin import Panel
+from narrator.web.app import Site
+from narrator.web.auth import LoginLimiter, hash_password
+from stories import FileStore
+from tests.support.bymail import NARRATOR
+from tests.support.web import Page, site_of
+
+BOSS = "boss@example.org"
+PASSWORD = "correct horse battery staple"
+SECRET = "the key of the pages"
+
+
+def panel_site(
+    factory: sessionmaker[Session],
+    *,
+    language: str = "en",
+    limiter: LoginLimiter | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    on_change: Callable[[], None] | None = None,
+) -> Site:
+    """The pages with the admin panel; `BOSS` is the configured admin."""
+    config = Config(
+        narrator=NarratorSection(address=NARRATOR, language=language),
+        admins=AdminsSection(emails=(BOSS,)),
+    )
+    panel = Panel(
+        config,
+        Mailer(FileStore(), NARRATOR),
+        on_change=on_change,
+        limiter=limiter or LoginLimiter(),
+        clock=clock,
+    )
+    return replace(site_of(factory, language=language), secret=SECRET, panel=panel)
+
+
+def set_password(factory: sessionmaker[Session], email: str, password: str) -> None:
+    """Store `email`'s panel password, as ``narrator admin password`` does."""
+    with transaction(factory) as session:
+        row = session.get(AdminPassword, email)
+        if row is None:
+            session.add(
+                AdminPassword(email=email, hash=hash_password(password), updated_at=utcnow())
+            )
+        else:
+            row.hash = hash_password(password)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class AdminClient:
+    """A browser's side of the panel: cookies kept (paths, expiry), redirects returned."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.jar = CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect()
+        )
+
+    def _open(self, request: urllib.request.Request) -> Page:
+        try:
+            with self.opener.open(request, timeout=60) as answer:
+                return Page(answer.status, answer.headers, answer.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            with error:
+                return Page(error.code, error.headers, error.read().decode("utf-8"))
+
+    def get(self, path: str) -> Page:
+        """GET `path` (under the root)."""
+        return self._open(urllib.request.Request(self.root + path))
+
+    def post(self, path: str, fields: dict[str, str]) -> Page:
+        """POST `fields` to `path` as a form does."""
+        data = urllib.parse.urlencode(fields).encode()
+        request = urllib.request.Request(self.root + path, data=data, method="POST")
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+        return self._open(request)
+
+    def login(self, email: str = BOSS, password: str = PASSWORD) -> Page:
+        """Open the login form and send it."""
+        form = self.get("/admin/login")
+        assert form.status == 200, form.status
+        return self.post(
+            "/admin/login", {"csrf": csrf_of(form), "email": email, "password": password}
+        )
+
+    def cookie(self, name: str) -> str | None:
+        """The value of the cookie `name` the client holds."""
+        return next((c.value for c in self.jar if c.name == name), None)
+
+    def set_cookie(self, name: str, value: str) -> None:
+        """Hold cookie `name` (for the /admin path) with `value` (a forged one)."""
+        for cookie in list(self.jar):
+            if cookie.name == name:
+                self.jar.clear(cookie.domain, cookie.path, cookie.name)
+        host = urllib.parse.urlsplit(self.root).hostname or ""
+        from http.cookiejar import Cookie
+
+        self.jar.set_cookie(
+            Cookie(
+                0,
+                name,
+                value,
+                None,
+                False,
+                host,
+                False,
+                False,
+                "/admin",
+                True,
+                False,
+                None,
+                False,
+                None,
+                None,
+                {},
+            )
+        )
+
+
+def csrf_of(page: Page) -> str:
+    """The CSRF token in a page's first form."""
+    match = re.search(r'name="csrf" value="([^"]+)"', page.body)
+    assert match is not None, page.body[:500]
+    return match.group(1)
