@@ -1,5 +1,6 @@
-"""A real browser follows a game's public page through the game: the system Chromium, driven by
-Playwright, at a phone's width (400 px) and a desktop's (1,100 px), with screenshots.
+"""A real browser follows a game's public page through the game, a player votes in his page and
+an admin drives a game in the admin panel: the system Chromium, driven by Playwright, at a
+phone's width (400 px) and a desktop's (1,100 px), with screenshots.
 
 Needs the Debian package ``chromium`` (/usr/bin/chromium; CI installs it: .ci/run) and the
 ``playwright`` package of the test extras (never its own browser download).  Without Chromium
@@ -10,6 +11,7 @@ to tmp_path only.
 from __future__ import annotations
 
 import os
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,11 +22,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, game_players
+from narrator.models import AdminAction, Game, game_players
 from narrator.service.inbox import process_pending
 from narrator.web.tokens import page_token
 from narrator.web.vote import Envelope
 from stories.words import load_words
+from tests.support.admin import BOSS, PASSWORD, panel_site, set_password
 from tests.support.botgame import BotGame, ballots
 from tests.support.bymail import NARRATOR, Table
 from tests.support.web import serving, site_of
@@ -188,6 +191,74 @@ def test_a_player_votes_in_his_page_with_the_browser(
     assert by_page >= 2
     receipts = [to for to, kind, _ in table.mails() if kind == "receipt"]
     assert len(receipts) >= by_page
+
+
+def test_an_admin_logs_in_starts_a_game_and_closes_a_step(
+    factory: sessionmaker[Session], browser: object, tmp_path: Path
+) -> None:
+    """The admin panel in the browser: at each width an admin logs in; at a phone's width he
+    starts the game and closes its first step; every kind of admin page is screenshot."""
+    from playwright.sync_api import Browser, Page
+
+    assert isinstance(browser, Browser)
+    set_password(factory, BOSS, PASSWORD)
+    table = Table(factory, language="en")
+    GAME.open(table)
+    shots: list[Path] = []
+
+    def look(page: Page, width: int, name: str) -> str:
+        """Check the page fits the window and has the site's style; screenshot it."""
+        header = page.locator("header").evaluate("e => getComputedStyle(e).backgroundColor")
+        assert header == "rgb(35, 48, 74)", header
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= width, (name, width, scroll)
+        shot = tmp_path / f"admin-{name}-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        shots.append(shot)
+        return page.locator("main").inner_text()
+
+    with serving(panel_site(factory)) as root:
+        pages = {}
+        for width in WIDTHS:
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            page.goto(f"{root}/admin")
+            assert page.url.endswith("/admin/login")
+            look(page, width, "login")
+            page.fill("input[name=email]", BOSS)
+            page.fill("input[name=password]", PASSWORD)
+            page.get_by_role("button", name="Log in").click()
+            page.wait_for_url(f"{root}/admin")
+            assert GAME.name in look(page, width, "games")
+            pages[width] = page
+        phone = pages[400]
+        phone.get_by_role("link", name=GAME.name).click()
+        assert "signup" in look(phone, 400, "game-signup")
+        phone.get_by_role("button", name="Start the game").click()
+        assert "Done: started" in phone.locator("#done").inner_text()
+        text = look(phone, 400, "game-started")
+        assert "running" in text and "Close step" in text
+        phone.get_by_role("button", name=re.compile("^Close step")).click()
+        assert "Done: closed step" in phone.locator("#done").inner_text()
+        look(phone, 400, "game-closed")
+        desk = pages[1100]
+        for path, name in (
+            (f"/admin/games/{GAME.name}", "game"),
+            ("/admin/help", "help"),
+            ("/admin/distributions", "distributions"),
+            ("/admin/stories?event=role", "stories"),
+        ):
+            desk.goto(root + path)
+            look(desk, 1100, name)
+        assert "=== wakkerdam/" in desk.locator("main").inner_text()
+        for page in pages.values():
+            page.context.close()
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        assert (game.status, game.step_number) == ("running", 2)
+        actions = session.scalars(select(AdminAction.action).order_by(AdminAction.id)).all()
+        assert actions == ["start", "close-step"]
+    assert {_png_size(shot)[0] for shot in shots} == set(WIDTHS)
 
 
 def test_without_chromium_ci_fails_and_elsewhere_skips(monkeypatch: pytest.MonkeyPatch) -> None:
