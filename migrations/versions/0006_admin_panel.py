@@ -14,7 +14,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-
 revision: str = "0006"
 down_revision: str | None = "0005"
 branch_labels: str | None = None

@@ -1,1 +1,1 @@
-"""The game pages served by the daemon: public pages of every game (docs/web.md)."""
+"""The game pages served by the daemon: public, each player's own, the admin panel (docs/web.md)."""
