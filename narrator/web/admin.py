@@ -426,7 +426,7 @@ def _stories(where: _Where, session: Session, query: Mapping[str, str]) -> dict[
     from narrator.commands.stories import preview_texts
     from narrator.storystore import runtime_store
     from rules import ruleset_ids
-    from stories import Renderer, StoryKey, StoryKeyError, all_keys
+    from stories import Renderer, StoryError, StoryKey, StoryKeyError, all_keys
 
     config = where.panel.config
     events = list(all_keys())
@@ -457,9 +457,10 @@ def _stories(where: _Where, session: Session, query: Mapping[str, str]) -> dict[
         except StoryKeyError as error:
             raise CommandError(str(error)) from None
         renderer = Renderer(runtime_store(session))
-        sources = list(renderer.variants(key))
-        if not sources:
-            raise CommandError(f"no story {key}")
+        try:
+            sources = list(renderer.variants(key))
+        except StoryError as error:  # none for the key (StoryNotFound)
+            raise CommandError(str(error)) from None
         context["previews"] = preview_texts(renderer, sources, sample=int(sample))
     except CommandError as error:
         context["error"] = str(error)
@@ -493,7 +494,11 @@ def admin_routes(factory: Any, secret: str, root: str, base_url: str, panel: Pan
                     return build(request, session, admin)
 
             page = await run_in_threadpool(read)
-            return to_login() if page is None else page
+            if page is None:  # no admin any more, or another password: the cookie is void
+                response = to_login()
+                response.delete_cookie(SESSION_COOKIE, path=where.home)
+                return response
+            return page
 
         return endpoint
 
@@ -549,10 +554,7 @@ def admin_routes(factory: Any, secret: str, root: str, base_url: str, panel: Pan
         return response
 
     async def login_page(request: Request) -> Response:
-        admin = _session(where, request)
-        if admin is not None:
-            return RedirectResponse(where.home, status_code=303, headers=NO_STORE)
-        return login_form()
+        return login_form()  # also to a session's holder: it may be one no longer valid
 
     async def login(request: Request) -> Response:
         form = await _read_form(request)
@@ -567,7 +569,7 @@ def admin_routes(factory: Any, secret: str, root: str, base_url: str, panel: Pan
         limiter = where.panel.limiter
         if not limiter.is_allowed(email, client):
             log.warning(
-                "admin login of %s from %s refused: too many failed attempts", email, client
+                "admin login of %r from %s refused: too many failed attempts", email, client
             )
             return login_form(
                 "Too many failed attempts: wait a quarter of an hour, then try again.", 429, email
@@ -583,7 +585,7 @@ def admin_routes(factory: Any, secret: str, root: str, base_url: str, panel: Pan
         print_ = await run_in_threadpool(check)
         if print_ is None:
             limiter.failed(email, client)
-            log.warning("admin login of %s from %s failed", email, client)
+            log.warning("admin login of %r from %s failed", email, client)
             return login_form("Wrong address or password.", 403, email)
         limiter.succeeded(email)
         expires = int(where.panel.clock().timestamp()) + SESSION_SECONDS

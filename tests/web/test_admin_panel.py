@@ -10,6 +10,7 @@ import logging
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -257,6 +258,8 @@ def test_a_forged_expired_or_outdated_session_opens_nothing(
         with transaction(factory) as db:
             db.delete(db.scalars(select(Admin)).one())
         assert other.get("/admin").status == 303
+        assert other.cookie(SESSION_COOKIE) is None  # the void cookie is deleted
+        assert other.get("/admin/login").status == 200  # the login form, not a loop
         # No session at all: no page, no action.
         nobody = AdminClient(root)
         assert nobody.get(f"/admin/games/{GAME.name}").status == 303
@@ -419,3 +422,12 @@ def test_each_action_does_what_the_cli_does_and_is_recorded(
     ]
     assert _actions(factory) == [(BOSS, verb, GAME.name) for verb in verbs]
     assert len(changes) == len(verbs)  # the daemon was told of each at once
+
+
+def test_without_the_key_there_is_no_panel(factory: sessionmaker[Session]) -> None:
+    set_password(factory, BOSS, PASSWORD)
+    with serving(replace(panel_site(factory), secret=None)) as root:
+        client = AdminClient(root)
+        assert client.get("/admin").status == 404
+        assert client.get("/admin/login").status == 404
+        assert client.post("/admin/login", {"email": BOSS, "password": PASSWORD}).status == 404

@@ -1,11 +1,13 @@
 """The pages inside a running daemon: a vote in a player's page form is stored in the inbox and
 wakes the daemon's inbox worker at once (not at its next poll), which answers it with the
-receipt mail, as it answers a mail; the personal reply address (plus addressing) is its To."""
+receipt mail, as it answers a mail; the personal reply address (plus addressing) is its To.
+An admin panel's action is acted on at once too."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import select
@@ -14,13 +16,14 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.config import load_config
 from narrator.daemon import Daemon, DaemonOptions
 from narrator.db import make_engine, session_factory, transaction, upgrade
-from narrator.models import Game, InboxMessage, OutboxMessage, Player, Vote
+from narrator.models import AdminAction, Game, InboxMessage, OutboxMessage, Player, Vote
 from narrator.service import games as service
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from narrator.web.tokens import page_token
 from stories import FileStore
 from stories.words import load_words
+from tests.support.admin import BOSS, PASSWORD, AdminClient, csrf_of, set_password
 from tests.support.aio import run_async, wait_until
 from tests.support.bymail import NARRATOR
 from tests.support.web import fetch, post_form
@@ -31,8 +34,8 @@ OPTIONS = DaemonOptions(inbox_interval=600.0, scheduler_poll=600.0, outbox_poll=
 NAMES = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank")
 
 
-def _start_game(factory: sessionmaker[Session]) -> dict[str, str]:
-    """A started Wakkerdam game of six; returns player -> his page token."""
+def _sign_up(factory: sessionmaker[Session]) -> None:
+    """A Wakkerdam game of six taking signups."""
     with transaction(factory) as session:
         game = Game(
             name="WW5",
@@ -58,6 +61,11 @@ def _start_game(factory: sessionmaker[Session]) -> dict[str, str]:
                     gender="vrouw",
                 )
             )
+
+
+def _start_game(factory: sessionmaker[Session]) -> dict[str, str]:
+    """A started Wakkerdam game of six; returns player -> his page token."""
+    _sign_up(factory)
     mailer = Mailer(FileStore(), NARRATOR)
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game)).one()
@@ -118,4 +126,52 @@ def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> No
         assert mail.state == "done" and vote.inbox_id == mail.id
         # Written to his personal reply address, as plus addressing asks of his votes.
         assert b"To: verteller+ww5-" in mail.raw
+    engine.dispose()
+
+
+def test_an_admin_panel_action_is_acted_on_by_the_daemon_at_once(tmp_path: Path) -> None:
+    """An admin starts a game in the panel of a running daemon: its role mails go out at once,
+    though every poll (and the change watcher's) is ten minutes away."""
+    database = f"sqlite:///{tmp_path / 'narrator.db'}"
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
+        "[inbound.smtp]\nenabled = false\n"
+        '[outbound]\nmaildir = "outbox"\n'
+        "[web]\nport = 0\n"
+        f'[admins]\nemails = ["{BOSS}"]\n',
+        encoding="utf-8",
+    )
+    config = load_config(path, environ={"NARRATOR_WEB_SECRET": SECRET})
+    upgrade(database)
+    engine = make_engine(database)
+    factory = session_factory(engine)
+    _sign_up(factory)
+    set_password(factory, BOSS, PASSWORD)
+
+    def sent() -> list[str]:
+        with transaction(factory) as session:
+            query = select(OutboxMessage.recipient).where(
+                OutboxMessage.kind == "role", OutboxMessage.state == "sent"
+            )
+            return sorted(session.scalars(query))
+
+    async def scenario() -> list[str]:
+        options = replace(OPTIONS, change_interval=600.0)
+        async with Daemon(config, options=options) as daemon:
+            client = AdminClient(f"http://127.0.0.1:{daemon.web_port}")
+            assert (await asyncio.to_thread(client.login)).status == 303
+            page = await asyncio.to_thread(client.get, "/admin/games/WW5")
+            answer = await asyncio.to_thread(
+                client.post, "/admin/games/WW5/start", {"csrf": csrf_of(page), "seed": "7"}
+            )
+            assert answer.status == 303, answer.text
+            await wait_until(lambda: len(sent()) == len(NAMES), timeout=10, message="role mails")
+            return sent()
+
+    assert run_async(scenario()) == sorted(f"{name.lower()}@example.org" for name in NAMES)
+    assert len(list((tmp_path / "outbox" / "new").iterdir())) >= len(NAMES)
+    with transaction(factory) as session:
+        [action] = session.scalars(select(AdminAction)).all()
+        assert (action.by, action.action, action.game) == (BOSS, "start", "WW5")
     engine.dispose()
