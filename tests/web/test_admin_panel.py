@@ -48,7 +48,7 @@ from tests.support.admin import (
     set_password,
 )
 from tests.support.botgame import BotGame
-from tests.support.bymail import Table
+from tests.support.bymail import Clock, Table
 from tests.support.web import serving
 
 GAME = BotGame(
@@ -431,3 +431,15 @@ def test_without_the_key_there_is_no_panel(factory: sessionmaker[Session]) -> No
         assert client.get("/admin").status == 404
         assert client.get("/admin/login").status == 404
         assert client.post("/admin/login", {"email": BOSS, "password": PASSWORD}).status == 404
+
+
+def test_a_session_ends_eight_hours_after_the_login(factory: sessionmaker[Session]) -> None:
+    set_password(factory, BOSS, PASSWORD)
+    clock = Clock()
+    with serving(panel_site(factory, clock=clock)) as root:
+        client = AdminClient(root)
+        assert client.login().status == 303
+        clock.now += timedelta(hours=8) - timedelta(seconds=1)
+        assert client.get("/admin").status == 200
+        clock.now += timedelta(seconds=1)
+        assert client.get("/admin").status == 303
