@@ -2,7 +2,8 @@
 a storm of signups and votes with SIGKILLs at random moments, and the audit of what survived.
 
 Used by ``tests/faults`` (a bounded run in CI) and ``benchmarks/soak.py`` (the long run by hand).
-The audit reads only the database and what the outgoing SMTP sink received, and reports:
+The audit reads only the database and what was delivered (the outgoing SMTP sink, or the
+Maildir outbox's files with ``maildir=True``), and reports:
 
 - **lost**: a mail the receiver accepted (SMTP 250, or delivered into the IMAP mailbox) that is
   not in the inbox, not processed, or not answered; an outbox row never sent or never received;
@@ -367,6 +368,7 @@ class Storm:
         speed: str = "3s",
         imap: DovecotAccount | None = None,
         imap_share: float = 0.3,
+        maildir: bool = False,
         senders: int = 4,
         timeout: float = 600.0,
         progress: Callable[[str], None] | None = None,
@@ -380,6 +382,7 @@ class Storm:
         self.speed = speed
         self.imap = imap
         self.imap_share = imap_share if imap is not None else 0.0
+        self.maildir = maildir
         self.senders = senders
         self.timeout = timeout
         self.progress = progress or (lambda _line: None)
@@ -400,8 +403,13 @@ class Storm:
         upgrade(self.db_url)
         with SmtpCapture() as sink:
             port = free_port()
+            outbound_port = None if self.maildir else sink.port
             config = write_config(
-                self.workdir, self.db_url, smtp_port=port, outbound_port=sink.port, imap=self.imap
+                self.workdir,
+                self.db_url,
+                smtp_port=port,
+                outbound_port=outbound_port,
+                imap=self.imap,
             )
             env = {"NARRATOR_IMAP_PASSWORD": self.imap.password} if self.imap else {}
             daemon = ServeProcess(config, env)
@@ -428,10 +436,10 @@ class Storm:
                 if daemon.process is None or daemon.process.poll() is not None:
                     daemon.start()
                 daemon.wait_serving()
-                self._wait_settled(factory, sink, started)
+                self._wait_settled(factory, started)
                 status = daemon.stop()
                 assert status == 0, f"narrator serve exited {status} on SIGTERM:\n{daemon.log()}"
-                figures = audit(factory, self.accepted, [m.raw for m in sink.received])
+                figures = audit(factory, self.accepted, self._delivered(sink))
             except BaseException:
                 self._stop.set()
                 self._killing_done.set()
@@ -558,9 +566,15 @@ class Storm:
                 "vote", name, sender, f"Re: {name}", body, f"vote-{name}-{number}-{player}"
             )
 
-    def _wait_settled(
-        self, factory: sessionmaker[Session], sink: SmtpCapture, started: float
-    ) -> None:
+    def _delivered(self, sink: SmtpCapture) -> list[bytes]:
+        """Every outgoing mail delivered: what the SMTP sink received, or the Maildir's files
+        (``new/`` and ``cur/``; ``tmp/`` holds no finished delivery)."""
+        if not self.maildir:
+            return [m.raw for m in sink.received]
+        outbox = self.workdir / "outbox"
+        return [f.read_bytes() for d in ("new", "cur") for f in sorted((outbox / d).glob("*"))]
+
+    def _wait_settled(self, factory: sessionmaker[Session], started: float) -> None:
         """Wait until every accepted mail is processed and every queued mail sent."""
         accepted = set(self.accepted)
 

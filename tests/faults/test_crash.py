@@ -26,3 +26,17 @@ def test_sigkill_storm_loses_nothing_and_doubles_nothing(tmp_path: Path) -> None
     # The run exercised what it claims to: deadlines fired, and (with Dovecot) IMAP mail came in.
     assert figures.deadline_steps > 0, figures.line()
     assert figures.imap > 0 or imap is None, figures.line()
+
+
+@pytest.mark.timeout(400)
+def test_sigkill_storm_on_the_maildir_transport_delivers_every_mail_once(tmp_path: Path) -> None:
+    """The outgoing mail goes into the Maildir outbox: a mail written again after a kill lands
+    in the file its outbox row names, so no mail is ever delivered twice (over SMTP a resend
+    after an interrupted send is allowed and its rate printed)."""
+    storm = Storm(tmp_path, seed=SEED + 1, kills=KILLS // 2, maildir=True, timeout=300)
+    figures = storm.run()
+    print(f"\ncrash safety, Maildir out (seed {SEED + 1}): {figures.line()}")
+    assert figures.problems == [], f"{figures.line()}\n" + "\n".join(figures.problems[:50])
+    assert (figures.lost, figures.doubled, figures.loops) == (0, 0, 0), figures.line()
+    assert figures.resent == 0, figures.line()
+    assert figures.outgoing > 0 and figures.kills >= KILLS // 2, figures.line()
