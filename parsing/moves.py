@@ -48,8 +48,9 @@ def read_moves(
     line that names nobody and no keyword (a greeting) is no move.  Two moves of one kind
     (``MailContext.moves``: ``check`` and ``verify``) are one, read together, as ever.  It is
     several moves only when that leaves moves of two kinds or more, none came from the
-    subject (`subject_keywords`), and, when only one keyword is written, the mail does not
-    read as one valid move on the whole (``heal Anna`` / ``Bram``: the Doctor's two names).
+    subject (`subject_keywords`), and, when the mail starts with the only keyword it writes,
+    it does not read as one valid move on the whole (``heal Anna`` / ``Bram``: the Doctor's
+    two names; ``kill Anna`` / ``Bram``: the Maniac's).
     """
     if subject_keywords or len(set(context.moves.values())) < 2:
         return None
@@ -76,8 +77,8 @@ def read_moves(
     if len(merged) < 2:
         return None
     written = {keyword for group in groups for keyword in group.keywords}
-    if len(written) <= 1 and isinstance(read(body), Vote):
-        return None
+    if len(written) <= 1 and groups[0].keywords and isinstance(read(body), Vote):
+        return None  # a keyword, then lines of names: one move when it reads as one
     moves = tuple(Move(_shown(texts), read("\n".join(texts))) for texts in merged.values())
     return Moves(game.name, moves)
 

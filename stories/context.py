@@ -132,7 +132,9 @@ class Action:
     `burgemeester`); `previous` the names of the last choice a no-repeat role may not repeat
     (`["blanco"]` when that was blanco); `extra` what the ruleset adds for this action (the
     rules' ``ActionChoice.extra``, e.g. the heks's `wounded`, `elixir`, `poison`); `mates`
-    the other pack members who vote too.
+    the other pack members who vote too; `move` the move the action is one of when several
+    actions are one move (the rules' ``ActionChoice.move``; None: a move of its own): a mail
+    may hold several moves, one a line.
     """
 
     kind: str
@@ -144,6 +146,7 @@ class Action:
     previous: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     mates: tuple[str, ...] = ()
+    move: str | None = None
 
     @classmethod
     def from_any(cls, value: Action | Mapping[str, Any]) -> Action:

@@ -62,6 +62,16 @@ def _start(table: Table, factory: sessionmaker[Session], seed: int, distribution
         )
 
 
+def _step_mail(table: Table, name: str) -> str:
+    """The text of the last step mail to `name`."""
+    steps = [m for to, kind, m in table.mails() if to == address_of(name) and kind == "step"]
+    return text_of(steps[-1]).replace("\r\n", "\n")
+
+
+def _at(factory: sessionmaker[Session], step: str, night: int) -> Callable[[], bool]:
+    return lambda: (game_view(factory).step, game_view(factory).night) == (step, night)
+
+
 def _until(table: Table, factory: sessionmaker[Session], done: Callable[[], bool]) -> None:
     for _ in range(12):
         if done():
@@ -118,6 +128,10 @@ def _mafia_night(factory: sessionmaker[Session], language: str) -> Table:
 
 def test_a_mafia_doctor_heals_and_kills_in_one_mail(factory: sessionmaker[Session]) -> None:
     table = _mafia_night(factory, "en")
+    # The step mail teaches it, with one example of his own moves.
+    step = _step_mail(table, "Vito")
+    assert "You may send them all in one mail, one move a line, for example:" in step
+    assert "One mail is one move" not in step
     before = len(table.mails())
     assert table.write("Vito", "Hello,\n\nheal Lena\nkill Sal\n\nVito", "Carrow") == (
         "moves: accepted, accepted"
@@ -181,6 +195,7 @@ def test_one_move_mails_read_as_before(factory: sessionmaker[Session]) -> None:
 
 def test_a_mafia_mail_of_several_moves_in_russian(factory: sessionmaker[Session]) -> None:
     table = _mafia_night(factory, "ru")
+    assert "Их можно прислать одним письмом, по ходу на строку" in _step_mail(table, "Vito")
     assert table.write("Vito", "лечить Lena\nубить Sal", "Carrow") == "moves: accepted, accepted"
     text = _receipt(table, "Vito")
     assert "В вашем письме ходов: 2" in text
@@ -212,3 +227,157 @@ def _logged(factory: sessionmaker[Session], name: str) -> int:
     with transaction(factory) as session:
         logged = session.scalars(select(GameLogEntry).where(GameLogEntry.kind == "vote")).all()
         return sum(1 for entry in logged if entry.payload["player"] == name)
+
+
+# --- Wakkerdam ------------------------------------------------------------------------------
+
+WAKKERDAM_SIGNUPS = {
+    "Anna": "vrouw",
+    "Bram": "man",
+    "Carla": "vrouw",
+    "Dirk": "man",
+    "Eva": "vrouw",
+    "Frank": "man",
+}
+
+
+def _wakkerdam_second_night(factory: sessionmaker[Session], language: str) -> tuple[Table, str]:
+    """A six-player Wakkerdam game without a Mayor (a White Werewolf, a Weerwolf and four
+    Burgers) at its second night, when the White Werewolf kills alone; returns him too."""
+    table = Table(factory, language=language)
+    table.settings = InboxSettings(address=NARRATOR, language=language)
+    table.open_game(
+        name="WW6", ruleset="wakkerdam", language=language, theme="wakkerdam", speed=86400,
+        strictness=9,
+    )  # fmt: skip
+    for name, gender in WAKKERDAM_SIGNUPS.items():
+        assert table.write(name, f"{name}, {gender}", "WW6") == f"signup: {name}"
+    roles = ["witte_weerwolf", "weerwolf", "burger", "burger", "burger", "burger"]
+    with transaction(factory) as session:
+        session.add(
+            RoleDistribution(
+                ruleset="wakkerdam", key="wit-6", players=6, roles=roles,
+                options={"mayor": False},
+            )
+        )  # fmt: skip
+    _start(table, factory, 3, "wit-6")
+    white = next(name for name, role in table.roles().items() if role == "witte_weerwolf")
+    _until(table, factory, _at(factory, "nacht", 2))
+    return table, white
+
+
+def test_the_white_werewolf_votes_with_the_pack_and_alone_in_one_mail(
+    factory: sessionmaker[Session],
+) -> None:
+    table, white = _wakkerdam_second_night(factory, "nl")
+    wolf = next(name for name, role in table.roles().items() if role == "weerwolf")
+    step = _step_mail(table, white)
+    assert "Je mag al je stemmen in één mail sturen, één per regel, bijvoorbeeld:" in step
+    assert "\nwitte " in step
+    assert "in één mail" not in _step_mail(table, wolf)  # one move: as before
+    prey, other = [n for n in WAKKERDAM_SIGNUPS if n not in (white, wolf)][:2]
+    before = len(table.mails())
+    assert table.write(white, f"{prey}\nwitte {wolf}", "WW6") == "moves: accepted, accepted"
+    assert len(table.mails()) == before + 1
+    text = _receipt(table, white)
+    assert "Je mail bevatte twee zetten" in text
+    assert f"„{prey}”: genoteerd: {prey}." in text
+    assert f"„witte {wolf}”: genoteerd: {wolf}." in text
+    assert _in_force(factory)[white] == (prey,)
+    assert _in_force(factory)[f"{white}:witte"] == (wolf,)
+    # Mixed on one line; the White Werewolf may not kill himself: that move alone is refused.
+    assert table.write(white, f"{other}, witte {white}", "WW6") == (
+        "moves: accepted, rejected: target-self"
+    )
+    text = _receipt(table, white)
+    assert f"„{other}”: genoteerd: {other}." in text and f"„witte {white}”: niet gebruikt." in text
+    assert _in_force(factory)[white] == (other,)
+    assert _in_force(factory)[f"{white}:witte"] == (wolf,)  # his earlier solo kill stands
+
+
+def test_the_white_werewolf_in_english_and_a_quoted_reply(factory: sessionmaker[Session]) -> None:
+    table, white = _wakkerdam_second_night(factory, "en")
+    wolf = next(name for name, role in table.roles().items() if role == "weerwolf")
+    assert "\nwhite " in _step_mail(table, white)
+    prey = next(n for n in WAKKERDAM_SIGNUPS if n not in (white, wolf))
+    body = (
+        f"{prey}\nwhite {wolf}\n\n-----Original Message-----\nFrom: The Narrator\n"
+        f"Subject: WW6\n\nwitte {prey}\n{wolf}\n"
+    )
+    assert table.write(white, body, "Re: WW6") == "moves: accepted, accepted"
+    text = _receipt(table, white)
+    assert "Your mail held two moves" in text and f"“white {wolf}”: noted: {wolf}." in text
+    assert _in_force(factory)[white] == (prey,)
+    assert _in_force(factory)[f"{white}:witte"] == (wolf,)
+    # The pack's other wolf has one move: a mail of two lines is his one vote, as before.
+    assert table.write(wolf, f"{prey}\n{white}", "WW6").startswith("error: too-many-names")
+
+
+# --- Lupus ----------------------------------------------------------------------------------
+
+LUPUS_SIGNUPS = {
+    "Lea": "donna",
+    "Vera": "donna",
+    "Carlo": "uomo",
+    "Dina": "donna",
+    "Ezio": "uomo",
+    "Ugo": "uomo",
+}
+
+
+def _lupus_day(factory: sessionmaker[Session], language: str) -> tuple[Table, str]:
+    """The six-player Lupus game of seed 11 (a Sindaco from the start) at its first day; the
+    Sindaco's name."""
+    table = Table(factory, language=language)
+    table.settings = InboxSettings(address=NARRATOR, language=language)
+    table.open_game(
+        name="Borgo", ruleset="lupus", language=language, theme="lupus", speed=86400,
+        strictness=9,
+    )  # fmt: skip
+    for name, gender in LUPUS_SIGNUPS.items():
+        if language == "en":
+            gender = {"uomo": "man", "donna": "woman"}[gender]
+        assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, table.mailer, game, now=table.clock(), seed=11)
+    _until(table, factory, lambda: game_view(factory).step == "giorno")
+    return table, str(game_view(factory).facts["mayor"])
+
+
+def test_the_sindaco_votes_and_names_his_successor_in_one_mail(
+    factory: sessionmaker[Session],
+) -> None:
+    table, mayor = _lupus_day(factory, "it")
+    burn, heir = [n for n in LUPUS_SIGNUPS if n != mayor][:2]
+    step = _step_mail(table, mayor)
+    assert "Puoi mandare tutti i voti in una sola mail, uno per riga, per esempio:" in step
+    assert "soltanto nella mail che la riguarda" not in step
+    assert table.write(mayor, f"Al rogo {burn}!\nsuccessore {heir}") == "moves: accepted, accepted"
+    text = _receipt(table, mayor)
+    assert "La tua mail conteneva due mosse" in text
+    assert f"«Al rogo {burn}!»: annotata: {burn}." in text
+    assert f"«successore {heir}»: annotata: {heir}." in text
+    assert _in_force(factory)[mayor] == (burn,)
+    assert _in_force(factory)[f"{mayor}:successore"] == (heir,)
+    # A successor nobody is called: refused, the vote kept.
+    assert table.write(mayor, f"{heir}; successore Gandalf") == (
+        "moves: accepted, rejected: no-name"
+    )
+    text = _receipt(table, mayor)
+    assert f"«{heir}»: annotata: {heir}." in text and "«successore Gandalf»: non usata." in text
+    assert _in_force(factory)[mayor] == (heir,)
+    assert _in_force(factory)[f"{mayor}:successore"] == (heir,)
+
+
+def test_the_sindaco_in_english(factory: sessionmaker[Session]) -> None:
+    table, mayor = _lupus_day(factory, "en")
+    burn, heir = [n for n in LUPUS_SIGNUPS if n != mayor][:2]
+    step = _step_mail(table, mayor)
+    assert "You may send all your votes in one mail, one a line, for example:" in step
+    assert "\nmayor " in step  # his first two moves: the stake and the Mayor's ballot
+    assert table.write(mayor, f"{burn}, successor {heir}") == "moves: accepted, accepted"
+    text = _receipt(table, mayor)
+    assert "Your mail held two moves" in text
+    assert _in_force(factory)[mayor] == (burn,)
+    assert _in_force(factory)[f"{mayor}:successore"] == (heir,)
