@@ -139,8 +139,8 @@ def test_a_mafia_doctor_heals_and_kills_in_one_mail(factory: sessionmaker[Sessio
     assert len(table.mails()) == before + 1  # one receipt
     text = _receipt(table, "Vito")
     assert "Your mail held two moves" in text
-    assert "“heal Lena”: noted: Lena." in text
-    assert "“kill Sal”: noted: Sal." in text
+    assert '"heal Lena": noted: Lena.' in text
+    assert '"kill Sal": noted: Sal.' in text
     assert _votes(factory, "Vito") == [(["Lena"], ["heal"]), (["Sal"], ["kill"])]
     assert _in_force(factory)["Vito:heal"] == ("Lena",)
     assert _in_force(factory)["Vito:kill"] == ("Sal",)
@@ -153,15 +153,15 @@ def test_a_refused_move_costs_the_others_nothing(factory: sessionmaker[Session])
         "moves: accepted, rejected: untouchable"
     )
     text = _receipt(table, "Vito")
-    assert "“heal Lena”: noted: Lena." in text
-    assert "“kill Marco”: not used." in text
+    assert '"heal Lena": noted: Lena.' in text
+    assert '"kill Marco": not used.' in text
     assert _votes(factory, "Vito") == [(["Lena"], ["heal"])]
     # A name nobody has: the parser refuses that line, the other is kept.
     assert table.write("Vito", "kill Zorro\nheal Rosa", "Carrow") == (
         "moves: rejected: no-name, accepted"
     )
     text = _receipt(table, "Vito")
-    assert "“kill Zorro”: not used." in text and "“heal Rosa”: noted: Rosa." in text
+    assert '"kill Zorro": not used.' in text and '"heal Rosa": noted: Rosa.' in text
     assert table.write("Vito", "kill Sal", "Carrow") == "vote accepted"
     assert _in_force(factory)["Vito:kill"] == ("Sal",)
     assert _in_force(factory)["Vito:heal"] == ("Rosa",)
@@ -199,7 +199,7 @@ def test_a_mafia_mail_of_several_moves_in_russian(factory: sessionmaker[Session]
     assert table.write("Vito", "лечить Lena\nубить Sal", "Carrow") == "moves: accepted, accepted"
     text = _receipt(table, "Vito")
     assert "В вашем письме ходов: 2" in text
-    assert "«лечить Lena»: принят: Lena." in text and "«убить Sal»: принят: Sal." in text
+    assert '"лечить Lena": принят: Lena.' in text and '"убить Sal": принят: Sal.' in text
     assert _in_force(factory)["Vito:kill"] == ("Sal",)
 
 
@@ -281,8 +281,8 @@ def test_the_white_werewolf_votes_with_the_pack_and_alone_in_one_mail(
     assert len(table.mails()) == before + 1
     text = _receipt(table, white)
     assert "Je mail bevatte twee zetten" in text
-    assert f"„{prey}”: genoteerd: {prey}." in text
-    assert f"„witte {wolf}”: genoteerd: {wolf}." in text
+    assert f'"{prey}": genoteerd: {prey}.' in text
+    assert f'"witte {wolf}": genoteerd: {wolf}.' in text
     assert _in_force(factory)[white] == (prey,)
     assert _in_force(factory)[f"{white}:witte"] == (wolf,)
     # Mixed on one line; the White Werewolf may not kill himself: that move alone is refused.
@@ -290,7 +290,7 @@ def test_the_white_werewolf_votes_with_the_pack_and_alone_in_one_mail(
         "moves: accepted, rejected: target-self"
     )
     text = _receipt(table, white)
-    assert f"„{other}”: genoteerd: {other}." in text and f"„witte {white}”: niet gebruikt." in text
+    assert f'"{other}": genoteerd: {other}.' in text and f'"witte {white}": niet gebruikt.' in text
     assert _in_force(factory)[white] == (other,)
     assert _in_force(factory)[f"{white}:witte"] == (wolf,)  # his earlier solo kill stands
 
@@ -306,7 +306,7 @@ def test_the_white_werewolf_in_english_and_a_quoted_reply(factory: sessionmaker[
     )
     assert table.write(white, body, "Re: WW6") == "moves: accepted, accepted"
     text = _receipt(table, white)
-    assert "Your mail held two moves" in text and f"“white {wolf}”: noted: {wolf}." in text
+    assert "Your mail held two moves" in text and f'"white {wolf}": noted: {wolf}.' in text
     assert _in_force(factory)[white] == (prey,)
     assert _in_force(factory)[f"{white}:witte"] == (wolf,)
     # The pack's other wolf has one move: a mail of two lines is his one vote, as before.
@@ -356,8 +356,8 @@ def test_the_sindaco_votes_and_names_his_successor_in_one_mail(
     assert table.write(mayor, f"Al rogo {burn}!\nsuccessore {heir}") == "moves: accepted, accepted"
     text = _receipt(table, mayor)
     assert "La tua mail conteneva due mosse" in text
-    assert f"«Al rogo {burn}!»: annotata: {burn}." in text
-    assert f"«successore {heir}»: annotata: {heir}." in text
+    assert f'"Al rogo {burn}!": annotata: {burn}.' in text
+    assert f'"successore {heir}": annotata: {heir}.' in text
     assert _in_force(factory)[mayor] == (burn,)
     assert _in_force(factory)[f"{mayor}:successore"] == (heir,)
     # A successor nobody is called: refused, the vote kept.
@@ -365,7 +365,7 @@ def test_the_sindaco_votes_and_names_his_successor_in_one_mail(
         "moves: accepted, rejected: no-name"
     )
     text = _receipt(table, mayor)
-    assert f"«{heir}»: annotata: {heir}." in text and "«successore Gandalf»: non usata." in text
+    assert f'"{heir}": annotata: {heir}.' in text and '"successore Gandalf": non usata.' in text
     assert _in_force(factory)[mayor] == (heir,)
     assert _in_force(factory)[f"{mayor}:successore"] == (heir,)
 
