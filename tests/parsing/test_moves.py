@@ -140,3 +140,13 @@ def test_narrator_parse_shows_each_move() -> None:
     assert [m["written"] for m in shown["moves"]] == ["heal Alan", "kill Zorro"]
     assert shown["moves"][0]["kind"] == "vote" and shown["moves"][1]["code"] == "no-name"
     assert "sender" not in shown["moves"][0]
+
+
+def test_narrator_parse_prints_each_move(capsys: pytest.CaptureFixture[str]) -> None:
+    from narrator.commands.parse import _print_readable
+
+    mail = ParsedMail(sender="gina@example.org", subject="MF1", body="heal Alan, kill Zorro")
+    _print_readable(command_to_dict(read_command(mail, GAME, DOCTOR), mail), mail)
+    out = capsys.readouterr().out
+    assert "2 moves in MF1:" in out
+    assert "'heal Alan': Alan [heal]" in out and "'kill Zorro': error no-name" in out
