@@ -11,6 +11,7 @@ Public API (all pure; ``parse_mail`` never raises for any bytes)::
     read_command(parsed, GameInfo(name, signup_open, players),
                  MailContext(lexicon, sender_player, name_counts, usable_keywords, explain))
         -> Signup(game, name, gender) | Vote(game, targets, blanco, keywords, corrections)
+         | Moves(game, (Move(written, Vote | ParseError), ...))   # several, one per line
          | ParseError(code, message, params, game)
     Lexicon.from_words(words_toml_mapping, keyword_ids) -> Lexicon   # a pack's words
     classify_ignore(parsed, own_addresses) -> Ignore | None      # auto-reply|bounce|list|loop
@@ -25,7 +26,7 @@ names the code and its parameters).
 
 The layers: ``mime`` (bytes → headers and text), ``html`` (HTML → text), ``quotes`` (text →
 what the player wrote, by the mail clients' tables of ``clients``), ``subject``,
-``autoreply``, ``names``, ``lexicon``, ``interpret``, ``messages``.
+``autoreply``, ``names``, ``lexicon``, ``interpret`` (``moves``: a mail of several), ``messages``.
 """
 
 from parsing.autoreply import classify_ignore, is_auto_reply, is_bounce
@@ -44,6 +45,8 @@ from parsing.model import (
     Ignore,
     IgnoreReason,
     MailContext,
+    Move,
+    Moves,
     ParsedMail,
     ParseError,
     Read,
@@ -72,6 +75,8 @@ __all__ = [
     "IgnoreReason",
     "Lexicon",
     "MailContext",
+    "Move",
+    "Moves",
     "NameMatcher",
     "ParamTexts",
     "ParseError",

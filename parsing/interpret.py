@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import replace
 
 from parsing.autoreply import classify_ignore
 from parsing.lexicon import Gender
@@ -17,6 +18,7 @@ from parsing.model import (
     GameInfo,
     Help,
     MailContext,
+    Moves,
     ParsedMail,
     ParseError,
     Read,
@@ -25,6 +27,7 @@ from parsing.model import (
     Signup,
     Vote,
 )
+from parsing.moves import read_moves
 from parsing.names import fold, is_mixed_script, letter_words, looks_like
 from parsing.subject import find_game, is_help_subject, subject_words
 
@@ -66,10 +69,29 @@ def route(
 
 def read_command(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
     """Read what ``parsed`` asks of ``game``: a ``Signup`` while the game takes signups, else a
-    ``Vote``; or a ``ParseError`` with a stable code, worded by ``context.explain``."""
+    ``Vote`` (``Moves`` for a mail of several, see :func:`parsing.moves.read_moves`); or a
+    ``ParseError`` with a stable code, worded by ``context.explain``."""
     if game.signup_open:
         return read_signup(parsed.body, game, context)
+    if context.moves:
+        moves = _read_moves(parsed, game, context)
+        if moves is not None:
+            return moves
     return read_vote(parsed, game, context)
+
+
+def _read_moves(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Moves | None:
+    """The moves of a mail of several (each read as a mail of it alone), else None."""
+    found = context.lexicon.find_keywords(subject_words(parsed.subject))
+    usable = context.usable_keywords
+    subject_keywords = any(usable is None or keyword in usable for keyword in found)
+    bare = replace(parsed, subject="")
+
+    def read(text: str) -> Vote | ParseError:
+        return read_vote(replace(bare, body=text), game, context)
+
+    body = _without_own_signoff(parsed.body, context.sender_player)
+    return read_moves(body, subject_keywords, game, context, read)
 
 
 def _error(
@@ -143,7 +165,7 @@ def _signup(name: str, gender: Gender, game: GameInfo, context: MailContext) -> 
     return Signup(game.name, name, gender)
 
 
-def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:
+def read_vote(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Vote | ParseError:
     """Read a vote: player names (exact or understood from a misspelling), a blank word, and
     the lexicon's keywords from subject and body (only ``usable_keywords``, when given); and,
     when the vote (its first keyword, else the plain vote) offers them, the sender's choices

@@ -124,6 +124,9 @@ class MailContext:
     ``number_keywords``: the keyword ids (``""``: the plain vote) whose vote names a number
     (``buy 1.5``): its numbers written in digits are targets too, as written (a decimal comma
     becomes a point).
+    ``moves``: the move each of the sender's votes is one of, keyed like ``name_counts`` (votes
+    of one move replace each other: a Mafia ``check`` and ``verify``).  With two moves or more
+    a mail may hold several, one per line (:func:`parsing.moves.read_moves`); empty: one.
     """
 
     lexicon: Lexicon = DEFAULT_LEXICON
@@ -133,6 +136,7 @@ class MailContext:
     explain: Explain = explain_plainly
     choice_words: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     number_keywords: frozenset[str] = frozenset()
+    moves: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def keywords(self) -> Mapping[str, str]:
@@ -179,6 +183,24 @@ class Vote:
 
 
 @dataclass(frozen=True)
+class Move:
+    """One move of a mail of several: the words that wrote it (``written``, its lines joined)
+    and how they read, as a mail of that one move would (a ``Vote`` or a ``ParseError``)."""
+
+    written: str
+    read: Vote | ParseError
+
+
+@dataclass(frozen=True)
+class Moves:
+    """A mail of several moves in ``game`` (one per line; ``heal Alan, kill Dora``), in the
+    order written, each read on its own."""
+
+    game: str
+    moves: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
 class Route:
     """The mail is for ``game`` (named by its subject): read it with :func:`read_command`."""
 
@@ -215,8 +237,8 @@ class ParseError:
 Routed = Route | Help | Ignore | ParseError
 """What :func:`parsing.route` decides: the game, Help, never answered, or ``no-game``."""
 
-Read = Signup | Vote | ParseError
+Read = Signup | Vote | Moves | ParseError
 """What :func:`parsing.read_command` reads in a game's mail."""
 
-Command = Signup | Vote | Help | Ignore | ParseError
+Command = Signup | Vote | Moves | Help | Ignore | ParseError
 """Anything a mail comes to (the ``narrator parse --json`` kinds)."""

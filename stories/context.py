@@ -132,7 +132,9 @@ class Action:
     `burgemeester`); `previous` the names of the last choice a no-repeat role may not repeat
     (`["blanco"]` when that was blanco); `extra` what the ruleset adds for this action (the
     rules' ``ActionChoice.extra``, e.g. the heks's `wounded`, `elixir`, `poison`); `mates`
-    the other pack members who vote too.
+    the other pack members who vote too; `move` the move the action is one of when several
+    actions are one move (the rules' ``ActionChoice.move``; None: a move of its own): a mail
+    may hold several moves, one a line.
     """
 
     kind: str
@@ -144,6 +146,7 @@ class Action:
     previous: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     mates: tuple[str, ...] = ()
+    move: str | None = None
 
     @classmethod
     def from_any(cls, value: Action | Mapping[str, Any]) -> Action:
@@ -240,6 +243,7 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "targets": (),
             "blanco": False,
             "corrected": (),
+            "moves": (),
         },
         "error": {
             "player": None,
@@ -399,6 +403,8 @@ def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None)
             value = tuple(Action.from_any(a) for a in value)
         elif name == "corrected":
             value = tuple((clean_text(a), clean_text(b)) for a, b in value)
+        elif name == "moves":
+            value = tuple(_move(move) for move in value)
         elif name == "events":
             value = tuple(e if isinstance(e, Event) else Event.from_dict(e, ruleset) for e in value)
         elif name == "stories":
@@ -407,6 +413,15 @@ def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None)
             value = _clean(value)
         out[name] = value
     return out
+
+
+def _move(move: Mapping[str, Any]) -> dict[str, Any]:
+    """One move of a receipt's `moves`, its action an Action and its strings cleaned."""
+    action = move.get("action")
+    cleaned = _clean({k: v for k, v in move.items() if k != "action"})
+    cleaned["action"] = Action.from_any(action) if action is not None else None
+    cleaned["corrected"] = tuple(tuple(pair) for pair in cleaned.get("corrected", ()))
+    return dict(cleaned)
 
 
 def is_known_mail_or_event(name: str) -> bool:

@@ -158,6 +158,27 @@ def sample_actions(ruleset: str, kind: str, variant: int) -> list[Action]:
     return actions
 
 
+def _sample_move(
+    written: str,
+    action: Any,
+    targets: tuple[str, ...],
+    *,
+    blanco: bool = False,
+    corrected: tuple[tuple[str, str], ...] = (),
+    refused: str = "",
+) -> dict[str, Any]:
+    """One move of a receipt's `moves` (a mail of several): as the narrator tells it."""
+    return {
+        "written": written,
+        "refused": refused,
+        "code": "no-name" if refused else "",
+        "action": action,
+        "targets": targets,
+        "blanco": blanco,
+        "corrected": corrected,
+    }
+
+
 def _step_of_action(pack: Pack, kind: str) -> str | None:
     step = _table(pack, "actions", kind).get("step")
     return None if step is None else str(step)
@@ -267,6 +288,23 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         "blanco": blanco,
                         "corrected": corrected,
                     }
+            # A mail of several moves: one recorded (a name corrected), one blank, one refused.
+            moves = (
+                _sample_move("Bram", action, ("Bram",), corrected=(("brm", "Bram"),)),
+                _sample_move("nobody", action, (), blanco=True),
+                _sample_move("Xyzzy", None, (), refused="No player is called Xyzzy."),
+            )
+            yield {
+                "game": sample_game(key, _step_of_action(pack, kind)),
+                "players": players,
+                "recipient": "Anna",
+                "player": "Anna",
+                "action": action,
+                "targets": ("Bram",),
+                "blanco": False,
+                "corrected": (),
+                "moves": moves,
+            }
     elif key.event == "error":
         codes = list(load_words(key.ruleset, key.language).errors) if _has_words(key) else []
         codes += [c for c in mails.get("error_codes", ()) if c not in codes]

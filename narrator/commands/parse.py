@@ -291,7 +291,17 @@ def _print_readable(result: Mapping[str, object], parsed: ParsedMail) -> None:
     print(f"from:    {parsed.sender_name} <{parsed.sender}>".replace(":     <", ":    <"))
     print(f"subject: {parsed.raw_subject!r} -> {parsed.subject!r}")
     print(f"text:    {parsed.body!r}")
-    if kind == "vote":
+    moves = result.get("moves")
+    if kind == "vote" and isinstance(moves, list):  # a mail of several moves: each
+        print(f"{len(moves)} moves in {result['game']}:")
+        for move in moves:
+            if isinstance(move, dict) and move.get("kind") == "vote":
+                what = "blanco" if move["blanco"] else ", ".join(move["targets"])
+                extra = f" [{', '.join(move['keywords'])}]" if move["keywords"] else ""
+                print(f"  {move['written']!r}: {what}{extra}")
+            elif isinstance(move, dict):
+                print(f"  {move['written']!r}: error {move['code']}: {move['message']}")
+    elif kind == "vote":
         targets = ", ".join(result["targets"]) if isinstance(result["targets"], list) else ""
         what = "blanco" if result["blanco"] else targets
         keywords = result.get("keywords") or []

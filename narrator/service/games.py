@@ -571,14 +571,7 @@ def cast_vote(
     """Apply `player`'s vote; return its receipt, or an error reply stating why and what is
     valid, as letters (to :func:`post`)."""
     game = table.game
-    if game.status != GameStatus.RUNNING.value:
-        if game.status == GameStatus.PAUSED.value:
-            raise GameError("game-paused", f"game {game.name} is paused")
-        raise GameError("not-running", f"game {game.name} is not running")
-    try:
-        state = table.state
-    except NotStarted as error:
-        raise GameError("not-started", str(error)) from None
+    state = voting_state(table)
     keywords = sorted(set(ballot.keywords))
     vote = RulesVote(
         player=player.name,
@@ -597,6 +590,19 @@ def cast_vote(
         letters.extend(close(table, now).letters)
         return VoteOutcome(True, closed_early=True, letters=tuple(letters))
     return VoteOutcome(True, letters=tuple(letters))
+
+
+def voting_state(table: GameTable) -> Any:
+    """The rules state votes are cast in; GameError when the game takes no votes now."""
+    game = table.game
+    if game.status != GameStatus.RUNNING.value:
+        if game.status == GameStatus.PAUSED.value:
+            raise GameError("game-paused", f"game {game.name} is paused")
+        raise GameError("not-running", f"game {game.name} is not running")
+    try:
+        return table.state
+    except NotStarted as error:
+        raise GameError("not-started", str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -645,6 +651,30 @@ class _Voting:
 
     def accept(self, state: Any) -> list[Letter]:
         """Store the vote (state, log, vote row); return its receipt and the group's copies."""
+        self.record(state)
+        player = self.player
+        batch = self.batch()
+        context = batch.context(player.name)
+        context.update(self.told(state))
+        receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
+        return [receipt, *self.relay(batch, context)]
+
+    def told(self, state: Any) -> dict[str, Any]:
+        """What a receipt says of the vote, once it is in `state`: the action, the names, blank
+        and the names the parser corrected."""
+        ballot = self.ballot
+        targets = list(ballot.targets)
+        action = _matching_action(self.actions(state), self.keywords)
+        return {
+            "player": self.player.name,
+            "action": action or {"kind": self.view.step},
+            "targets": targets,
+            "blanco": ballot.blanco or not targets,
+            "corrected": [list(c) for c in ballot.corrections],
+        }
+
+    def record(self, state: Any) -> None:
+        """Store the vote: the new `state`, the game log's entry and the vote row."""
         table, player, ballot, now = self.table, self.player, self.ballot, self.now
         game = table.game
         table.cast()  # of the seats voted in (a vote changes none): no view of the new state
@@ -669,20 +699,6 @@ class _Voting:
                 cast_at=now,
             )
         )
-        batch = self.batch()
-        context = batch.context(player.name)
-        action = _matching_action(self.actions(state), self.keywords)
-        context.update(
-            {
-                "player": player.name,
-                "action": action or {"kind": self.view.step},
-                "targets": targets,
-                "blanco": ballot.blanco or not targets,
-                "corrected": [list(c) for c in ballot.corrections],
-            }
-        )
-        receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
-        return [receipt, *self.relay(batch, context)]
 
     def relay(self, batch: _Batch, receipt: Mapping[str, Any]) -> list[Letter]:
         """Copies of a receipt to the other readers the ruleset relays it to

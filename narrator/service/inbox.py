@@ -50,6 +50,7 @@ from narrator.service.limits import (
     refusal_text,
 )
 from narrator.service.mailer import Mailer, ReplyTo
+from narrator.service.moves import cast_moves
 from narrator.service.story_context import Reveal, roster, story_game
 from narrator.service.table import GameTable, table_of
 from narrator.service.work import Work, unit_of_work
@@ -60,6 +61,7 @@ from parsing import (
     Ignore,
     IgnoreReason,
     MailContext,
+    Moves,
     ParsedMail,
     ParseError,
     Read,
@@ -417,13 +419,19 @@ def _handle(
         applicant = service.Applicant(parsed.sender, command.name, command.gender.value)
         result = service.signup(table, applicant, now, answer.reply)
         return result.letters, f"signup: {result.player.name}"
-    if isinstance(command, ParsedVote):
+    if isinstance(command, ParsedVote | Moves):
         if player is None:
             raise service.GameError("not-a-player", f"{parsed.sender} does not play in {game.name}")
         addresses = mailer.reply_addresses
         if addresses is not None and not addresses.is_addressed(mail.items, game.id, parsed.sender):
             text = refusal_text("reply-address", game.ruleset, game.language)
             raise service.GameError("reply-address", text, reply_text=text)
+    if isinstance(command, Moves):
+        assert player is not None
+        cast = cast_moves(table, player, command.moves, now, answer.reply, mail.row.id)
+        return cast.letters, f"moves: {cast.detail}"
+    if isinstance(command, ParsedVote):
+        assert player is not None
         ballot = service.Ballot(
             targets=command.targets,
             blanco=command.blanco,
@@ -487,10 +495,13 @@ def reading_for(table: GameTable, sender: str) -> Reading:
     name_counts: dict[str, tuple[int, int]] = {}
     offered: dict[str, dict[str, tuple[str, ...]]] = {}
     number_keywords: frozenset[str] = frozenset()
+    moves: dict[str, str] = {}
     if table.started and player is not None:
         actions = table.rules.choices(table.state, player.name).actions
         name_counts = {a.keyword or "": (a.min_names, a.max_names) for a in actions}
         offered, number_keywords = _other_choices(game, actions, info)
+        if len(actions) > 1:  # he may write several moves in one mail (one a line)
+            moves = {a.keyword or "": a.move or a.keyword or "" for a in actions}
     context = MailContext(
         lexicon=lexicon_for(game.ruleset, game.language),
         sender_player=player.name if player is not None else None,
@@ -498,6 +509,7 @@ def reading_for(table: GameTable, sender: str) -> Reading:
         explain=explainer_for(game.ruleset, game.language),
         choice_words=offered,
         number_keywords=number_keywords,
+        moves=moves,
     )
     return Reading(info, player, context)
 

@@ -253,6 +253,7 @@ def actions_of(
                 "keyword": choice.keyword,
                 "previous": ["blanco"] if previous == () else list(previous or ()),
                 "extra": dict(choice.extra),
+                "move": choice.move,
             }
         )
     return result

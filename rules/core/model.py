@@ -169,7 +169,10 @@ class ActionChoice:
     that, in JSON form (Wakkerdam's Heks: ``wounded``, ``elixir``, ``poison``).
     A target need not be a player's name: a ruleset may offer other ids (a role, a team), which
     a mail names by the words its story pack has for them.  ``number`` is true when the vote
-    names a number instead (written in digits; ``targets`` is then empty).
+    names a number instead (written in digits; ``targets`` is then empty).  ``move`` names the
+    move the vote is one of, when several votes are one move and replace each other (a Mafia
+    ``check`` and ``verify``, a vampiri slot's options); None: the vote is a move of its own.
+    A mail may hold several moves, never two votes of one move.
     """
 
     action: str
@@ -181,6 +184,7 @@ class ActionChoice:
     previous: tuple[str, ...] | None = None
     extra: Mapping[str, JsonValue] = field(default_factory=dict)
     number: bool = False
+    move: str | None = None
 
 
 @dataclass(frozen=True)

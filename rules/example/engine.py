@@ -106,8 +106,9 @@ def choices(state: GameState, player: str) -> Choices:
     elif seat.role == LUPO.id:
         prey = tuple(p.name for p in _living(state) if p.role != LUPO.id)
         actions = (
-            ActionChoice(LUPO.id, None, prey, 1, 1, blanco=True),
-            ActionChoice(SPARE, SPARE, (), 0, 0, blanco=False),
+            # One move: a prey, or spare them all (a mail holds one of the two).
+            ActionChoice(LUPO.id, None, prey, 1, 1, blanco=True, move=LUPO.id),
+            ActionChoice(SPARE, SPARE, (), 0, 0, blanco=False, move=LUPO.id),
         )
     else:
         actions = (ActionChoice(VEGGENTE.id, None, others, 1, 1, blanco=True),)

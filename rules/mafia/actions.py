@@ -434,6 +434,7 @@ def choices(state: GameState, name: str) -> Choices:
                 blanco=action.spec.blank and action.spec.min_names > 0,
                 extra=_extra(state, action, name),
                 number=action.spec.values is Values.NUMBER,
+                move=action.spec.group,
             )
             for action in found
         ),

@@ -242,6 +242,7 @@ def choices(state: GameState, name: str) -> Choices:
                     max_names=min(option.max_names, len(targets)),
                     blanco=option.min_names == 0 and not (slot.must and option.keyword is None),
                     extra=extra,
+                    move=slot.id,
                 )
             )
     return Choices(player=player.name, step=state.step, actions=tuple(result))
