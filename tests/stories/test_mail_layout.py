@@ -14,7 +14,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from stories import Action, Cast, FileStore, Game, Player, Renderer, StoryKey, WordsError
+from stories import (
+    Action,
+    Cast,
+    FileStore,
+    Game,
+    MemoryStore,
+    Player,
+    Renderer,
+    StoryKey,
+    StorySource,
+    WordsError,
+)
 from stories.keys import BASE_THEME
 from stories.layout import HTML_ROSTER_MAILS, ROSTER_MAILS, ROSTER_SEPARATOR
 from stories.samples import mail_samples
@@ -462,3 +473,89 @@ def test_a_mail_with_a_page_link_carries_it_in_text_and_html(
                 assert linked.text.index(line) < linked.text.index(f"\n{ROSTER_SEPARATOR}\n")
             assert linked.html.count(f'href="{link}"') == 1, (key, mail)
             assert words.page_private in html_lib.unescape(linked.html)
+
+
+# --- the moves, the role card, the deaths ---------------------------------------------------
+
+
+def test_a_move_the_story_gives_no_place_goes_in_the_action_box(renderer: Renderer) -> None:
+    """A story that lists no choices: the move's box, with the layout's own lines, stands in
+    the action box before the signature; the story is left whole."""
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "step")
+    source = StorySource(
+        key,
+        1,
+        "{% block subject %}x{% endblock %}{% block body %}Hallo.\n\nDe Verteller{% endblock %}",
+    )
+    mail = Renderer(MemoryStore([source])).render_mail(
+        key,
+        {
+            "game": _game(),
+            "players": PLAYERS,
+            "recipient": "Carla",
+            "player": "Carla",
+            "actions": [SEER],
+        },
+        1,
+    )
+    action = section(mail.html, "action")
+    assert action.startswith("Jouw beurt Ziener — schrijf een naam: Anna · Bram · Carla")
+    assert "Noem één naam." in action and "Stemmen kan tot:" in action
+    assert section(mail.html, "story") == "Hallo." and section(mail.html, "signature") == (
+        "De Verteller"
+    )
+
+
+def test_choices_on_one_line_become_the_moves_choices(renderer: Renderer) -> None:
+    """Mafia's English packs write "Choose from: A, B": that line is the move's choices, the
+    move's heading names its keyword, and its lines go in its box."""
+    key = StoryKey("mafia", "en", "mafia", "step")
+    kill = Action("kill", choices=("Anna", "Bram"), keyword="kill")
+    context = {
+        "game": _game("en", step="night", night=1, day=1),
+        "players": PLAYERS,
+        "recipient": "Carla",
+        "player": "Carla",
+        "actions": [kill],
+    }
+    mail = renderer.render_mail(key, context, 1)
+    assert re.search(r"(?m)^Choose from: Anna, Bram$", mail.text), mail.text
+    page = mail.html
+    story = section(page, "story")
+    assert re.search(r"write “kill”: Anna · Bram", story, re.IGNORECASE), story
+    assert "Choose from" not in story and story.count("Anna · Bram") == 1
+    moves = re.findall(r'<td class="move".*?</td>', page, flags=re.DOTALL)
+    assert len(moves) == 1 and "«kill Anna»" in visible(moves[0])
+
+
+def test_the_role_card_says_role_team_mates_and_what_to_write(renderer: Renderer) -> None:
+    key = StoryKey("mafia", "ru", "mafia", "role")
+    context = {
+        "game": _game("ru", step="election", phase="day", night=0, day=1),
+        "players": PLAYERS,
+        "recipient": "Carla",
+        "player": "Carla",
+        "role": "blocker",
+        "team": "black",
+        "facts": {"negative": "mafia", "partners": ["Anna"]},
+    }
+    mail = renderer.render_mail(key, context, 1)
+    card = section(mail.html, "role-card")
+    assert card.startswith("Ваша роль Блокер и Мафия"), card
+    assert "Команда: Чёрные" in card and "Кого вы знаете: Anna" in card
+    assert "Что писать: «арест», «защита», «убить»" in card
+    assert mail.html.index('id="role-card"') < mail.html.index('id="story"')
+    assert section(mail.html, "header").startswith("Ваша роль")
+
+
+def test_who_died_stands_under_the_header_of_a_story(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+    death = {"type": "death", "audience": "public", "player": "Eva", "cause": "weerwolven"}
+    context = {"game": _game(), "players": PLAYERS, "recipient": None}
+    mail = renderer.render_story(key, context, [death], "s")
+    assert mail is not None
+    assert section(mail.html, "header").startswith("Verhaal WW5")
+    assert section(mail.html, "deaths") == "Gestorven: Eva"
+    assert mail.html.index('id="deaths"') < mail.html.index('id="story"')
+    quiet = renderer.render_mail(*_story(PLAYERS, "Bram"))
+    assert 'id="deaths"' not in quiet.html
