@@ -195,6 +195,7 @@ def action_box(
         "moves": [move_html(move) for move in moves],
         "deadline_label": words.mail.deadline,
         "deadline": deadline,
+        "told": "",
     }
 
 
@@ -573,6 +574,17 @@ def mail_html(
     pieces = list(laid.pieces)
     action = action_box(mail, ctx, words, laid.unplaced)
     split = signature_at(pieces) if action is not None else len(pieces)
+    if action is not None and action["deadline"]:
+        # The story's own line with the deadline (and its zone) goes in the box, in place of
+        # the box's: the deadline is told once, in the story's words.
+        told = [
+            i
+            for i, (kind, value) in enumerate(pieces[:split])
+            if kind == "line" and action["deadline"] in value[1]
+        ]
+        if told:
+            action["told"] = pieces.pop(told[-1])[1][1]
+            split -= 1
     footer: list[str] = []
     if mail not in ADMIN_MAILS:
         if action is not None:
