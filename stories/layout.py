@@ -1,5 +1,6 @@
-"""The mail layout: the HTML part around a story (header, action box, roster, footer) and the
-running roster of the text part, worded by the pack's words.toml ``[mail]``.
+"""The mail layout: the HTML part around a story (header with the kind of mail, role card,
+moves set apart, action box, roster, footer) and the running roster of the text part, worded
+by the pack's words.toml ``[mail]``.
 
 Stories write text only; this module (not the packs) shapes every mail's HTML, from the same
 facts the text tells: so a new pack or a reworded template needs nothing here.
@@ -8,10 +9,12 @@ facts the text tells: so a new pack or a reworded template needs nothing here.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template
@@ -35,6 +38,23 @@ ACTION_MAILS = frozenset({"step", "reminder", "error"})
 ADMIN_MAILS = frozenset({"help_forward", "help_digest"})
 #: The error codes whose mail says that Help cannot reach anybody: its footer does not offer it.
 NO_HELP_ERRORS = frozenset({"no-admin"})
+#: The mails that ask for moves: their action box is there even without a deadline.
+MOVE_MAILS = frozenset({"step", "reminder"})
+#: The mails that tell the story of a step or of the game: their header says so.
+STORY_MAILS = frozenset({"night_result", "day_result", "game_over", "epilogue"})
+#: The event types that tell a death: the story mail's header strip names who died.
+DEATH_EVENTS = frozenset({"death"})
+#: Mail -> (its kind's label in [mail], the header's colours: background, text).
+KINDS: Mapping[str, tuple[str, str, str]] = MappingProxyType(
+    {
+        "step": ("action", "#ffd27a", "#3b2600"),
+        "reminder": ("action", "#ffd27a", "#3b2600"),
+        "error": ("kind_error", "#f6c1bd", "#5a0f0a"),
+        "receipt": ("kind_receipt", "#bfe3c4", "#0f3d17"),
+        "role": ("kind_role", "#d4ccf2", "#251a52"),
+        **{mail: ("kind_story", "#c9d8f0", "#142a4d") for mail in STORY_MAILS},
+    }
+)
 
 LAYOUT_FILE = Path(__file__).resolve().parent / "layout" / "mail.html"
 
@@ -144,54 +164,368 @@ def _how_many(action: Action, words: Words, ctx: Mapping[str, Any]) -> str:
 
 
 @lru_cache(maxsize=64)
-def list_items(names: tuple[str, ...]) -> Markup:
-    """The escaped `<li>` items of `names`: built once for the choices every reader of a step
-    shares (a day vote of a thousand players lists a thousand names in each mail)."""
-    return Markup("\n".join(f"<li>{escape(name)}</li>" for name in names))
-
-
-@lru_cache(maxsize=64)
 def _when(moment: dt.datetime, zone: str, pattern: str, locale: str) -> str:
     """A deadline in words (the same for every mail of a step); `zone` is part of the key, as
     equal moments in different zones are equal datetimes but are written differently."""
     return vocab.when(moment, pattern, locale)
 
 
-def action_box(mail: str, ctx: Mapping[str, Any], words: Words) -> dict[str, Any] | None:
-    """The action box of a mail that asks for a vote: per action its title, choices, how many
-    names, blanco and keyword; the deadline in the game's time zone.  None for other mails."""
-    asked = _actions_asked(mail, ctx)
-    if not asked:
+def deadline_of(ctx: Mapping[str, Any], words: Words) -> str:
+    """The step's deadline in words and its zone ("" without one)."""
+    game: Game | None = ctx.get("game")
+    if game is None or game.deadline is None:
+        return ""
+    written = _when(game.deadline, str(game.deadline.tzinfo), words.when, words.locale)
+    return f"{written} ({game.timezone})"
+
+
+def action_box(
+    mail: str, ctx: Mapping[str, Any], words: Words, moves: Sequence[Move]
+) -> dict[str, Any] | None:
+    """The action box of a mail that asks for a vote, set before the story's signature: the
+    `moves` not set apart in the story and the deadline in the game's time zone.  None for
+    other mails, and for an error mail with neither."""
+    if mail not in ACTION_MAILS:
+        return None
+    deadline = deadline_of(ctx, words)
+    if not moves and not deadline and mail not in MOVE_MAILS:
+        return None
+    return {
+        "heading": words.mail.action,
+        "moves": [move_html(move) for move in moves],
+        "deadline_label": words.mail.deadline,
+        "deadline": deadline,
+        "told": "",
+    }
+
+
+# --- the story, with each move set apart where it asks for it ---------------------------------
+
+_BULLET = re.compile(r"^[-*]\s+")
+#: The marks a story quotes a word to write with: «arrest Alice», "blanco", „witte“, “kill”.
+_QUOTES = "«\"„“‘'"
+P_STYLE = "margin:0 0 12px 0;"
+UL_STYLE = "margin:0 0 12px 0; padding-left:22px;"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of an action mail as its HTML sets it apart: a heading naming the word to
+    write, the choices once (inline), and the story's own lines about writing it."""
+
+    heading: str
+    choices: Markup
+    lines: tuple[str, ...]
+
+
+def _paragraphs(body: str) -> list[list[str]]:
+    return [paragraph.split("\n") for paragraph in body.split("\n\n")] if body else []
+
+
+_QUOTED = re.compile("[" + re.escape(_QUOTES) + "]")
+_WORD_END = re.compile(r"[\s«»„“”‘’\"',.;:!?()]+")
+
+
+def _quotes_word(line: str, words: Iterable[str]) -> bool:
+    """Whether `line` quotes one of `words` (of up to three words) at the start of a
+    quotation: «убить Alice», "blanco", „witte“.  A set lookup per quotation mark, so a day
+    vote's thousand names cost no more than a keyword."""
+    marks = [m.end() for m in _QUOTED.finditer(line)]
+    if not marks:
+        return False
+    wanted = {w.casefold() for w in words if w}
+    folded = line.casefold()
+    for start in marks:
+        tokens = _WORD_END.split(folded[start:], maxsplit=3)[:3]
+        if any(" ".join(tokens[:k]) in wanted for k in (1, 2, 3) if k <= len(tokens)):
+            return True
+    return False
+
+
+def _choice_block(
+    lines: Sequence[tuple[int, str]],
+    start: int,
+    labels: Sequence[str],
+    joined: Callable[[], Sequence[str]],
+) -> list[int]:
+    """The indices in `lines` (from `start`) of the story's list of exactly these choices:
+    its `- ` items with the label line above them ("Je keuzes:"), or one line "Label: A, B"
+    (the choices as `joined` writes them: worked out only for a line ending with the last)."""
+    index = start
+    while index < len(lines):
+        paragraph, line = lines[index]
+        if _BULLET.match(line):
+            end = index
+            while end < len(lines) and lines[end][0] == paragraph and _BULLET.match(lines[end][1]):
+                end += 1
+            if end - index == len(labels) and all(
+                _BULLET.sub("", text, count=1) == label
+                for (_p, text), label in zip(lines[index:end], labels, strict=True)
+            ):
+                above = index - 1
+                label = above >= start and lines[above][0] == paragraph
+                if label and lines[above][1].endswith(":"):
+                    return list(range(above, end))
+                return list(range(index, end))
+            index = end
+            continue
+        if labels and line.endswith(labels[-1]):
+            for names in joined():
+                head = line[: -len(names)] if names and line.endswith(names) else None
+                if head is not None and head.rstrip().endswith(":"):
+                    return [index]
+        index += 1
+    return []
+
+
+def _write_line(
+    lines: Sequence[tuple[int, str]],
+    start: int,
+    block: Sequence[int],
+    written: Sequence[str],
+) -> int | None:
+    """The index of the story's line that quotes a word to write for this move: the nearest
+    after its list of choices (within a few lines), else before it, else the first from
+    `start`; None when there is none."""
+    if not written:
+        return None
+    if block:
+        after = range(block[-1] + 1, min(block[-1] + 4, len(lines)))
+        before = range(block[0] - 1, start - 1, -1)
+        order: Sequence[int] = [*after, *before]
+    else:
+        order = range(start, len(lines))
+    return next((i for i in order if _quotes_word(lines[i][1], written)), None)
+
+
+def _told_before(
+    lines: Sequence[tuple[int, str]], first: int, start: int, taken: set[int]
+) -> list[int]:
+    """The lines that tell a move, just above its list or line to write: the lines above it
+    in its paragraph, else the whole paragraph above (never the first: the greeting), when
+    they come after the previous move and are plain lines."""
+    paragraph = lines[first][0]
+    above = [i for i in range(start, first) if lines[i][0] == paragraph]
+    if not above and first > 0:
+        previous = lines[first - 1][0]
+        above = [i for i in range(start, first) if lines[i][0] == previous]
+        if previous == 0 or len(above) != sum(1 for p, _t in lines if p == previous):
+            return []
+    if any(i in taken or _BULLET.match(lines[i][1]) for i in above):
+        return []
+    return above
+
+
+def _move_heading(action: Action, words: Words) -> tuple[str, tuple[str, ...]]:
+    """A move's heading ("Блокер — напишите «арест»") and the words its lines quote."""
+    label = words.mail
+    title = _action_title(action.kind, words)
+    if action.keyword:
+        spelt = words.keywords.get(action.keyword, (action.keyword,))
+        move, written = fill(label.move, word=spelt[0]), tuple(spelt)
+    else:
+        move, written = label.move_name, ()
+    return (f"{title} — {move}" if title else ucfirst(move)), written
+
+
+@lru_cache(maxsize=64)
+def inline_choices(names: tuple[str, ...]) -> Markup:
+    """The choices in one wrapping line, each name kept whole: shared by every reader of a
+    step (a day vote of a thousand players lists a thousand names in each mail)."""
+    return Markup(" · ").join(
+        Markup('<span style="white-space:nowrap;">{}</span>').format(name) for name in names
+    )
+
+
+@dataclass(frozen=True)
+class Laid:
+    """A story laid out: its pieces in order (a paragraph's lines, a list's items, a move),
+    and the moves the story gives no place to (they go with the deadline, before the
+    signature)."""
+
+    pieces: tuple[tuple[str, Any], ...]
+    unplaced: tuple[Move, ...]
+
+
+def lay_out(
+    body: str, asked: Sequence[tuple[Action, Sequence[str]]], words: Words, ctx: Mapping[str, Any]
+) -> Laid:
+    """The pieces of a story in which each asked move is set apart at the place the story
+    asks for it: the story's list of its choices (and the line quoting the word to write)
+    becomes the move's box, so the choices are listed once.  A move the story gives no
+    place to is left for the box before the signature, with the layout's own lines."""
+    paragraphs = _paragraphs(body)
+    lines = [(p, text) for p, paragraph in enumerate(paragraphs) for text in paragraph]
+    label_of = ctx.get("choice_names", list)
+    names = ctx.get("names")
+    taken: set[int] = set()
+    at: dict[int, Move] = {}
+    unplaced: list[Move] = []
+    start = 0
+    for action, choices in asked:
+        heading, written = _move_heading(action, words)
+        labels = tuple(label_of(choices)) if action.max > 0 else ()
+
+        def joined(labels: tuple[str, ...] = labels) -> list[str]:
+            return [", ".join(labels)] + ([names(labels)] if names and labels else [])
+
+        block = _choice_block(lines, start, labels, joined) if labels else []
+        write = _write_line(lines, start, block, written)
+        after = block[-1] + 1 if block else len(lines)
+        if write is None and after < len(lines) and not _BULLET.match(lines[after][1]):
+            # The line after its list that says how to write it: in the list's paragraph
+            # ("Noem één naam, of stem blanco."), or quoting a name ("например «Alice»").
+            same = lines[after][0] == lines[block[-1]][0]
+            if same or (
+                not action.keyword and _quotes_word(lines[after][1], (*labels, *words.blanco))
+            ):
+                write = after
+        anchors = sorted({*block, *(() if write is None else (write,))} - taken)
+        shown = inline_choices(labels) if labels else Markup("")
+        if not anchors:
+            unplaced.append(Move(heading, shown, tuple(_generated_lines(action, words, ctx))))
+            continue
+        told = _told_before(lines, anchors[0], start, taken)
+        taken.update(anchors, told)
+        own = tuple(lines[i][1] for i in told)
+        own += (lines[write][1],) if write is not None else ()
+        at[min(anchors + told)] = Move(heading, shown, own)
+        start = anchors[-1] + 1
+    pieces: list[tuple[str, Any]] = []
+    for index, (paragraph, text) in enumerate(lines):
+        if index in at:
+            pieces.append(("move", at[index]))
+        if index in taken:
+            continue
+        kind = "item" if _BULLET.match(text) else "line"
+        pieces.append((kind, (paragraph, _BULLET.sub("", text) if kind == "item" else text)))
+    return Laid(tuple(pieces), tuple(unplaced))
+
+
+def story_html(pieces: Sequence[tuple[str, Any]]) -> Markup:
+    """The HTML of laid-out story pieces: paragraphs (a single line break a `<br>`), lists,
+    and each move in a box of its own; every text escaped."""
+    out: list[str] = []
+    run: list[str] = []
+    items: list[str] = []
+    current: int | None = None
+
+    def flush() -> None:
+        if run:
+            out.append(f'<p style="{P_STYLE}">' + "<br>\n".join(run) + "</p>")
+            run.clear()
+        if items:
+            out.append(f'<ul style="{UL_STYLE}">\n' + "\n".join(items) + "\n</ul>")
+            items.clear()
+
+    for kind, value in pieces:
+        if kind == "move":
+            flush()
+            out.append(str(move_html(value)))
+            continue
+        paragraph, text = value
+        if paragraph != current:
+            flush()
+            current = paragraph
+        if kind == "item":
+            if run:
+                flush()
+            items.append(f"<li>{escape(text)}</li>")
+        else:
+            if items:
+                flush()
+            run.append(str(escape(text)))
+    flush()
+    return Markup("\n".join(out))
+
+
+_MOVE_BOX = Markup(
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
+    'style="border-collapse:collapse; margin:0 0 12px 0; background-color:#fff3d1; '
+    'color:#1c1c1c; border:2px solid #8a5300;">\n<tr>\n<td class="move" style="padding:6px 12px; '
+    "background-color:#fff3d1; color:#1c1c1c; font-family:Arial, Helvetica, sans-serif; "
+    'font-size:15px; line-height:1.4;">\n<div style="margin:0; color:#1c1c1c;">'
+    '<h3 style="display:inline; margin:0 6px 0 0; font-size:16px; line-height:1.4; '
+    'color:#5c3700;">{heading}</h3>{choices}</div>\n{rest}</td>\n</tr>\n</table>'
+)
+_MOVE_LINE = Markup('<p style="margin:2px 0 0 0; color:#1c1c1c;">{}</p>\n')
+_MOVE_CHOICES = Markup(' <span class="choices" style="color:#1c1c1c;">{}</span>')
+
+
+def move_html(move: Move) -> Markup:
+    """One move's box: its heading, its choices in one wrapping line, its lines."""
+    choices = _MOVE_CHOICES.format(move.choices) if move.choices else Markup("")
+    rest = Markup("").join(_MOVE_LINE.format(line) for line in move.lines)
+    heading = f"{move.heading}:" if move.choices else move.heading
+    return _MOVE_BOX.format(heading=heading, choices=choices, rest=rest)
+
+
+def _generated_lines(action: Action, words: Words, ctx: Mapping[str, Any]) -> list[str]:
+    """The layout's own lines about a move: how many names, blanco, the keyword."""
+    label = words.mail
+    lines = [_how_many(action, words, ctx)]
+    if action.blanco and action.max > 0 and words.blanco:
+        lines.append(fill(label.blanco, word=words.blanco[0]))
+    if action.keyword:
+        spelt = words.keywords.get(action.keyword, (action.keyword,))
+        lines.append(fill(label.keyword, word=spelt[0]))
+    return [line for line in lines if line]
+
+
+def signature_at(pieces: Sequence[tuple[str, Any]]) -> int:
+    """Where the story's signature begins (its last paragraph, when it has more than one):
+    the box with the deadline goes before it, so a phone shows it first."""
+    paragraphs = [v[0] for k, v in pieces if k != "move"]
+    if len(set(paragraphs)) < 2:
+        return len(pieces)
+    last = paragraphs[-1]
+    return next(i for i, (k, v) in enumerate(pieces) if k != "move" and v[0] == last)
+
+
+def role_card(ctx: Mapping[str, Any], words: Words, body: str) -> dict[str, Any] | None:
+    """The role mail's card: his role, his team, the players he knows and the words his
+    moves are written with (those the story quotes; else "a name")."""
+    role = ctx.get("role")
+    if not role:
         return None
     label = words.mail
-    label_of = ctx.get("choice_names", list)  # a role or team among the choices, by its name
-    items = []
-    for action, choices in asked:
-        lines = [_how_many(action, words, ctx)]
-        if action.blanco and action.max > 0 and words.blanco:
-            lines.append(fill(label.blanco, word=words.blanco[0]))
-        if action.keyword:
-            spelt = words.keywords.get(action.keyword, (action.keyword,))
-            lines.append(fill(label.keyword, word=spelt[0]))
-        items.append(
-            {
-                "title": _action_title(action.kind, words),
-                "choices": list_items(tuple(label_of(choices))) if action.max > 0 else "",
-                "lines": [line for line in lines if line],
-            }
-        )
-    game: Game | None = ctx.get("game")
-    deadline = ""
-    if game is not None and game.deadline is not None:
-        written = _when(game.deadline, str(game.deadline.tzinfo), words.when, words.locale)
-        deadline = f"{written} ({game.timezone})"
-    return {
-        "heading": label.action,
-        "choices_label": label.choices,
-        "asked": items,
-        "deadline_label": label.deadline,
-        "deadline": deadline,
-    }
+    names = ctx["names"]
+    facts = ctx.get("facts") or {}
+    ids = str(role).split("+")
+    negative = facts.get("negative")  # Mafia: a black's night role behind his peaceful one
+    if isinstance(negative, str) and negative not in ids:
+        ids.append(negative)
+    parts = [words.roles[r].name if r in words.roles else r for r in ids]
+    team = ctx.get("team")
+    folded = body.casefold()
+    found: dict[str, int] = {}
+    for forms in words.keywords.values():
+        spots = [folded.find(q + forms[0].casefold()) for q in _QUOTES] if forms else []
+        spots = [spot for spot in spots if spot >= 0]
+        if spots:
+            found[forms[0]] = min(spots)
+    taught = sorted(found, key=found.__getitem__)
+    before, _, after = label.move.partition("{word}")
+    open_mark, close_mark = before[-1:], after[:1]
+    rows = [(label.kind_role, names(parts))]
+    if team and team in words.teams:
+        rows.append((label.team, ucfirst(words.teams[team])))
+    mates = [str(m) for m in ctx.get("mates") or facts.get("partners") or ()]
+    if mates:
+        rows.append((label.mates, names(mates)))
+    written = ", ".join(f"{open_mark}{w}{close_mark}" for w in taught)
+    rows.append((label.write, written or label.move_name))
+    return {"rows": rows}
+
+
+def deaths_of(ctx: Mapping[str, Any]) -> list[str]:
+    """Who died in a story mail's events, in the order told."""
+    dead: list[str] = []
+    for event in ctx.get("events") or ():
+        player = event.get("player") if event.get("type") in DEATH_EVENTS else None
+        if player and str(player) not in dead:
+            dead.append(str(player))
+    return dead
 
 
 def help_subject(game: Game | None, words: Words) -> str:
@@ -226,40 +560,64 @@ def mail_html(
     *,
     language: str,
     subject: str,
-    story: Markup,
+    body: str,
     roster: Roster | None,
 ) -> str:
-    """The HTML part of a rendered mail: a header (game, moment), the `story` (its body as
-    escaped HTML), the action box, the roster and a footer (how to vote, how to ask for help).
-
-    Every value is escaped by the layout (only `story`, already escaped, is markup).
-    """
+    """The HTML part of a rendered mail: a header (what kind of mail, game, moment; who died,
+    in a story), the story `body` (the normalised text, escaped here) with each move of an
+    action mail set apart where the story asks for it, the action box before the story's
+    signature, the role card of a role mail, the roster and a footer (how to vote, how to
+    ask for help).  Every value is escaped."""
     game: Game | None = ctx.get("game")
-    action = action_box(mail, ctx, words)
+    label = words.mail
+    laid = lay_out(body, _actions_asked(mail, ctx), words, ctx)
+    pieces = list(laid.pieces)
+    action = action_box(mail, ctx, words, laid.unplaced)
+    split = signature_at(pieces) if action is not None else len(pieces)
+    if action is not None and action["deadline"]:
+        # The story's own line with the deadline (and its zone) goes in the box, in place of
+        # the box's: the deadline is told once, in the story's words.
+        told = [
+            i
+            for i, (kind, value) in enumerate(pieces[:split])
+            if kind == "line" and action["deadline"] in value[1]
+        ]
+        if told:
+            action["told"] = pieces.pop(told[-1])[1][1]
+            split -= 1
     footer: list[str] = []
     if mail not in ADMIN_MAILS:
         if action is not None:
-            footer.append(words.mail.reply)
+            footer.append(label.reply)
         if ctx.get("code") not in NO_HELP_ERRORS:
-            footer.append(fill(words.mail.help, subject=help_subject(game, words)))
+            footer.append(fill(label.help, subject=help_subject(game, words)))
     shown = roster if mail in HTML_ROSTER_MAILS else None
     link: str | None = ctx.get("page_link")
     personal = None
     if link is not None:
-        before, _, after = words.mail.page_link.partition("{url}")
-        private = words.mail.page_private
-        personal = {"before": before, "url": link, "after": after, "private": private}
+        before, _, after = label.page_link.partition("{url}")
+        personal = {"before": before, "url": link, "after": after, "private": label.page_private}
+    kind = KINDS.get(mail)
+    header = dict.fromkeys(("game", "moment", "kind", "background", "colour"), "")
+    if game is not None:
+        header.update(game=game.name, moment=ctx.get("moment", ""))
+    if kind is not None:
+        header.update(kind=getattr(label, kind[0]), background=kind[1], colour=kind[2])
+    dead = deaths_of(ctx) if mail in STORY_MAILS else []
     return _layout().render(
         lang=language,
         title=subject,
-        header=None if game is None else {"game": game.name, "moment": ctx.get("moment", "")},
-        story=story,
+        header=header if header["game"] or header["kind"] else None,
+        deaths=None if not dead else {"label": label.died, "names": ctx["names"](dead)},
+        card=role_card(ctx, words, body) if mail == "role" else None,
+        story=story_html(pieces[:split]),
+        signature=story_html(pieces[split:]),
         action=action,
         personal=personal,
         roster=None
         if shown is None
         else {
-            "heading": words.mail.roster,
+            "heading": label.roster,
             "alive_label": shown.alive_label,
             "alive": shown.alive,
             "dead_label": shown.dead_label,

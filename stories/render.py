@@ -345,7 +345,7 @@ class Renderer:
             words,
             language=key.language,
             subject=subject,
-            story=story_markup(body),
+            body=body,
             roster=roster,
         )
         return RenderedMail(subject, text + "\n", html, key, source.variant)

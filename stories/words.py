@@ -95,6 +95,16 @@ class MailWords:
     help: str  # {subject}: how to ask the admins for help
     page_link: str  # {url}: the recipient's personal page (role and action mails, docs/web.md)
     page_private: str  # the line saying not to forward that link
+    kind_role: str  # the header's kind of mail: the role mail (and its role card's heading)
+    kind_receipt: str  # a receipt
+    kind_story: str  # a story mail (night, day, game over, epilogue)
+    kind_error: str  # an error mail (a step or reminder says `action`: "Jouw beurt")
+    team: str  # the role card: his team
+    mates: str  # the role card: the players he knows
+    write: str  # the role card: the words his moves are written with
+    move: str  # {word}: a move's heading in a step mail, naming its keyword
+    move_name: str  # a move's heading when it is written with names only
+    died: str  # a story mail: who died in it
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,7 @@ MAIL_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "keyword": ("word",),
         "help": ("subject",),
         "page_link": ("url",),
+        "move": ("word",),
     }
 )
 

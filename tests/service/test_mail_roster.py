@@ -82,6 +82,8 @@ def test_a_step_mail_shows_the_deadline_in_the_games_zone() -> None:
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "step")
     mail = Renderer(FileStore()).render_mail(key, context, "seed")
     when = "woensdag 18 november om 10:00 (Europe/Amsterdam)"
-    assert f"<strong>Stemmen kan tot:</strong> {when}" in mail.html
+    # In the action box: the story's own line with the deadline (the deadline told once).
+    box = mail.html.split('id="deadline"', 1)[1].split("</p>", 1)[0]
+    assert f"Je hebt tot {when};" in box
     assert when in mail.text
     assert "Carla (" not in mail.html and "Carla (" not in _roster(mail.text)

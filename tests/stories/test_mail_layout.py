@@ -14,7 +14,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from stories import Action, Cast, FileStore, Game, Player, Renderer, StoryKey, WordsError
+from stories import (
+    Action,
+    Cast,
+    FileStore,
+    Game,
+    MemoryStore,
+    Player,
+    Renderer,
+    StoryKey,
+    StorySource,
+    WordsError,
+)
 from stories.keys import BASE_THEME
 from stories.layout import HTML_ROSTER_MAILS, ROSTER_MAILS, ROSTER_SEPARATOR
 from stories.samples import mail_samples
@@ -82,10 +93,19 @@ def roster_of(text: str) -> str:
     return roster.strip() if separator else ""
 
 
-def section(page: str, heading: str) -> str:
-    """The visible text of the layout box whose heading is `heading`."""
-    start = page.index(f">{html_lib.escape(heading, quote=False)}</h2>")
-    return visible(page[start : page.index("</table>", start)])
+#: The parts of the layout, in their order on the page (their element ids).
+PARTS = ("header", "deaths", "role-card", "story", "action", "signature", "roster", "footer")
+
+
+def section(page: str, part: str) -> str:
+    """The visible text of one part of the layout (`PARTS`); "" when the mail has none."""
+    marker = f'id="{part}"'
+    if marker not in page:
+        return ""
+    start = page.index(marker)
+    later = [page.find(f'id="{other}"', start) for other in PARTS[PARTS.index(part) + 1 :]]
+    end = min([at for at in later if at >= 0] or [len(page)])
+    return visible(page[start : page.rfind("<", start, end)].partition(">")[2])
 
 
 # --- what a player sees ---------------------------------------------------------------------
@@ -96,12 +116,19 @@ def test_a_step_mail_has_header_action_box_roster_and_footer(renderer: Renderer)
     page = mail.html
     assert page.startswith("<!DOCTYPE html>") and '<html lang="nl">' in page
     assert re.search(r"<h1[^>]*>WW5</h1>", page) and ">Nacht 3</p>" in page  # the header
-    action = section(page, "Jouw beurt")
-    assert "Ziener" in action and "Je keuzes" in action
-    assert all(name in action for name in ("Anna", "Bram", "Carla"))
-    assert "Noem één naam." in action and "blanco" not in action.lower()
-    assert "Stemmen kan tot: woensdag 18 november om 10:00 (Europe/Amsterdam)" in action
-    roster = section(page, "Spelers")
+    assert section(page, "header").startswith("Jouw beurt WW5")  # the kind of mail first
+    # The move is set apart in the story, where it asks for it: its heading, its choices once.
+    story = section(page, "story")
+    assert "Ziener — schrijf een naam: Anna · Bram · Carla" in story
+    assert all(story.count(name) == 1 for name in ("Anna", "Bram"))  # Carla: "Beste Carla"
+    assert "<ul" not in page.split('id="story"')[1].split('id="action"')[0]
+    # The story's own line with the deadline is in the action box (the deadline told once).
+    action = section(page, "action")
+    assert action.startswith("Stuur je stem in een mail met WW5 als onderwerp. Je hebt tot ")
+    assert "woensdag 18 november om 10:00 (Europe/Amsterdam)" in action
+    assert "Europe/Amsterdam" not in story
+    assert page.index('id="action"') < page.index('id="signature"')  # before the signature
+    roster = section(page, "roster")
     assert "Nog in leven (3): Anna, Bram en Carla" in roster
     assert "Dood (2): Dirk (Weerwolf) en Eva" in roster
     footer = visible(page[page.rindex("border-top:1px solid #cfc8b8") :])
@@ -117,7 +144,7 @@ def test_a_step_mail_has_header_action_box_roster_and_footer(renderer: Renderer)
 
 def test_the_deadline_is_written_in_the_games_zone(renderer: Renderer) -> None:
     utc = _step(renderer, deadline=DEADLINE.astimezone(dt.UTC), timezone="UTC")
-    assert "woensdag 18 november om 09:00 (UTC)" in section(utc.html, "Jouw beurt")
+    assert "woensdag 18 november om 09:00 (UTC)" in section(utc.html, "action")
     assert "woensdag 18 november om 09:00 (UTC)" in utc.text
 
 
@@ -132,9 +159,10 @@ def test_an_english_game_is_laid_out_in_english(renderer: Renderer) -> None:
     }
     mail = renderer.render_mail(key, context, 1)
     assert '<html lang="en">' in mail.html
-    action = section(mail.html, "Your turn")
-    assert "Name at most two names." in action and 'write "blank"' in action
-    assert "Vote until: Wednesday 18 November at 10:00 (Europe/Amsterdam)" in action
+    assert section(mail.html, "header").startswith("Your turn WW5")
+    assert "Seer — write a name: Anna · Bram · Carla" in section(mail.html, "story")
+    action = section(mail.html, "action")
+    assert "You have until Wednesday 18 November at 10:00 (Europe/Amsterdam)" in action
     assert "Still alive (3): Anna, Bram and Carla" in mail.text
     assert "Dead (2): Dirk (Werewolf) and Eva" in mail.text
 
@@ -153,10 +181,10 @@ def test_nobody_reads_his_own_secret_role_in_the_roster(renderer: Renderer) -> N
     shared = Cast(replace(p, role=None) for p in PLAYERS)
     carla = shared.with_player(replace(shared[2], role="ziener"))
     mail = _step(renderer, carla, "Carla")
-    assert "Carla (" not in roster_of(mail.text) and "Carla (" not in section(mail.html, "Spelers")
+    assert "Carla (" not in roster_of(mail.text) and "Carla (" not in section(mail.html, "roster")
     dirk = shared.with_player(replace(shared[3], role="weerwolf"))
     story = renderer.render_mail(*_story(dirk, "Dirk"))
-    assert "Dirk (" not in roster_of(story.text) and "Dirk (" not in section(story.html, "Spelers")
+    assert "Dirk (" not in roster_of(story.text) and "Dirk (" not in section(story.html, "roster")
     # A cast that holds a living role by mistake does not show it either.
     leaky = (replace(PLAYERS[0], role="heks"), *PLAYERS[1:])
     assert "Anna (" not in _step(renderer, leaky).html
@@ -182,7 +210,7 @@ def test_at_the_end_every_role_is_in_the_roster(renderer: Renderer) -> None:
         "alive": ["Anna", "Bram", "Carla"],
     }
     mail = renderer.render_mail(key, context, 1)
-    roster = section(mail.html, "Spelers")
+    roster = section(mail.html, "roster")
     assert "Anna (Heks), Bram (Burger) en Carla (Ziener)" in roster
     assert "Dirk (Weerwolf) en Eva (Jager)" in roster
 
@@ -204,7 +232,8 @@ def test_a_story_mail_ends_with_the_running_roster(renderer: Renderer) -> None:
     story, separator, roster = mail.text.partition(f"\n{ROSTER_SEPARATOR}\n")
     assert separator and "Het was een rustige nacht." in story
     assert roster == "Nog in leven (3): Anna, Bram en Carla\nDood (2): Dirk (Weerwolf) en Eva\n"
-    assert "Jouw beurt" not in mail.html  # a story asks nothing: no action box
+    assert 'id="action"' not in mail.html  # a story asks nothing: no action box
+    assert section(mail.html, "header").startswith("Verhaal WW5")
     # Nobody dead yet: only the living.
     living = tuple(replace(p, alive=True, role=None) for p in PLAYERS)
     assert roster_of(renderer.render_mail(*_story(living, "Bram")).text) == (
@@ -249,10 +278,10 @@ def test_names_and_game_names_are_escaped_everywhere(renderer: Renderer) -> None
     }
     mail = renderer.render_mail(key, context, 1)
     assert "<b>" not in mail.html and "<i>" not in mail.html
-    assert "&lt;b&gt;Zoë &amp; Co&lt;/b&gt;" in section(mail.html, "Spelers") or (
-        "<b>Zoë & Co</b>" in section(mail.html, "Spelers")  # (section() decodes entities)
+    assert "&lt;b&gt;Zoë &amp; Co&lt;/b&gt;" in section(mail.html, "roster") or (
+        "<b>Zoë & Co</b>" in section(mail.html, "roster")  # (section() decodes entities)
     )
-    assert mail.html.count("&lt;b&gt;Zoë &amp; Co&lt;/b&gt;") >= 3  # story, box, roster
+    assert mail.html.count("&lt;b&gt;Zoë &amp; Co&lt;/b&gt;") >= 2  # the move's choices, roster
     assert "&lt;i&gt;WW5&lt;/i&gt;" in mail.html
 
 
@@ -281,6 +310,22 @@ def _samples(ruleset: str, language: str, theme: str) -> list[tuple[StoryKey, di
 _STYLE = re.compile(r'style="([^"]*)"')
 
 
+def told_in_html(story: str, seen: str, where: object) -> None:
+    """Every line of a mail's text is in its HTML; a list of a move's choices (its label line
+    and items, or one "Label: A, B" line) is there as the move's choices, names only."""
+    for line in story.splitlines():
+        text = flat(line)
+        if not text or text in seen:
+            continue
+        _label, colon, listed = text.rpartition(":")
+        if re.match(r"^[-*]\s", line):
+            assert text in seen, (line, where)  # an item: the name among the move's choices
+        elif colon and not listed.strip():
+            continue  # the label above a list of choices ("Je keuzes:")
+        else:
+            assert colon and all(n.strip() in seen for n in listed.split(",")), (line, where)
+
+
 @pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())
 def test_every_mail_of_every_pack_tells_the_same_facts_in_html(
     renderer: Renderer, ruleset: str, language: str, theme: str
@@ -300,7 +345,7 @@ def test_every_mail_of_every_pack_tells_the_same_facts_in_html(
                 assert re.search(r"(^|;\s*)color:", style), (style, where)
         # The story itself, then the facts of the boxes, in both parts.
         story, _, roster = mail.text.partition(f"\n{ROSTER_SEPARATOR}\n")
-        assert flat(story) in seen, where
+        told_in_html(story, seen, where)
         game = context.get("game")
         if game is not None:
             assert Game.from_any(game).name in seen, where
@@ -314,9 +359,14 @@ def test_every_mail_of_every_pack_tells_the_same_facts_in_html(
             for action in context["actions"]:
                 for choice in Action.from_any(action).choices:
                     name = choice_of(choice)  # a role or a team by its name
-                    assert name in story and name in section(page, words.mail.action), where
-        if key.event in ("step", "reminder", "error") and words.mail.action in page:
-            box = section(page, words.mail.action)
+                    assert name in story and name in section(page, "story"), where
+        if key.event == "error" and game is not None and Game.from_any(game).deadline:
+            # The docs promise it: an error mail's action box has the deadline (the text
+            # may leave it out).
+            zone = Game.from_any(game).timezone
+            assert f"({zone})" in section(page, "action"), where
+        if key.event in ("step", "reminder") and 'id="action"' in page:
+            box = section(page, "action")
             deadline = re.search(rf"{re.escape(words.mail.deadline)}: (.*)$", box)
             if deadline:  # the deadline and its zone, as the text writes it
                 assert flat(deadline.group(1)) in flat(story), (deadline.group(1), where)
@@ -427,3 +477,89 @@ def test_a_mail_with_a_page_link_carries_it_in_text_and_html(
                 assert linked.text.index(line) < linked.text.index(f"\n{ROSTER_SEPARATOR}\n")
             assert linked.html.count(f'href="{link}"') == 1, (key, mail)
             assert words.page_private in html_lib.unescape(linked.html)
+
+
+# --- the moves, the role card, the deaths ---------------------------------------------------
+
+
+def test_a_move_the_story_gives_no_place_goes_in_the_action_box(renderer: Renderer) -> None:
+    """A story that lists no choices: the move's box, with the layout's own lines, stands in
+    the action box before the signature; the story is left whole."""
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "step")
+    source = StorySource(
+        key,
+        1,
+        "{% block subject %}x{% endblock %}{% block body %}Hallo.\n\nDe Verteller{% endblock %}",
+    )
+    mail = Renderer(MemoryStore([source])).render_mail(
+        key,
+        {
+            "game": _game(),
+            "players": PLAYERS,
+            "recipient": "Carla",
+            "player": "Carla",
+            "actions": [SEER],
+        },
+        1,
+    )
+    action = section(mail.html, "action")
+    assert action.startswith("Jouw beurt Ziener — schrijf een naam: Anna · Bram · Carla")
+    assert "Noem één naam." in action and "Stemmen kan tot:" in action
+    assert section(mail.html, "story") == "Hallo." and section(mail.html, "signature") == (
+        "De Verteller"
+    )
+
+
+def test_choices_on_one_line_become_the_moves_choices(renderer: Renderer) -> None:
+    """Mafia's English packs write "Choose from: A, B": that line is the move's choices, the
+    move's heading names its keyword, and its lines go in its box."""
+    key = StoryKey("mafia", "en", "mafia", "step")
+    kill = Action("kill", choices=("Anna", "Bram"), keyword="kill")
+    context = {
+        "game": _game("en", step="night", night=1, day=1),
+        "players": PLAYERS,
+        "recipient": "Carla",
+        "player": "Carla",
+        "actions": [kill],
+    }
+    mail = renderer.render_mail(key, context, 1)
+    assert re.search(r"(?m)^Choose from: Anna, Bram$", mail.text), mail.text
+    page = mail.html
+    story = section(page, "story")
+    assert re.search(r"write “kill”: Anna · Bram", story, re.IGNORECASE), story
+    assert "Choose from" not in story and story.count("Anna · Bram") == 1
+    moves = re.findall(r'<td class="move".*?</td>', page, flags=re.DOTALL)
+    assert len(moves) == 1 and "«kill Anna»" in visible(moves[0])
+
+
+def test_the_role_card_says_role_team_mates_and_what_to_write(renderer: Renderer) -> None:
+    key = StoryKey("mafia", "ru", "mafia", "role")
+    context = {
+        "game": _game("ru", step="election", phase="day", night=0, day=1),
+        "players": PLAYERS,
+        "recipient": "Carla",
+        "player": "Carla",
+        "role": "blocker",
+        "team": "black",
+        "facts": {"negative": "mafia", "partners": ["Anna"]},
+    }
+    mail = renderer.render_mail(key, context, 1)
+    card = section(mail.html, "role-card")
+    assert card.startswith("Ваша роль Блокер и Мафия"), card
+    assert "Команда: Чёрные" in card and "Кого вы знаете: Anna" in card
+    assert "Что писать: «арест», «защита», «убить»" in card
+    assert mail.html.index('id="role-card"') < mail.html.index('id="story"')
+    assert section(mail.html, "header").startswith("Ваша роль")
+
+
+def test_who_died_stands_under_the_header_of_a_story(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+    death = {"type": "death", "audience": "public", "player": "Eva", "cause": "weerwolven"}
+    context = {"game": _game(), "players": PLAYERS, "recipient": None}
+    mail = renderer.render_story(key, context, [death], "s")
+    assert mail is not None
+    assert section(mail.html, "header").startswith("Verhaal WW5")
+    assert section(mail.html, "deaths") == "Gestorven: Eva"
+    assert mail.html.index('id="deaths"') < mail.html.index('id="story"')
+    quiet = renderer.render_mail(*_story(PLAYERS, "Bram"))
+    assert 'id="deaths"' not in quiet.html

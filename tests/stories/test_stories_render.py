@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -140,9 +141,16 @@ def test_html_has_paragraphs_and_lists(renderer: Renderer) -> None:
     }
     mail = renderer.render_mail(key, context, 3)
     assert mail.subject == "WW5 — Night 3: your turn"  # no role on a lock screen (issue 12)
-    assert "<ul>\n<li>Bram</li>\n<li>Cas</li>\n</ul>" in mail.html
-    assert "<p>Dear Anna,</p>" in mail.html
+    # A step's list of choices is its move's (one line of names); paragraphs stay paragraphs.
+    assert re.search(r">Bram</span> · <span[^>]*>Cas</span>", mail.html)
+    assert re.search(r"<p[^>]*>Dear Anna,</p>", mail.html)
     assert mail.html.startswith("<!DOCTYPE html>")
+    story = renderer.render_mail(
+        StoryKey("wakkerdam", "en", "wakkerdam", "night_result"),
+        {"game": game("en"), "players": PLAYERS, "stories": ["Who voted:\n- Bram\n- Cas"]},
+        3,
+    )
+    assert re.search(r"<ul[^>]*>\n<li>Bram</li>\n<li>Cas</li>\n</ul>", story.html)
 
 
 def test_the_variant_draw_is_reproducible_for_a_seed() -> None:
