@@ -66,6 +66,7 @@ class InboxSource(enum.StrEnum):
     SMTP = "smtp"
     IMAP = "imap"
     INJECT = "inject"
+    WEB = "web"  # a vote sent with the form of a player's page (narrator/web/vote.py)
 
 
 class InboxState(enum.StrEnum):
