@@ -98,6 +98,8 @@ def replay(game: Game, entries: Iterable[GameLogEntry]) -> Any:
             state = result.state
         elif entry.kind == "resolve" and state is not None:
             state = rs.resolve(state).state
+        elif entry.kind == "remove" and state is not None:
+            state = rs.remove(state, payload["player"]).state
     return state
 
 

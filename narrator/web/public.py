@@ -261,6 +261,10 @@ class _Teller:
                 resolution = rs.resolve(state)
                 chapters.extend(self._resolved(state, resolution, number))
                 state = resolution.state
+            elif entry.kind == "remove" and state is not None:
+                removal = rs.remove(state, payload["player"])
+                chapters.extend(self._resolved(state, removal, number))
+                state = removal.state
         return chapters
 
     def _start(self, state: Any) -> list[Chapter]:
