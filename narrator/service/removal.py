@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import delete
 
 from narrator.models import Game, GameStatus, Player, Vote
-from narrator.service.games import GameError, _finish, _story_letters, _Telling
+from narrator.service.games import GameError, _finish, _story_letters, _Telling, public_tallies
 from narrator.service.letters import post
 from narrator.service.mailer import Mailer
 from narrator.service.story_context import both_forms, with_story_facts
@@ -80,6 +80,7 @@ def remove_player(
             seed=f"{game.id}/removal/{player.id}",
             identity=f"removal/{game.id}/{player.id}",
             skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in dead),
+            tallies=public_tallies(told_events),
         ),
     )
     if after.over:
