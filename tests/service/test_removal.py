@@ -9,6 +9,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
         os.chdir(old)
 
 
-def _started(workdir: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+def _started(workdir: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     assert _run(capsys, "db", "upgrade")[0] == 0
     assert _run(capsys, "game", "create", "WW9", "--speed", "1h")[0] == 0
     files = []
@@ -45,7 +46,7 @@ def _started(workdir: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, obj
     assert _run(capsys, "inject", *files)[0] == 0
     status, out, err = _run(capsys, "game", "start", "WW9", "--seed", "3", "--json")
     assert status == 0, err
-    view: dict[str, object] = json.loads(out)
+    view: dict[str, Any] = json.loads(out)
     return view
 
 
@@ -128,5 +129,23 @@ def test_a_game_not_started_has_nobody_to_remove(
         b"Message-ID: <signup@example.org>\r\n\r\nAnna, vrouw\r\n"
     )
     assert _run(capsys, "inject", str(file))[0] == 0
+    status, _, err = _run(capsys, "game", "remove", "WW9", "Anna")
+    assert status == 2 and "not running" in err
+
+
+def test_removing_the_last_wolf_ends_the_game_with_its_mails(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    view = _started(workdir, capsys)
+    wolves = [p["name"] for p in view["players"] if p["role"] == "weerwolf"]
+    assert len(wolves) == 1
+    status, out, err = _run(capsys, "game", "remove", "WW9", wolves[0], "--json")
+    assert status == 0, err
+    after = json.loads(out)
+    assert after["state"] == "ended" and after["step"] is None and after["deadline"] is None
+    assert "burgers" in after["teams"] and wolves[0] not in after["winners"]
+    with sqlite3.connect(workdir / "narrator.db") as db:
+        kinds = dict(db.execute("select kind, count(*) from outbox group by kind").fetchall())
+    assert kinds["game_over"] == 5 and kinds["epilogue"] == 5
     status, _, err = _run(capsys, "game", "remove", "WW9", "Anna")
     assert status == 2 and "not running" in err
