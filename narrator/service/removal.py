@@ -13,7 +13,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from narrator.models import Game, GameStatus, Player, Vote
 from narrator.service.games import GameError, _finish, _story_letters, _Telling, public_tallies
@@ -60,11 +60,15 @@ def remove_player(
     table.log("remove", {"player": player.name, "by": by, "events": events}, now)
     # His votes of this step and those naming him are no longer in force (the rules withdrew
     # them): the rows go too, so the reminders and the pages count them as not sent.
-    step_votes = work.session.query(Vote).filter(
-        Vote.game_id == game.id, Vote.step_number == game.step_number
+    step_votes = work.session.execute(
+        select(Vote.id, Vote.player_id, Vote.targets).where(
+            Vote.game_id == game.id, Vote.step_number == game.step_number
+        )
     )
     withdrawn = [
-        v.id for v in step_votes if v.player_id == player.id or player.name in (v.targets or [])
+        vote_id
+        for vote_id, voter, targets in step_votes
+        if voter == player.id or player.name in (targets or [])
     ]
     if withdrawn:
         work.session.execute(delete(Vote).where(Vote.id.in_(withdrawn)))

@@ -70,6 +70,17 @@ def test_a_removed_player_dies_every_player_is_told_and_the_game_goes_on(
 ) -> None:
     view = _started(workdir, capsys)
     step = view["step"]
+    wolf = next(p["name"] for p in view["players"] if p["role"] == "weerwolf")
+    target = next(p["name"] for p in view["players"] if p["role"] == "jager")
+    vote = workdir / "vote.eml"
+    vote.write_bytes(
+        f"From: {wolf} <{wolf.lower()}@example.org>\r\nTo: verteller@example.org\r\n"
+        f"Subject: Re: WW9\r\nMessage-ID: <vote@example.org>\r\n\r\n{target}\r\n".encode()
+    )
+    assert _run(capsys, "inject", str(vote))[0] == 0
+    with sqlite3.connect(workdir / "narrator.db") as db:
+        assert db.execute("select count(*) from votes").fetchone() == (1,)
+    assert target == "Bea"  # the seed deals her the Jager
     status, out, err = _run(capsys, "game", "remove", "WW9", "bea", "--json")
     assert status == 0, err
     after = json.loads(out)
@@ -87,6 +98,8 @@ def test_a_removed_player_dies_every_player_is_told_and_the_game_goes_on(
     assert logged["player"] == "Bea" and logged["by"] == "cli"
     assert [e["type"] for e in logged["events"]] == ["removed", "death"]
     assert logged["events"][1]["cause"] == "verwijderd"
+    with sqlite3.connect(workdir / "narrator.db") as db:  # the wolf's vote for her is withdrawn
+        assert db.execute("select count(*) from votes").fetchone() == (0,)
 
     # Twice is refused with a one-line error; an unknown player too.
     status, _, err = _run(capsys, "game", "remove", "WW9", "Bea")
