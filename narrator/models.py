@@ -66,6 +66,7 @@ class InboxSource(enum.StrEnum):
     SMTP = "smtp"
     IMAP = "imap"
     INJECT = "inject"
+    WEB = "web"  # a vote sent with the form of a player's page (narrator/web/vote.py)
 
 
 class InboxState(enum.StrEnum):
@@ -179,6 +180,9 @@ class Game(Base):
     state: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     step: Mapped[str | None] = mapped_column(String(32))  # current step id; None when not running
     step_number: Mapped[int] = mapped_column(Integer, default=0)  # steps run so far (1 = first)
+    # Its village stories are stored as told (PageChapter) since its start: the public page
+    # reads them; False for a game started before they were (its page replays the log).
+    chapters_stored: Mapped[bool] = mapped_column(Boolean, default=False)
     night: Mapped[int] = mapped_column(Integer, default=0)
     day: Mapped[int] = mapped_column(Integer, default=0)
     deadline: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
@@ -266,6 +270,23 @@ class GameLogEntry(Base):
     kind: Mapped[str] = mapped_column(String(32))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class PageChapter(Base):
+    """One story the whole village was told (a step's close, the start, a removal), stored as
+    the post office rendered it for the mails: the public game page reads these rows instead
+    of replaying the log and rendering every story again on each request."""
+
+    __tablename__ = "page_chapters"
+    __table_args__ = (Index(None, "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # the order of the telling
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    moment: Mapped[str] = mapped_column(String(255))  # "Nacht 2", in the game's words
+    story: Mapped[str] = mapped_column(Text)  # the village's mail text (greeting to roster)
+    # The public events that carry a vote voter by voter (`votes`, `ballots`): the page's tallies.
+    tallies: Mapped[list[Any]] = mapped_column(JSON)
+    told_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class InboxMessage(Base):

@@ -32,7 +32,7 @@ ROLE_IDS = frozenset(
 
 STEP_IDS = frozenset({"votazione", "spareggio", "decisione", "giorno"})
 TEAMS = frozenset({"vampiri", "cacciatori", "lupi_mannari"})
-CAUSES = frozenset({"giustiziato", "ucciso", "inattivita"})
+CAUSES = frozenset({"giustiziato", "ucciso", "inattivita", "rimosso"})
 CATEGORIES = frozenset(
     {"vampiro", "vampiro_maggiore", "cacciatore", "cacciatore_maggiore", "lupo_mannaro"}
 )
@@ -49,6 +49,7 @@ EVENT_FIELDS: Mapping[str, frozenset[str]] = {
     "hunters": frozenset({"player", "players"}),
     "death": frozenset({"player", "cause"}),
     "inactive": frozenset({"player", "missed"}),
+    "removed": frozenset({"player"}),  # an admin's removal (ruling 30), never in a scenario
     "rejected": frozenset({"player", "reason"}),
     "win": frozenset({"teams", "winners"}),
 }

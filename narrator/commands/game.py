@@ -765,6 +765,36 @@ def _extend(args: argparse.Namespace) -> None:
     _drive(args, "extend", extend_action(args.by))
 
 
+def _add_remove(commands: Subparsers, common: argparse.ArgumentParser) -> None:
+    remove = commands.add_parser(
+        "remove",
+        parents=[common],
+        help="take a player out of a running game, the ruleset's way (Lupus: disqualified, an "
+        "exile; the others: a death by removal); every player is told",
+    )
+    remove.add_argument("name", metavar="NAME", help="the game")
+    remove.add_argument("player", metavar="PLAYER", help="the player's name")
+    remove.add_argument("--json", action="store_true", help="print the game as JSON")
+    remove.set_defaults(func=_remove)
+
+
+def _remove(args: argparse.Namespace) -> None:
+    from narrator.models import GameStatus, find_player
+    from narrator.service.removal import remove_player
+
+    def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
+        player = find_player(work.session, game, args.player)
+        if player is None:
+            raise CommandError(f"game {game.name} has no player called {args.player!r}")
+        events = remove_player(work, mailer, game, player, now=now, by="cli")
+        told = ", ".join(e["type"] for e in events)
+        over = game.status == GameStatus.ENDED.value
+        after = "the game is over" if over else f"still {game.step}"
+        return f"removed {player.name} from {game.name} ({told}); {after}"
+
+    _drive(args, action)
+
+
 SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (
     _add_create,
     _add_list,
@@ -773,6 +803,7 @@ SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (
     _add_close_step,
     _add_pause,
     _add_extend,
+    _add_remove,
     _add_unsubscribe,
     _add_link,
 )

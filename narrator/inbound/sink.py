@@ -9,7 +9,7 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Literal, Protocol, runtime_checkable
 
-Source = Literal["smtp", "imap", "inject"]
+Source = Literal["smtp", "imap", "inject", "web"]
 
 #: Longest Message-ID kept verbatim; longer ones (hostile or broken mail) are replaced by a hash.
 MAX_MESSAGE_ID_LENGTH = 250

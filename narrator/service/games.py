@@ -32,7 +32,7 @@ from narrator.models import (
     fold_email,
     fold_name,
 )
-from narrator.service.letters import Draft, Letter, Recipient, Story, post
+from narrator.service.letters import Draft, Letter, PageTelling, Recipient, Story, post
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     actions_of,
@@ -51,6 +51,9 @@ from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
 from rules.core.view import GameView
 from stories import Event as StoryEvent
+from stories import Game as StoryGame
+from stories.render import moment_of
+from stories.words import load_words
 
 log = logging.getLogger("narrator.games")
 
@@ -98,6 +101,8 @@ def replay(game: Game, entries: Iterable[GameLogEntry]) -> Any:
             state = result.state
         elif entry.kind == "resolve" and state is not None:
             state = rs.resolve(state).state
+        elif entry.kind == "remove" and state is not None:
+            state = rs.remove(state, payload["player"]).state
     return state
 
 
@@ -287,6 +292,7 @@ def start(
     game.distribution_id = distribution.id
     game.status = GameStatus.RUNNING.value
     game.started_at = now
+    game.chapters_stored = True  # its village stories are kept for its page from the start
     table.work.games_changed()
     seated = [{"name": s.name, "role": s.role, "gender": s.gender} for s in seats]
     payload = {"distribution": distribution.id, "seats": seated, "settings": settings.to_dict()}
@@ -397,7 +403,11 @@ def _start_story(table: GameTable) -> list[Letter]:
         story_events,
         table.public(phase="start"),  # the moment: the beginning
         # one telling for everybody
-        _Telling(seed=f"{game.id}/story/start", identity=f"story/{game.id}/start"),
+        _Telling(
+            seed=f"{game.id}/story/start",
+            identity=f"story/{game.id}/start",
+            tallies=public_tallies(told),
+        ),
     )
 
 
@@ -410,6 +420,18 @@ class _Telling:
     identity: str
     send_empty: bool = False
     skip: frozenset[str] = frozenset()
+    tallies: tuple[Mapping[str, Any], ...] = ()
+
+
+def public_tallies(told: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    """The public events of a story (told form) that carry a vote voter by voter (``votes``
+    or ``ballots``): what the public game page tallies beside the story."""
+    return tuple(
+        e
+        for e in told
+        if e.get("audience") == "public"
+        and (isinstance(e.get("votes"), dict) or isinstance(e.get("ballots"), dict))
+    )
 
 
 def _story_letters(
@@ -422,15 +444,18 @@ def _story_letters(
     draft, rendered once, for no recipient: no line says "you" to anyone), and to each player
     who may know more a private mail with only that (his own events, his team's).
 
-    Players named in `skip` get neither (the unsubscribed dead)."""
+    Players named in `skip` get neither (the unsubscribed dead).  The village's story is also
+    the public game page's chapter (`Draft.page`: stored as rendered, with its tallies)."""
     game, seed, identity = table.game, telling.seed, telling.identity
     subject = moment_subject(game, {"game": public})  # the day of every mail of the story
+    moment = moment_of(StoryGame.from_any(public), load_words(game.ruleset, game.language))
     village = Draft(
         "night_result",
         table.context(None, public),
         seed,
         game=game,
         story=Story(story_events, "public", send_empty=telling.send_empty),
+        page=PageTelling(moment, telling.tallies),
     )
     has_private = any("public" not in e.audience for e in story_events)
     seats = table.view.by_name() if has_private else {}
@@ -801,6 +826,7 @@ def close(table: GameTable, now: datetime) -> Closed:
             identity=f"story/{game.id}/{game.step_number}",
             send_empty=turning,
             skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in seen_dead),
+            tallies=public_tallies(told_events),
         ),
     )
     letters.extend(_open_step(table, now))

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from narrator.models import Game, Player
+from narrator.models import Game, PageChapter, Player
 from narrator.outbound.compose import (
     Address,
     MailKind,
@@ -47,12 +47,23 @@ class Story:
 
 
 @dataclass(frozen=True)
+class PageTelling:
+    """A village story as the public game page keeps it (:class:`narrator.models.PageChapter`):
+    its `moment` ("Nacht 2") and the public events whose votes the page tallies voter by
+    voter; the post office stores it with the text it rendered for the mails."""
+
+    moment: str
+    tallies: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class Draft:
     """What one rendering needs: the story pack's `event` (of `game`'s key, else the configured
     ruleset's in `language`), the story `context` and the `seed` of the variant drawn.
 
     With `story` it is a step's story (the ``night_result`` template and its events); with
-    `optional` nothing is mailed where the language has no such template.
+    `optional` nothing is mailed where the language has no such template; with `page` (the
+    village's story) :func:`post` also stores what it rendered for the public game page.
     """
 
     event: str
@@ -62,6 +73,7 @@ class Draft:
     language: str | None = None
     story: Story | None = None
     optional: bool = False
+    page: PageTelling | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,7 @@ class _PostOffice:
             else:
                 if key not in rendered:
                     rendered[key] = self._render(draft)
+                    self._keep_for_the_page(draft, rendered[key])
                 mail = rendered[key]
             if mail is None:
                 continue
@@ -140,6 +153,21 @@ class _PostOffice:
                 self._queue(letter, recipient, mail, senders[game_id]) for recipient in letter.to
             )
         return queued
+
+    def _keep_for_the_page(self, draft: Draft, mail: RenderedMail | None) -> None:
+        """Store the village's story, as rendered for its mails, for the public game page
+        (a story that tells nothing is no chapter, as it is no mail)."""
+        if draft.page is None or draft.game is None or mail is None:
+            return
+        self.session.add(
+            PageChapter(
+                game_id=draft.game.id,
+                moment=draft.page.moment,
+                story=mail.text,
+                tallies=[dict(event) for event in draft.page.tallies],
+                told_at=self.now,
+            )
+        )
 
     def _with_link(self, letter: Letter) -> Draft:
         """`letter`'s draft, with his personal link in its context when it carries one."""

@@ -294,6 +294,10 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
             resolution = rs.resolve(state)
             chapters.append(_chapter(game, words, state, resolution))
             state = resolution.state
+        elif entry.kind == "remove" and state is not None:
+            removal = rs.remove(state, payload["player"])
+            chapters.append(_chapter(game, words, state, removal))
+            state = removal.state
     return {"dealt": dealt, "chapters": chapters}
 
 

@@ -253,7 +253,7 @@ def store_vote(site: Site, token: str, form: Mapping[str, list[str]], now: datet
             return False
         game, player = found
         raw, _message_id = vote_mail(envelope, game, player, body, now)
-    DbSink(site.factory).store_sync(raw, source="inject", envelope_from=player.email)
+    DbSink(site.factory).store_sync(raw, source="web", envelope_from=player.email)
     return True
 
 

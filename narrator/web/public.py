@@ -3,10 +3,13 @@
 :func:`public_game` reads one game in a unit of work, through its game table (the ruleset's
 view, the players, the story cast), and returns a :class:`PublicGame`: plain data, nothing a
 living player's role, a private event, an address or a token could leak into.  The story so
-far is the public story mails of each step, rendered again from the game log with the story
-pack, exactly as :func:`narrator.service.games.close` rendered them for the village (same
-events as told, same story facts, same seed): the outbox keeps one copy per player and no
-copy of the village's text alone, and the log is the game's source of truth.
+far is the public story mails of each step: the post office stores each story the whole
+village is told as it renders it for the mails (:class:`narrator.models.PageChapter`, with its
+public tallies), and the page reads those rows (:func:`stored_chapters`), rendering nothing
+again.  A game started before they were stored (``chapters_stored`` false), and a player's
+own page (his private news besides), are told again from the game log with the story pack,
+exactly as :func:`narrator.service.games.close` rendered them (same events as told, same
+story facts, same seed).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from markupsafe import Markup
 from sqlalchemy import select
 
-from narrator.models import Game, GameLogEntry, GameStatus, Player, Step
+from narrator.models import Game, GameLogEntry, GameStatus, PageChapter, Player, Step
 from narrator.service.story_context import (
     audience_dicts,
     epilogue_chapters,
@@ -169,7 +172,11 @@ def told_game(
     sections: tuple[Section, ...] = ()
     news: tuple[Section, ...] = ()
     epilogue = None
-    if started:
+    if started and reader is None and game.chapters_stored:
+        sections = _sections(stored_chapters(work, game, words))
+        if over and view is not None:
+            epilogue = _epilogue(game, cast, view, _log(work, game), renderer)
+    elif started:
         entries = _log(work, game)
         teller = _Teller(game, table.players, renderer, words, work, reader)
         sections = _sections(teller.chapters(entries))
@@ -194,6 +201,40 @@ def told_game(
         words=words,
     )
     return told, news
+
+
+def stored_chapters(work: Work, game: Game, words: Words) -> list[Chapter]:
+    """The village's stories of `game` as the post office stored them when it mailed them
+    (:class:`narrator.models.PageChapter`), oldest first: what the page shows of a game whose
+    chapters are stored, read as they are (no replay, no rendering)."""
+    query = (
+        select(PageChapter.moment, PageChapter.story, PageChapter.tallies)
+        .where(PageChapter.game_id == game.id)
+        .order_by(PageChapter.id)
+    )
+    return [
+        Chapter(moment, _story(story), tuple(t for t in (tally_of(e, words) for e in tallies) if t))
+        for moment, story, tallies in work.session.execute(query)
+    ]
+
+
+def tally_of(event: Mapping[str, Any], words: Words) -> tuple[TallyLine, ...]:
+    """A public event's votes voter by voter (as its story tells them), else ()."""
+    labels = web_words(words)
+    votes = event.get("votes")
+    if isinstance(votes, dict):
+        return tuple(
+            TallyLine(voter, ", ".join(names) if names else labels.blank)
+            for voter, names in votes.items()
+        )
+    ballots = event.get("ballots")
+    if isinstance(ballots, dict):
+        keywords = words.keywords
+        return tuple(
+            TallyLine(voter, keywords.get(kw, (kw,))[0] if kw else labels.abstain)
+            for voter, kw in ballots.items()
+        )
+    return ()
 
 
 def _log(work: Work, game: Game) -> Sequence[Any]:
@@ -261,6 +302,10 @@ class _Teller:
                 resolution = rs.resolve(state)
                 chapters.extend(self._resolved(state, resolution, number))
                 state = resolution.state
+            elif entry.kind == "remove" and state is not None:
+                removal = rs.remove(state, payload["player"])
+                chapters.extend(self._removed(state, removal, number + 1, payload["player"]))
+                state = removal.state
         return chapters
 
     def _start(self, state: Any) -> list[Chapter]:
@@ -277,8 +322,11 @@ class _Teller:
         seed = f"{self.game.id}/story/start"
         return self._chapter(state, view, told, public, seed, send_empty=False)
 
-    def _resolved(self, before: Any, resolution: Resolution[Any], number: int) -> list[Chapter]:
-        """The story of step `number`, as `games.close` told it to the village."""
+    def _resolved(
+        self, before: Any, resolution: Resolution[Any], number: int, seed: str = ""
+    ) -> list[Chapter]:
+        """The story of step `number`, as `games.close` told it to the village (with `seed`:
+        a removal during that step, as `removal.remove_player` told it)."""
         rs, game, after = self.rules, self.game, resolution.state
         seen, view = rs.view(before), rs.view(after)
         told = with_story_facts(
@@ -293,8 +341,17 @@ class _Teller:
         deadline = self.deadlines.get(number)
         public["deadline"] = deadline.astimezone(zone) if deadline is not None else None
         turning = view.over or (seen.phase is not None and view.phase not in (None, seen.phase))
+        if seed:  # a removal: the step goes on, no dawn or dusk is told
+            return self._chapter(after, view, told, public, seed, send_empty=False)
         seed = f"{game.id}/story/{number}"
         return self._chapter(after, view, told, public, seed, send_empty=turning)
+
+    def _removed(
+        self, before: Any, removal: Resolution[Any], number: int, name: str
+    ) -> list[Chapter]:
+        """The story of `name`'s removal during step `number`, as the village was told it."""
+        player = next(p for p in self.players if p.name == name)
+        return self._resolved(before, removal, number, f"{self.game.id}/removal/{player.id}")
 
     def _chapter(
         self,
@@ -319,7 +376,7 @@ class _Teller:
         if rendered is None:
             return []
         public_events = [e for e in told if e.get("audience") == "public"]
-        tallies = tuple(t for t in (self._tally(e) for e in public_events) if t)
+        tallies = tuple(t for t in (tally_of(e, self.words) for e in public_events) if t)
         return [Chapter(moment, _story(rendered.text), tallies)]
 
     def _private(
@@ -354,24 +411,6 @@ class _Teller:
             cast = story_cast(self.game, self.players, state, rules=self.rules, view=view)
             self._cast = (lives, cast)
         return self._cast[1]
-
-    def _tally(self, event: Mapping[str, Any]) -> tuple[TallyLine, ...]:
-        """A public event's votes voter by voter (as its story tells them), else ()."""
-        labels = web_words(self.words)
-        votes = event.get("votes")
-        if isinstance(votes, dict):
-            return tuple(
-                TallyLine(voter, ", ".join(names) if names else labels.blank)
-                for voter, names in votes.items()
-            )
-        ballots = event.get("ballots")
-        if isinstance(ballots, dict):
-            keywords = self.words.keywords
-            return tuple(
-                TallyLine(voter, keywords.get(kw, (kw,))[0] if kw else labels.abstain)
-                for voter, kw in ballots.items()
-            )
-        return ()
 
 
 def _story(text: str) -> Markup:

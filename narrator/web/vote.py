@@ -2,7 +2,7 @@
 
 The form's choice is written as a player writes it (the names, the action's keyword, or the
 blank word, in the game's words) into a mail from his address to the narrator, titled with the
-game's name, and that mail is stored in the inbox like any other (source ``inject``): the
+game's name, and that mail is stored in the inbox like any other (source ``web``): the
 inbox worker reads it with the same parser, checks it with the same rules, answers it with the
 same receipt (or error) mail, and stores the same records.  The token vouches for the sender,
 so the mail carries what the narrator's own checks ask of a player's mail: his personal reply

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from rules.core.codec import StateCodec
 from rules.core.deal import deal_shuffled
 from rules.core.events import Audience, AudienceKind, Event, RoleChange, RoleInfo
-from rules.core.model import Distribution, Seat
+from rules.core.model import Distribution, Resolution, Seat
 from rules.core.rng import draw_from
 from rules.core.ruleset import Ruleset
 from rules.core.steps import StepTable
@@ -152,6 +152,10 @@ class RulesetBase(Ruleset[S]):
         """Whether every asked player has a vote in force (any of his votes)."""
         voters = {key.partition(":")[0] for key in self.view(state).votes}
         return all(name in voters for name in self.asked(state))
+
+    def remove(self, state: S, name: str) -> Resolution[S]:
+        """Refuse: a ruleset removes a player only where it says how (ValueError)."""
+        raise ValueError(f"the {self.id} rules have no removal of a player")
 
     def known_mates(self, state: S) -> Mapping[str, tuple[str, ...]]:
         """Player -> the players his role information names to him (none by default)."""

@@ -120,6 +120,15 @@ class Death(Event):
 
 
 @dataclass(frozen=True)
+class Removed(Event):
+    """The narrator's admin removed ``player`` from the running game (public): the ruleset's
+    own record follows it (a ``death`` with its removal cause, Lupus's ``exile``)."""
+
+    type: ClassVar[str] = "removed"
+    player: str
+
+
+@dataclass(frozen=True)
 class Inactive(PrivateEvent):
     """``player`` missed a vote he was asked for; ``missed`` counts them in a row (private)."""
 

@@ -139,6 +139,16 @@ class Ruleset(Protocol[S]):
         """Resolve the current step and advance (ValueError when the game is over)."""
         ...
 
+    def remove(self, state: S, name: str) -> Resolution[S]:
+        """Take player ``name`` out of the running game by an admin's decision, the ruleset's own
+        way (Lupus: an exile; the others: a death by removal), with what follows from it (a
+        lover's bond, a successor, a win): the new state (still at the same step, its
+        deadline unchanged, unless the game ended) and the events, ``removed`` first.
+
+        Raises ValueError when the game is over or the player cannot be removed (unknown,
+        already out of play)."""
+        ...
+
     def start_events(self, state: S) -> tuple[Event, ...]:
         """Return the start's events: one ``role`` event per player, and any public ones."""
         ...

@@ -30,3 +30,16 @@ def plurality(choices: Iterable[str]) -> str | None:
 def number(value: float) -> int | float:
     """Return ``value`` as an int when whole, else as a float (the transcript form)."""
     return int(value) if float(value).is_integer() else float(value)
+
+
+def withdraw(
+    votes: Iterable[tuple[str, tuple[str, ...]]], player: str
+) -> dict[str, tuple[str, ...]]:
+    """Return the votes in force (key ``Name`` or ``Name:keyword`` -> names, arrival order
+    kept) without ``player``'s own and without every vote that names him: what is left when
+    he is taken out of the game (a removal)."""
+    return {
+        key: names
+        for key, names in votes
+        if key.partition(":")[0] != player and player not in names
+    }

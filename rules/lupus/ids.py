@@ -24,7 +24,7 @@ EXILED = "exiled"
 NIGHT_CAUSES = ("lupi", "assassino", "morte", "cacciatore")
 """The night's causes of death, in the order that picks the one a multiple victim dies of."""
 CAUSES = (*NIGHT_CAUSES, "rogo")
-EXILE_CAUSES = ("sconfitta", "inattivita")
+EXILE_CAUSES = ("sconfitta", "inattivita", "squalifica")
 
 SINDACO = "sindaco"
 SUCCESSORE = "successore"

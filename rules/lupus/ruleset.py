@@ -11,7 +11,7 @@ from rules.core.events import Audience, AudienceKind
 from rules.core.model import Accepted, Choices, Distribution, Rejected, Vote
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, SeatView
-from rules.lupus import actions, distributions, engine, state
+from rules.lupus import actions, distributions, engine, removal, state
 from rules.lupus.events import EVENT_TYPES
 from rules.lupus.ids import CAUSES, FACTIONS, KEYWORDS
 from rules.lupus.roles import ROLES
@@ -42,6 +42,7 @@ class LupusRuleset(RulesetBase[GameState]):
     distributions = distributions.DEFAULT_DISTRIBUTIONS
     new_game = staticmethod(engine.new_game)
     resolve = staticmethod(engine.resolve)
+    remove = staticmethod(removal.remove)
     start_events = staticmethod(engine.start_events)
     codec = state.CODEC
 

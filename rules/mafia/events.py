@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rules.core.events import Audience, Event, RejectedVote, Win
+from rules.core.events import Audience, Event, RejectedVote, Removed, Win
 from rules.core.view import JsonValue
 
 
@@ -783,6 +783,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         VoteStart,
         Lynch,
         Revote,
+        Removed,
         Death,
         PublicResult,
         Heal,

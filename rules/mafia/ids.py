@@ -64,6 +64,7 @@ class Cause(enum.StrEnum):
     JOKER = "joker"  # optional: werewolves holding the kill (§7.4.7)
     POISONER = "poisoner"
     EXECUTOR = "executor"
+    REMOVED = "removed"  # an admin took him out of the game (ruling 94)
 
 
 class Code(enum.StrEnum):

@@ -12,7 +12,7 @@ from rules.core.events import Audience, AudienceKind, Event
 from rules.core.model import Choices, Distribution, Seat
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, SeatView
-from rules.mafia import actions, distributions, engine, state, validate, wins
+from rules.mafia import actions, distributions, engine, removal, state, validate, wins
 from rules.mafia.events import EVENT_TYPES, Death, RoleInfo, Setup
 from rules.mafia.ids import CAUSES, TEAMS, Cause
 from rules.mafia.roles import ROLES
@@ -37,6 +37,7 @@ class MafiaRuleset(RulesetBase[GameState]):
     new_game = staticmethod(engine.new_game)
     apply = staticmethod(validate.apply_vote)
     resolve = staticmethod(engine.resolve)
+    remove = staticmethod(removal.remove)
     codec = state.CODEC
 
     @override
@@ -130,11 +131,12 @@ class MafiaRuleset(RulesetBase[GameState]):
     @override
     def shown_role(self, state: GameState, name: str) -> str | None:
         """Return the roles ``name``'s death showed (§8.1): both roles for a day death (the
-        lynch, inactivity), only the peaceful role for a night death; None while he lives."""
+        lynch, inactivity, removal), only the peaceful role for a night death; None while he
+        lives."""
         player = state.find(name)
         if player is None or player.alive:
             return None
-        if player.cause in (Cause.LYNCH, Cause.INACTIVITY):
+        if player.cause in (Cause.LYNCH, Cause.INACTIVITY, Cause.REMOVED):
             return player.role
         return player.peaceful
 

@@ -7,10 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rules.core.events import Death, Event, Inactive, Win
+from rules.core.events import Death, Event, Inactive, Removed, Win
 from rules.core.model import Resolution, Seat, Settings
 from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
+from rules.core.votes import withdraw
 from rules.vampiri import day, night
 from rules.vampiri.actions import NIGHT_STEPS, asked, has_voted, slots_for
 from rules.vampiri.distributions import (
@@ -50,8 +51,8 @@ OPTIONS: Mapping[str, JsonValue] = {
 true; ``secret_lord``/``secret_werewolf`` come with a distribution that draws the Lord or the
 werewolf at the deal (the start mail then names only "Signore dei Vampiri"/"Lupo Mannaro")."""
 
-GIUSTIZIATO, UCCISO, INATTIVITA = "giustiziato", "ucciso", "inattivita"
-CAUSES = (GIUSTIZIATO, UCCISO, INATTIVITA)
+GIUSTIZIATO, UCCISO, INATTIVITA, RIMOSSO = "giustiziato", "ucciso", "inattivita", "rimosso"
+CAUSES = (GIUSTIZIATO, UCCISO, INATTIVITA, RIMOSSO)
 
 
 def _check_seats(seats: Sequence[Seat]) -> None:
@@ -246,4 +247,28 @@ def resolve(state: GameState) -> Resolution[GameState]:
     else:
         _resolve_day(turn)
     turn.set(votes={})
+    return Resolution(turn.state(), tuple(turn.events), tuple(turn.trace))
+
+
+def remove(state: GameState, name: str) -> Resolution[GameState]:
+    """Return the state after ``name``'s death by removal (an admin's decision: cause
+    ``rimosso``) and its events: ``removed``, the ``death``, the ``win`` when a team now wins.
+    The step and its deadline stay; his votes and every vote naming him are withdrawn.
+
+    Raises ValueError for an unknown or dead player or an ended game.
+    """
+    if state.step is None or state.over:
+        raise ValueError("the game is over")
+    player = state.find(name)
+    if player is None:
+        raise ValueError(f"{name} is not a player of this game")
+    if not player.alive:
+        raise ValueError(f"{player.name} is already dead")
+    turn = _Turn(state)
+    turn.trace.append(f"{player.name} is removed by an admin ({state.step}, night {state.night})")
+    turn.events.append(Removed(player=player.name))
+    turn.kill([(player.name, RIMOSSO)])
+    turn.set(votes=withdraw(state.votes.items(), player.name))
+    if turn.won():
+        turn.set(votes={})
     return Resolution(turn.state(), tuple(turn.events), tuple(turn.trace))

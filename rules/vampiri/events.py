@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rules.core.events import Audience, Death, Event, Inactive, RejectedVote, Win
+from rules.core.events import Audience, Death, Event, Inactive, RejectedVote, Removed, Win
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Investigation,
         Silenced,
         Hunters,
+        Removed,
         Death,
         Inactive,
         RejectedVote,

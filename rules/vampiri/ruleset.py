@@ -36,6 +36,7 @@ class VampiriRuleset(RulesetBase[GameState]):
     new_game = staticmethod(engine.new_game)
     apply = staticmethod(actions.apply_vote)
     resolve = staticmethod(engine.resolve)
+    remove = staticmethod(engine.remove)
     codec = state.CODEC
 
     @override

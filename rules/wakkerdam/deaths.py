@@ -9,7 +9,10 @@ from rules.wakkerdam.board import Board
 from rules.wakkerdam.roles import ROLES
 from rules.wakkerdam.spec import Team
 
-NO_BODYGUARD = frozenset({"inactiviteit", "liefdesverdriet"})
+QUIET = frozenset({"inactiviteit", "verwijderd"})
+"""Deaths with no consequence but the office and the welps: inactivity and removal (no shot,
+no grief, no Dorpsoudste's curse)."""
+NO_BODYGUARD = QUIET | {"liefdesverdriet"}
 PACK_ROLES = frozenset({"weerwolf", "witte_weerwolf"})
 
 
@@ -53,7 +56,7 @@ def kill(board: Board, deaths: Iterable[tuple[str, str]], *, at_night: bool) -> 
         if not player.alive:
             continue
         due = list(player.due)
-        if player.role == "jager" and cause != "inactiviteit" and name not in asleep:
+        if player.role == "jager" and cause not in QUIET and name not in asleep:
             due.append("jager")
         if board.value("mayor") == name:
             board.set(mayor=None)
@@ -64,13 +67,13 @@ def kill(board: Board, deaths: Iterable[tuple[str, str]], *, at_night: bool) -> 
         board.changed = True
         died.append(name)
         wolf_died = wolf_died or player.role in PACK_ROLES
-        elder_died = elder_died or (player.role == "dorpsoudste" and cause != "inactiviteit")
+        elder_died = elder_died or (player.role == "dorpsoudste" and cause not in QUIET)
         lover = player.lover
         if lover is not None and board.get(lover).alive:
-            if cause == "inactiviteit":
+            if cause in QUIET:
                 board.update(lover, lover=None)
                 board.update(name, lover=None)
-                board.note(f"{lover} survives the inactivity of his lover {name}")
+                board.note(f"{lover} survives the {cause} of his lover {name}")
             else:
                 queue.append((lover, "liefdesverdriet"))
     if wolf_died:

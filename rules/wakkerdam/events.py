@@ -11,6 +11,7 @@ from rules.core.events import (
     Event,
     Inactive,
     RejectedVote,
+    Removed,
     RoleChange,
     Win,
 )
@@ -229,6 +230,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         FoolRevealed,
         Lynch,
         Inactive,
+        Removed,
         RejectedVote,
         Win,
     )

@@ -9,7 +9,7 @@ from rules.core.base import RulesetBase, override
 from rules.core.model import Choices, Distribution
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, SeatView
-from rules.wakkerdam import actions, distributions, engine, state
+from rules.wakkerdam import actions, distributions, engine, removal, state
 from rules.wakkerdam.events import EVENT_TYPES
 from rules.wakkerdam.roles import CIRCLES, ROLES
 from rules.wakkerdam.state import GameState
@@ -29,6 +29,7 @@ CAUSES = (
     "liefdesverdriet",
     "lijfwacht",
     "inactiviteit",
+    "verwijderd",
 )
 
 
@@ -57,6 +58,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
     new_game = staticmethod(engine.new_game)
     apply = staticmethod(actions.apply_vote)
     resolve = staticmethod(engine.resolve)
+    remove = staticmethod(removal.remove)
     codec = state.CODEC
 
     @override

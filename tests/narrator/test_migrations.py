@@ -14,6 +14,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
+from sqlalchemy.exc import IntegrityError
 
 from narrator.db import (
     alembic_config,
@@ -129,6 +130,35 @@ def test_0002_moves_the_mayor_into_the_options(
         with engine.connect() as connection:
             rows = connection.execute(text("SELECT key, mayor FROM distributions ORDER BY key"))
             assert {key: bool(mayor) for key, mayor in rows} == {"with": True, "without": False}
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_0006_lets_the_inbox_hold_the_web_form_s_votes(
+    backend: str, fresh_database: Callable[[str], str]
+) -> None:
+    """The inbox's source ``web`` is refused before 0006, stored after it, and turned back
+    into ``inject`` (what the form's votes were stored as) by the downgrade."""
+    url = fresh_database(backend)
+    insert = text(
+        "INSERT INTO inbox (message_id, source, raw, state, attempts, received_at)"
+        " VALUES (:id, :source, :raw, 'done', 0, CURRENT_TIMESTAMP)"
+    )
+    upgrade(url, "0005")
+    engine = make_engine(url)
+    try:
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(insert, {"id": "<a@x>", "source": "web", "raw": b"x"})
+        upgrade(url)
+        with engine.begin() as connection:
+            connection.execute(insert, {"id": "<b@x>", "source": "web", "raw": b"x"})
+            with pytest.raises(IntegrityError), connection.begin_nested():
+                connection.execute(insert, {"id": "<c@x>", "source": "post", "raw": b"x"})
+        downgrade(url, "0005")
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT message_id, source FROM inbox"))
+            assert dict(rows.all()) == {"<b@x>": "inject"}
     finally:
         engine.dispose()
 

@@ -59,7 +59,17 @@ DEADLINE = {"it": "mercoledì 18 novembre alle 09:00", "en": "Wednesday 18 Novem
 #: Words of a role's name that are also plain words of a subject (Guardia del corpo, …).
 COMMON = {"it": {"del", "corpo", "cimitero"}, "en": set()}
 #: The events every player may learn (docs/rules/lupus.md §9, §13); the others are private.
-PUBLIC = {"resurrected", "death", "election", "mayor", "lynch", "defeat", "exile", "win"}
+PUBLIC = {
+    "resurrected",
+    "death",
+    "election",
+    "mayor",
+    "lynch",
+    "defeat",
+    "exile",
+    "removed",
+    "win",
+}
 
 
 def pack_id(pack: tuple[str, str]) -> str:
@@ -654,6 +664,7 @@ EVERY_EVENT: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     ),
     "defeat": ({"team": "negromanti", "players": ["Carla", "Dirk"]}, ("Carla", "Dirk")),
     "exile": ({"player": "Dirk", "cause": "sconfitta"}, ("Dirk",)),
+    "removed": ({"player": "Eva"}, ("Eva",)),
     "inactive": ({"player": "Frank", "missed": 2}, ("Frank",)),
     "rejected": ({"player": "Eva", "reason": "target-dead"}, ("Eva",)),
     "win": ({"teams": ["popolani"], "winners": ["Bram", "Eva"]}, ("Bram", "Eva")),

@@ -541,6 +541,7 @@ EVERY_EVENT = {
     "hunters": ({"player": "Anna", "players": ["Anna", "Dario"]}, ["Anna", "Dario"]),
     "death": ({"player": "Carla", "cause": "ucciso", "role": "nosferatu"}, ["Carla"]),
     "inactive": ({"player": "Dario", "missed": 2}, ["Dario"]),
+    "removed": ({"player": "Elena"}, ["Elena"]),
     "rejected": ({"player": "Frank", "reason": "target-dead"}, ["Frank"]),
     "win": ({"teams": ["cacciatori"], "winners": ["Bram", "Elena"]}, ["Bram", "Elena"]),
 }

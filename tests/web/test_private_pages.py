@@ -261,6 +261,10 @@ def test_half_the_village_votes_on_its_pages_the_way_of_a_mail(
                 m for m in inbox if m.message_id and m.message_id.strip("<>").startswith("web.")
             ]
             assert via_pages and all(m.state == "done" for m in via_pages)
+            # the form's votes have their own inbox source; the mails remain ``inject``
+            sources = {m.source for m in via_pages}
+            assert sources == {"web"}
+            assert {m.source for m in inbox if m not in via_pages} == {"inject"}
             voters = set(session.scalars(select(Vote.player_id)))
         assert len(voters) == len(GAME.players)
 

@@ -123,7 +123,7 @@ def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> No
     with transaction(factory) as session:
         [vote] = session.scalars(select(Vote)).all()
         [mail] = session.scalars(select(InboxMessage)).all()
-        assert mail.state == "done" and vote.inbox_id == mail.id
+        assert mail.state == "done" and vote.inbox_id == mail.id and mail.source == "web"
         # Written to his personal reply address, as plus addressing asks of his votes.
         assert b"To: verteller+ww5-" in mail.raw
     engine.dispose()
