@@ -778,21 +778,28 @@ def _add_remove(commands: Subparsers, common: argparse.ArgumentParser) -> None:
     remove.set_defaults(func=_remove)
 
 
-def _remove(args: argparse.Namespace) -> None:
-    from narrator.models import GameStatus, find_player
-    from narrator.service.removal import remove_player
+def remove_action(player_name: str, by: str) -> Action:
+    """Take `player_name` out of the running game the ruleset's way (Lupus: disqualified, an
+    exile; the others: a death by removal), every player told; `by` did it."""
 
     def action(work: Work, mailer: Mailer, game: Game, now: datetime) -> str:
-        player = find_player(work.session, game, args.player)
+        from narrator.models import GameStatus, find_player
+        from narrator.service.removal import remove_player
+
+        player = find_player(work.session, game, player_name)
         if player is None:
-            raise CommandError(f"game {game.name} has no player called {args.player!r}")
-        events = remove_player(work, mailer, game, player, now=now, by="cli")
+            raise CommandError(f"game {game.name} has no player called {player_name!r}")
+        events = remove_player(work, mailer, game, player, now=now, by=by)
         told = ", ".join(e["type"] for e in events)
         over = game.status == GameStatus.ENDED.value
         after = "the game is over" if over else f"still {game.step}"
         return f"removed {player.name} from {game.name} ({told}); {after}"
 
-    _drive(args, action)
+    return action
+
+
+def _remove(args: argparse.Namespace) -> None:
+    _drive(args, "remove", remove_action(args.player, cli_user()))
 
 
 SUBCOMMANDS: Sequence[Callable[[Subparsers, argparse.ArgumentParser], None]] = (

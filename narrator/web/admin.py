@@ -46,6 +46,7 @@ from narrator.commands.game import (
     iso,
     open_game,
     pause_action,
+    remove_action,
     resume_action,
     revoke_link_action,
     start_action,
@@ -129,8 +130,7 @@ def _open(game: Game) -> bool:
     return game.status != GameStatus.ENDED.value
 
 
-#: The actions on a player, in the order of their buttons.  One more (removing a player from
-#: a running game, the ruleset's own way) is one more entry here.
+#: The actions on a player, in the order of their buttons.
 PLAYER_ACTIONS: tuple[PlayerAction, ...] = (
     PlayerAction(
         "unsubscribe",
@@ -143,6 +143,14 @@ PLAYER_ACTIONS: tuple[PlayerAction, ...] = (
         "Revoke personal link",
         lambda game, player: _open(game),
         lambda name, by: revoke_link_action(name),
+    ),
+    PlayerAction(
+        "remove",
+        "Remove from the game",
+        lambda game, player: (
+            game.status in (GameStatus.RUNNING.value, GameStatus.PAUSED.value) and player["alive"]
+        ),
+        remove_action,
     ),
 )
 

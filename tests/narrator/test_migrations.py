@@ -135,17 +135,17 @@ def test_0002_moves_the_mayor_into_the_options(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_0006_lets_the_inbox_hold_the_web_form_s_votes(
+def test_0007_lets_the_inbox_hold_the_web_form_s_votes(
     backend: str, fresh_database: Callable[[str], str]
 ) -> None:
-    """The inbox's source ``web`` is refused before 0006, stored after it, and turned back
+    """The inbox's source ``web`` is refused before 0007, stored after it, and turned back
     into ``inject`` (what the form's votes were stored as) by the downgrade."""
     url = fresh_database(backend)
     insert = text(
         "INSERT INTO inbox (message_id, source, raw, state, attempts, received_at)"
         " VALUES (:id, :source, :raw, 'done', 0, CURRENT_TIMESTAMP)"
     )
-    upgrade(url, "0005")
+    upgrade(url, "0006")
     engine = make_engine(url)
     try:
         with pytest.raises(IntegrityError), engine.begin() as connection:
@@ -155,7 +155,7 @@ def test_0006_lets_the_inbox_hold_the_web_form_s_votes(
             connection.execute(insert, {"id": "<b@x>", "source": "web", "raw": b"x"})
             with pytest.raises(IntegrityError), connection.begin_nested():
                 connection.execute(insert, {"id": "<c@x>", "source": "post", "raw": b"x"})
-        downgrade(url, "0005")
+        downgrade(url, "0006")
         with engine.connect() as connection:
             rows = connection.execute(text("SELECT message_id, source FROM inbox"))
             assert dict(rows.all()) == {"<b@x>": "inject"}

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.commands.game import game_view
 from narrator.db import transaction
 from narrator.models import (
     Admin,
@@ -27,6 +28,7 @@ from narrator.models import (
     OutboxMessage,
     game_players,
 )
+from narrator.service.work import work_in
 from narrator.web.auth import (
     SESSION_COOKIE,
     AdminSession,
@@ -408,8 +410,17 @@ def test_each_action_does_what_the_cli_does_and_is_recorded(
         assert nobody.status == 409 and "no player called 'Zoe'" in nobody.text
         unknown = client.post(f"/admin/games/{GAME.name}/explode", {"csrf": csrf_of(page)})
         assert unknown.status == 404
+        # Removing a player: the ruleset's way (Wakkerdam: a death by removal), told to all.
+        mails_before = len(_kinds(factory))
+        removed = act("remove", player="Carla")
+        assert removed.startswith(f"removed Carla from {GAME.name}"), removed
+        with transaction(factory) as db, work_in(db) as work:
+            seats = game_view(work, db.scalars(select(Game)).one())["players"]
+        assert {p["name"]: p["alive"] for p in seats}["Carla"] is False
+        assert len(_kinds(factory)) - mails_before >= len(GAME.players) - 1  # everyone told
         log = client.get(f"/admin/games/{GAME.name}").text
         assert f"{BOSS} {GAME.name} revoke-link" in log
+        assert f"{BOSS} {GAME.name} remove" in log
     verbs = [
         "create",
         "start",
@@ -419,9 +430,15 @@ def test_each_action_does_what_the_cli_does_and_is_recorded(
         "resume",
         "unsubscribe",
         "revoke-link",
+        "remove",
     ]
     assert _actions(factory) == [(BOSS, verb, GAME.name) for verb in verbs]
     assert len(changes) == len(verbs)  # the daemon was told of each at once
+
+
+def _kinds(factory: sessionmaker[Session]) -> list[str]:
+    with transaction(factory) as db:
+        return list(db.scalars(select(OutboxMessage.kind)))
 
 
 def test_without_the_key_there_is_no_panel(factory: sessionmaker[Session]) -> None:

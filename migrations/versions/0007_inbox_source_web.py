@@ -1,7 +1,7 @@
 """The inbox's source ``web``: a vote sent with the form of a player's page.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-27
 
 Before, a form vote was stored as an ``inject``ed mail; now it has a source of its own, so an
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision: str = "0006"
-down_revision: str | None = "0005"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | None = None
 depends_on: str | None = None
 
