@@ -72,6 +72,12 @@ def phase_of(game: Game) -> str:
     return "day" if game.day >= game.night else "night"
 
 
+def moment_in(game: Game | Mapping[str, Any], ruleset: str, language: str) -> str:
+    """The moment of `game` (a Game or its fields) in the words of `ruleset`'s pack in
+    `language` (see :func:`moment_of`)."""
+    return moment_of(Game.from_any(game), load_words(ruleset, language))
+
+
 def moment_of(game: Game | None, words: Words) -> str:
     """The moment of the game in words: "Nacht 3", "Dag 2", "Het begin" ("" without a game).
 
@@ -246,10 +252,12 @@ class Renderer:
         """Helpers, `game`, `players`, `recipient`, `lang`, `moment`, `page_link` for a render."""
         game_value = context.get("game")
         game = None if game_value is None else Game.from_any(game_value)
+        recipient = context.get("recipient")
         players = players_from(context.get("players", ()))
+        if recipient is not None:
+            players = players.seen_by(str(recipient))
         words = self.words(key)
         helpers = Helpers(words, players, rng)
-        recipient = context.get("recipient")
         link = context.get("page_link")
         return {
             **helpers.as_dict(),
@@ -416,6 +424,9 @@ class Renderer:
         if part not in ("all", "public", "private"):
             raise ValueError(f"unknown story part {part!r}")
         recipient = context.get("recipient")
+        if recipient is not None:  # his own role, once for every event of his story
+            players = players_from(context.get("players", ())).seen_by(str(recipient))
+            context = {**context, "players": players}
         parsed = [e if isinstance(e, Event) else Event.from_dict(e, key.ruleset) for e in events]
         fragments: list[str] = []
         shown: list[Event] = []

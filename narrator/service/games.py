@@ -37,11 +37,9 @@ from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     actions_of,
     audience_dicts,
-    both_forms,
     epilogue_chapters,
     story_cast,
     story_game,
-    with_story_facts,
 )
 from narrator.service.table import GameTable, table_of
 from narrator.service.threads import moment_subject
@@ -51,6 +49,7 @@ from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
 from rules.core.view import GameView
 from stories import Event as StoryEvent
+from stories.context import story_events
 
 log = logging.getLogger("narrator.games")
 
@@ -391,10 +390,9 @@ def _start_story(table: GameTable) -> list[Letter]:
     if not events:
         return []
     told = audience_dicts(table.state, events, rs, told=True)
-    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
     return _story_letters(
         table,
-        story_events,
+        story_events(told, game.ruleset),
         table.public(phase="start"),  # the moment: the beginning
         # one telling for everybody
         _Telling(seed=f"{game.id}/story/start", identity=f"story/{game.id}/start"),
@@ -432,18 +430,19 @@ def _story_letters(
         game=game,
         story=Story(story_events, "public", send_empty=telling.send_empty),
     )
-    has_private = any("public" not in e.audience for e in story_events)
-    seats = table.view.by_name() if has_private else {}
+    private = [e.audience for e in story_events if "public" not in e.audience]
+    seats = {seat.name: seat for seat in table.view.players} if private else {}
     letters = []
     for player in table.players:
         if player.name in telling.skip:
             continue
-        context = table.context(player.name, public)
         to = Recipient(player.email, player.name, f"{identity}/{player.id}")
         letters.append(Letter("story", village, (to,), game=game, subject=subject))
-        if has_private:
-            seat = seats.get(player.name)
-            groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        seat = seats.get(player.name)
+        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        if any(player.name in readers or groups & set(readers) for readers in private):
+            # a private mail only to whom the story tells more than the village
+            context = table.context(player.name, public)
             story = Story(story_events, "private", groups=groups)
             own = Draft("night_result", context, seed, game=game, story=story)
             to = Recipient(player.email, player.name, f"{identity}/{player.id}/private")
@@ -472,13 +471,12 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
         )
     )
     by_name = {p.name: p for p in table.players}
-    seats = view.by_name()
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
         context = batch.context(name)
-        actions = actions_of(table.rules, table.state, name, seats[name].role)
+        actions = actions_of(table.rules, table.state, name)
         context.update({"player": name, "actions": actions})
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
         letter = _letter(batch, player, "step", context, identity)
@@ -623,9 +621,7 @@ class _Voting:
         return _batch(self.table, story_game(self.table.game, None, view=self.view))
 
     def actions(self, state: Any) -> list[dict[str, Any]]:
-        seat = self.view.find(self.player.name)
-        own_role = seat.role if seat is not None else None
-        return actions_of(self.table.rules, state, self.player.name, own_role)
+        return actions_of(self.table.rules, state, self.player.name)
 
     def refusal(self, state: Any, code: str) -> Letter:
         """The error reply to a vote the rules refused: `code`, and what he may choose."""
@@ -753,32 +749,22 @@ def close(table: GameTable, now: datetime) -> Closed:
     before = table.view
     step, phase = before.step, before.phase  # the resolved step's, told with the new counters
     resolution = rs.resolve(state)
-    new_state = resolution.state
-    events, told = both_forms(new_state, resolution.events, rs)
-    told_events = with_story_facts(
-        told,
-        rs,
-        state,
-        new_state,
-        reveal_roles=game.reveal_roles,
-    )
-    table.log("resolve", {"step": step, "events": events}, now)
+    told = rs.tell_step(state, resolution.state, resolution.events, reveal_roles=game.reveal_roles)
+    table.log("resolve", {"step": step, "events": told.log}, now)
     current = table.work.session.scalar(
         select(Step).where(Step.game_id == game.id, Step.number == game.step_number)
     )
     if current is not None:
         current.resolved_at = now
-    table.store(new_state)
+    table.store(resolution.state)
     after = table.view
     seen_dead = {seat.name for seat in after.players if not seat.alive}
     # Every dawn and dusk (the phase turns, or the game ends) is told to the whole village,
     # also when nothing happened ("Het bleef stil"): a quiet night is news too.
     turning = after.over or (phase is not None and after.phase not in (None, phase))
-    # Parsed once for every recipient (render_story takes them as they are).
-    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
     letters = _story_letters(
         table,
-        story_events,
+        story_events(told.story, game.ruleset),  # parsed once for every recipient
         table.public(step, phase),  # shared by every mail
         _Telling(
             seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
@@ -788,7 +774,7 @@ def close(table: GameTable, now: datetime) -> Closed:
         ),
     )
     letters.extend(_open_step(table, now))
-    return Closed(events, letters)
+    return Closed(told.log, letters)
 
 
 def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list[str]:
@@ -825,7 +811,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         )
     )
     by_name = {p.name: p for p in table.players}
-    seats = table.view.by_name()
+    seats = {seat.name: seat for seat in table.view.players}
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
     for name in rs.asked(state):
@@ -837,7 +823,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name, seats[name].role),
+                "actions": actions_of(rs, state, name),
                 "missed": seats[name].missed,
             }
         )

@@ -781,8 +781,9 @@ def _error_reply(
         state = table.state_or_none
         view = table.view if state is not None else None
         context["game"] = story_game(table.game, None, view=view)
-        reveal = Reveal(dead=table.game.reveal_roles)
-        context["players"] = roster(table.rules, players, state, view, reveal)
+        roles = table.rules.told_roles(state) if state is not None else None
+        reveal = Reveal(dead=table.game.reveal_roles)  # the dead's: not even his own role
+        context["players"] = roster(players, view, roles, reveal)
     sender_player = next((p for p in players if p.email == parsed.sender), None)
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name

@@ -16,6 +16,7 @@ from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
 from rules.core import Event, Rejected, Resolution, Seat, Settings
 from rules.core import Vote as RulesVote
+from rules.core.model import ToldRoles
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView
 from stories import Cast
@@ -97,31 +98,32 @@ def story_players(
     leak it.
     """
     view = rs.view(state) if state is not None else None
+    roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(reveal_to, reveal_dead, reveal_living)
-    return roster(rs, players, state, view, reveal)
+    return roster(players, view, roles, reveal)
 
 
 def roster(
-    rs: Ruleset[Any],
     players: Sequence[Player],
-    state: Any | None,
     view: GameView | None,
+    roles: ToldRoles | None,
     reveal: Reveal,
 ) -> list[dict[str, Any]]:
-    """:func:`story_players` from the state's `view` (None before the start)."""
+    """:func:`story_players` from the state's `view` and the `roles` its readers are told
+    (both None before the start)."""
     out = []
-    seats = view.by_name() if view is not None else {}
+    seats = {seat.name: seat for seat in view.players} if view is not None else {}
     for player in players:
         alive, role = True, None
         seat = seats.get(player.name)
-        if seat is not None:
+        if seat is not None and roles is not None:
             alive = seat.alive
             if reveal.living:
                 role = seat.role
             elif not alive and reveal.dead:
-                role = rs.shown_role(state, player.name)
+                role = roles.shown.get(player.name)
             elif player.name == reveal.to:  # his own role, as he was told it
-                role = rs.told_role(state, player.name)
+                role = roles.own.get(player.name)
         out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
     return out
 
@@ -139,22 +141,24 @@ def story_cast(
 
     Roles are shown only for the dead when the game reveals roles, and for everybody when
     `reveal_all` (the game is over).  Built once per batch (O(players): the game table keeps
-    it, :mod:`narrator.service.table`); each recipient gets his copy from
-    :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).  `rules` and
-    `view` are the game's, when the caller has them.
+    it, :mod:`narrator.service.table`); it carries each player's role as he was told it, which
+    the render of his own mail shows him (``Cast.seen_by``), so a step of n mails costs O(n)
+    here, not O(n²).  `rules` and `view` are the game's, when the caller has them.
     """
     rs = rules if rules is not None else ruleset_of(game)
     if view is None and state is not None:
         view = rs.view(state)
+    roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
-    return Cast(roster(rs, players, state, view, reveal))
+    return Cast(roster(players, view, roles, reveal), roles.own if roles is not None else None)
 
 
 def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
     """The shared `cast` as `recipient` sees it: with his own role, as he was told it.
 
     Only his own entry differs; the shared cast is not changed, so it can serve the next
-    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``.)
+    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``; a mail's render
+    does this itself with a cast of :func:`story_cast`.)
     """
     if recipient is None or state is None:
         return cast
@@ -192,24 +196,6 @@ def audience_dicts(
     return rs.addressed(state, events, told=told)
 
 
-def both_forms(
-    state: Any, events: Sequence[Event], rs: Ruleset[Any]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`audience_dicts` of `events` in both forms at once, the truth (for the game log)
-    and as told (for the stories): each event's audience is resolved once, and an event its
-    audience is told as it is converted once."""
-    truth, told = [], []
-    for event in events:
-        data = event.to_dict()
-        names = rs.recipients(state, event.audience)
-        audience = "public" if names is None else sorted(names)
-        shown = rs.as_told(event)
-        shown_data = data if shown is event else shown.to_dict()
-        truth.append({**data, "audience": audience})
-        told.append({**shown_data, "audience": list(audience) if names is not None else audience})
-    return truth, told
-
-
 def with_story_facts(
     events: list[dict[str, Any]],
     rs: Ruleset[Any],
@@ -226,26 +212,15 @@ def with_story_facts(
     return rs.tell(before, after_state, events, reveal_roles=reveal_roles)
 
 
-def actions_of(
-    rs: Ruleset[Any], state: Any, player: str, own_role: str | None = None
-) -> list[dict[str, Any]]:
-    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action).
-
-    A player asked as his role is asked as the role he was told (the Dwaas as Ziener):
-    `own_role` is his true role (from the view the caller holds; None: look it up).
-    """
+def actions_of(rs: Ruleset[Any], state: Any, player: str) -> list[dict[str, Any]]:
+    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action),
+    as he is told them (``Ruleset.told_choices``: the Dwaas is asked as the Ziener)."""
     result = []
-    choices = rs.choices(state, player).actions
-    if choices and own_role is None:
-        seat = rs.view(state).find(player)
-        own_role = seat.role if seat is not None else None
-    told = rs.told_role(state, player) if choices else None
-    for choice in choices:
+    for choice in rs.told_choices(state, player).actions:
         previous = choice.previous
-        kind = told if told and choice.action == own_role else choice.action
         result.append(
             {
-                "kind": kind,
+                "kind": choice.action,
                 "choices": list(choice.targets),
                 "min": choice.min_names,
                 "max": choice.max_names,

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from narrator.models import Game, GameLogEntry, Player
-from narrator.service.story_context import recipient_cast, story_cast, story_game
+from narrator.service.story_context import story_cast, story_game
 from narrator.service.work import NotStarted, Work
 from parsing import GameInfo
 from rules import get_ruleset
@@ -120,14 +120,9 @@ class GameTable:
     def context(
         self, recipient: str | None, public: Mapping[str, Any], *, reveal_all: bool = False
     ) -> dict[str, Any]:
-        """The common story context of `recipient`'s mail: the batch's `public` game, the cast
-        as he sees it (his own role, as he was told it)."""
-        cast = self.cast(reveal_all=reveal_all)
-        return {
-            "game": public,
-            "players": recipient_cast(self.rules, cast, self.state_or_none, recipient),
-            "recipient": recipient,
-        }
+        """The common story context of `recipient`'s mail: the batch's `public` game, its cast
+        (whose render shows him his own role, as he was told it: ``Cast.seen_by``)."""
+        return {"game": public, "players": self.cast(reveal_all=reveal_all), "recipient": recipient}
 
 
 def table_of(work: Work, game: Game) -> GameTable:

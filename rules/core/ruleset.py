@@ -20,6 +20,8 @@ from rules.core.model import (
     RoleSpec,
     Seat,
     Settings,
+    ToldRoles,
+    ToldStep,
     Vote,
 )
 from rules.core.view import GameView, JsonValue
@@ -131,6 +133,11 @@ class Ruleset(Protocol[S]):
         """Return what ``player`` may send now (no ``actions`` when he is not asked)."""
         ...
 
+    def told_choices(self, state: S, player: str) -> Choices:
+        """Return :meth:`choices` as ``player`` is told them: the action of his own role named
+        by the role he was told he has (the Dwaas asked as the Ziener)."""
+        ...
+
     def apply(self, state: S, vote: Vote) -> Accepted[S] | Rejected:
         """Validate and store a vote (it replaces the player's earlier vote for that action)."""
         ...
@@ -151,6 +158,11 @@ class Ruleset(Protocol[S]):
         """Return the role the whole village was shown for ``name``, who is out of play, in a
         game that reveals roles (the truth in most rulesets; a Mafia night death shows only the
         peaceful role); None: no such player, or nothing was shown."""
+        ...
+
+    def told_roles(self, state: S) -> ToldRoles:
+        """Return every player's :meth:`told_role` and every out-of-play player's
+        :meth:`shown_role`, by name: what a game's readers are told of its roles."""
         ...
 
     def as_told(self, event: Event) -> Event:
@@ -175,6 +187,15 @@ class Ruleset(Protocol[S]):
         """Return a step's events (transcript form with audiences; ``before``: the state the
         step was resolved from, ``after``: the new one) with what their stories need beside the
         rules' facts: the shown role of the dead, the previous role, mates, votes, ballots."""
+        ...
+
+    def tell_step(
+        self, before: S, after: S, events: Sequence[Event], *, reveal_roles: bool
+    ) -> ToldStep:
+        """Return a resolved step's ``events`` (``before``: the state it was resolved from,
+        ``after``: the new one) in both forms at once: the truth with audiences, as
+        :meth:`addressed` writes it (the game log), and as told with their story facts, as
+        :meth:`tell` adds them (the stories)."""
         ...
 
     def relay(self, state: S, voter: str, extra: Mapping[str, JsonValue]) -> tuple[str, ...]:
