@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from jinja2 import BaseLoader, TemplateError, TemplateNotFound
@@ -47,13 +47,16 @@ class StoryNotFound(StoryError):
 
 @dataclass(frozen=True)
 class RenderedMail:
-    """A rendered mail: one-line subject, plain text and its HTML alternative."""
+    """A rendered mail: one-line subject, plain text and its HTML alternative; `narrator` is
+    the name the narrator goes by in the words of the key asked for (its theme's, else the
+    ruleset's main theme's; "" when the words do not say): who signs the mail."""
 
     subject: str
     text: str
     html: str
     key: StoryKey
     variant: int
+    narrator: str = ""
 
 
 def main_theme(key: StoryKey) -> str:
@@ -378,7 +381,8 @@ class Renderer:
         if not key.is_mail:
             raise ContextError(f"{key.event!r} is an event, not a mail; use render_event")
         rng = _rng(rng_seed, key)
-        return self.render_source_mail(self.draw(key, rng), context, rng)
+        mail = self.render_source_mail(self.draw(key, rng), context, rng)
+        return replace(mail, narrator=self.words(key).narrator(key.theme) or "")
 
     def render_event(
         self,

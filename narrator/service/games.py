@@ -42,7 +42,7 @@ from narrator.service.story_context import (
     story_game,
 )
 from narrator.service.table import GameTable, table_of
-from narrator.service.threads import moment_subject
+from narrator.service.threads import moment_subject, reply_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
@@ -616,16 +616,25 @@ class _Voting:
             return f"vote/{ballot.inbox_id}"
         return f"vote/{game.id}/{self.player.id}/{self.now.isoformat()}"
 
-    def batch(self) -> _Batch:
-        """The vote's mails: the public game of the view it was cast in."""
-        return _batch(self.table, story_game(self.table.game, None, view=self.view))
+    def batch(self, *, titled: bool) -> _Batch:
+        """The vote's mails: the public game of the view it was cast in; titled with its game
+        day when a mail of them is not titled ``Re: <his subject>`` (``titled``)."""
+        public = story_game(self.table.game, None, view=self.view)
+        if titled:
+            return _batch(self.table, public)
+        return _Batch(self.table, public, "")
+
+    @property
+    def answered(self) -> bool:
+        """Whether his answer is titled ``Re: <his subject>`` (he wrote a subject)."""
+        return self.reply is not None and bool(reply_subject(self.reply.subject))
 
     def actions(self, state: Any) -> list[dict[str, Any]]:
         return actions_of(self.table.rules, state, self.player.name)
 
     def refusal(self, state: Any, code: str) -> Letter:
         """The error reply to a vote the rules refused: `code`, and what he may choose."""
-        batch = self.batch()
+        batch = self.batch(titled=not self.answered)
         context = batch.context(self.player.name)
         action = _matching_action(self.actions(state), self.keywords)
         context.update(
@@ -665,9 +674,10 @@ class _Voting:
                 cast_at=now,
             )
         )
-        batch = self.batch()
-        context = batch.context(player.name)
         action = _matching_action(self.actions(state), self.keywords)
+        readers = table.rules.relay(state, player.name, (action or {}).get("extra") or {})
+        batch = self.batch(titled=bool(readers) or not self.answered)
+        context = batch.context(player.name)
         context.update(
             {
                 "player": player.name,
@@ -678,17 +688,17 @@ class _Voting:
             }
         )
         receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
-        return [receipt, *self.relay(batch, context)]
+        return [receipt, *self.relay(batch, context, readers)]
 
-    def relay(self, batch: _Batch, receipt: Mapping[str, Any]) -> list[Letter]:
-        """Copies of a receipt to the other readers the ruleset relays it to
+    def relay(
+        self, batch: _Batch, receipt: Mapping[str, Any], readers: Sequence[str]
+    ) -> list[Letter]:
+        """Copies of a receipt to the other `readers` the ruleset relays it to
         (``Ruleset.relay``: the vampiri's hunters, who converge by these copies as they would by
         gestures at the table).  A copy is the voter's receipt mailed to another reader:
         ``player`` is the voter, ``recipient`` the member told."""
-        action = receipt.get("action") or {}
         voter = receipt["player"]
         table = self.table
-        readers = table.rules.relay(table.state, voter, action.get("extra") or {})
         by_name = {p.name: p for p in table.players}
         letters = []
         for name in readers:

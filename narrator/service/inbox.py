@@ -70,6 +70,7 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
+from parsing.messages import Explain
 from parsing.names import looks_like
 from rules.core.model import ActionChoice
 from stories.lexicon import (
@@ -102,6 +103,12 @@ class InboxSettings:
     # The Help words of every language (a Help mail may name no game): read once, with the
     # settings, not for each mail.
     help_words: frozenset[str] = field(default_factory=help_words)
+    # The wording of the parser's errors in mail that names no game (of `ruleset` in
+    # `language`): made once, with the settings, not for each mail.
+    explain: Explain = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "explain", explainer_for(self.ruleset, self.language))
 
     @property
     def addresses(self) -> frozenset[str]:
@@ -206,7 +213,7 @@ def _arrived(
         parsed,
         [g.name for g in games],
         settings.addresses,
-        explainer_for(settings.ruleset, settings.language),
+        settings.explain,
         settings.help_words,
     )
     return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
@@ -460,7 +467,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
 def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
     """The ``no-game`` error, for a mail whose game went away while it was being read."""
     names = tuple(g.name for g in games)
-    explain = explainer_for(settings.ruleset, settings.language)
+    explain = settings.explain
     return ParseError(
         ErrorCode.NO_GAME, explain(ErrorCode.NO_GAME, {"games": names}), {"games": names}
     )

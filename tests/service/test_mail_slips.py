@@ -237,7 +237,12 @@ def test_the_narrator_speaks_as_i_and_signs_every_mail(lang: str, theme: str) ->
 )
 def test_the_from_name_is_the_packs(lang: str, theme: str, name: str) -> None:
     game = GameRow(name="WW5", ruleset="wakkerdam", language=lang, theme=theme)
-    assert Mailer(FileStore(), NARRATOR).sender_name(game) == name
+    mailer = Mailer(FileStore(), NARRATOR)
+    assert mailer.sender_name(game) == name
+    # A rendered mail of the game carries the same name (the post office signs with it).
+    context = {"game": None, "players": PLAYERS, "recipient": None, "player": None}
+    mail = mailer.render(mailer.key(game, "help_received"), context, "s")
+    assert mail.narrator == name
 
 
 def test_an_error_lists_the_valid_choices_once(sessions: sessionmaker[Session]) -> None:
