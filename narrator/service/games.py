@@ -47,6 +47,7 @@ from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
+from rules.core.ruleset import RulesState
 from rules.core.view import GameView
 from stories import Event as StoryEvent
 from stories.context import story_events
@@ -73,7 +74,7 @@ class GameError(Exception):
 MIN_PLAYERS = 3
 
 
-def load_state(work: Work, game: Game) -> Any:
+def load_state(work: Work, game: Game) -> RulesState:
     """The rules state of a started game in this unit of work; GameError before the start."""
     try:
         return table_of(work, game).state
@@ -81,10 +82,10 @@ def load_state(work: Work, game: Game) -> Any:
         raise GameError("not-started", str(error)) from None
 
 
-def replay(game: Game, entries: Iterable[GameLogEntry]) -> Any:
+def replay(game: Game, entries: Iterable[GameLogEntry]) -> RulesState | None:
     """Rebuild the rules state of `game` from its log (start, votes, resolutions)."""
     rs = ruleset_of(game)
-    state: Any = None
+    state: RulesState | None = None
     for entry in entries:
         payload = entry.payload
         if entry.kind == "start":
@@ -629,10 +630,10 @@ class _Voting:
         """Whether his answer is titled ``Re: <his subject>`` (he wrote a subject)."""
         return self.reply is not None and bool(reply_subject(self.reply.subject))
 
-    def actions(self, state: Any) -> list[dict[str, Any]]:
+    def actions(self, state: RulesState) -> list[dict[str, Any]]:
         return actions_of(self.table.rules, state, self.player.name)
 
-    def refusal(self, state: Any, code: str) -> Letter:
+    def refusal(self, state: RulesState, code: str) -> Letter:
         """The error reply to a vote the rules refused: `code`, and what he may choose."""
         batch = self.batch(titled=not self.answered)
         context = batch.context(self.player.name)
@@ -648,7 +649,7 @@ class _Voting:
         )
         return _letter(batch, self.player, "error", context, self.identity, self.reply)
 
-    def accept(self, state: Any) -> list[Letter]:
+    def accept(self, state: RulesState) -> list[Letter]:
         """Store the vote (state, log, vote row); return its receipt and the group's copies."""
         table, player, ballot, now = self.table, self.player, self.ballot, self.now
         game = table.game

@@ -931,57 +931,82 @@ def process_pending(
     :data:`MAX_ATTEMPTS`.  A database failure (locked, restarting, connection lost) is not
     the mail's fault: it costs no attempt, and the whole pass is retried later.
     """
-    sqlite = is_sqlite(factory.kw["bind"].url)
-    outcomes: list[Outcome] = []
-    failed: set[int] = set()
-    singles = 0  # mails to take one at a time (after a failed batch)
-    while len(outcomes) < limit:
-        size = 1 if singles else max(1, min(batch_size, limit - len(outcomes)))
+    run = _Pass(factory, mailer, settings, clock, is_sqlite(factory.kw["bind"].url))
+    while len(run.outcomes) < limit:
+        size = 1 if run.singles else max(1, min(batch_size, limit - len(run.outcomes)))
         claimed: list[int] = []
         try:
-            with unit_of_work(factory) as work:
-                rows = _claim(work.session, sqlite, failed, size)
-                if not rows:
-                    break
-                claimed = [row.id for row in rows]
-                done = [
-                    (
-                        row.id,
-                        row.message_id,
-                        process_message(work, mailer, settings, row, clock()),
-                    )
-                    for row in rows
-                ]
+            done = run.batch(size, claimed)
         except OperationalError as error:
             if len(claimed) > 1 and getattr(error.orig, "sqlstate", None) in _CONFLICTS:
                 log.info("inbox: a batch of %d met another daemon's; one at a time", len(claimed))
-                singles = len(claimed)
+                run.singles = len(claimed)
                 continue
             raise
         except Exception as error:  # the mail is kept; it is retried, then set aside
-            if len(claimed) > 1:
-                log.warning(
-                    "inbox: a batch of %d mails failed (%s: %s); taking them one at a time",
-                    len(claimed),
-                    type(error).__name__,
-                    error,
-                )
-                singles = len(claimed)
-                continue
             if not claimed:
                 raise
-            singles = max(0, singles - 1)
-            log.exception("inbox %s: processing failed", claimed[0])
-            failed.add(claimed[0])
-            outcomes.append(_record_failure(factory, claimed[0], error, clock()))
+            run.failed_batch(claimed, error)
             continue
-        singles = max(0, singles - len(done))
+        if done is None:
+            break
+        run.singles = max(0, run.singles - len(done))
         for inbox_id, message_id, outcome in done:  # logged once committed
             log.info("inbox %s (%s): %s", inbox_id, message_id, outcome.what)
-            outcomes.append(outcome)
-        if len(done) < size and not singles:
+            run.outcomes.append(outcome)
+        if len(done) < size and not run.singles:
             break  # all there was: what came in meanwhile makes the next pass's batch
-    return outcomes
+    return run.outcomes
+
+
+@dataclass
+class _Pass:
+    """One pass of :func:`process_pending`: what it needs, the outcomes so far, the mails that
+    failed in it (not taken again), and how many mails are still to take one at a time (after
+    a failed batch)."""
+
+    factory: sessionmaker[Session]
+    mailer: Mailer
+    settings: InboxSettings
+    clock: Callable[[], datetime]
+    sqlite: bool
+    outcomes: list[Outcome] = field(default_factory=list)
+    failed: set[int] = field(default_factory=set)
+    singles: int = 0
+
+    def batch(self, size: int, claimed: list[int]) -> list[tuple[int, str | None, Outcome]] | None:
+        """Claim up to `size` mails (their ids into `claimed`) and process them in one
+        transaction; None when there was none."""
+        with unit_of_work(self.factory) as work:
+            rows = _claim(work.session, self.sqlite, self.failed, size)
+            if not rows:
+                return None
+            claimed.extend(row.id for row in rows)
+            return [
+                (
+                    row.id,
+                    row.message_id,
+                    process_message(work, self.mailer, self.settings, row, self.clock()),
+                )
+                for row in rows
+            ]
+
+    def failed_batch(self, claimed: list[int], error: Exception) -> None:
+        """The batch of `claimed` mails raised `error`: take them one at a time; a single
+        mail's failure is recorded (retried on a later pass, then set aside)."""
+        if len(claimed) > 1:
+            log.warning(
+                "inbox: a batch of %d mails failed (%s: %s); taking them one at a time",
+                len(claimed),
+                type(error).__name__,
+                error,
+            )
+            self.singles = len(claimed)
+            return
+        self.singles = max(0, self.singles - 1)
+        log.exception("inbox %s: processing failed", claimed[0])
+        self.failed.add(claimed[0])
+        self.outcomes.append(_record_failure(self.factory, claimed[0], error, self.clock()))
 
 
 def _record_failure(

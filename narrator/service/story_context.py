@@ -17,7 +17,7 @@ from narrator.zones import zone_or_utc
 from rules.core import Event, Rejected, Resolution, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.model import ToldRoles
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Cast
 from stories import Event as StoryEvent
@@ -32,7 +32,7 @@ _STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
 
 def story_game(
     game: Game,
-    state: Any | None,
+    state: RulesState | None,
     step: str | None = None,
     phase: str | None = None,
     *,
@@ -82,9 +82,9 @@ class Reveal:
 
 
 def story_players(
-    rs: Ruleset[Any],
+    rs: Ruleset[RulesState],
     players: Sequence[Player],
-    state: Any | None,
+    state: RulesState | None,
     *,
     reveal_to: str | None = None,
     reveal_dead: bool,
@@ -131,10 +131,10 @@ def roster(
 def story_cast(
     game: Game,
     players: Sequence[Player],
-    state: Any | None,
+    state: RulesState | None,
     *,
     reveal_all: bool = False,
-    rules: Ruleset[Any] | None = None,
+    rules: Ruleset[RulesState] | None = None,
     view: GameView | None = None,
 ) -> Cast:
     """The `players` of a batch of mails, shared by every recipient: nobody's own role.
@@ -153,7 +153,9 @@ def story_cast(
     return Cast(roster(players, view, roles, reveal), roles.own if roles is not None else None)
 
 
-def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
+def recipient_cast(
+    rs: Ruleset[RulesState], cast: Cast, state: RulesState | None, recipient: str | None
+) -> Cast:
     """The shared `cast` as `recipient` sees it: with his own role, as he was told it.
 
     Only his own entry differs; the shared cast is not changed, so it can serve the next
@@ -172,7 +174,7 @@ def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: s
 
 
 def mail_context(
-    game: Game, cast: Cast, state: Any | None, recipient: str | None
+    game: Game, cast: Cast, state: RulesState | None, recipient: str | None
 ) -> dict[str, Any]:
     """The common story context of `recipient`'s mail, from the batch's shared `cast` (the
     game table's :meth:`~narrator.service.table.GameTable.context` is the same with the
@@ -185,7 +187,7 @@ def mail_context(
 
 
 def audience_dicts(
-    state: Any, events: Sequence[Event], rs: Ruleset[Any], *, told: bool = False
+    state: RulesState, events: Sequence[Event], rs: Ruleset[RulesState], *, told: bool = False
 ) -> list[dict[str, Any]]:
     """Events in transcript form with an `audience` key the story renderer understands, as the
     ruleset addresses them (:meth:`rules.core.ruleset.Ruleset.addressed`).
@@ -198,9 +200,9 @@ def audience_dicts(
 
 def with_story_facts(
     events: list[dict[str, Any]],
-    rs: Ruleset[Any],
-    before: Any,
-    after_state: Any,
+    rs: Ruleset[RulesState],
+    before: RulesState,
+    after_state: RulesState,
     *,
     reveal_roles: bool,
 ) -> list[dict[str, Any]]:
@@ -212,7 +214,7 @@ def with_story_facts(
     return rs.tell(before, after_state, events, reveal_roles=reveal_roles)
 
 
-def actions_of(rs: Ruleset[Any], state: Any, player: str) -> list[dict[str, Any]]:
+def actions_of(rs: Ruleset[RulesState], state: RulesState, player: str) -> list[dict[str, Any]]:
     """The `actions` of a step/reminder mail: what `player` may send now (stories' Action),
     as he is told them (``Ruleset.told_choices``: the Dwaas is asked as the Ziener)."""
     result = []
@@ -245,7 +247,7 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
     """
     rs = ruleset_of(game)
     words = load_words(game.ruleset, game.language)
-    state: Any = None
+    state: RulesState | None = None
     dealt: dict[str, str] = {}
     chapters: list[dict[str, Any]] = []
     for entry in entries:
@@ -271,7 +273,9 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
     return {"dealt": dealt, "chapters": chapters}
 
 
-def _chapter(game: Game, words: Words, state: Any, resolution: Resolution[Any]) -> dict[str, Any]:
+def _chapter(
+    game: Game, words: Words, state: RulesState, resolution: Resolution[RulesState]
+) -> dict[str, Any]:
     """The epilogue's chapter of one resolved step: `state` it was resolved from, `resolution`
     what the rules made of it (see :func:`epilogue_chapters`)."""
     rs = ruleset_of(game)

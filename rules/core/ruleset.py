@@ -29,6 +29,15 @@ from rules.core.view import GameView, JsonValue
 S = TypeVar("S")
 
 
+class RulesState(Protocol):
+    """A ruleset's state as every caller outside the ruleset holds it: opaque.
+
+    It has no member to read (mypy refuses any): what the rest of the program may read of a
+    state is the ruleset's :meth:`Ruleset.view`; the state itself is only handed back to the
+    functions of the ruleset that made it.
+    """
+
+
 class Ruleset(Protocol[S]):
     """A complete ruleset: its ids, roles, distributions, and the pure game functions.
 
