@@ -35,6 +35,7 @@ from narrator.models import (
 from narrator.service.letters import Draft, Letter, Recipient, Story, post
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
+    action_context,
     actions_of,
     audience_dicts,
     epilogue_chapters,
@@ -630,14 +631,17 @@ class _Voting:
         """Whether his answer is titled ``Re: <his subject>`` (he wrote a subject)."""
         return self.reply is not None and bool(reply_subject(self.reply.subject))
 
-    def actions(self, state: RulesState) -> list[dict[str, Any]]:
-        return actions_of(self.table.rules, state, self.player.name)
+    def receipt(self, state: RulesState) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+        """The action the vote was for in `state` (as he was told it; None: he has none now),
+        and who else reads its receipt (``Ruleset.receipt``)."""
+        told = self.table.rules.receipt(state, self.player.name, self.keywords)
+        return (action_context(told.action) if told.action else None), told.readers
 
     def refusal(self, state: RulesState, code: str) -> Letter:
         """The error reply to a vote the rules refused: `code`, and what he may choose."""
         batch = self.batch(titled=not self.answered)
         context = batch.context(self.player.name)
-        action = _matching_action(self.actions(state), self.keywords)
+        action, _ = self.receipt(state)
         context.update(
             {
                 "player": self.player.name,
@@ -675,8 +679,7 @@ class _Voting:
                 cast_at=now,
             )
         )
-        action = _matching_action(self.actions(state), self.keywords)
-        readers = table.rules.relay(state, player.name, (action or {}).get("extra") or {})
+        action, readers = self.receipt(state)
         batch = self.batch(titled=bool(readers) or not self.answered)
         context = batch.context(player.name)
         context.update(
@@ -712,18 +715,6 @@ class _Voting:
             identity = f"{self.identity}/group/{member.id}"
             letters.append(_letter(batch, member, "receipt", context, identity))
         return letters
-
-
-def _matching_action(
-    actions: Sequence[Mapping[str, Any]], keywords: Sequence[str]
-) -> dict[str, Any] | None:
-    for action in actions:
-        if action["keyword"] is not None and action["keyword"] in keywords:
-            return dict(action)
-    for action in actions:
-        if action["keyword"] is None:
-            return dict(action)
-    return dict(actions[0]) if actions else None
 
 
 # --- deadlines ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from narrator.durations import format_duration
 from narrator.models import Game, Player
 from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
-from rules.core import Event, Rejected, Resolution, Seat, Settings
+from rules.core import ActionChoice, Event, Rejected, Resolution, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.model import ToldRoles
 from rules.core.ruleset import Ruleset, RulesState
@@ -217,22 +217,22 @@ def with_story_facts(
 def actions_of(rs: Ruleset[RulesState], state: RulesState, player: str) -> list[dict[str, Any]]:
     """The `actions` of a step/reminder mail: what `player` may send now (stories' Action),
     as he is told them (``Ruleset.told_choices``: the Dwaas is asked as the Ziener)."""
-    result = []
-    for choice in rs.told_choices(state, player).actions:
-        previous = choice.previous
-        result.append(
-            {
-                "kind": choice.action,
-                "choices": list(choice.targets),
-                "min": choice.min_names,
-                "max": choice.max_names,
-                "blanco": choice.blanco,
-                "keyword": choice.keyword,
-                "previous": ["blanco"] if previous == () else list(previous or ()),
-                "extra": dict(choice.extra),
-            }
-        )
-    return result
+    return [action_context(choice) for choice in rs.told_choices(state, player).actions]
+
+
+def action_context(choice: ActionChoice) -> dict[str, Any]:
+    """One action of a mail (stories' Action) from the rules' `choice`."""
+    previous = choice.previous
+    return {
+        "kind": choice.action,
+        "choices": list(choice.targets),
+        "min": choice.min_names,
+        "max": choice.max_names,
+        "blanco": choice.blanco,
+        "keyword": choice.keyword,
+        "previous": ["blanco"] if previous == () else list(previous or ()),
+        "extra": dict(choice.extra),
+    }
 
 
 def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:

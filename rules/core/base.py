@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from rules.core.codec import StateCodec
 from rules.core.deal import deal_shuffled
 from rules.core.events import Audience, AudienceKind, Event, RoleChange, RoleInfo
-from rules.core.model import Choices, Distribution, Seat, ToldRoles, ToldStep
+from rules.core.model import (
+    ActionChoice,
+    Choices,
+    Distribution,
+    Receipt,
+    Seat,
+    ToldRoles,
+    ToldStep,
+)
 from rules.core.rng import draw_from
 from rules.core.ruleset import Ruleset
 from rules.core.steps import StepTable
@@ -284,6 +292,14 @@ class RulesetBase(Ruleset[S]):
             told.append(data)
         return told
 
+    def receipt(self, state: S, voter: str, keywords: Collection[str]) -> Receipt:
+        """The action of ``voter``'s ``told_choices`` his vote was for: the one whose keyword is
+        among ``keywords``, else his plain vote, else his first; and ``relay``'s readers of
+        that action."""
+        action = _voted_for(self.told_choices(state, voter).actions, keywords)
+        readers = self.relay(state, voter, action.extra) if action is not None else ()
+        return Receipt(action, readers)
+
     def tell_step(
         self, before: S, after: S, events: Sequence[Event], *, reveal_roles: bool
     ) -> ToldStep:
@@ -360,6 +376,17 @@ class RulesetBase(Ruleset[S]):
 
 _FILLED = frozenset({"role", "previous", "votes", "ballots", "mates"})
 """The facts :meth:`RulesetBase.tell` works out itself (never copied from the view's facts)."""
+
+
+def _voted_for(actions: Sequence[ActionChoice], keywords: Collection[str]) -> ActionChoice | None:
+    """The action a vote with ``keywords`` was for (see :meth:`RulesetBase.receipt`)."""
+    for action in actions:
+        if action.keyword is not None and action.keyword in keywords:
+            return action
+    for action in actions:
+        if action.keyword is None:
+            return action
+    return actions[0] if actions else None
 
 
 def _votes(votes: Mapping[str, tuple[str, ...]], keyword: str | None) -> dict[str, list[str]]:

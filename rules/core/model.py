@@ -204,6 +204,16 @@ class ActionChoice:
 
 
 @dataclass(frozen=True)
+class Receipt:
+    """What a voter's receipt tells beside his vote: the ``action`` it was for, as he was told
+    it (None: he has none now), and the other ``readers`` the receipt is copied to (the vampiri's
+    hunters)."""
+
+    action: ActionChoice | None
+    readers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Choices:
     """Everything the step mail of ``player`` needs: his possible votes in step ``step``."""
 

@@ -7,7 +7,7 @@ read its state object: they read :meth:`Ruleset.view` and call these methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from rules.core.events import Audience, Event
@@ -15,6 +15,7 @@ from rules.core.model import (
     Accepted,
     Choices,
     Distribution,
+    Receipt,
     Rejected,
     Resolution,
     RoleSpec,
@@ -145,6 +146,12 @@ class Ruleset(Protocol[S]):
     def told_choices(self, state: S, player: str) -> Choices:
         """Return :meth:`choices` as ``player`` is told them: the action of his own role named
         by the role he was told he has (the Dwaas asked as the Ziener)."""
+        ...
+
+    def receipt(self, state: S, voter: str, keywords: Collection[str]) -> Receipt:
+        """Return what ``voter``'s receipt (or the refusal of his vote) tells in ``state``: the
+        action of his :meth:`told_choices` that his vote with ``keywords`` was for, and who else
+        reads the receipt (:meth:`relay`)."""
         ...
 
     def apply(self, state: S, vote: Vote) -> Accepted[S] | Rejected:

@@ -194,6 +194,10 @@ def test_a_player_is_asked_as_the_role_he_was_told() -> None:
     assert true_actions == ["dwaas"]
     assert [c.action for c in rs.told_choices(state, "Bram").actions] == ["ziener"]
     assert rs.told_choices(state, "Eva") == rs.choices(state, "Eva")
+    receipt = rs.receipt(state, "Bram", ())
+    assert receipt.action is not None and receipt.action.action == "ziener"
+    assert receipt.readers == ()
+    assert rs.receipt(state, "Carla", ()).action is None  # not asked now
     told = rs.told_roles(state)
     assert told.own == {n: {"dwaas": "ziener"}.get(r, r) for n, r in zip(names, roles, strict=True)}
     assert told.shown == {}
