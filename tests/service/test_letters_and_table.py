@@ -87,9 +87,8 @@ def test_the_table_asks_for_one_view_per_state(
         state = table.state
         closed = service.close(table, players.clock())
         assert closed.letters
-        # The table's: the resolved state's and the new state's, once each.  (The story facts
-        # the narrator still adds to the events, story_context.with_story_facts, ask for
-        # their own two.)
+        # The table's: the resolved state's and the new state's, once each.  (The rules'
+        # telling of the step, Ruleset.tell_step, asks for its own two, inside the rules.)
         assert asked.count(id(state)) <= 2 and len(asked) <= 4, asked
         assert table.view is table.view and len(asked) <= 4
 
