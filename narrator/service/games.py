@@ -313,7 +313,7 @@ def _distribution(table: GameTable, seed: int, distribution_id: str | None) -> D
 
 def _deal(
     table: GameTable, distribution: Distribution, seed: int
-) -> tuple[Sequence[Seat], Any, Settings]:
+) -> tuple[Sequence[Seat], RulesState, Settings]:
     """Deal `distribution` to the players (seeded): the seats, the first state, its settings."""
     rs, game, players = table.rules, table.game, table.players
     try:  # the ruleset counts the seats (a Mafia table's elite players sit beside the others)
