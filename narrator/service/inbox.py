@@ -77,6 +77,7 @@ from stories.lexicon import (
     choice_label,
     choice_words_for,
     explainer_for,
+    explainers,
     help_words,
     lexicon_for,
     number_words_for,
@@ -103,12 +104,21 @@ class InboxSettings:
     # The Help words of every language (a Help mail may name no game): read once, with the
     # settings, not for each mail.
     help_words: frozenset[str] = field(default_factory=help_words)
-    # The wording of the parser's errors in mail that names no game (of `ruleset` in
-    # `language`): made once, with the settings, not for each mail.
+    # The wording of the parser's errors in each story pack, (ruleset, language) -> it, and in
+    # mail that names no game (of `ruleset` in `language`): made once, with the settings, not
+    # for each mail.
+    explainers: Mapping[tuple[str, str], Explain] = field(
+        default_factory=explainers, repr=False, compare=False
+    )
     explain: Explain = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "explain", explainer_for(self.ruleset, self.language))
+        object.__setattr__(self, "explain", self.explainer(self.ruleset, self.language))
+
+    def explainer(self, ruleset: str, language: str) -> Explain:
+        """The wording of the parser's errors in games of `ruleset` in `language`."""
+        known = self.explainers.get((ruleset, language))
+        return known if known is not None else explainer_for(ruleset, language)
 
     @property
     def addresses(self) -> frozenset[str]:
@@ -388,7 +398,8 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     assert answer.game is not None
     work, mailer, settings = mail.work, mail.mailer, mail.settings
     table = table_of(work, answer.game)
-    reading = reading_for(table, mail.parsed.sender)
+    explain = settings.explainer(answer.game.ruleset, answer.game.language)
+    reading = reading_for(table, mail.parsed.sender, explain)
     answer = replace(answer, player=reading.player)
     command = read_command(mail.parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
@@ -456,7 +467,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
         # the sender may really choose now: nobody when he is not asked (or dead).
         choices = _valid_choices(table_of(work, game), answer.player)
         rest = {k: v for k, v in command.params.items() if k != "choices"}
-        message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
+        message = settings.explainer(game.ruleset, game.language)(command.code.value, rest)
     error = _Error(command.code.value, message, choices)
     letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
     post(work.session, mail.mailer, [letter], mail.now)
@@ -485,9 +496,10 @@ class Reading:
     context: MailContext
 
 
-def reading_for(table: GameTable, sender: str) -> Reading:
-    """The :class:`Reading` of a mail from ``sender`` (an address) for the table's game now;
-    also what ``narrator parse --game`` shows."""
+def reading_for(table: GameTable, sender: str, explain: Explain | None = None) -> Reading:
+    """The :class:`Reading` of a mail from ``sender`` (an address) for the table's game now,
+    its errors worded by ``explain`` (default: the game's pack's); also what ``narrator parse
+    --game`` shows."""
     game = table.game
     info, by_email = _game_info(table)
     player = by_email.get(sender)
@@ -502,7 +514,7 @@ def reading_for(table: GameTable, sender: str) -> Reading:
         lexicon=lexicon_for(game.ruleset, game.language),
         sender_player=player.name if player is not None else None,
         name_counts=name_counts,
-        explain=explainer_for(game.ruleset, game.language),
+        explain=explain if explain is not None else explainer_for(game.ruleset, game.language),
         choice_words=offered,
         number_keywords=number_keywords,
     )
@@ -599,7 +611,7 @@ def _without_free_text(error: ParseError, game: Game | None, settings: InboxSett
     params = {k: v for k, v in error.params.items() if k not in FREE_TEXT_PARAMS}
     ruleset = game.ruleset if game is not None else settings.ruleset
     language = game.language if game is not None else settings.language
-    message = explainer_for(ruleset, language)(error.code.value, params)
+    message = settings.explainer(ruleset, language)(error.code.value, params)
     return ParseError(error.code, message, params, error.game)
 
 
