@@ -447,14 +447,22 @@ class Cast(tuple[Player, ...]):
     # What is worked out once per shared cast (the roster lines, per language): a batch of n
     # mails does not join n names n times.
     _memo: dict[Any, Any]
+    # Player -> the role he was told he has, which only his own mails show him (seen_by).
+    _own: Mapping[str, str | None]
 
-    def __new__(cls, values: Iterable[Player | Mapping[str, Any]] = ()) -> Cast:
-        """A cast of Players or mappings (see :meth:`Player.from_any`), in the given order."""
+    def __new__(
+        cls,
+        values: Iterable[Player | Mapping[str, Any]] = (),
+        own_roles: Mapping[str, str | None] | None = None,
+    ) -> Cast:
+        """A cast of Players or mappings (see :meth:`Player.from_any`), in the given order;
+        `own_roles` is each player's role as he was told it (shown to him only)."""
         cast = super().__new__(cls, (Player.from_any(v) for v in values))
         cast._by_folded = {p.name.casefold(): p for p in cast}
         cast._seats = {p.name: seat for seat, p in enumerate(cast)}
         cast._shared = cast
         cast._memo = {}
+        cast._own = own_roles if own_roles is not None else {}
         return cast
 
     def find(self, name: str) -> Player | None:
@@ -476,7 +484,25 @@ class Cast(tuple[Player, ...]):
         copy._seats = self._seats  # same names at the same seats
         copy._shared = self._shared
         copy._memo = self._memo
+        copy._own = self._own
         return copy
+
+    def seen_by(self, recipient: str) -> Cast:
+        """The cast as `recipient` sees it: with his own role, as he was told it (its
+        `own_roles`), where nobody is shown it anyway; unchanged for anybody else."""
+        told = self._own.get(recipient)
+        own = self.find(recipient) if told is not None else None
+        if own is None or own.name != recipient or own.role is not None:
+            return self  # not a player, or his role is shown to everybody anyway
+        return self.with_player(dataclasses.replace(own, role=told))
+
+
+def story_events(
+    events: Iterable[Mapping[str, Any]], ruleset: str | None = None
+) -> tuple[Event, ...]:
+    """Events from the daemon's dicts (see :meth:`Event.from_dict`): a step's story, parsed
+    once for every reader."""
+    return tuple(Event.from_dict(event, ruleset) for event in events)
 
 
 def shared_cast(cast: Cast) -> Cast:

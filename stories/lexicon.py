@@ -15,7 +15,7 @@ from typing import Any
 
 from parsing import ErrorParams, Explain, Lexicon
 from parsing.lexicon import phrase_key
-from rules.core.registry import UnknownRuleset, get_ruleset
+from rules.core.registry import UnknownRuleset, get_ruleset, ruleset_ids
 from stories.words import (
     Words,
     WordsError,
@@ -80,6 +80,15 @@ def explainer_for(ruleset: str, language: str) -> Explain:
         return words.error_text(code, dict(params))
 
     return explain
+
+
+def explainers() -> dict[tuple[str, str], Explain]:
+    """(ruleset, language) -> :func:`explainer_for` it, for every story pack shipped."""
+    return {
+        (ruleset, language): explainer_for(ruleset, language)
+        for ruleset in ruleset_ids()
+        for language in languages_of(ruleset)
+    }
 
 
 def _words_or_fallback(ruleset: str, language: str) -> Words:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from jinja2 import BaseLoader, TemplateError, TemplateNotFound
@@ -47,13 +47,16 @@ class StoryNotFound(StoryError):
 
 @dataclass(frozen=True)
 class RenderedMail:
-    """A rendered mail: one-line subject, plain text and its HTML alternative."""
+    """A rendered mail: one-line subject, plain text and its HTML alternative; `narrator` is
+    the name the narrator goes by in the words of the key asked for (its theme's, else the
+    ruleset's main theme's; "" when the words do not say): who signs the mail."""
 
     subject: str
     text: str
     html: str
     key: StoryKey
     variant: int
+    narrator: str = ""
 
 
 def main_theme(key: StoryKey) -> str:
@@ -70,6 +73,12 @@ def phase_of(game: Game) -> str:
     if game.night == 0 and game.day == 0:
         return "start"
     return "day" if game.day >= game.night else "night"
+
+
+def moment_in(game: Game | Mapping[str, Any], ruleset: str, language: str) -> str:
+    """The moment of `game` (a Game or its fields) in the words of `ruleset`'s pack in
+    `language` (see :func:`moment_of`)."""
+    return moment_of(Game.from_any(game), load_words(ruleset, language))
 
 
 def moment_of(game: Game | None, words: Words) -> str:
@@ -246,10 +255,12 @@ class Renderer:
         """Helpers, `game`, `players`, `recipient`, `lang`, `moment`, `page_link` for a render."""
         game_value = context.get("game")
         game = None if game_value is None else Game.from_any(game_value)
+        recipient = context.get("recipient")
         players = players_from(context.get("players", ()))
+        if recipient is not None:
+            players = players.seen_by(str(recipient))
         words = self.words(key)
         helpers = Helpers(words, players, rng)
-        recipient = context.get("recipient")
         link = context.get("page_link")
         return {
             **helpers.as_dict(),
@@ -370,7 +381,8 @@ class Renderer:
         if not key.is_mail:
             raise ContextError(f"{key.event!r} is an event, not a mail; use render_event")
         rng = _rng(rng_seed, key)
-        return self.render_source_mail(self.draw(key, rng), context, rng)
+        mail = self.render_source_mail(self.draw(key, rng), context, rng)
+        return replace(mail, narrator=self.words(key).narrator(key.theme) or "")
 
     def render_event(
         self,
@@ -416,6 +428,9 @@ class Renderer:
         if part not in ("all", "public", "private"):
             raise ValueError(f"unknown story part {part!r}")
         recipient = context.get("recipient")
+        if recipient is not None:  # his own role, once for every event of his story
+            players = players_from(context.get("players", ())).seen_by(str(recipient))
+            context = {**context, "players": players}
         parsed = [e if isinstance(e, Event) else Event.from_dict(e, key.ruleset) for e in events]
         fragments: list[str] = []
         shown: list[Event] = []

@@ -35,23 +35,24 @@ from narrator.models import (
 from narrator.service.letters import Draft, Letter, PageTelling, Recipient, Story, post
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
+    action_context,
     actions_of,
     audience_dicts,
-    both_forms,
     epilogue_chapters,
     story_cast,
     story_game,
-    with_story_facts,
 )
 from narrator.service.table import GameTable, table_of
-from narrator.service.threads import moment_subject
+from narrator.service.threads import moment_subject, reply_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
+from rules.core.ruleset import RulesState
 from rules.core.view import GameView
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
+from stories.context import story_events
 from stories.render import moment_of
 from stories.words import load_words
 
@@ -77,7 +78,7 @@ class GameError(Exception):
 MIN_PLAYERS = 3
 
 
-def load_state(work: Work, game: Game) -> Any:
+def load_state(work: Work, game: Game) -> RulesState:
     """The rules state of a started game in this unit of work; GameError before the start."""
     try:
         return table_of(work, game).state
@@ -85,10 +86,10 @@ def load_state(work: Work, game: Game) -> Any:
         raise GameError("not-started", str(error)) from None
 
 
-def replay(game: Game, entries: Iterable[GameLogEntry]) -> Any:
+def replay(game: Game, entries: Iterable[GameLogEntry]) -> RulesState | None:
     """Rebuild the rules state of `game` from its log (start, votes, resolutions)."""
     rs = ruleset_of(game)
-    state: Any = None
+    state: RulesState | None = None
     for entry in entries:
         payload = entry.payload
         if entry.kind == "start":
@@ -318,7 +319,7 @@ def _distribution(table: GameTable, seed: int, distribution_id: str | None) -> D
 
 def _deal(
     table: GameTable, distribution: Distribution, seed: int
-) -> tuple[Sequence[Seat], Any, Settings]:
+) -> tuple[Sequence[Seat], RulesState, Settings]:
     """Deal `distribution` to the players (seeded): the seats, the first state, its settings."""
     rs, game, players = table.rules, table.game, table.players
     try:  # the ruleset counts the seats (a Mafia table's elite players sit beside the others)
@@ -397,10 +398,9 @@ def _start_story(table: GameTable) -> list[Letter]:
     if not events:
         return []
     told = audience_dicts(table.state, events, rs, told=True)
-    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
     return _story_letters(
         table,
-        story_events,
+        story_events(told, game.ruleset),
         table.public(phase="start"),  # the moment: the beginning
         # one telling for everybody
         _Telling(
@@ -457,18 +457,19 @@ def _story_letters(
         story=Story(story_events, "public", send_empty=telling.send_empty),
         page=PageTelling(moment, telling.tallies),
     )
-    has_private = any("public" not in e.audience for e in story_events)
-    seats = table.view.by_name() if has_private else {}
+    private = [e.audience for e in story_events if "public" not in e.audience]
+    seats = {seat.name: seat for seat in table.view.players} if private else {}
     letters = []
     for player in table.players:
         if player.name in telling.skip:
             continue
-        context = table.context(player.name, public)
         to = Recipient(player.email, player.name, f"{identity}/{player.id}")
         letters.append(Letter("story", village, (to,), game=game, subject=subject))
-        if has_private:
-            seat = seats.get(player.name)
-            groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        seat = seats.get(player.name)
+        groups = frozenset({seat.team} if seat is not None and seat.alive else ())
+        if any(player.name in readers or groups & set(readers) for readers in private):
+            # a private mail only to whom the story tells more than the village
+            context = table.context(player.name, public)
             story = Story(story_events, "private", groups=groups)
             own = Draft("night_result", context, seed, game=game, story=story)
             to = Recipient(player.email, player.name, f"{identity}/{player.id}/private")
@@ -497,13 +498,12 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
         )
     )
     by_name = {p.name: p for p in table.players}
-    seats = view.by_name()
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
         context = batch.context(name)
-        actions = actions_of(table.rules, table.state, name, seats[name].role)
+        actions = actions_of(table.rules, table.state, name)
         context.update({"player": name, "actions": actions})
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
         letter = _letter(batch, player, "step", context, identity)
@@ -649,20 +649,30 @@ class _Voting:
             return f"vote/{ballot.inbox_id}"
         return f"vote/{game.id}/{self.player.id}/{self.now.isoformat()}"
 
-    def batch(self) -> _Batch:
-        """The vote's mails: the public game of the view it was cast in."""
-        return _batch(self.table, story_game(self.table.game, None, view=self.view))
+    def batch(self, *, titled: bool) -> _Batch:
+        """The vote's mails: the public game of the view it was cast in; titled with its game
+        day when a mail of them is not titled ``Re: <his subject>`` (``titled``)."""
+        public = story_game(self.table.game, None, view=self.view)
+        if titled:
+            return _batch(self.table, public)
+        return _Batch(self.table, public, "")
 
-    def actions(self, state: Any) -> list[dict[str, Any]]:
-        seat = self.view.find(self.player.name)
-        own_role = seat.role if seat is not None else None
-        return actions_of(self.table.rules, state, self.player.name, own_role)
+    @property
+    def answered(self) -> bool:
+        """Whether his answer is titled ``Re: <his subject>`` (he wrote a subject)."""
+        return self.reply is not None and bool(reply_subject(self.reply.subject))
 
-    def refusal(self, state: Any, code: str) -> Letter:
+    def receipt(self, state: RulesState) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+        """The action the vote was for in `state` (as he was told it; None: he has none now),
+        and who else reads its receipt (``Ruleset.receipt``)."""
+        told = self.table.rules.receipt(state, self.player.name, self.keywords)
+        return (action_context(told.action) if told.action else None), told.readers
+
+    def refusal(self, state: RulesState, code: str) -> Letter:
         """The error reply to a vote the rules refused: `code`, and what he may choose."""
-        batch = self.batch()
+        batch = self.batch(titled=not self.answered)
         context = batch.context(self.player.name)
-        action = _matching_action(self.actions(state), self.keywords)
+        action, _ = self.receipt(state)
         context.update(
             {
                 "player": self.player.name,
@@ -674,22 +684,26 @@ class _Voting:
         )
         return _letter(batch, self.player, "error", context, self.identity, self.reply)
 
-    def accept(self, state: Any) -> list[Letter]:
+    def accept(self, state: RulesState) -> list[Letter]:
         """Store the vote (state, log, vote row); return its receipt and the group's copies."""
         self.record(state)
         player = self.player
-        batch = self.batch()
+        action, readers = self.receipt(state)
+        batch = self.batch(titled=bool(readers) or not self.answered)
         context = batch.context(player.name)
-        context.update(self.told(state))
+        context.update(self.said(action))
         receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
-        return [receipt, *self.relay(batch, context)]
+        return [receipt, *self.relay(batch, context, readers)]
 
-    def told(self, state: Any) -> dict[str, Any]:
+    def told(self, state: RulesState) -> dict[str, Any]:
         """What a receipt says of the vote, once it is in `state`: the action, the names, blank
         and the names the parser corrected."""
+        return self.said(self.receipt(state)[0])
+
+    def said(self, action: dict[str, Any] | None) -> dict[str, Any]:
+        """What a receipt says of the vote for `action` (None: the step's, as he has none)."""
         ballot = self.ballot
         targets = list(ballot.targets)
-        action = _matching_action(self.actions(state), self.keywords)
         return {
             "player": self.player.name,
             "action": action or {"kind": self.view.step},
@@ -698,7 +712,7 @@ class _Voting:
             "corrected": [list(c) for c in ballot.corrections],
         }
 
-    def record(self, state: Any) -> None:
+    def record(self, state: RulesState) -> None:
         """Store the vote: the new `state`, the game log's entry and the vote row."""
         table, player, ballot, now = self.table, self.player, self.ballot, self.now
         game = table.game
@@ -725,15 +739,15 @@ class _Voting:
             )
         )
 
-    def relay(self, batch: _Batch, receipt: Mapping[str, Any]) -> list[Letter]:
-        """Copies of a receipt to the other readers the ruleset relays it to
+    def relay(
+        self, batch: _Batch, receipt: Mapping[str, Any], readers: Sequence[str]
+    ) -> list[Letter]:
+        """Copies of a receipt to the other `readers` the ruleset relays it to
         (``Ruleset.relay``: the vampiri's hunters, who converge by these copies as they would by
         gestures at the table).  A copy is the voter's receipt mailed to another reader:
         ``player`` is the voter, ``recipient`` the member told."""
-        action = receipt.get("action") or {}
         voter = receipt["player"]
         table = self.table
-        readers = table.rules.relay(table.state, voter, action.get("extra") or {})
         by_name = {p.name: p for p in table.players}
         letters = []
         for name in readers:
@@ -746,18 +760,6 @@ class _Voting:
             identity = f"{self.identity}/group/{member.id}"
             letters.append(_letter(batch, member, "receipt", context, identity))
         return letters
-
-
-def _matching_action(
-    actions: Sequence[Mapping[str, Any]], keywords: Sequence[str]
-) -> dict[str, Any] | None:
-    for action in actions:
-        if action["keyword"] is not None and action["keyword"] in keywords:
-            return dict(action)
-    for action in actions:
-        if action["keyword"] is None:
-            return dict(action)
-    return dict(actions[0]) if actions else None
 
 
 # --- deadlines ------------------------------------------------------------------------------
@@ -794,43 +796,33 @@ def close(table: GameTable, now: datetime) -> Closed:
     before = table.view
     step, phase = before.step, before.phase  # the resolved step's, told with the new counters
     resolution = rs.resolve(state)
-    new_state = resolution.state
-    events, told = both_forms(new_state, resolution.events, rs)
-    told_events = with_story_facts(
-        told,
-        rs,
-        state,
-        new_state,
-        reveal_roles=game.reveal_roles,
-    )
-    table.log("resolve", {"step": step, "events": events}, now)
+    told = rs.tell_step(state, resolution.state, resolution.events, reveal_roles=game.reveal_roles)
+    table.log("resolve", {"step": step, "events": told.log}, now)
     current = table.work.session.scalar(
         select(Step).where(Step.game_id == game.id, Step.number == game.step_number)
     )
     if current is not None:
         current.resolved_at = now
-    table.store(new_state)
+    table.store(resolution.state)
     after = table.view
     seen_dead = {seat.name for seat in after.players if not seat.alive}
     # Every dawn and dusk (the phase turns, or the game ends) is told to the whole village,
     # also when nothing happened ("Het bleef stil"): a quiet night is news too.
     turning = after.over or (phase is not None and after.phase not in (None, phase))
-    # Parsed once for every recipient (render_story takes them as they are).
-    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
     letters = _story_letters(
         table,
-        story_events,
+        story_events(told.story, game.ruleset),  # parsed once for every recipient
         table.public(step, phase),  # shared by every mail
         _Telling(
             seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
             identity=f"story/{game.id}/{game.step_number}",
             send_empty=turning,
             skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in seen_dead),
-            tallies=public_tallies(told_events),
+            tallies=public_tallies(told.story),
         ),
     )
     letters.extend(_open_step(table, now))
-    return Closed(events, letters)
+    return Closed(told.log, letters)
 
 
 def send_reminders(work: Work, mailer: Mailer, game: Game, *, now: datetime) -> list[str]:
@@ -867,7 +859,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         )
     )
     by_name = {p.name: p for p in table.players}
-    seats = table.view.by_name()
+    seats = {seat.name: seat for seat in table.view.players}
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
     for name in rs.asked(state):
@@ -879,7 +871,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name, seats[name].role),
+                "actions": actions_of(rs, state, name),
                 "missed": seats[name].missed,
             }
         )

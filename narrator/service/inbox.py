@@ -72,12 +72,14 @@ from parsing import (
     route,
 )
 from parsing import Vote as ParsedVote
+from parsing.messages import Explain
 from parsing.names import looks_like
 from rules.core.model import ActionChoice
 from stories.lexicon import (
     choice_label,
     choice_words_for,
     explainer_for,
+    explainers,
     help_words,
     lexicon_for,
     number_words_for,
@@ -104,6 +106,21 @@ class InboxSettings:
     # The Help words of every language (a Help mail may name no game): read once, with the
     # settings, not for each mail.
     help_words: frozenset[str] = field(default_factory=help_words)
+    # The wording of the parser's errors in each story pack, (ruleset, language) -> it, and in
+    # mail that names no game (of `ruleset` in `language`): made once, with the settings, not
+    # for each mail.
+    explainers: Mapping[tuple[str, str], Explain] = field(
+        default_factory=explainers, repr=False, compare=False
+    )
+    explain: Explain = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "explain", self.explainer(self.ruleset, self.language))
+
+    def explainer(self, ruleset: str, language: str) -> Explain:
+        """The wording of the parser's errors in games of `ruleset` in `language`."""
+        known = self.explainers.get((ruleset, language))
+        return known if known is not None else explainer_for(ruleset, language)
 
     @property
     def addresses(self) -> frozenset[str]:
@@ -208,7 +225,7 @@ def _arrived(
         parsed,
         [g.name for g in games],
         settings.addresses,
-        explainer_for(settings.ruleset, settings.language),
+        settings.explain,
         settings.help_words,
     )
     return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
@@ -383,7 +400,8 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     assert answer.game is not None
     work, mailer, settings = mail.work, mail.mailer, mail.settings
     table = table_of(work, answer.game)
-    reading = reading_for(table, mail.parsed.sender)
+    explain = settings.explainer(answer.game.ruleset, answer.game.language)
+    reading = reading_for(table, mail.parsed.sender, explain)
     answer = replace(answer, player=reading.player)
     command = read_command(mail.parsed, reading.info, reading.context)
     if isinstance(command, ParseError):
@@ -457,7 +475,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
         # the sender may really choose now: nobody when he is not asked (or dead).
         choices = _valid_choices(table_of(work, game), answer.player)
         rest = {k: v for k, v in command.params.items() if k != "choices"}
-        message = explainer_for(game.ruleset, game.language)(command.code.value, rest)
+        message = settings.explainer(game.ruleset, game.language)(command.code.value, rest)
     error = _Error(command.code.value, message, choices)
     letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
     post(work.session, mail.mailer, [letter], mail.now)
@@ -468,7 +486,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
 def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
     """The ``no-game`` error, for a mail whose game went away while it was being read."""
     names = tuple(g.name for g in games)
-    explain = explainer_for(settings.ruleset, settings.language)
+    explain = settings.explain
     return ParseError(
         ErrorCode.NO_GAME, explain(ErrorCode.NO_GAME, {"games": names}), {"games": names}
     )
@@ -486,9 +504,10 @@ class Reading:
     context: MailContext
 
 
-def reading_for(table: GameTable, sender: str) -> Reading:
-    """The :class:`Reading` of a mail from ``sender`` (an address) for the table's game now;
-    also what ``narrator parse --game`` shows."""
+def reading_for(table: GameTable, sender: str, explain: Explain | None = None) -> Reading:
+    """The :class:`Reading` of a mail from ``sender`` (an address) for the table's game now,
+    its errors worded by ``explain`` (default: the game's pack's); also what ``narrator parse
+    --game`` shows."""
     game = table.game
     info, by_email = _game_info(table)
     player = by_email.get(sender)
@@ -506,7 +525,7 @@ def reading_for(table: GameTable, sender: str) -> Reading:
         lexicon=lexicon_for(game.ruleset, game.language),
         sender_player=player.name if player is not None else None,
         name_counts=name_counts,
-        explain=explainer_for(game.ruleset, game.language),
+        explain=explain if explain is not None else explainer_for(game.ruleset, game.language),
         choice_words=offered,
         number_keywords=number_keywords,
         moves=moves,
@@ -604,7 +623,7 @@ def _without_free_text(error: ParseError, game: Game | None, settings: InboxSett
     params = {k: v for k, v in error.params.items() if k not in FREE_TEXT_PARAMS}
     ruleset = game.ruleset if game is not None else settings.ruleset
     language = game.language if game is not None else settings.language
-    message = explainer_for(ruleset, language)(error.code.value, params)
+    message = settings.explainer(ruleset, language)(error.code.value, params)
     return ParseError(error.code, message, params, error.game)
 
 
@@ -793,8 +812,9 @@ def _error_reply(
         state = table.state_or_none
         view = table.view if state is not None else None
         context["game"] = story_game(table.game, None, view=view)
-        reveal = Reveal(dead=table.game.reveal_roles)
-        context["players"] = roster(table.rules, players, state, view, reveal)
+        roles = table.rules.told_roles(state) if state is not None else None
+        reveal = Reveal(dead=table.game.reveal_roles)  # the dead's: not even his own role
+        context["players"] = roster(players, view, roles, reveal)
     sender_player = next((p for p in players if p.email == parsed.sender), None)
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
@@ -935,57 +955,82 @@ def process_pending(
     :data:`MAX_ATTEMPTS`.  A database failure (locked, restarting, connection lost) is not
     the mail's fault: it costs no attempt, and the whole pass is retried later.
     """
-    sqlite = is_sqlite(factory.kw["bind"].url)
-    outcomes: list[Outcome] = []
-    failed: set[int] = set()
-    singles = 0  # mails to take one at a time (after a failed batch)
-    while len(outcomes) < limit:
-        size = 1 if singles else max(1, min(batch_size, limit - len(outcomes)))
+    run = _Pass(factory, mailer, settings, clock, is_sqlite(factory.kw["bind"].url))
+    while len(run.outcomes) < limit:
+        size = 1 if run.singles else max(1, min(batch_size, limit - len(run.outcomes)))
         claimed: list[int] = []
         try:
-            with unit_of_work(factory) as work:
-                rows = _claim(work.session, sqlite, failed, size)
-                if not rows:
-                    break
-                claimed = [row.id for row in rows]
-                done = [
-                    (
-                        row.id,
-                        row.message_id,
-                        process_message(work, mailer, settings, row, clock()),
-                    )
-                    for row in rows
-                ]
+            done = run.batch(size, claimed)
         except OperationalError as error:
             if len(claimed) > 1 and getattr(error.orig, "sqlstate", None) in _CONFLICTS:
                 log.info("inbox: a batch of %d met another daemon's; one at a time", len(claimed))
-                singles = len(claimed)
+                run.singles = len(claimed)
                 continue
             raise
         except Exception as error:  # the mail is kept; it is retried, then set aside
-            if len(claimed) > 1:
-                log.warning(
-                    "inbox: a batch of %d mails failed (%s: %s); taking them one at a time",
-                    len(claimed),
-                    type(error).__name__,
-                    error,
-                )
-                singles = len(claimed)
-                continue
             if not claimed:
                 raise
-            singles = max(0, singles - 1)
-            log.exception("inbox %s: processing failed", claimed[0])
-            failed.add(claimed[0])
-            outcomes.append(_record_failure(factory, claimed[0], error, clock()))
+            run.failed_batch(claimed, error)
             continue
-        singles = max(0, singles - len(done))
+        if done is None:
+            break
+        run.singles = max(0, run.singles - len(done))
         for inbox_id, message_id, outcome in done:  # logged once committed
             log.info("inbox %s (%s): %s", inbox_id, message_id, outcome.what)
-            outcomes.append(outcome)
-        if len(done) < size and not singles:
+            run.outcomes.append(outcome)
+        if len(done) < size and not run.singles:
             break  # all there was: what came in meanwhile makes the next pass's batch
-    return outcomes
+    return run.outcomes
+
+
+@dataclass
+class _Pass:
+    """One pass of :func:`process_pending`: what it needs, the outcomes so far, the mails that
+    failed in it (not taken again), and how many mails are still to take one at a time (after
+    a failed batch)."""
+
+    factory: sessionmaker[Session]
+    mailer: Mailer
+    settings: InboxSettings
+    clock: Callable[[], datetime]
+    sqlite: bool
+    outcomes: list[Outcome] = field(default_factory=list)
+    failed: set[int] = field(default_factory=set)
+    singles: int = 0
+
+    def batch(self, size: int, claimed: list[int]) -> list[tuple[int, str | None, Outcome]] | None:
+        """Claim up to `size` mails (their ids into `claimed`) and process them in one
+        transaction; None when there was none."""
+        with unit_of_work(self.factory) as work:
+            rows = _claim(work.session, self.sqlite, self.failed, size)
+            if not rows:
+                return None
+            claimed.extend(row.id for row in rows)
+            return [
+                (
+                    row.id,
+                    row.message_id,
+                    process_message(work, self.mailer, self.settings, row, self.clock()),
+                )
+                for row in rows
+            ]
+
+    def failed_batch(self, claimed: list[int], error: Exception) -> None:
+        """The batch of `claimed` mails raised `error`: take them one at a time; a single
+        mail's failure is recorded (retried on a later pass, then set aside)."""
+        if len(claimed) > 1:
+            log.warning(
+                "inbox: a batch of %d mails failed (%s: %s); taking them one at a time",
+                len(claimed),
+                type(error).__name__,
+                error,
+            )
+            self.singles = len(claimed)
+            return
+        self.singles = max(0, self.singles - 1)
+        log.exception("inbox %s: processing failed", claimed[0])
+        self.failed.add(claimed[0])
+        self.outcomes.append(_record_failure(self.factory, claimed[0], error, self.clock()))
 
 
 def _record_failure(

@@ -132,7 +132,6 @@ class _PostOffice:
 
     def post(self, letters: Iterable[Letter]) -> list[str]:
         rendered: dict[int, RenderedMail | None] = {}  # by draft: a shared draft renders once
-        senders: dict[int | None, str] = {}  # by game: the narrator's name in its words
         queued: list[str] = []
         for letter in letters:
             draft = self._with_link(letter)
@@ -146,12 +145,10 @@ class _PostOffice:
                 mail = rendered[key]
             if mail is None:
                 continue
-            game_id = letter.game.id if letter.game is not None else None
-            if game_id not in senders:
-                senders[game_id] = self.mailer.sender_name(letter.game)
-            queued.extend(
-                self._queue(letter, recipient, mail, senders[game_id]) for recipient in letter.to
-            )
+            # signed by the narrator's name in the game's words (the render's), else the mailer's
+            name = self.mailer.display_name
+            sender = (mail.narrator or name) if letter.game is not None else name
+            queued.extend(self._queue(letter, recipient, mail, sender) for recipient in letter.to)
         return queued
 
     def _keep_for_the_page(self, draft: Draft, mail: RenderedMail | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -124,11 +124,14 @@ class Mailer:
             if key.theme == key.ruleset:
                 raise
             log.exception("story %s failed; using the %s theme", key, key.ruleset)
-            return renderer.render_mail(key.with_theme(key.ruleset), context, seed)
+            mail = renderer.render_mail(key.with_theme(key.ruleset), context, seed)
+            # signed as in the theme asked for (only its template failed)
+            return replace(mail, narrator=renderer.words(key).narrator(key.theme) or "")
 
     def sender_name(self, game: Game | None) -> str:
         """The From name of a mail: the narrator's name in the game's theme and language (the
-        pack's words.toml ``[narrators]``), else the mailer's ``display_name``."""
+        pack's words.toml ``[narrators]``), else the mailer's ``display_name``.  (A rendered
+        mail of a game carries that name: ``RenderedMail.narrator``.)"""
         if game is None:
             return self.display_name
         try:

@@ -51,7 +51,7 @@ def cast_moves(
     explain = explainer_for(game.ruleset, game.language)
     told: list[dict[str, Any]] = []
     receipt: dict[str, Any] | None = None
-    relayed: list[tuple[_Voting, dict[str, Any]]] = []
+    relayed: list[tuple[_Voting, dict[str, Any], tuple[str, ...]]] = []
     for move in moves:
         read = move.read
         if isinstance(read, ParseError):
@@ -74,16 +74,17 @@ def cast_moves(
             continue
         state = result.state
         voting.record(state)
-        said = voting.told(state)
+        action, readers = voting.receipt(state)
+        said = voting.said(action)
         told.append({"written": move.written, "refused": "", "code": "", **_move(said)})
-        relayed.append((voting, said))
+        relayed.append((voting, said, readers))
         receipt = receipt or said
     empty = Ballot(targets=(), blanco=False, keywords=(), inbox_id=inbox_id)
     answering = _Voting(table, player, view, [], empty, now, reply)
     letters = _receipt(answering, told, receipt)
-    for voting, said in relayed:
-        batch = voting.batch()
-        letters.extend(voting.relay(batch, {**batch.context(player.name), **said}))
+    for voting, said, readers in relayed:
+        batch = voting.batch(titled=True)
+        letters.extend(voting.relay(batch, {**batch.context(player.name), **said}, readers))
     # What was done, move by move (the inbox's outcome): "accepted, rejected: no-name".
     detail = ", ".join(f"rejected: {m['code']}" if m["code"] else "accepted" for m in told)
     if not relayed:
@@ -118,7 +119,7 @@ def _receipt(
 ) -> list[Letter]:
     """The one receipt of the mail (`answering` it): its `moves` (`told`), besides the fields
     of its `first` recorded move (none recorded: the step's first action, as an empty vote)."""
-    batch = answering.batch()
+    batch = answering.batch(titled=not answering.answered)
     player = answering.player
     context = batch.context(player.name)
     context.update(first if first is not None else answering.told(answering.table.state))

@@ -19,10 +19,9 @@ from narrator.models import Game, GameStatus, Player, Vote
 from narrator.service.games import GameError, _finish, _story_letters, _Telling, public_tallies
 from narrator.service.letters import post
 from narrator.service.mailer import Mailer
-from narrator.service.story_context import both_forms, with_story_facts
 from narrator.service.table import table_of
 from narrator.service.work import NotStarted, Work
-from stories import Event as StoryEvent
+from stories.context import story_events
 
 log = logging.getLogger("narrator.removal")
 
@@ -55,8 +54,8 @@ def remove_player(
     except ValueError as error:
         raise GameError("cannot-remove", f"{game.name}: {error}") from None
     new_state = resolution.state
-    events, told = both_forms(new_state, resolution.events, rs)
-    told_events = with_story_facts(told, rs, state, new_state, reveal_roles=game.reveal_roles)
+    told = rs.tell_step(state, new_state, resolution.events, reveal_roles=game.reveal_roles)
+    events = told.log
     table.log("remove", {"player": player.name, "by": by, "events": events}, now)
     # His votes of this step and those naming him are no longer in force (the rules withdrew
     # them): the rows go too, so the reminders and the pages count them as not sent.
@@ -75,16 +74,15 @@ def remove_player(
     table.store(new_state)
     after = table.view
     dead = {seat.name for seat in after.players if not seat.alive}
-    story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
     letters = _story_letters(
         table,
-        story_events,
+        story_events(told.story, game.ruleset),
         table.public(before.step, before.phase),
         _Telling(
             seed=f"{game.id}/removal/{player.id}",
             identity=f"removal/{game.id}/{player.id}",
             skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in dead),
-            tallies=public_tallies(told_events),
+            tallies=public_tallies(told.story),
         ),
     )
     if after.over:

@@ -14,9 +14,10 @@ from narrator.durations import format_duration
 from narrator.models import Game, Player
 from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
-from rules.core import Event, Rejected, Resolution, Seat, Settings
+from rules.core import ActionChoice, Event, Rejected, Resolution, Seat, Settings
 from rules.core import Vote as RulesVote
-from rules.core.ruleset import Ruleset
+from rules.core.model import ToldRoles
+from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Cast
 from stories import Event as StoryEvent
@@ -31,7 +32,7 @@ _STORY_GAME_FIELDS = frozenset(f.name for f in fields(StoryGame))
 
 def story_game(
     game: Game,
-    state: Any | None,
+    state: RulesState | None,
     step: str | None = None,
     phase: str | None = None,
     *,
@@ -81,9 +82,9 @@ class Reveal:
 
 
 def story_players(
-    rs: Ruleset[Any],
+    rs: Ruleset[RulesState],
     players: Sequence[Player],
-    state: Any | None,
+    state: RulesState | None,
     *,
     reveal_to: str | None = None,
     reveal_dead: bool,
@@ -97,31 +98,32 @@ def story_players(
     leak it.
     """
     view = rs.view(state) if state is not None else None
+    roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(reveal_to, reveal_dead, reveal_living)
-    return roster(rs, players, state, view, reveal)
+    return roster(players, view, roles, reveal)
 
 
 def roster(
-    rs: Ruleset[Any],
     players: Sequence[Player],
-    state: Any | None,
     view: GameView | None,
+    roles: ToldRoles | None,
     reveal: Reveal,
 ) -> list[dict[str, Any]]:
-    """:func:`story_players` from the state's `view` (None before the start)."""
+    """:func:`story_players` from the state's `view` and the `roles` its readers are told
+    (both None before the start)."""
     out = []
-    seats = view.by_name() if view is not None else {}
+    seats = {seat.name: seat for seat in view.players} if view is not None else {}
     for player in players:
         alive, role = True, None
         seat = seats.get(player.name)
-        if seat is not None:
+        if seat is not None and roles is not None:
             alive = seat.alive
             if reveal.living:
                 role = seat.role
             elif not alive and reveal.dead:
-                role = rs.shown_role(state, player.name)
+                role = roles.shown.get(player.name)
             elif player.name == reveal.to:  # his own role, as he was told it
-                role = rs.told_role(state, player.name)
+                role = roles.own.get(player.name)
         out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
     return out
 
@@ -129,32 +131,36 @@ def roster(
 def story_cast(
     game: Game,
     players: Sequence[Player],
-    state: Any | None,
+    state: RulesState | None,
     *,
     reveal_all: bool = False,
-    rules: Ruleset[Any] | None = None,
+    rules: Ruleset[RulesState] | None = None,
     view: GameView | None = None,
 ) -> Cast:
     """The `players` of a batch of mails, shared by every recipient: nobody's own role.
 
     Roles are shown only for the dead when the game reveals roles, and for everybody when
     `reveal_all` (the game is over).  Built once per batch (O(players): the game table keeps
-    it, :mod:`narrator.service.table`); each recipient gets his copy from
-    :func:`recipient_cast`, so a step of n mails costs O(n) here, not O(n²).  `rules` and
-    `view` are the game's, when the caller has them.
+    it, :mod:`narrator.service.table`); it carries each player's role as he was told it, which
+    the render of his own mail shows him (``Cast.seen_by``), so a step of n mails costs O(n)
+    here, not O(n²).  `rules` and `view` are the game's, when the caller has them.
     """
     rs = rules if rules is not None else ruleset_of(game)
     if view is None and state is not None:
         view = rs.view(state)
+    roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
-    return Cast(roster(rs, players, state, view, reveal))
+    return Cast(roster(players, view, roles, reveal), roles.own if roles is not None else None)
 
 
-def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: str | None) -> Cast:
+def recipient_cast(
+    rs: Ruleset[RulesState], cast: Cast, state: RulesState | None, recipient: str | None
+) -> Cast:
     """The shared `cast` as `recipient` sees it: with his own role, as he was told it.
 
     Only his own entry differs; the shared cast is not changed, so it can serve the next
-    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``.)
+    recipient.  (The same roles as ``story_players(..., reveal_to=recipient)``; a mail's render
+    does this itself with a cast of :func:`story_cast`.)
     """
     if recipient is None or state is None:
         return cast
@@ -168,7 +174,7 @@ def recipient_cast(rs: Ruleset[Any], cast: Cast, state: Any | None, recipient: s
 
 
 def mail_context(
-    game: Game, cast: Cast, state: Any | None, recipient: str | None
+    game: Game, cast: Cast, state: RulesState | None, recipient: str | None
 ) -> dict[str, Any]:
     """The common story context of `recipient`'s mail, from the batch's shared `cast` (the
     game table's :meth:`~narrator.service.table.GameTable.context` is the same with the
@@ -181,7 +187,7 @@ def mail_context(
 
 
 def audience_dicts(
-    state: Any, events: Sequence[Event], rs: Ruleset[Any], *, told: bool = False
+    state: RulesState, events: Sequence[Event], rs: Ruleset[RulesState], *, told: bool = False
 ) -> list[dict[str, Any]]:
     """Events in transcript form with an `audience` key the story renderer understands, as the
     ruleset addresses them (:meth:`rules.core.ruleset.Ruleset.addressed`).
@@ -192,29 +198,11 @@ def audience_dicts(
     return rs.addressed(state, events, told=told)
 
 
-def both_forms(
-    state: Any, events: Sequence[Event], rs: Ruleset[Any]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`audience_dicts` of `events` in both forms at once, the truth (for the game log)
-    and as told (for the stories): each event's audience is resolved once, and an event its
-    audience is told as it is converted once."""
-    truth, told = [], []
-    for event in events:
-        data = event.to_dict()
-        names = rs.recipients(state, event.audience)
-        audience = "public" if names is None else sorted(names)
-        shown = rs.as_told(event)
-        shown_data = data if shown is event else shown.to_dict()
-        truth.append({**data, "audience": audience})
-        told.append({**shown_data, "audience": list(audience) if names is not None else audience})
-    return truth, told
-
-
 def with_story_facts(
     events: list[dict[str, Any]],
-    rs: Ruleset[Any],
-    before: Any,
-    after_state: Any,
+    rs: Ruleset[RulesState],
+    before: RulesState,
+    after_state: RulesState,
     *,
     reveal_roles: bool,
 ) -> list[dict[str, Any]]:
@@ -226,37 +214,26 @@ def with_story_facts(
     return rs.tell(before, after_state, events, reveal_roles=reveal_roles)
 
 
-def actions_of(
-    rs: Ruleset[Any], state: Any, player: str, own_role: str | None = None
-) -> list[dict[str, Any]]:
-    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action).
+def actions_of(rs: Ruleset[RulesState], state: RulesState, player: str) -> list[dict[str, Any]]:
+    """The `actions` of a step/reminder mail: what `player` may send now (stories' Action),
+    as he is told them (``Ruleset.told_choices``: the Dwaas is asked as the Ziener)."""
+    return [action_context(choice) for choice in rs.told_choices(state, player).actions]
 
-    A player asked as his role is asked as the role he was told (the Dwaas as Ziener):
-    `own_role` is his true role (from the view the caller holds; None: look it up).
-    """
-    result = []
-    choices = rs.choices(state, player).actions
-    if choices and own_role is None:
-        seat = rs.view(state).find(player)
-        own_role = seat.role if seat is not None else None
-    told = rs.told_role(state, player) if choices else None
-    for choice in choices:
-        previous = choice.previous
-        kind = told if told and choice.action == own_role else choice.action
-        result.append(
-            {
-                "kind": kind,
-                "choices": list(choice.targets),
-                "min": choice.min_names,
-                "max": choice.max_names,
-                "blanco": choice.blanco,
-                "keyword": choice.keyword,
-                "previous": ["blanco"] if previous == () else list(previous or ()),
-                "extra": dict(choice.extra),
-                "move": choice.move,
-            }
-        )
-    return result
+
+def action_context(choice: ActionChoice) -> dict[str, Any]:
+    """One action of a mail (stories' Action) from the rules' `choice`."""
+    previous = choice.previous
+    return {
+        "kind": choice.action,
+        "choices": list(choice.targets),
+        "min": choice.min_names,
+        "max": choice.max_names,
+        "blanco": choice.blanco,
+        "keyword": choice.keyword,
+        "previous": ["blanco"] if previous == () else list(previous or ()),
+        "extra": dict(choice.extra),
+        "move": choice.move,
+    }
 
 
 def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
@@ -271,7 +248,7 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
     """
     rs = ruleset_of(game)
     words = load_words(game.ruleset, game.language)
-    state: Any = None
+    state: RulesState | None = None
     dealt: dict[str, str] = {}
     chapters: list[dict[str, Any]] = []
     for entry in entries:
@@ -301,7 +278,9 @@ def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:
     return {"dealt": dealt, "chapters": chapters}
 
 
-def _chapter(game: Game, words: Words, state: Any, resolution: Resolution[Any]) -> dict[str, Any]:
+def _chapter(
+    game: Game, words: Words, state: RulesState, resolution: Resolution[RulesState]
+) -> dict[str, Any]:
     """The epilogue's chapter of one resolved step: `state` it was resolved from, `resolution`
     what the rules made of it (see :func:`epilogue_chapters`)."""
     rs = ruleset_of(game)

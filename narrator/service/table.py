@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from narrator.models import Game, GameLogEntry, Player
-from narrator.service.story_context import recipient_cast, story_cast, story_game
+from narrator.service.story_context import story_cast, story_game
 from narrator.service.work import NotStarted, Work
 from parsing import GameInfo
 from rules import get_ruleset
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Cast
 
@@ -30,8 +30,8 @@ class GameTable:
     def __init__(self, work: Work, game: Game) -> None:
         self.work = work
         self.game = game
-        self.rules: Ruleset[Any] = get_ruleset(game.ruleset)
-        self._view: tuple[object, GameView] | None = None  # (the state it is of, its view)
+        self.rules: Ruleset[RulesState] = get_ruleset(game.ruleset)
+        self._view: tuple[RulesState, GameView] | None = None  # (the state it is of, its view)
         self._casts: dict[bool, Cast] = {}  # by reveal_all, until the seats change
         # The parser's view of a started game (its name index) and its players by address:
         # a started game's names never change, so the mails of a batch share them.
@@ -56,12 +56,12 @@ class GameTable:
         return self.work.has_state(self.game)
 
     @property
-    def state(self) -> Any:
+    def state(self) -> RulesState:
         """The rules state (NotStarted before the start)."""
         return self.work.state(self.game, self.rules)
 
     @property
-    def state_or_none(self) -> Any:
+    def state_or_none(self) -> RulesState | None:
         """The rules state, None before the start."""
         return self.state if self.started else None
 
@@ -73,7 +73,7 @@ class GameTable:
             self._view = (state, self.rules.view(state))
         return self._view[1]
 
-    def store(self, state: Any, *, vote_only: bool = False) -> None:
+    def store(self, state: RulesState, *, vote_only: bool = False) -> None:
         """Make `state` the game's rules state (written when the unit of work ends).
 
         The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
@@ -120,14 +120,9 @@ class GameTable:
     def context(
         self, recipient: str | None, public: Mapping[str, Any], *, reveal_all: bool = False
     ) -> dict[str, Any]:
-        """The common story context of `recipient`'s mail: the batch's `public` game, the cast
-        as he sees it (his own role, as he was told it)."""
-        cast = self.cast(reveal_all=reveal_all)
-        return {
-            "game": public,
-            "players": recipient_cast(self.rules, cast, self.state_or_none, recipient),
-            "recipient": recipient,
-        }
+        """The common story context of `recipient`'s mail: the batch's `public` game, its cast
+        (whose render shows him his own role, as he was told it: ``Cast.seen_by``)."""
+        return {"game": public, "players": self.cast(reveal_all=reveal_all), "recipient": recipient}
 
 
 def table_of(work: Work, game: Game) -> GameTable:

@@ -16,9 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from narrator.models import Game
-from stories import Game as StoryGame
-from stories.render import moment_of
-from stories.words import load_words
+from stories.render import moment_in
 
 #: The longest subject we write in answer to a player (his own subject, shortened).
 MAX_SUBJECT = 200
@@ -51,8 +49,7 @@ def moment_subject(game: Game, context: Mapping[str, Any]) -> str:
     story_game = context.get("game")
     if story_game is None:
         return game.name
-    words = load_words(game.ruleset, game.language)
-    return day_subject(game.name, moment_of(StoryGame.from_any(story_game), words))
+    return day_subject(game.name, moment_in(story_game, game.ruleset, game.language))
 
 
 def reply_subject(subject: str) -> str:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.db import transaction
 from narrator.models import Game, GameLogEntry, GameStatus, Player, game_players
 from rules import get_ruleset
-from rules.core.ruleset import Ruleset
+from rules.core.ruleset import Ruleset, RulesState
 
 if TYPE_CHECKING:
     from narrator.service.table import GameTable
@@ -35,12 +35,12 @@ class NotStarted(LookupError):
     """The game has no rules state yet (it is still taking signups)."""
 
 
-def ruleset_of(game: Game) -> Ruleset[Any]:
+def ruleset_of(game: Game) -> Ruleset[RulesState]:
     """The rules engine of `game`."""
     return get_ruleset(game.ruleset)
 
 
-def state_of(game: Game) -> Any:
+def state_of(game: Game) -> RulesState:
     """The rules state stored in `game`'s row, loaded afresh (no unit of work: for readers)."""
     if game.state is None:
         raise NotStarted(f"game {game.name} has not started")
@@ -53,9 +53,9 @@ class _Loaded:
     `dirty` until it is written."""
 
     game: Game
-    state: Any
+    state: RulesState
     dirty: bool
-    rules: Ruleset[Any]
+    rules: Ruleset[RulesState]
 
 
 class Work:
@@ -125,7 +125,7 @@ class Work:
         """Whether `game` has a rules state (it has started), here or in its row."""
         return game.id in self._states or game.state is not None
 
-    def state(self, game: Game, rules: Ruleset[Any] | None = None) -> Any:
+    def state(self, game: Game, rules: Ruleset[RulesState] | None = None) -> RulesState:
         """The rules state of a started game: the one stored last in this unit of work, else
         the one in its row (loaded by `rules`, the game's ruleset, when the caller has it).
         Raises NotStarted before the start."""
@@ -138,7 +138,9 @@ class Work:
             known = self._states[game.id] = _Loaded(game, state, dirty=False, rules=rules)
         return known.state
 
-    def store(self, game: Game, state: Any, rules: Ruleset[Any] | None = None) -> None:
+    def store(
+        self, game: Game, state: RulesState, rules: Ruleset[RulesState] | None = None
+    ) -> None:
         """Make `state` the game's rules state, written at :meth:`flush` by `rules` (default:
         the game's ruleset); the game's table (:meth:`narrator.service.table.GameTable.store`)
         keeps its plain columns in step."""

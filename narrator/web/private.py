@@ -98,8 +98,7 @@ def private_page(work: Work, game: Game, player: Player, renderer: Renderer) -> 
         seat = table.view.find(name)
         alive = seat.alive if seat is not None else True
         votes = _votes(table.view.votes, name, words)
-        own = seat.role if seat is not None else None
-        asked = tuple(_asked(action, words) for action in actions_of(rs, state, name, own))
+        asked = tuple(_asked(action, words) for action in actions_of(rs, state, name))
     return PrivatePage(
         game=told,
         player=name,

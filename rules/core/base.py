@@ -18,14 +18,24 @@ from __future__ import annotations
 
 import sys
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rules.core.codec import StateCodec
 from rules.core.deal import deal_shuffled
 from rules.core.events import Audience, AudienceKind, Event, RoleChange, RoleInfo
-from rules.core.model import Distribution, Resolution, Seat
+from rules.core.model import (
+    ActionChoice,
+    Choices,
+    Distribution,
+    Receipt,
+    Resolution,
+    Seat,
+    ToldRoles,
+    ToldStep,
+)
 from rules.core.rng import draw_from
 from rules.core.ruleset import Ruleset
 from rules.core.steps import StepTable
@@ -45,7 +55,8 @@ else:  # Python 3.11 has no typing.override: the same marker (mypy reads typing_
 
 
 class PlayerLike(Protocol):
-    """What the defaults read of a ruleset's player: his name and his true role."""
+    """What the defaults read of a ruleset's player: his name, his true role, whether he is in
+    play."""
 
     @property
     def name(self) -> str: ...
@@ -53,12 +64,19 @@ class PlayerLike(Protocol):
     @property
     def role(self) -> str: ...
 
+    @property
+    def alive(self) -> bool: ...
+
 
 class StateLike(Protocol):
-    """What the defaults read of a ruleset's state: the current step and a player by name."""
+    """What the defaults read of a ruleset's state: the current step, its players in seat
+    order, and a player by name."""
 
     @property
     def step(self) -> str | None: ...
+
+    @property
+    def players(self) -> Sequence[PlayerLike]: ...
 
     def find(self, name: str) -> PlayerLike | None: ...
 
@@ -185,6 +203,29 @@ class RulesetBase(Ruleset[S]):
         player = state.find(name)
         return None if player is None else player.role
 
+    def told_roles(self, state: S) -> ToldRoles:
+        """Every player's ``told_role``, and the ``shown_role`` of every player out of play."""
+        players = state.players
+        return ToldRoles(
+            own={p.name: self.told_role(state, p.name) for p in players},
+            shown={p.name: self.shown_role(state, p.name) for p in players if not p.alive},
+        )
+
+    def told_choices(self, state: S, player: str) -> Choices:
+        """``choices``, with the action of ``player``'s own role named by ``told_role``."""
+        choices = self.choices(state, player)
+        if not choices.actions:
+            return choices
+        seat = state.find(player)
+        told = self.told_role(state, player)
+        if seat is None or not told or told == seat.role:
+            return choices
+        actions = tuple(
+            replace(choice, action=told) if choice.action == seat.role else choice
+            for choice in choices.actions
+        )
+        return replace(choices, actions=actions)
+
     def as_told(self, event: Event) -> Event:
         """A ``role_change`` to a role of ``told_as`` is told as that role (the log and the
         transcript keep the truth); every other event as it is."""
@@ -256,6 +297,33 @@ class RulesetBase(Ruleset[S]):
             told.append(data)
         return told
 
+    def receipt(self, state: S, voter: str, keywords: Collection[str]) -> Receipt:
+        """The action of ``voter``'s ``told_choices`` his vote was for: the one whose keyword is
+        among ``keywords``, else his plain vote, else his first; and ``relay``'s readers of
+        that action."""
+        action = _voted_for(self.told_choices(state, voter).actions, keywords)
+        readers = self.relay(state, voter, action.extra) if action is not None else ()
+        return Receipt(action, readers)
+
+    def tell_step(
+        self, before: S, after: S, events: Sequence[Event], *, reveal_roles: bool
+    ) -> ToldStep:
+        """Return the step's events as the game log keeps them (the truth, ``addressed``) and
+        as their stories tell them (``as_told``, then ``tell``'s facts), each event's audience
+        worked out once (``recipients`` in ``after``)."""
+        log, told = [], []
+        for event in events:
+            data = event.to_dict()
+            names = self.recipients(after, event.audience)
+            audience = "public" if names is None else sorted(names)
+            shown = self.as_told(event)
+            shown_data = data if shown is event else shown.to_dict()
+            log.append({**data, "audience": audience})
+            told.append(
+                {**shown_data, "audience": list(audience) if names is not None else audience}
+            )
+        return ToldStep(log, self.tell(before, after, told, reveal_roles=reveal_roles))
+
     def relay(self, state: S, voter: str, extra: Mapping[str, JsonValue]) -> tuple[str, ...]:
         """Return who else reads ``voter``'s receipt for the action whose ``ActionChoice.extra``
         is ``extra``: the living members of its ``group`` (the vampiri's hunters, who converge
@@ -313,6 +381,17 @@ class RulesetBase(Ruleset[S]):
 
 _FILLED = frozenset({"role", "previous", "votes", "ballots", "mates"})
 """The facts :meth:`RulesetBase.tell` works out itself (never copied from the view's facts)."""
+
+
+def _voted_for(actions: Sequence[ActionChoice], keywords: Collection[str]) -> ActionChoice | None:
+    """The action a vote with ``keywords`` was for (see :meth:`RulesetBase.receipt`)."""
+    for action in actions:
+        if action.keyword is not None and action.keyword in keywords:
+            return action
+    for action in actions:
+        if action.keyword is None:
+            return action
+    return actions[0] if actions else None
 
 
 def _votes(votes: Mapping[str, tuple[str, ...]], keyword: str | None) -> dict[str, list[str]]:

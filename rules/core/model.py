@@ -160,6 +160,26 @@ class Resolution(Generic[S]):
 
 
 @dataclass(frozen=True)
+class ToldStep:
+    """A resolved step's events in the two forms the narrator keeps: ``log``, the truth in
+    transcript form with each event's audience (the game log); ``story``, each event as its
+    audience is told it, with what its story needs beside the rules' facts (the mails)."""
+
+    log: list[dict[str, Any]]
+    story: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ToldRoles:
+    """The roles a game's readers are told, for every player by name: ``own``, the role he
+    believes he has (Wakkerdam's Dwaas: ``ziener``); ``shown``, for a player out of play, the
+    role his death showed the village where the game reveals roles (None: nothing shown)."""
+
+    own: Mapping[str, str | None]
+    shown: Mapping[str, str | None]
+
+
+@dataclass(frozen=True)
 class ActionChoice:
     """One vote a player may send in the current step (most players have exactly one).
 
@@ -185,6 +205,16 @@ class ActionChoice:
     extra: Mapping[str, JsonValue] = field(default_factory=dict)
     number: bool = False
     move: str | None = None
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a voter's receipt tells beside his vote: the ``action`` it was for, as he was told
+    it (None: he has none now), and the other ``readers`` the receipt is copied to (the vampiri's
+    hunters)."""
+
+    action: ActionChoice | None
+    readers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ read its state object: they read :meth:`Ruleset.view` and call these methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from rules.core.events import Audience, Event
@@ -15,16 +15,28 @@ from rules.core.model import (
     Accepted,
     Choices,
     Distribution,
+    Receipt,
     Rejected,
     Resolution,
     RoleSpec,
     Seat,
     Settings,
+    ToldRoles,
+    ToldStep,
     Vote,
 )
 from rules.core.view import GameView, JsonValue
 
 S = TypeVar("S")
+
+
+class RulesState(Protocol):
+    """A ruleset's state as every caller outside the ruleset holds it: opaque.
+
+    It has no member to read (mypy refuses any): what the rest of the program may read of a
+    state is the ruleset's :meth:`Ruleset.view`; the state itself is only handed back to the
+    functions of the ruleset that made it.
+    """
 
 
 class Ruleset(Protocol[S]):
@@ -131,6 +143,17 @@ class Ruleset(Protocol[S]):
         """Return what ``player`` may send now (no ``actions`` when he is not asked)."""
         ...
 
+    def told_choices(self, state: S, player: str) -> Choices:
+        """Return :meth:`choices` as ``player`` is told them: the action of his own role named
+        by the role he was told he has (the Dwaas asked as the Ziener)."""
+        ...
+
+    def receipt(self, state: S, voter: str, keywords: Collection[str]) -> Receipt:
+        """Return what ``voter``'s receipt (or the refusal of his vote) tells in ``state``: the
+        action of his :meth:`told_choices` that his vote with ``keywords`` was for, and who else
+        reads the receipt (:meth:`relay`)."""
+        ...
+
     def apply(self, state: S, vote: Vote) -> Accepted[S] | Rejected:
         """Validate and store a vote (it replaces the player's earlier vote for that action)."""
         ...
@@ -163,6 +186,11 @@ class Ruleset(Protocol[S]):
         peaceful role); None: no such player, or nothing was shown."""
         ...
 
+    def told_roles(self, state: S) -> ToldRoles:
+        """Return every player's :meth:`told_role` and every out-of-play player's
+        :meth:`shown_role`, by name: what a game's readers are told of its roles."""
+        ...
+
     def as_told(self, event: Event) -> Event:
         """Return ``event`` as its audience is told it (a role change to a hidden role)."""
         ...
@@ -185,6 +213,15 @@ class Ruleset(Protocol[S]):
         """Return a step's events (transcript form with audiences; ``before``: the state the
         step was resolved from, ``after``: the new one) with what their stories need beside the
         rules' facts: the shown role of the dead, the previous role, mates, votes, ballots."""
+        ...
+
+    def tell_step(
+        self, before: S, after: S, events: Sequence[Event], *, reveal_roles: bool
+    ) -> ToldStep:
+        """Return a resolved step's ``events`` (``before``: the state it was resolved from,
+        ``after``: the new one) in both forms at once: the truth with audiences, as
+        :meth:`addressed` writes it (the game log), and as told with their story facts, as
+        :meth:`tell` adds them (the stories)."""
         ...
 
     def relay(self, state: S, voter: str, extra: Mapping[str, JsonValue]) -> tuple[str, ...]:

@@ -161,3 +161,43 @@ def test_the_tell_adds_the_shown_role_and_the_story_facts_of_the_ruleset() -> No
     )
     assert lynch["votes"] == {"Anna": ["Carla"], "Bram": ["Carla"]}
     assert events == [event.to_dict() for event in get_ruleset("example").resolve(before).events]
+
+
+def test_the_step_is_told_in_both_forms_at_once() -> None:
+    """``tell_step``: the log's form is ``addressed``'s truth, the story's is ``addressed``'s
+    told form with ``tell``'s facts."""
+    rs = get_ruleset("example")
+    before, _, _ = _example_day()
+    resolution = rs.resolve(before)
+    after = resolution.state
+    told = rs.tell_step(before, after, resolution.events, reveal_roles=True)
+    assert told.log == rs.addressed(after, resolution.events)
+    as_told = rs.addressed(after, resolution.events, told=True)
+    assert told.story == rs.tell(before, after, as_told, reveal_roles=True)
+    assert next(e for e in told.story if e["type"] == "death")["role"] == "lupo"
+    assert "role" not in next(e for e in told.log if e["type"] == "death")
+
+
+def test_a_player_is_asked_as_the_role_he_was_told() -> None:
+    """``told_choices`` names the action of his own role by his told role (the Dwaas asked as
+    the Ziener); ``told_roles`` holds every player's told role and the shown role of the dead."""
+    rs = get_ruleset("wakkerdam")
+    names = ["Anna", "Bram", "Carla", "Dirk", "Eva"]
+    roles = ["weerwolf", "dwaas", "burger", "burger", "ziener"]
+    seats = [Seat(n, r) for n, r in zip(names, roles, strict=True)]
+    state = rs.new_game(seats, Settings(seed=3, options={"mayor": False}))
+    for _ in range(5):  # to the step the Dwaas (who believes he is the Ziener) is asked in
+        if "Bram" in rs.asked(state):
+            break
+        state = rs.resolve(state).state
+    true_actions = [c.action for c in rs.choices(state, "Bram").actions]
+    assert true_actions == ["dwaas"]
+    assert [c.action for c in rs.told_choices(state, "Bram").actions] == ["ziener"]
+    assert rs.told_choices(state, "Eva") == rs.choices(state, "Eva")
+    receipt = rs.receipt(state, "Bram", ())
+    assert receipt.action is not None and receipt.action.action == "ziener"
+    assert receipt.readers == ()
+    assert rs.receipt(state, "Carla", ()).action is None  # not asked now
+    told = rs.told_roles(state)
+    assert told.own == {n: {"dwaas": "ziener"}.get(r, r) for n, r in zip(names, roles, strict=True)}
+    assert told.shown == {}

@@ -3,6 +3,11 @@ state; the post office renders a shared draft once."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,9 +87,8 @@ def test_the_table_asks_for_one_view_per_state(
         state = table.state
         closed = service.close(table, players.clock())
         assert closed.letters
-        # The table's: the resolved state's and the new state's, once each.  (The story facts
-        # the narrator still adds to the events, story_context.with_story_facts, ask for
-        # their own two.)
+        # The table's: the resolved state's and the new state's, once each.  (The rules'
+        # telling of the step, Ruleset.tell_step, asks for its own two, inside the rules.)
         assert asked.count(id(state)) <= 2 and len(asked) <= 4, asked
         assert table.view is table.view and len(asked) <= 4
 
@@ -114,3 +118,38 @@ def test_a_shared_draft_is_rendered_once(
         monkeypatch.setattr(renderer, "render_story", counted)
         post(work.session, players.mailer, closed.letters, players.clock())
     assert parts.count("public") == 1
+
+
+_READS_THE_STATE = """
+    from narrator.service.table import GameTable
+    from rules.core import Vote
+
+
+    def hands_back(table: GameTable, vote: Vote) -> object:
+        return table.rules.apply(table.state, vote)
+
+
+    def views(table: GameTable) -> object:
+        return table.rules.view(table.state).players
+
+
+    def reads(table: GameTable) -> object:
+        return table.state.players
+"""
+
+
+def test_the_tables_rules_state_is_opaque_to_mypy(tmp_path: Path) -> None:
+    """The table's state is typed (``RulesState``): mypy refuses a read of it (what may be read
+    of a state is its view), and accepts handing it back to its ruleset."""
+    found = Path(sys.executable).parent / "mypy"
+    mypy = str(found) if found.exists() else shutil.which("mypy")
+    assert mypy is not None, "mypy is not installed (the test extras)"
+    module = tmp_path / "reads_state.py"
+    module.write_text(textwrap.dedent(_READS_THE_STATE))
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [mypy, "--strict", str(module)], cwd=root, capture_output=True, text=True, check=False
+    )
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1, result.stdout
+    assert '"RulesState" has no attribute "players"' in errors[0], result.stdout

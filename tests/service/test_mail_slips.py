@@ -14,7 +14,10 @@ from narrator.service.inbox import InboxSettings
 from narrator.service.limits import Limits
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
+from rules import ruleset_ids
 from stories import FileStore, Game, Player, Renderer, StoryKey
+from stories.lexicon import explainer_for
+from stories.words import languages_of
 from tests.security.security_support import NARRATOR, Narrator, mail, players
 from tests.support.bymail import above_roster
 
@@ -237,7 +240,12 @@ def test_the_narrator_speaks_as_i_and_signs_every_mail(lang: str, theme: str) ->
 )
 def test_the_from_name_is_the_packs(lang: str, theme: str, name: str) -> None:
     game = GameRow(name="WW5", ruleset="wakkerdam", language=lang, theme=theme)
-    assert Mailer(FileStore(), NARRATOR).sender_name(game) == name
+    mailer = Mailer(FileStore(), NARRATOR)
+    assert mailer.sender_name(game) == name
+    # A rendered mail of the game carries the same name (the post office signs with it).
+    context = {"game": None, "players": PLAYERS, "recipient": None, "player": None}
+    mail = mailer.render(mailer.key(game, "help_received"), context, "s")
+    assert mail.narrator == name
 
 
 def test_an_error_lists_the_valid_choices_once(sessions: sessionmaker[Session]) -> None:
@@ -268,3 +276,16 @@ def test_an_error_lists_the_valid_choices_once(sessions: sessionmaker[Session]) 
     for other in everybody:
         if other not in valid and other != name:
             assert other not in text, (other, text)
+
+
+def test_the_inbox_settings_word_every_packs_errors_as_the_pack_does() -> None:
+    """The parser's error wording of every shipped pack is made once, with the settings; each is
+    the pack's (``explainer_for``), and a game in a language without a pack still gets one."""
+    settings = InboxSettings(address=NARRATOR)
+    params = {"written": "Bram", "choices": ("Anna",)}
+    for ruleset in ruleset_ids():
+        for language in languages_of(ruleset):
+            assert (ruleset, language) in settings.explainers
+            made = settings.explainer(ruleset, language)("unknown-name", params)
+            assert made == explainer_for(ruleset, language)("unknown-name", params)
+    assert settings.explainer("wakkerdam", "xx")("no-game", {"games": ()})

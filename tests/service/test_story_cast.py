@@ -102,3 +102,23 @@ def test_the_game_over_cast_shows_every_true_role() -> None:
     cast = story_context.story_cast(game, players, state, reveal_all=True)
     context = story_context.mail_context(game, cast, state, "Bram")
     assert _shown(context) == dict(zip(NAMES, ROLES, strict=True))  # the dwaas is told now
+
+
+def test_the_render_shows_the_recipient_his_own_role_from_the_shared_cast() -> None:
+    """The game table passes every recipient the batch's one cast (no copy per reader): the
+    render itself shows him his own role, as he was told it (``Cast.seen_by``), and nobody
+    else's; the village's story (no recipient) shows none."""
+    game, players = _game(reveal_roles=False), _players()
+    state = _state()
+    cast = story_context.story_cast(game, players, state)
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
+    source = "{% block subject %}x{% endblock %}{% block body %}" + ROLES_SHOWN + "{% endblock %}"
+    renderer = Renderer(MemoryStore([StorySource(key, 1, source)]))
+    for name in NAMES:
+        context = {"game": None, "players": cast, "recipient": name}
+        text = renderer.render_mail(key, context, 1).text.partition("\n-- \n")[0].strip()
+        told = {"dwaas": "ziener"}.get(ROLES[NAMES.index(name)], ROLES[NAMES.index(name)])
+        assert text == f"{name}={told};"
+    village = renderer.render_mail(key, {"game": None, "players": cast, "recipient": None}, 1)
+    assert village.text.partition("\n-- \n")[0].strip() == ""
+    assert cast.seen_by("Nobody") is cast
