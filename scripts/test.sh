@@ -23,7 +23,7 @@ if [ $# -gt 0 ]; then  # a selection of one's own (make test-fast, a folder): on
     exec "${pytest[@]}" -n "$workers" --dist worksteal "$@"
 fi
 # The whole suite in two runs: everything in parallel but the tests bounded by the wall clock
-# (marked wallclock: real daemons, crash storms, timed hostile-mail parsing), then those alone,
+# (marked wallclock: real daemons, crash storms), then those alone,
 # where a parallel worker can't take their seconds.  Both always run; either failing fails.
 status=0
 "${pytest[@]}" -n "$workers" --dist worksteal -m "not wallclock" || status=$?
