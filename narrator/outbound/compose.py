@@ -384,7 +384,10 @@ def _verify(raw: bytes, written: list[str]) -> None:
     """
     found: list[str] = []
     content_type = b""
-    for line in raw.splitlines():
+    # Only the lines up to the first CRLF CRLF are read (the block ends there at the latest),
+    # not the body's: a long mail costs no more to check than a short one.
+    end = raw.find(b"\r\n\r\n")
+    for line in (raw if end < 0 else raw[: end + 2]).splitlines():
         if not line:
             break
         if line[:1] in (b" ", b"\t") and found:
