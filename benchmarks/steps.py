@@ -9,6 +9,8 @@ For each size in `--sizes` (default 100 and 1,000 players) one game is created o
 
 Every step mail builds its recipient's story context over all players, so the cost per mail
 should not grow with the game: the ratio t(1000)/t(100) should be near 10 (linear), not 100.
+The targets (issue 25), printed with the figures: t(1000)/t(100) at most 15 for opening a step
+and for the start, and a 1,000-player step's mails queued in at most 2 s.
 With ``--profile`` prints the cProfile of the timed close_step of the biggest game.
 
 Prints figures; asserts nothing about timing.  Usage:
@@ -42,6 +44,9 @@ from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
 from narrator.service.work import unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
+
+RATIO_TARGET = 15.0  # t(1000)/t(100), opening a step and the start
+STEP_TARGET = 2.0  # seconds to queue a 1,000-player step's mails
 
 
 def queued(session: DbSession) -> int:
@@ -153,10 +158,23 @@ def main() -> None:
     for small, big in itertools.pairwise(sizes):
         step = results[big]["step"] / results[small]["step"]
         start = results[big]["start"] / results[small]["start"]
+        verdict = ""
+        if (small, big) == (100, 1000):
+            verdict = f"; target at most {RATIO_TARGET:g}: {_met(max(step, start) <= RATIO_TARGET)}"
         print(
             f"t({big})/t({small}): open a step {step:.1f}, start {start:.1f} "
-            f"(linear: {big / small:.0f})"
+            f"(linear: {big / small:.0f}){verdict}"
         )
+    if 1000 in results:
+        seconds = results[1000]["step"]
+        print(
+            f"a 1000-player step's mails queued in {seconds:.2f}s; target at most "
+            f"{STEP_TARGET:g}s: {_met(seconds <= STEP_TARGET)}"
+        )
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
 
 
 if __name__ == "__main__":
