@@ -10,11 +10,14 @@ import random
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from parsing import Command, GameInfo, ParsedMail, command_to_dict, parse_mail
 from tests.parsing.reading import read_mail
+
+pytestmark = pytest.mark.slow  # tens of thousands of messages (`make test-fast` leaves them out)
 
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
 CORPUS = [path.read_bytes() for path in sorted(MAIL_DIR.glob("*.eml"))]

@@ -80,6 +80,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+@pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_the_public_page_followed_through_a_game(
     factory: sessionmaker[Session], browser: object, tmp_path: Path
 ) -> None:
@@ -131,6 +132,7 @@ def test_the_public_page_followed_through_a_game(
         assert width in WIDTHS, shot
 
 
+@pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_a_player_votes_in_his_page_with_the_browser(
     factory: sessionmaker[Session], browser: object, tmp_path: Path
 ) -> None:
