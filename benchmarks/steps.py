@@ -140,6 +140,7 @@ def main() -> None:
     parser.add_argument("--database-dir", help="directory for the SQLite files (default temp)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=40, help="profile lines shown")
+    parser.add_argument("--sort", default="cumulative", help="profile order (pstats key)")
     args = parser.parse_args()
     results: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="narrator-bench-") as tmp:
@@ -159,7 +160,7 @@ def main() -> None:
                 f"{figures['start cpu']:.2f}s, step {figures['step cpu']:.2f}s"
             )
             if profile is not None:
-                pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
+                pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
     sizes = sorted(results)
     for small, big in itertools.pairwise(sizes):
         step = results[big]["step"] / results[small]["step"]
