@@ -35,6 +35,7 @@ import email.quoprimime
 import email.utils
 import functools
 import hashlib
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -379,12 +380,12 @@ def _lines_to_encode(body: bytes, lines: list[bytes], *, most: int) -> set[tuple
     spans: set[tuple[int, int]] = set()
     if body.endswith((b" ", b"\t")):
         spans.add((body.rfind(b"\n") + 1, len(body)))
-    if max(map(len, lines)) > MAX_LINE:
-        start = 0
-        for line in lines:
-            if len(line) > MAX_LINE:
-                spans.add((start, start + len(line)))
-            start += len(line) + 1
+    lengths = list(map(len, lines))
+    if max(lengths) > MAX_LINE:  # the long lines, found without a loop in Python over all
+        ends = list(itertools.accumulate(lengths))
+        for n in itertools.compress(range(len(lengths)), map(MAX_LINE.__lt__, lengths)):
+            start = ends[n] - lengths[n] + n  # the lines before it, and their line ends
+            spans.add((start, start + lengths[n]))
     for kind, place in enumerate(places):
         while place >= 0 and len(spans) <= most:
             start = body.rfind(b"\n", 0, place) + 1
