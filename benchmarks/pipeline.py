@@ -5,16 +5,16 @@
    receives the same N votes: `--games` games of `--players` players, everybody voting at once
    in a step where every living player is asked.  The clock stops when the worker has
    committed the last of them (each with its receipt queued).  Both use the same clients
-   (`--clients` processes, one SMTP connection per message, as players' MTAs do); the ratio
-   daemon/sink is the figure of merit (target >= 0.5).
+   (`--clients` processes, one SMTP connection per message, as players' MTAs do).  The figure
+   of merit is the daemon's CPU per vote beside the sink's CPU per message (target: at most
+   3 times, issue 25); the rates are printed for what they are (a closed-loop blast: the
+   receipts' latency under an offered rate is benchmarks/latency.py's).
 3. Memory (VmRSS) of `narrator serve` as a process with no games and with `--open-games` running
    games scheduled.
 
 Prints figures; asserts nothing about timing.  The CPU figures (this process's threads: the
 sink, or the whole daemon; the clients measure their own) vary less than the rates between
-runs on a shared machine.  From them it prints what the target leaves the daemon per vote on
-this machine: half the sink's rate needs the CPUs to do each vote's work, the daemon's and its
-client's, that often, and one process (the daemon is one) can use one CPU at most.  Usage:
+runs on a shared machine.  Usage:
     python benchmarks/pipeline.py [--games 10] [--players 50] [--database URL]
 """
 
@@ -329,30 +329,26 @@ async def pipeline(args: argparse.Namespace, workdir: Path) -> None:
     print(f"bare aiosmtpd sink:           {sink.rate:8.0f} messages/s")
     print(f"daemon, SMTP acknowledged:    {acked:8.0f} votes/s (committed to the inbox)")
     print(f"daemon, end to end:           {daemon.rate:8.0f} votes/s (receipt queued) {kinds}")
-    print(f"ratio end to end / sink:      {daemon.rate / sink.rate:8.2f} (target >= 0.5)")
-    print_budget(sink, daemon)
+    print(f"ratio end to end / sink:      {daemon.rate / sink.rate:8.2f}")
+    print_cpu(sink, daemon)
 
 
-def print_budget(sink: Run, daemon: Run) -> None:
-    """The CPU per message of each side, and what the target leaves the daemon on this machine.
+#: The daemon's CPU per vote may be at most this many times the bare sink's per message.
+CPU_TARGET = 3.0
 
-    Half the sink's rate, R, is reachable only if the machine's CPUs can do a vote's work (the
-    daemon's and its client's) R times a second, and, while the daemon is one process, if
-    that process can do its part R times a second (one CPU at most, whatever the machine has).
-    """
-    cpus = os.cpu_count() or 1
-    target = sink.rate / 2
-    in_one_process = 1000 / target
-    on_all_cpus = cpus * 1000 / target - daemon.client_cpu_ms
+
+def print_cpu(sink: Run, daemon: Run) -> None:
+    """The CPU per message of each side, and the daemon's against its target."""
     print(
         f"CPU per message (ms):         sink {sink.cpu_ms:.2f} + its clients "
         f"{sink.client_cpu_ms:.2f}; daemon {daemon.cpu_ms:.2f} + its clients "
         f"{daemon.client_cpu_ms:.2f}"
     )
+    ratio = daemon.cpu_ms / sink.cpu_ms
+    verdict = "met" if ratio <= CPU_TARGET else "NOT met"
     print(
-        f"for {target:.0f} votes/s (half the sink) on these {cpus} CPUs the daemon may spend "
-        f"{min(in_one_process, on_all_cpus):.2f} ms per vote in one process "
-        f"({on_all_cpus:.2f} ms spread over processes); it spends {daemon.cpu_ms:.2f}"
+        f"target: daemon CPU per vote at most {CPU_TARGET:g} x the sink's per message: "
+        f"{ratio:.1f} x, {verdict}"
     )
 
 

@@ -151,11 +151,12 @@ def story_markup(text: str) -> Markup:
         run: list[str] = []
         items: list[str] = []
         for line in lines:
-            if _BULLET.match(line):
+            bullet = _BULLET.match(line) if line.startswith(("-", "*")) else None
+            if bullet is not None:
                 if run:
                     parts.append("<p>" + "<br>\n".join(run) + "</p>")
                     run = []
-                items.append(f"<li>{_BULLET.sub('', line)}</li>")
+                items.append(f"<li>{line[bullet.end() :]}</li>")
             else:
                 if items:
                     parts.append("<ul>\n" + "\n".join(items) + "\n</ul>")

@@ -40,6 +40,7 @@ def test_ruff_format_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow  # mypy over every package, 10 s (`make test-fast` leaves it out; `make lint`)
 def test_mypy_is_clean_on_every_package() -> None:
     result = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr

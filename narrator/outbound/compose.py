@@ -35,6 +35,7 @@ import email.quoprimime
 import email.utils
 import functools
 import hashlib
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -335,11 +336,64 @@ def _body(mail: OutgoingMail, message_id: str) -> bytes:
     )
 
 
+#: The bytes quoted-printable writes as they are (the "safe" bytes of :mod:`email.quoprimime`:
+#: printable ASCII but ``=``, space and tab), and line ends.
+_QP_SAFE = bytes(range(ord(" "), ord("~") + 1)).replace(b"=", b"") + b"\t\n"
+#: Every byte to ``.`` but the others to ``!`` (found with ``bytes.find``, in C).
+_QP_MARKS = bytes(ord(".") if n in _QP_SAFE else ord("!") for n in range(256))
+
+
 def _quoted_printable(text: str) -> bytes:
-    """UTF-8 quoted-printable lines of at most 78 characters, CRLF-terminated (as ``email``)."""
+    """UTF-8 quoted-printable lines of at most 78 characters, CRLF-terminated (as ``email``).
+
+    Byte for byte what ``email.quoprimime.body_encode`` writes.  It encodes each line on its
+    own, and writes most lines of a mail (plain ASCII, a long list of names above all) as they
+    are: those it would change (a byte not safe, a space or tab at the end, a line longer than
+    MAX_LINE) are found by searches in C and only they are encoded by it; when they are many,
+    the whole body is encoded at once.
+    """
     lines = _text(text).encode("utf-8").splitlines()
-    encoded = email.quoprimime.body_encode(b"\n".join(lines).decode("latin-1") + "\n", MAX_LINE)
-    return encoded.replace("\n", CRLF).encode("ascii")
+    body = b"\n".join(lines)
+    spans = _lines_to_encode(body, lines, most=len(lines) // 8)
+    if spans is None:  # many: at once is cheaper
+        encoded = email.quoprimime.body_encode(body.decode("latin-1") + "\n", MAX_LINE)
+        return encoded.replace("\n", CRLF).encode("ascii")
+    pieces: list[bytes] = []
+    done = 0
+    for start, end in sorted(spans):
+        line = email.quoprimime.body_encode(body[start:end].decode("latin-1") + "\n", MAX_LINE)
+        pieces += (body[done:start], line[:-1].encode("ascii"))
+        done = end
+    pieces.append(body[done:])
+    return b"".join(pieces).replace(b"\n", b"\r\n") + b"\r\n"
+
+
+def _lines_to_encode(body: bytes, lines: list[bytes], *, most: int) -> set[tuple[int, int]] | None:
+    """The (start, end) in `body` of each line quoted-printable does not write as it is (`body`
+    is `lines` joined by LF); None as soon as there are more than `most`."""
+    # Where a line needs encoding: a byte not safe, a space or tab before a line end or at the
+    # end of the body, or (when some line is too long) the start of each long line.
+    marks = body.translate(_QP_MARKS)
+    places = [marks.find(b"!"), body.find(b" \n"), body.find(b"\t\n")]
+    needles = (b"!", b" \n", b"\t\n")
+    haystacks = (marks, body, body)
+    spans: set[tuple[int, int]] = set()
+    if body.endswith((b" ", b"\t")):
+        spans.add((body.rfind(b"\n") + 1, len(body)))
+    lengths = list(map(len, lines))
+    if max(lengths) > MAX_LINE:  # the long lines, found without a loop in Python over all
+        ends = list(itertools.accumulate(lengths))
+        for n in itertools.compress(range(len(lengths)), map(MAX_LINE.__lt__, lengths)):
+            start = ends[n] - lengths[n] + n  # the lines before it, and their line ends
+            spans.add((start, start + lengths[n]))
+    for kind, place in enumerate(places):
+        while place >= 0 and len(spans) <= most:
+            start = body.rfind(b"\n", 0, place) + 1
+            end = body.find(b"\n", place + (kind > 0))  # a white end: past its space or tab
+            end = len(body) if end < 0 else end
+            spans.add((start, end))
+            place = haystacks[kind].find(needles[kind], end + 1)
+    return None if len(spans) > most else spans
 
 
 def _text(text: str) -> str:
@@ -360,7 +414,10 @@ def _verify(raw: bytes, written: list[str]) -> None:
     """
     found: list[str] = []
     content_type = b""
-    for line in raw.splitlines():
+    # Only the lines up to the first CRLF CRLF are read (the block ends there at the latest),
+    # not the body's: a long mail costs no more to check than a short one.
+    end = raw.find(b"\r\n\r\n")
+    for line in (raw if end < 0 else raw[: end + 2]).splitlines():
         if not line:
             break
         if line[:1] in (b" ", b"\t") and found:

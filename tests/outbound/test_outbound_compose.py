@@ -495,6 +495,7 @@ BODY_TEXTS = [
     "cr\rcrlf\r\nlf\nend\r",
     "ctrl \x00\x01\x0b\x0c\x1b\x7f\x85 and \u2028 sep\u2029",
     " " * 90 + "\n" + "\t" * 90,
+    "x" * 79 + "\n" + "=" + "x" * 77 + "\n" + "x" * 77 + " \n" + "x" * 78 + "\t\n" + "x" * 76 + "é",
 ]
 
 
@@ -517,3 +518,12 @@ def test_any_body_is_what_the_email_package_writes(text: str, html: str | None) 
         return
     raw = compose(mail(text=text, html=html), message_id=MSGID, date=DATE)
     assert mime_part(raw) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=" \t=xé", min_size=70, max_size=90), max_size=5).map("\n".join))
+def test_plain_lines_of_any_length_are_what_the_email_package_writes(text: str) -> None:
+    # Mostly ASCII lines around the 78-character limit, with spaces, tabs and "=" at their ends:
+    # those compose writes as they are beside those it encodes.
+    raw = compose(mail(text=text, html=None), message_id=MSGID, date=DATE)
+    assert mime_part(raw) == reference_body(text, None, MSGID)

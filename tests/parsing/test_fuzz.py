@@ -1,4 +1,8 @@
-"""Random and malformed mail never makes the parser raise, and each message takes bounded time."""
+"""Random and malformed mail never makes the parser raise, and each message takes bounded time.
+
+The bound is on the CPU time of the parsing thread (``time.thread_time``), the parser's own work:
+a busy neighbour (a parallel test worker, another process) slows the wall clock, not this; so
+these tests run in parallel with the rest of the suite."""
 
 from __future__ import annotations
 
@@ -6,27 +10,30 @@ import random
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from parsing import Command, GameInfo, ParsedMail, command_to_dict, parse_mail
 from tests.parsing.reading import read_mail
 
+pytestmark = pytest.mark.slow  # tens of thousands of messages (`make test-fast` leaves them out)
+
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
 CORPUS = [path.read_bytes() for path in sorted(MAIL_DIR.glob("*.eml"))]
 PLAYERS = ("Anna", "Bram", "Carla", "Zoë", "Jan", "Ben", "Marieke")
 GAMES = (GameInfo("WW5", players=PLAYERS), GameInfo("WW6", signup_open=True))
-PER_MESSAGE_SECONDS = 2.0
+PER_MESSAGE_SECONDS = 2.0  # of the parsing thread's CPU
 
 
 def check(raw: bytes) -> tuple[ParsedMail, Command]:
-    """Parse, route and read ``raw``: a result always, within the time bound."""
-    start = time.perf_counter()
+    """Parse, route and read ``raw``: a result always, within the time bound (CPU seconds)."""
+    start = time.thread_time()
     parsed = parse_mail(raw)
     command = read_mail(parsed, GAMES)
     command_to_dict(command, parsed)
-    elapsed = time.perf_counter() - start
-    assert elapsed < PER_MESSAGE_SECONDS, f"{elapsed:.2f}s for a {len(raw)}-byte message"
+    elapsed = time.thread_time() - start
+    assert elapsed < PER_MESSAGE_SECONDS, f"{elapsed:.2f}s of CPU for a {len(raw)}-byte message"
     return parsed, command
 
 

@@ -83,6 +83,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+@pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_the_public_page_followed_through_a_game(
     factory: sessionmaker[Session], browser: object, tmp_path: Path
 ) -> None:
@@ -134,6 +135,7 @@ def test_the_public_page_followed_through_a_game(
         assert width in WIDTHS, shot
 
 
+@pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_a_player_votes_in_his_page_with_the_browser(
     factory: sessionmaker[Session], browser: object, tmp_path: Path
 ) -> None:

@@ -1,0 +1,230 @@
+"""Benchmark of receipts under load: open-loop votes to a real `narrator serve`, receipt latency.
+
+For each offered rate in ``--rates`` (default 20 and 50 votes/s): `--games` games of `--players`
+players (default 10 x 50) are set up on a new SQLite file, each brought to a step where every
+living player is asked (benchmarks/pipeline.py's set-up; its own mail counts as sent); the real
+``narrator serve`` runs on it (SMTP receiver, outgoing mail to a Maildir); then every living
+player votes once, over SMTP, at times drawn beforehand from a Poisson process of the offered
+rate (open loop: a vote goes out at its time whether or not the daemon has answered the ones
+before; each over its own connection, from a pool of client threads in this process).
+
+A vote's receipt time runs from the ``250`` that accepted it to its receipt's file in the
+outbox Maildir (read by the receipt's ``In-Reply-To``; the file's modification time).  Printed
+per rate: p50, p90, p99 and the worst, and the daemon process's CPU per vote (user + system,
+from ``/proc``, over the run); then a bare aiosmtpd sink's CPU per message in this same run
+(benchmarks/pipeline.py's sink, its clients in other processes), and the ratio.
+
+Targets (issue 25), printed with the figures: receipt p99 under 1 s at 50 votes/s offered, and
+the daemon's CPU per vote at most 3 times the sink's CPU per message.  Prints figures; asserts
+nothing.  Usage:
+    python benchmarks/latency.py [--rates 20 50] [--games 10] [--players 50] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import email
+import multiprocessing
+import os
+import random
+import smtplib
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from email.policy import compat32
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from pipeline import NARRATOR, _warm_up, bare_sink_rate, free_port, set_up_games  # noqa: E402
+
+from narrator.db import make_engine, session_factory, upgrade  # noqa: E402
+
+P99_TARGET = 1.0  # seconds, at 50 votes/s offered
+CPU_TARGET = 3.0  # the daemon's CPU per vote / the sink's CPU per message
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Result:
+    """One offered rate's figures."""
+
+    rate: float
+    latencies: list[float]  # seconds, one per vote answered
+    missing: int  # votes without a receipt in time
+    cpu_ms: float  # the daemon's CPU per vote
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process `pid` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value below which `share` of `values` lie (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
+
+
+def start_serve(workdir: Path, database: str, port: int) -> subprocess.Popen[bytes]:
+    """`narrator serve` on `database`, SMTP on `port`, mail to the Maildir ``outbox``; ready."""
+    (workdir / "narrator.toml").write_text(
+        "[web]\nport = 0\n"
+        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
+        f'[inbound.smtp]\nport = {port}\n[outbound]\nmaildir = "outbox"\n',
+        encoding="utf-8",
+    )
+    log = workdir / "serve.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "narrator", "serve"],
+            cwd=workdir,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    deadline = time.monotonic() + 120
+    while "serving as" not in log.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"narrator serve did not get ready:\n{log.read_text()}")
+        time.sleep(0.1)
+    time.sleep(1.0)  # its first passes (inbox, outbox, scheduler) settle
+    return process
+
+
+def watch_receipts(outbox: Path, found: dict[str, float], stop: threading.Event) -> None:
+    """Record each receipt's In-Reply-To and its file's time as the files arrive."""
+    seen: set[str] = set()
+    new = outbox / "new"
+    while not stop.is_set():
+        if new.is_dir():
+            for entry in os.scandir(new):
+                if entry.name in seen:
+                    continue
+                seen.add(entry.name)
+                with open(entry.path, "rb") as mail:
+                    head = mail.read(8192).partition(b"\r\n\r\n")[0]
+                message = email.message_from_bytes(head, policy=compat32)
+                replied = str(message.get("In-Reply-To", "")).strip()
+                if replied:
+                    found.setdefault(replied, entry.stat().st_mtime)
+        time.sleep(0.01)
+
+
+def run_rate(workdir: Path, rate: float, games: int, players: int, seed: int) -> Result:
+    """Set up the games, serve, send every vote at its Poisson time; the figures."""
+    database = f"sqlite:///{workdir / 'latency.db'}"
+    upgrade(database)
+    engine = make_engine(database)
+    votes = set_up_games(session_factory(engine), games, players, speed=2 * 86400, prefix="L")
+    engine.dispose()
+    rng = random.Random(seed)
+    rng.shuffle(votes)
+    moments, moment = [], 0.0
+    for _ in votes:
+        moment += rng.expovariate(rate)
+        moments.append(moment)
+    port = free_port()
+    process = start_serve(workdir, database, port)
+    found: dict[str, float] = {}
+    acked: dict[str, float] = {}
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_receipts, args=(workdir / "outbox", found, stop))
+    watcher.start()
+
+    def send(when: float, sender: str, raw: bytes) -> None:
+        time.sleep(max(0.0, when - time.monotonic()))
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+            client.sendmail(sender, [NARRATOR], raw)
+        accepted = time.time()
+        message_id = raw.partition(b"Message-ID: ")[2].partition(b"\r\n")[0].decode()
+        acked[message_id] = accepted
+
+    try:
+        cpu = process_cpu(process.pid)
+        began = time.monotonic() + 0.5
+        with ThreadPoolExecutor(max_workers=64) as pool:
+            sent = [
+                pool.submit(send, began + at, sender, raw)
+                for at, (sender, raw) in zip(moments, votes, strict=True)
+            ]
+            for future in sent:
+                future.result()
+        give_up = time.monotonic() + 60
+        while len(set(acked) & set(found)) < len(acked) and time.monotonic() < give_up:
+            time.sleep(0.05)
+        cpu = process_cpu(process.pid) - cpu
+    finally:
+        stop.set()
+        watcher.join()
+        process.terminate()
+        process.wait(timeout=60)
+    latencies = [found[m] - acked[m] for m in acked if m in found]
+    return Result(rate, latencies, len(acked) - len(latencies), 1000 * cpu / len(votes))
+
+
+def sink_cpu_ms(votes: list[tuple[str, bytes]], clients: int) -> float:
+    """The bare aiosmtpd sink's CPU per message (ms), its clients in other processes."""
+    batches = [votes[n::clients] for n in range(clients)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(clients, mp_context=context) as pool:
+        list(pool.map(_warm_up, range(clients)))
+        return asyncio.run(bare_sink_rate(pool, batches)).cpu_ms
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rates", type=float, nargs="+", default=[20.0, 50.0])
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--clients", type=int, default=10, help="sink's client processes")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    results = []
+    for rate in args.rates:
+        with tempfile.TemporaryDirectory(prefix="narrator-bench-latency-") as tmp:
+            result = run_rate(Path(tmp), rate, args.games, args.players, args.seed)
+        results.append(result)
+        lat = result.latencies
+        print(
+            f"{rate:5.0f} votes/s offered ({len(lat) + result.missing} votes): receipt "
+            f"p50 {1000 * statistics.median(lat):.0f} ms, p90 {1000 * percentile(lat, 0.9):.0f}"
+            f" ms, p99 {1000 * percentile(lat, 0.99):.0f} ms, worst {1000 * max(lat):.0f} ms"
+            f"{f', {result.missing} without a receipt' if result.missing else ''}; "
+            f"daemon CPU {result.cpu_ms:.2f} ms per vote"
+        )
+    with tempfile.TemporaryDirectory(prefix="narrator-bench-latency-") as tmp:
+        database = f"sqlite:///{Path(tmp) / 'sink.db'}"
+        upgrade(database)
+        engine = make_engine(database)
+        votes = set_up_games(session_factory(engine), 2, args.players, speed=86400, prefix="S")
+        engine.dispose()
+    sink = sink_cpu_ms(votes * 5, args.clients)
+    print(f"bare aiosmtpd sink: CPU {sink:.2f} ms per message")
+    for result in results:
+        if result.rate == 50:
+            p99 = percentile(result.latencies, 0.99)
+            ok = p99 < P99_TARGET and not result.missing
+            print(
+                f"target: receipt p99 under {P99_TARGET:g} s at 50 votes/s: "
+                f"{1000 * p99:.0f} ms, {'met' if ok else 'NOT met'}"
+            )
+    worst = max(result.cpu_ms for result in results)
+    print(
+        f"target: daemon CPU per vote at most {CPU_TARGET:g} x the sink's per message: "
+        f"{worst / sink:.1f} x, {'met' if worst / sink <= CPU_TARGET else 'NOT met'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
