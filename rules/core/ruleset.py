@@ -65,6 +65,13 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
+    def action_kinds(self) -> tuple[str, ...]:
+        """Every action id a player may be asked (each :class:`ActionChoice`'s ``action``):
+        the kinds a step mail, a receipt and an error may meet, which the story packs' samples
+        must cover."""
+        ...
+
+    @property
     def options(self) -> Mapping[str, JsonValue]:
         """The ruleset's own settings with their defaults (Wakkerdam: ``{"mayor": True}``)."""
         ...

@@ -27,6 +27,7 @@ class LupusRuleset(RulesetBase[GameState]):
     causes = CAUSES
     teams = FACTIONS
     keywords = KEYWORDS
+    action_kinds = actions.ACTION_KINDS
     options = engine.OPTIONS
     settings_defaults = MappingProxyType({"reveal_roles": False})  # docs/rules/lupus.md
     event_types = EVENT_TYPES

@@ -41,6 +41,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
     causes = CAUSES
     teams = TEAM_ORDER
     keywords = actions.KEYWORD_ORDER
+    action_kinds = actions.ACTION_KINDS
     options = engine.OPTIONS
     event_types = EVENT_TYPES
     story_facts = MappingProxyType(
