@@ -240,6 +240,7 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "targets": (),
             "blanco": False,
             "corrected": (),
+            "keywords": (),
         },
         "error": {
             "player": None,

@@ -271,8 +271,10 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         context["missed"] = variant % 2
                     yield context
     elif key.event == "receipt":
+        said = mails.get("receipt_keywords", {})
         for kind in action_kinds(key.ruleset):
             action = sample_action(key.ruleset, kind)
+            keywords = tuple(said.get(kind, (action.keyword,) if action.keyword else ()))
             for targets, blanco, corrected in (
                 ((), True, ()),
                 (("Bram",), False, ()),
@@ -288,6 +290,7 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         "targets": targets,
                         "blanco": blanco,
                         "corrected": corrected,
+                        "keywords": () if blanco else keywords,
                     }
     elif key.event == "error":
         codes = list(load_words(key.ruleset, key.language).errors) if _has_words(key) else []

@@ -679,6 +679,7 @@ class _Voting:
                 "targets": targets,
                 "blanco": ballot.blanco or not targets,
                 "corrected": [list(c) for c in ballot.corrections],
+                "keywords": list(self.keywords),  # every word of the move it recorded
             }
         )
         receipt = _letter(batch, player, "receipt", context, self.identity, self.reply)
@@ -774,12 +775,19 @@ def close(table: GameTable, now: datetime) -> Closed:
     # Every dawn and dusk (the phase turns, or the game ends) is told to the whole village,
     # also when nothing happened ("Het bleef stil"): a quiet night is news too.
     turning = after.over or (phase is not None and after.phase not in (None, phase))
+    public = table.public(step, phase)  # shared by every mail
+    # So does a step after which the game's moment turns in the players' words though the
+    # rules' phase goes on (Wakkerdam's Mayor is elected at dawn, "Dag 1", in the night's
+    # phase): a quiet "Nacht 1" is told before the election's mail.
+    turning = turning or moment_subject(game, {"game": public}) != moment_subject(
+        game, {"game": table.public()}
+    )
     # Parsed once for every recipient (render_story takes them as they are).
     story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told_events]
     letters = _story_letters(
         table,
         story_events,
-        table.public(step, phase),  # shared by every mail
+        public,
         _Telling(
             seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
             identity=f"story/{game.id}/{game.step_number}",

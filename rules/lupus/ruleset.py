@@ -35,7 +35,7 @@ class LupusRuleset(RulesetBase[GameState]):
         {
             "death": ("role",),
             "role_change": ("previous",),
-            "lynch": ("votes",),
+            "lynch": ("votes", "mayor"),  # the Sindaco whose ballot breaks a tie
             "election": ("votes",),
         }
     )

@@ -3,6 +3,7 @@ reads it: games played by mail on the real database, a fixed set of roles dealt.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,6 +13,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.models import Game, RoleDistribution
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
+from stories import FileStore, Player, Renderer, StoryKey
+from stories import Game as StoryGame
 from tests.support.bymail import Table, address_of, subject_of, text_of
 
 NAMES = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Greta")
@@ -27,6 +30,7 @@ def _game(
     options: dict[str, Any] | None = None,
     theme: str | None = None,
     seed: int = 1,
+    strictness: int = 3,
 ) -> Table:
     """A game named Borgo of ``len(roles)`` players (Anna, Bram, …) dealt exactly ``roles``."""
     table = Table(factory, language=language)
@@ -36,7 +40,7 @@ def _game(
         language=language,
         theme=theme or ruleset,
         speed=86400,
-        strictness=3,
+        strictness=strictness,
     )
     woman, man = ("donna", "uomo") if language == "it" else ("vrouw", "man")
     if ruleset == "lupus" and language == "en":
@@ -49,7 +53,11 @@ def _game(
         game = work.session.scalars(select(Game)).one()
         work.session.add(
             RoleDistribution(
-                ruleset=ruleset, key="test", players=len(roles), roles=list(roles), options=options
+                ruleset=ruleset,
+                key="test",
+                players=len(roles),
+                roles=list(roles),
+                options=options or {},
             )
         )
         work.session.flush()
@@ -139,3 +147,199 @@ def test_the_white_werewolf_is_told_his_own_hunt_in_english(
         service.send_reminders(work, table.mailer, game, now=table.clock())
     [reminder] = _since(table, before, "reminder", white)
     assert "your own hunt as the White Werewolf" in reminder, reminder
+
+
+# --- 5. a quiet first night is told, also when the Mayor's election follows -------------------
+
+
+def test_a_quiet_first_night_is_told_before_the_mayors_election(
+    factory: sessionmaker[Session],
+) -> None:
+    table = _game(
+        factory,
+        "wakkerdam",
+        "nl",
+        ["weerwolf", "ziener", "burger", "burger", "burger"],
+        options={"mayor": True},
+    )
+    wolf = _who(table)["weerwolf"][0]
+    assert table.write(wolf, "blanco") == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    after = table.mails()[before:]
+    kinds = [(to, kind, subject_of(m)) for to, kind, m in after]
+    for name in table.roles():
+        told = [k for k in kinds if k[0] == address_of(name) and k[1] == "story"]
+        assert told and told[0][2] == "Borgo — Nacht 1", (name, kinds)
+        stories = _since(table, before, "story", name)
+        assert any("stil" in s or "niets te melden" in s for s in stories), stories
+    first_step = next(i for i, k in enumerate(kinds) if k[1] == "step")
+    assert all(i < first_step for i, k in enumerate(kinds) if k[1] == "story"), kinds
+    assert "Dag 1" in kinds[first_step][2], kinds
+
+
+# --- 9. the time of day: no "the night is not over" at dawn, no evening after the end ---------
+
+
+def _win_and_dawn_mails(language: str, theme: str) -> list[str]:
+    """Every variant of the story mails that end a game (the win told) and of a quiet dawn."""
+    renderer = Renderer(FileStore())
+    players = (Player("Anna", "vrouw"), Player("Bram", "man", alive=False))
+    win = {"type": "win", "teams": ["burgers"], "winners": ["Anna"], "audience": "public"}
+    texts = []
+    for mail, step, phase, events in (
+        ("day_result", "brandstapel", "day", [win]),
+        ("night_result", "heks", "night", [win]),
+        ("night_result", "heks", "night", []),
+        ("night_result", "ochtend", "night", [win]),
+    ):
+        key = StoryKey("wakkerdam", language, theme, mail)
+        game = StoryGame(
+            name="Borgo", language=language, theme=theme, step=step, phase=phase, night=2, day=2
+        )
+        for source in renderer.variants(key):
+            for seed in range(6):
+                context = {
+                    "game": game,
+                    "players": players,
+                    "recipient": None,
+                    "stories": ["Het spel is uit."] if events else [],
+                    "events": events,
+                }
+                texts.append(renderer.render_source_mail(source, context, random.Random(seed)).text)
+    return texts
+
+
+def test_no_evening_after_the_winners_and_no_night_going_on_at_dawn() -> None:
+    for language in ("nl", "en"):
+        for theme in ("wakkerdam", "haven"):
+            for text in _win_and_dawn_mails(language, theme):
+                for slip in (
+                    "nog niet voorbij",
+                    "not over yet",
+                    "valt de avond",
+                    "Evening will fall",
+                    "gaat Wakkerdam slapen",
+                    "Wakkerdam goes to sleep",
+                    "Ebbenhaven gaat slapen",
+                    "Ebbenhaven goes to sleep",
+                    "Een nieuwe dag begint",
+                    "A new day begins",
+                ):
+                    assert slip not in text, (language, theme, text)
+
+
+# --- 7. who is out gets no advice for staying in, and is told how to stop the mails ----------
+
+
+def test_a_player_exiled_for_silence_is_told_so_without_advice_for_the_living(
+    factory: sessionmaker[Session],
+) -> None:
+    table = _game(
+        factory,
+        "lupus",
+        "it",
+        ["lupo", "negromante", "veggente", "contadino", "contadino", "contadino"],
+        strictness=1,
+    )
+    who = _who(table)
+    wolf, seer = who["lupo"][0], who["veggente"][0]
+    silent, victim = who["contadino"][0], who["contadino"][1]
+    table.write(seer, wolf)
+    table.deadline()  # night 1: nobody dies (no kill on the first night)
+    for name in table.roles():
+        if name != silent:
+            assert table.write(name, victim) == "vote accepted", name
+    before = len(table.mails())
+    table.deadline()  # day 1: the silent one misses the rogo, once: out
+    stories = _since(table, before, "story", silent)
+    warned = [s for s in stories if "non hai votato" in s]
+    assert warned, stories
+    for text in stories:
+        for advice in ("la prossima volta", "Basta una", "scrivi almeno"):
+            assert advice not in text, text
+    assert any("toglieranno dalla lista" in s for s in stories), stories
+    before = len(table.mails())
+    table.write(silent, wolf)
+    errors = _since(table, before, "error", silent)
+    assert errors, table.mails()[before:]
+    assert "Riprova" not in errors[0] and "fuori dal gioco" in errors[0], errors[0]
+    assert "«aiuto»" in errors[0], errors[0]
+
+
+def test_a_dead_player_is_told_how_to_stop_the_mails(factory: sessionmaker[Session]) -> None:
+    table = _game(
+        factory,
+        "wakkerdam",
+        "nl",
+        ["weerwolf", "ziener", "burger", "burger", "burger"],
+        options={"mayor": False},
+    )
+    who = _who(table)
+    wolf, victim = who["weerwolf"][0], who["burger"][0]
+    assert table.write(wolf, victim) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    stories = _since(table, before, "story", victim)
+    assert any("mail-lijst" in s and "Help" in s for s in stories), stories
+    before = len(table.mails())
+    table.write(victim, wolf)
+    [error] = _since(table, before, "error", victim)
+    assert "Je bent dood" in error and "mail-lijst" in error, error
+    assert "Probeer het nog eens" not in error, error
+
+
+# --- 10. a receipt repeats every part of the move it recorded ---------------------------------
+
+
+def test_the_negromantes_receipt_names_the_power_too(factory: sessionmaker[Session]) -> None:
+    table = _game(
+        factory,
+        "lupus",
+        "it",
+        ["lupo", "negromante", "veggente", "contadino", "contadino", "contadino"],
+    )
+    who = _who(table)
+    necro, farmer = who["negromante"][0], who["contadino"][0]
+    table.deadline()  # night 1
+    for name in table.roles():
+        assert table.write(name, farmer) == "vote accepted", name
+    table.deadline()  # day 1: the farmer burns
+    before = len(table.mails())
+    assert table.write(necro, f"{farmer} visione") == "vote accepted"
+    [receipt] = _since(table, before, "receipt", necro)
+    assert farmer in receipt and "Visione" in receipt, receipt
+
+
+# --- 11. a Fantasma who dies with no power left is told he is no Spettro ----------------------
+
+
+def test_a_fantasma_with_no_power_left_is_told_he_stays_dead(
+    factory: sessionmaker[Session],
+) -> None:
+    from dataclasses import replace
+
+    from narrator.service.table import table_of
+    from rules.lupus.ids import FANTASMA_POWERS
+
+    table = _game(
+        factory,
+        "lupus",
+        "it",
+        ["lupo", "negromante", "fantasma", "contadino", "contadino", "contadino"],
+    )
+    with unit_of_work(factory) as work:  # every supernatural power is taken already
+        game = work.session.scalars(select(Game)).one()
+        seated = table_of(work, game)
+        seated.store(replace(seated.state, assigned=FANTASMA_POWERS))
+    ghost = _who(table)["fantasma"][0]
+    table.deadline()  # night 1
+    for name in table.roles():
+        table.write(name, ghost)
+    before = len(table.mails())
+    table.deadline()  # day 1: the Fantasma burns
+    stories = _since(table, before, "story", ghost)
+    assert any("Non sei uno Spettro" in s for s in stories), stories
+    for name in table.roles():
+        if name != ghost:
+            assert not any("Spettro" in s for s in _since(table, before, "story", name)), name
