@@ -343,3 +343,56 @@ def test_a_fantasma_with_no_power_left_is_told_he_stays_dead(
     for name in table.roles():
         if name != ghost:
             assert not any("Spettro" in s for s in _since(table, before, "story", name)), name
+
+
+# --- 6. the weights and the tie-breaks are explained ----------------------------------------
+
+
+def test_the_mayors_vote_and_a_half_is_explained(factory: sessionmaker[Session]) -> None:
+    table = _game(
+        factory,
+        "wakkerdam",
+        "nl",
+        ["weerwolf", "ziener", "burger", "burger", "burger"],
+        options={"mayor": True},
+    )
+    who = _who(table)
+    wolf, mayor, target = who["weerwolf"][0], who["burger"][0], who["burger"][1]
+    table.write(wolf, "blanco")
+    table.deadline()  # a quiet night 1
+    for name in table.roles():
+        assert table.write(name, mayor) == "vote accepted", name
+    table.deadline()  # the Mayor's election
+    for name in table.roles():
+        if name != target:
+            assert table.write(name, target) == "vote accepted", name
+    before = len(table.mails())
+    table.deadline()  # the stake: four votes, one of them the Mayor's
+    [story] = [s for s in _since(table, before, "story", target) if "Brandstapel" in s]
+    assert "4,5 stemmen" in story, story
+    assert f"De stem van Burgemeester {mayor} (op {target}) telt voor anderhalve stem" in story
+
+
+def test_the_sindacos_ballot_breaking_a_tie_is_explained(factory: sessionmaker[Session]) -> None:
+    table = _game(
+        factory,
+        "lupus",
+        "it",
+        ["lupo", "negromante", "veggente", "contadino", "contadino", "contadino"],
+    )
+    table.deadline()  # night 1
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        sindaco = service.ruleset_of(game).view(work.state(game)).facts["mayor"]
+    others = [n for n in table.roles() if n != sindaco]
+    first, second = others[0], others[1]
+    for name in (sindaco, second, others[2]):
+        assert table.write(name, first) == "vote accepted", name
+    for name in (first, others[3], others[4]):
+        assert table.write(name, second) == "vote accepted", name
+    before = len(table.mails())
+    table.deadline()  # three against three: the Sindaco's ballot decides
+    [story] = [s for s in _since(table, before, "story", first) if "schede" in s][:1]
+    assert f"a parità decide la scheda del Sindaco, e {sindaco} aveva votato {first}" in story, (
+        story
+    )
