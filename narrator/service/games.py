@@ -39,6 +39,7 @@ from narrator.service.story_context import (
     audience_dicts,
     both_forms,
     epilogue_chapters,
+    living_mates,
     story_cast,
     story_game,
     with_story_facts,
@@ -474,11 +475,12 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
     by_name = {p.name: p for p in table.players}
     seats = view.by_name()
     batch = _batch(table, table.public())  # one public game for every mail of the batch
+    mates = living_mates(table.rules, table.state, view)
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
         context = batch.context(name)
-        actions = actions_of(table.rules, table.state, name, seats[name].role)
+        actions = actions_of(table.rules, table.state, name, seats[name].role, mates.get(name, ()))
         context.update({"player": name, "actions": actions})
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
         letter = _letter(batch, player, "step", context, identity)
@@ -836,6 +838,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
     seats = table.view.by_name()
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
+    mates = living_mates(rs, state, table.view)
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
@@ -845,7 +848,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name, seats[name].role),
+                "actions": actions_of(rs, state, name, seats[name].role, mates.get(name, ())),
                 "missed": seats[name].missed,
             }
         )

@@ -227,12 +227,17 @@ def with_story_facts(
 
 
 def actions_of(
-    rs: Ruleset[Any], state: Any, player: str, own_role: str | None = None
+    rs: Ruleset[Any],
+    state: Any,
+    player: str,
+    own_role: str | None = None,
+    mates: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """The `actions` of a step/reminder mail: what `player` may send now (stories' Action).
 
     A player asked as his role is asked as the role he was told (the Dwaas as Ziener):
-    `own_role` is his true role (from the view the caller holds; None: look it up).
+    `own_role` is his true role (from the view the caller holds; None: look it up).  `mates`
+    are the living players his role information names to him (his pack, who vote with him).
     """
     result = []
     choices = rs.choices(state, player).actions
@@ -253,9 +258,19 @@ def actions_of(
                 "keyword": choice.keyword,
                 "previous": ["blanco"] if previous == () else list(previous or ()),
                 "extra": dict(choice.extra),
+                "mates": list(mates),
             }
         )
     return result
+
+
+def living_mates(rs: Ruleset[Any], state: Any, view: GameView) -> dict[str, list[str]]:
+    """Player -> the living players his role information names to him (``known_mates``),
+    worked out once for every mail of a step."""
+    living = {seat.name for seat in view.players if seat.alive}
+    return {
+        name: [m for m in known if m in living] for name, known in rs.known_mates(state).items()
+    }
 
 
 def epilogue_chapters(game: Game, entries: Sequence[Any]) -> dict[str, Any]:

@@ -146,6 +146,10 @@ class Ruleset(Protocol[S]):
         """Resolve the current step and advance (ValueError when the game is over)."""
         ...
 
+    def known_mates(self, state: S) -> Mapping[str, tuple[str, ...]]:
+        """Return player -> the players his role information names to him (his pack)."""
+        ...
+
     def start_events(self, state: S) -> tuple[Event, ...]:
         """Return the start's events: one ``role`` event per player, and any public ones."""
         ...

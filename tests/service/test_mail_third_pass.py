@@ -15,6 +15,7 @@ from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from stories import FileStore, Player, Renderer, StoryKey
 from stories import Game as StoryGame
+from stories.words import load_words
 from tests.support.bymail import Table, address_of, subject_of, text_of
 
 NAMES = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Greta")
@@ -396,3 +397,68 @@ def test_the_sindacos_ballot_breaking_a_tie_is_explained(factory: sessionmaker[S
     assert f"a parità decide la scheda del Sindaco, e {sindaco} aveva votato {first}" in story, (
         story
     )
+
+
+# --- 9. the slips of the Wakkerdam and Lupus mails -------------------------------------------
+
+
+def test_the_wolves_step_names_the_pack_and_the_witch_is_asked_for_what_she_can_do(
+    factory: sessionmaker[Session],
+) -> None:
+    table = _game(
+        factory,
+        "wakkerdam",
+        "nl",
+        ["weerwolf", "weerwolf", "heks", "burger", "burger", "burger"],
+        options={"mayor": False},
+    )
+    who = _who(table)
+    first, second = who["weerwolf"]
+    witch = who["heks"][0]
+    [step] = _since(table, 0, "step", first)
+    assert f"Je stemt samen met {second}." in step, step
+    table.write(first, "blanco")
+    table.write(second, "blanco")
+    before = len(table.mails())
+    table.deadline()  # the wolves eat nobody: nobody is wounded when the Heks wakes
+    [step] = _since(table, before, "step", witch)
+    assert "Vannacht is er niemand gewond." in step, step
+    assert "hoogstens één naam" in step and "twee namen" not in step, step
+
+
+def test_english_mails_ask_for_english_words_and_take_nobody(
+    factory: sessionmaker[Session],
+) -> None:
+    table = _game(
+        factory,
+        "wakkerdam",
+        "en",
+        ["weerwolf", "ziener", "burger", "burger", "burger"],
+        options={"mayor": False},
+    )
+    seer = _who(table)["ziener"][0]
+    [role] = _since(table, 0, "role", seer)
+    assert "(or the word blank)" in role and "blanco" not in role, role
+    before = len(table.mails())
+    assert table.write(seer, "Gandalf").startswith("error: no-name")
+    [error] = _since(table, before, "error", seer)
+    assert "nor the word blank" in error and "blanco" not in error, error
+    assert table.write(seer, "nobody") == "vote accepted"
+
+
+def test_no_muster_roll_and_no_expected_one() -> None:
+    renderer = Renderer(FileStore())
+    signup = {
+        "game": StoryGame(name="Borgo", language="en", theme="haven"),
+        "players": (),
+        "recipient": "Anna",
+        "player": Player("Anna", "vrouw"),
+        "signups": ["Anna"],
+    }
+    key = StoryKey("wakkerdam", "en", "haven", "signup_confirmed")
+    for source in renderer.variants(key):
+        text = renderer.render_source_mail(source, signup, random.Random(0)).text
+        assert "muster roll" not in text and "signed on for Borgo" in text, text
+    words = load_words("wakkerdam", "nl")
+    text = words.error_text("too-many-names", {"names": "Anna, Bram", "expected": 1})
+    assert "ik verwacht er" not in text and "hoogstens 1 zijn" in text, text
