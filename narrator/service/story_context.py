@@ -112,17 +112,22 @@ def roster(
     out = []
     seats = view.by_name() if view is not None else {}
     for player in players:
-        alive, role = True, None
+        alive, exiled, role = True, False, None
         seat = seats.get(player.name)
         if seat is not None:
-            alive = seat.alive
-            if reveal.living:
+            alive, exiled = seat.alive, seat.exiled
+            if reveal.living or (alive and seat.revealed):
                 role = seat.role
             elif not alive and reveal.dead:
                 role = rs.shown_role(state, player.name)
             elif player.name == reveal.to:  # his own role, as he was told it
                 role = rs.told_role(state, player.name)
-        out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
+        row = {"name": player.name, "gender": player.gender, "role": role, "alive": alive}
+        if exiled:
+            row["exiled"] = True
+        if seat is not None and seat.revealed and alive:
+            row["revealed"] = True
+        out.append(row)
     return out
 
 

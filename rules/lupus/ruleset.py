@@ -58,7 +58,14 @@ class LupusRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
-                SeatView(name=p.name, alive=p.alive, role=p.role, team=p.faction, missed=p.missed)
+                SeatView(
+                    name=p.name,
+                    alive=p.alive,
+                    role=p.role,
+                    team=p.faction,
+                    missed=p.missed,
+                    exiled=p.exiled,
+                )
                 for p in state.players
             ),
             votes=state.vote_map(),

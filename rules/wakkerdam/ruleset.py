@@ -87,6 +87,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
                     role=player.role,
                     team=team_of(player),
                     missed=player.missed,
+                    revealed=player.fool_revealed,
                 )
                 for player in state.players
             ),

@@ -83,6 +83,11 @@ def _since(table: Table, before: int, kind: str, name: str) -> list[str]:
     ]
 
 
+def above_roster_lines(text: str) -> list[str]:
+    """The running roster of a mail's text: the lines below its ``-- `` separator."""
+    return text.replace("\r\n", "\n").partition("\n-- \n")[2].splitlines()
+
+
 def _subjects(table: Table, before: int, kind: str, name: str) -> list[str]:
     return [
         subject_of(m) for to, k, m in table.mails()[before:] if k == kind and to == address_of(name)
@@ -260,6 +265,10 @@ def test_a_player_exiled_for_silence_is_told_so_without_advice_for_the_living(
         for advice in ("la prossima volta", "Basta una", "scrivi almeno"):
             assert advice not in text, text
     assert any("toglieranno dalla lista" in s for s in stories), stories
+    # 8. the roster tells the exiled apart from the dead
+    roster = above_roster_lines(stories[0])
+    assert any(line.startswith(f"Esiliati (1): {silent}") for line in roster), roster
+    assert not any(line.startswith("Morti") and silent in line for line in roster), roster
     before = len(table.mails())
     table.write(silent, wolf)
     errors = _since(table, before, "error", silent)
@@ -462,3 +471,52 @@ def test_no_muster_roll_and_no_expected_one() -> None:
     words = load_words("wakkerdam", "nl")
     text = words.error_text("too-many-names", {"names": "Anna, Bram", "expected": 1})
     assert "ik verwacht er" not in text and "hoogstens 1 zijn" in text, text
+
+
+# --- 8. the roster says what the story said: the Dorpsgek shown at the stake ------------------
+
+
+def test_the_revealed_dorpsgek_has_his_role_in_the_roster(factory: sessionmaker[Session]) -> None:
+    table = _game(
+        factory,
+        "wakkerdam",
+        "nl",
+        ["weerwolf", "dorpsgek", "burger", "burger", "burger"],
+        options={"mayor": False},
+    )
+    who = _who(table)
+    wolf, fool = who["weerwolf"][0], who["dorpsgek"][0]
+    table.write(wolf, "blanco")
+    table.deadline()  # a quiet night 1
+    for name in table.roles():
+        table.write(name, fool)
+    before = len(table.mails())
+    table.deadline()  # the village burns the Dorpsgek: he is shown, and lives
+    stories = _since(table, before, "story", fool)
+    roster = above_roster_lines(stories[0])
+    assert any(line.startswith("Nog in leven") and f"{fool} (Dorpsgek)" in line for line in roster)
+    others = [n for n in table.roles() if n != fool]
+    assert not any(f"{n} (" in roster[0] for n in others), roster
+
+
+# --- 9. Italian roles agree with a woman -------------------------------------------------------
+
+
+def test_a_woman_is_told_her_role_in_its_feminine(factory: sessionmaker[Session]) -> None:
+    table = _game(
+        factory,
+        "lupus",
+        "it",
+        ["lupo", "negromante", "veggente", "contadino", "contadino", "contadino"],
+    )
+    words = load_words("lupus", "it")
+    told = 0
+    for name, role in table.roles().items():
+        [mail] = _since(table, 0, "role", name)
+        forms = words.roles[role]
+        if name in WOMEN and forms.feminine:
+            assert f"sei {forms.feminine_indefinite}" in mail, mail
+            told += 1
+        else:
+            assert f"sei {forms.indefinite}" in mail, mail
+    assert told >= 2
