@@ -520,3 +520,18 @@ def test_a_woman_is_told_her_role_in_its_feminine(factory: sessionmaker[Session]
         else:
             assert f"sei {forms.indefinite}" in mail, mail
     assert told >= 2
+
+
+def test_a_help_forward_names_the_game_that_has_ended(factory: sessionmaker[Session]) -> None:
+    from dataclasses import replace
+
+    from narrator.models import GameStatus
+
+    table = _game(factory, "wakkerdam", "nl", ["weerwolf", "ziener", "burger", "burger", "burger"])
+    table.settings = replace(table.settings, admins=("beheer@example.org",))
+    with unit_of_work(factory) as work:
+        work.session.scalars(select(Game)).one().status = GameStatus.ENDED.value
+    table.ask_help("Anna", "Wie heeft er gewonnen?", "Help")
+    [forward] = [text_of(m) for to, kind, m in table.mails() if kind == "help_forward"]
+    assert "Spel: geen" not in forward and "Spel: Borgo" in forward, forward
+    assert "Speler: Anna" in forward, forward
