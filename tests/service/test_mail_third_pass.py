@@ -535,3 +535,23 @@ def test_a_help_forward_names_the_game_that_has_ended(factory: sessionmaker[Sess
     [forward] = [text_of(m) for to, kind, m in table.mails() if kind == "help_forward"]
     assert "Spel: geen" not in forward and "Spel: Borgo" in forward, forward
     assert "Speler: Anna" in forward, forward
+
+
+def test_a_burnt_wolf_of_a_beaten_faction_gathers_no_belongings(
+    factory: sessionmaker[Session],
+) -> None:
+    table = _game(
+        factory,
+        "lupus",
+        "it",
+        ["lupo", "negromante", "veggente", "contadino", "contadino", "contadino"],
+    )
+    wolf = _who(table)["lupo"][0]
+    table.deadline()  # night 1
+    for name in table.roles():
+        table.write(name, wolf)
+    before = len(table.mails())
+    table.deadline()  # the wolf burns: the Lupi are beaten, their dead leave the game too
+    stories = "\n".join(_since(table, before, "story", wolf))
+    assert f"Anche {wolf}, che già riposa nella tomba" in stories, stories
+    assert f"{wolf} raccoglie le sue cose" not in stories, stories
