@@ -5,18 +5,29 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jinja2 import TemplateNotFound
 
-from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
+from rules.core.registry import get_ruleset, ruleset_ids
+from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, Action, ContextError, Event
 from stories.helpers import Helpers, StoryError, helper_names
 from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
 from stories.layout import ROSTER_SEPARATOR
 from stories.pack import PackError, load_pack
 from stories.render import Renderer, main_theme
-from stories.samples import event_samples, mail_samples, sample_game, sample_players
+from stories.samples import (
+    action_kinds,
+    event_samples,
+    has_event_samples,
+    mail_samples,
+    sample_action,
+    sample_game,
+    sample_players,
+    sampled_kinds,
+    step_of_action,
+)
 from stories.store import MemoryStore, StorySource, TemplateStore, over_shipped
 from stories.words import Words, languages_of
 
@@ -111,6 +122,8 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
                 yield _with_sample(str(error), context)
                 continue
             yield from _mail_content_problems(source, context, mail.subject, mail.text)
+        if key.event == "step":
+            yield from _unworded_kinds(renderer, source)
     else:
         for number, (context, event) in enumerate(event_samples(key)):
             report.renders += 1
@@ -121,6 +134,65 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
                 )
             except (StoryError, ContextError) as error:
                 yield _with_sample(str(error), {**context, "event": event})
+
+
+#: An action kind no ruleset has: a step mail for a kind of the rules that reads like this
+#: one's has no words for it ("Something is asked of you (witte)").
+UNKNOWN_KIND = "zz_unknown"
+
+
+def _unworded_kinds(renderer: Renderer, source: StorySource) -> Iterable[str]:
+    """Yield a problem for each action kind of the rules that the step template `source`
+    tells as it tells an unknown kind (with no ``extra``, which a template may tell the kind
+    by): its fallback, no words of its own."""
+    key = source.key
+    if key.ruleset not in ruleset_ids():
+        return
+    players = sample_players(key.ruleset)
+    reader = players[0].name
+
+    def told(action: Action, kind: str) -> str:
+        context = {
+            "game": sample_game(key, step_of_action(key.ruleset, kind)),
+            "players": players,
+            "recipient": reader,
+            "player": reader,
+            "actions": [action],
+        }
+        text = renderer.render_source_mail(source, context, random.Random(0)).text
+        return text.replace(kind, "§").replace(UNKNOWN_KIND, "§")
+
+    for kind in action_kinds(key.ruleset):
+        action = sample_action(key.ruleset, kind)
+        try:
+            unknown = replace(action, kind=UNKNOWN_KIND, extra={})
+            unworded = told(action, kind) == told(unknown, kind)
+        except (StoryError, ContextError):
+            continue  # an unknown kind is refused: no fallback (the sample renders check it)
+        if unworded:
+            yield f"{_origin(source)}: the step mail has no words for the action {kind!r}"
+
+
+def sample_problems(ruleset: str) -> list[str]:
+    """The samples of `ruleset` (``stories/<ruleset>/samples.toml``) against its rules: a
+    sampled action kind the rules never ask (its samples render a mail no game sends, while
+    the live kind goes unchecked), and an event the rules emit with no sample to render."""
+    if ruleset not in ruleset_ids():
+        return []
+    rules = get_ruleset(ruleset)
+    asked = set(rules.action_kinds)
+    problems = [
+        f"{ruleset}: samples.toml: [actions.{kind}] is no action the rules ask "
+        f"(they ask: {', '.join(rules.action_kinds)})"
+        for kind in sampled_kinds(ruleset)
+        if kind not in asked
+    ]
+    problems += [
+        f"{ruleset}: samples.toml: no [[events.{event}]] sample (the rules emit it)"
+        for event in rules.event_types
+        if event not in MAIL_TYPES and not has_event_samples(ruleset, event)
+    ]
+    return problems
 
 
 def _with_sample(message: str, context: dict[str, Any]) -> str:
@@ -282,6 +354,7 @@ def check_store(store: TemplateStore, languages: Sequence[str] | None = None) ->
         )
         wanted = languages_of(ruleset) if languages is None else tuple(languages)
         events = keys_of(ruleset)
+        report.problems.extend(sample_problems(ruleset))
         for language in wanted:
             report.problems.extend(_apart_problems(renderer, ruleset, language))
         for language in wanted:

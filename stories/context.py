@@ -56,12 +56,16 @@ def _gender(value: str) -> str:
 
 @dataclass(frozen=True)
 class Player:
-    """A player as stories see him: name, gender (`man`|`vrouw`), known role, alive."""
+    """A player as stories see him: name, gender (`man`|`vrouw`), known role, alive; `exiled`:
+    out of play but living (Lupus), so `alive` is False; `revealed`: his `role` is public while he
+    lives (Wakkerdam's Dorpsgek)."""
 
     name: str
     gender: str = "man"
     role: str | None = None
     alive: bool = True
+    exiled: bool = False
+    revealed: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", clean_text(self.name))
@@ -72,7 +76,7 @@ class Player:
         """A Player from a Player or a mapping with name, gender, role, alive."""
         if isinstance(value, Player):
             return value
-        unknown = set(value) - {"name", "gender", "role", "alive", "email"}
+        unknown = set(value) - {"name", "gender", "role", "alive", "exiled", "revealed", "email"}
         if unknown:
             raise ContextError(f"unknown player fields {sorted(unknown)}")
         return cls(
@@ -80,6 +84,8 @@ class Player:
             gender=str(value.get("gender", "man")),
             role=value.get("role"),
             alive=bool(value.get("alive", True)),
+            exiled=bool(value.get("exiled", False)),
+            revealed=bool(value.get("revealed", False)),
         )
 
     def __str__(self) -> str:
@@ -244,6 +250,7 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "blanco": False,
             "corrected": (),
             "moves": (),
+            "keywords": (),
         },
         "error": {
             "player": None,

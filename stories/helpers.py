@@ -73,19 +73,33 @@ class Helpers:
             raise StoryError(f"unknown role {role!r}")
         return words
 
-    def role_name(self, role: str, count: int | None = None) -> str:
-        """The role's name, plural unless `count` is 1 when given: "Ziener", "Weerwolven"."""
+    def _of_woman(self, words: RoleWords, who: str | Player | None) -> bool:
+        """Whether the role is named for `who`, a woman, in the forms her language has."""
+        return bool(words.feminine) and who is not None and self.player(who).gender == "vrouw"
+
+    def role_name(
+        self, role: str, count: int | None = None, who: str | Player | None = None
+    ) -> str:
+        """The role's name, plural unless `count` is 1 when given: "Ziener", "Weerwolven"; the
+        name for `who` when given (a woman: "Veggente" as the feminine of a language has it)."""
         words = self._role(role)
+        if self._of_woman(words, who) and (count is None or self._is_one(count)):
+            return words.feminine
         return words.name if count is None or self._is_one(count) else words.plural
 
-    def the_role(self, role: str, count: int | None = None) -> str:
-        """With the definite article: "de Ziener", "het Onschuldige Meisje", "the Seer"."""
+    def the_role(self, role: str, count: int | None = None, who: str | Player | None = None) -> str:
+        """With the definite article: "de Ziener", "het Onschuldige Meisje", "the Seer"; for
+        `who` when given ("la Veggente")."""
         words = self._role(role)
+        if self._of_woman(words, who) and (count is None or self._is_one(count)):
+            return words.feminine_definite
         return words.definite if count is None or self._is_one(count) else words.definite_plural
 
-    def a_role(self, role: str) -> str:
-        """With the indefinite article: "een Ziener", "een Onschuldig Meisje", "a Seer"."""
-        return self._role(role).indefinite
+    def a_role(self, role: str, who: str | Player | None = None) -> str:
+        """With the indefinite article: "een Ziener", "een Onschuldig Meisje", "a Seer"; for
+        `who` when given (a woman: "una Veggente")."""
+        words = self._role(role)
+        return words.feminine_indefinite if self._of_woman(words, who) else words.indefinite
 
     def roles_count(self, role: str, count: int) -> str:
         """A counted role: "één Weerwolf", "drie Weerwolven", "two Seers"."""

@@ -75,13 +75,17 @@ class Roster:
     alive: str  # "Anna, Bram, Carla en Frank"
     dead_label: str  # "Dood (2)"
     dead: str  # "Dirk (Burger) en Eva"; "" when nobody died
+    exiled_label: str = ""  # "Esiliati (1)"
+    exiled: str = ""  # the exiled, out of play but living (Lupus); "" when nobody is
 
     def lines(self) -> list[str]:
         """The roster as the text part ends with it: one line for the living, one for the dead
-        (left out while nobody died)."""
+        (left out while nobody died), one for the exiled (left out while nobody is)."""
         lines = [f"{self.alive_label}: {self.alive}"]
         if self.dead:
             lines.append(f"{self.dead_label}: {self.dead}")
+        if self.exiled:
+            lines.append(f"{self.exiled_label}: {self.exiled}")
         return lines
 
 
@@ -90,12 +94,13 @@ def public_roles(cast: Cast) -> dict[str, str | None]:
 
     A recipient's own copy of the cast carries his own role (stories.context.Cast.with_player);
     the shared cast does not, so no mail's roster shows what only its reader knows.  A living
-    player's role shows only when every living player's does (the game is over): a cast that
-    holds one living role by mistake does not leak it either.
+    player's role shows only when every living player's does (the game is over), or when the
+    village saw it (`revealed`: the Dorpsgek): a cast that holds one living role by mistake
+    does not leak it either.
     """
     shared = shared_cast(cast)
     living_known = all(p.role is not None for p in shared if p.alive)
-    return {p.name: p.role if (not p.alive or living_known) else None for p in shared}
+    return {p.name: p.role if (not p.alive or living_known or p.revealed) else None for p in shared}
 
 
 def roster_of(cast: Cast, words: Words, names: Callable[..., str]) -> Roster | None:
@@ -119,12 +124,15 @@ def roster_of(cast: Cast, words: Words, names: Callable[..., str]) -> Roster | N
         return fill(label.with_role, name=name, role=role_words.name)
 
     alive = [shown(p.name) for p in shared if p.alive]
-    dead = [shown(p.name) for p in shared if not p.alive]
+    dead = [shown(p.name) for p in shared if not p.alive and not p.exiled]
+    exiled = [shown(p.name) for p in shared if not p.alive and p.exiled]
     roster = Roster(
         alive_label=fill(label.alive, count=str(len(alive))),
         alive=names(alive),
         dead_label=fill(label.dead, count=str(len(dead))),
         dead=names(dead) if dead else "",
+        exiled_label=fill(label.exiled, count=str(len(exiled))),
+        exiled=names(exiled) if exiled else "",
     )
     shared._memo[memo_key] = roster
     return roster
@@ -622,6 +630,8 @@ def mail_html(
             "alive": shown.alive,
             "dead_label": shown.dead_label,
             "dead": shown.dead,
+            "exiled_label": shown.exiled_label,
+            "exiled": shown.exiled,
         },
         footer=footer,
     )

@@ -124,7 +124,19 @@ def sample_game(key: StoryKey, step: str | None, **changes: Any) -> Game:
 
 
 def action_kinds(ruleset: str) -> tuple[str, ...]:
-    """The action kinds a step mail of `ruleset` meets."""
+    """The action kinds a step mail of `ruleset` meets: the rules' own ids (the ruleset's
+    ``action_kinds``), so that no kind a live game asks escapes the samples; not a role's
+    that no player is told he has (``[roles] never_told``: the Dwaas is asked as the Ziener).
+    The pack's ``[actions.<kind>]`` tables give each kind its step and variants.  For a ruleset
+    the rules do not know, the kinds of those tables."""
+    if ruleset in ruleset_ids():
+        never = set(_table(load_pack(ruleset), "roles").get("never_told", ()))
+        return tuple(k for k in get_ruleset(ruleset).action_kinds if k not in never)
+    return sampled_kinds(ruleset)
+
+
+def sampled_kinds(ruleset: str) -> tuple[str, ...]:
+    """The action kinds the pack's samples have a table ``[actions.<kind>]`` for."""
     actions = _table(load_pack(ruleset), "actions")
     return tuple(kind for kind, spec in actions.items() if isinstance(spec, Mapping))
 
@@ -184,6 +196,11 @@ def _step_of_action(pack: Pack, kind: str) -> str | None:
     return None if step is None else str(step)
 
 
+def step_of_action(ruleset: str, kind: str) -> str | None:
+    """The step the samples ask the action `kind` in (None: the pack gives none)."""
+    return _step_of_action(load_pack(ruleset), kind)
+
+
 def _recipients(subjects: tuple[str, ...]) -> tuple[str | None, ...]:
     return (None, subjects[0] if subjects else None, "Frank")
 
@@ -197,6 +214,11 @@ def _event_samples(ruleset: str, event: str) -> tuple[Mapping[str, Any], ...]:
         for number, entry in enumerate(entries)
         for sample in expand(pack, entry, f"events.{event}[{number}]")
     )
+
+
+def has_event_samples(ruleset: str, event: str) -> bool:
+    """Whether the pack's samples have at least one ``[[events.<event>]]``."""
+    return bool(_event_samples(ruleset, event))
 
 
 def event_samples(key: StoryKey) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
@@ -270,8 +292,10 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         context["missed"] = variant % 2
                     yield context
     elif key.event == "receipt":
+        said = mails.get("receipt_keywords", {})
         for kind in action_kinds(key.ruleset):
             action = sample_action(key.ruleset, kind)
+            keywords = tuple(said.get(kind, (action.keyword,) if action.keyword else ()))
             for targets, blanco, corrected in (
                 ((), True, ()),
                 (("Bram",), False, ()),
@@ -287,6 +311,7 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                         "targets": targets,
                         "blanco": blanco,
                         "corrected": corrected,
+                        "keywords": () if blanco else keywords,
                     }
             # A mail of several moves: one recorded (a name corrected), one blank, one refused.
             moves = (

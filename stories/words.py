@@ -52,13 +52,18 @@ class WordsError(ValueError):
 
 @dataclass(frozen=True)
 class RoleWords:
-    """How one role is named: bare, with articles, and in the plural."""
+    """How one role is named: bare, with articles, and in the plural; a language whose role
+    names agree with a woman gives her forms (``feminine``, ``feminine_definite``,
+    ``feminine_indefinite``: "Veggente", "la Veggente", "una Veggente"), else they are ""."""
 
     name: str
     definite: str
     indefinite: str
     plural: str
     definite_plural: str
+    feminine: str = ""
+    feminine_definite: str = ""
+    feminine_indefinite: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class MailWords:
     roster: str  # heading of the roster
     alive: str  # {count}: "Nog in leven ({count})"
     dead: str  # {count}
+    exiled: str  # {count}: "Esiliati ({count})", out of play but living (Lupus)
     with_role: str  # {name} {role}: "{name} ({role})"
     action: str  # heading of the action box
     choices: str  # "Je keuzes"
@@ -150,6 +156,7 @@ MAIL_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "alive": ("count",),
         "dead": ("count",),
+        "exiled": ("count",),
         "with_role": ("name", "role"),
         "names_exact": ("count",),
         "names_most": ("max",),
@@ -441,10 +448,16 @@ class _Reader:
             if not isinstance(table, dict):
                 raise self.fail(f"[roles.{role}]", "must be a table")
             fields = ("name", "definite", "indefinite", "plural", "definite_plural")
-            unknown = sorted(set(table) - set(fields))
+            feminine = ("feminine", "feminine_definite", "feminine_indefinite")
+            unknown = sorted(set(table) - set(fields) - set(feminine))
             if unknown:
                 raise self.fail(f"[roles.{role}]", f"unknown key(s) {', '.join(unknown)}")
-            roles[role] = RoleWords(*(self.string(table, f, f"[roles.{role}] ") for f in fields))
+            if any(f in table for f in feminine) and not all(f in table for f in feminine):
+                raise self.fail(f"[roles.{role}]", f"give all of {', '.join(feminine)} or none")
+            roles[role] = RoleWords(
+                *(self.string(table, f, f"[roles.{role}] ") for f in fields),
+                *(self.string(table, f, f"[roles.{role}] ", required=False) for f in feminine),
+            )
         steps = {}
         for step, table in self.table("steps").items():
             if not isinstance(table, dict):

@@ -73,6 +73,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "tracked": frozenset({"player", "target", "visited"}),
     "watched": frozenset({"player", "target", "visitors"}),
     "ghost": frozenset({"player", "power", "via"}),
+    "no_ghost": frozenset({"player"}),
     "resurrected": frozenset({"player"}),
     "role_change": frozenset({"player", "role"}),
     "death": frozenset({"player", "cause"}),

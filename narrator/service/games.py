@@ -39,6 +39,7 @@ from narrator.service.story_context import (
     actions_of,
     audience_dicts,
     epilogue_chapters,
+    living_mates,
     story_cast,
     story_game,
 )
@@ -499,11 +500,12 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
     )
     by_name = {p.name: p for p in table.players}
     batch = _batch(table, table.public())  # one public game for every mail of the batch
+    mates = living_mates(table.rules, table.state, view)
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
         context = batch.context(name)
-        actions = actions_of(table.rules, table.state, name)
+        actions = actions_of(table.rules, table.state, name, mates.get(name, ()))
         context.update({"player": name, "actions": actions})
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
         letter = _letter(batch, player, "step", context, identity)
@@ -710,6 +712,7 @@ class _Voting:
             "targets": targets,
             "blanco": ballot.blanco or not targets,
             "corrected": [list(c) for c in ballot.corrections],
+            "keywords": list(self.keywords),  # every word of the move it recorded
         }
 
     def record(self, state: RulesState) -> None:
@@ -809,10 +812,17 @@ def close(table: GameTable, now: datetime) -> Closed:
     # Every dawn and dusk (the phase turns, or the game ends) is told to the whole village,
     # also when nothing happened ("Het bleef stil"): a quiet night is news too.
     turning = after.over or (phase is not None and after.phase not in (None, phase))
+    public = table.public(step, phase)  # shared by every mail
+    # So does a step after which the game's moment turns in the players' words though the
+    # rules' phase goes on (Wakkerdam's Mayor is elected at dawn, "Dag 1", in the night's
+    # phase): a quiet "Nacht 1" is told before the election's mail.
+    turning = turning or moment_subject(game, {"game": public}) != moment_subject(
+        game, {"game": table.public()}
+    )
     letters = _story_letters(
         table,
         story_events(told.story, game.ruleset),  # parsed once for every recipient
-        table.public(step, phase),  # shared by every mail
+        public,
         _Telling(
             seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
             identity=f"story/{game.id}/{game.step_number}",
@@ -862,6 +872,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
     seats = {seat.name: seat for seat in table.view.players}
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
+    mates = living_mates(rs, state, table.view)
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
@@ -871,7 +882,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name),
+                "actions": actions_of(rs, state, name, mates.get(name, ())),
                 "missed": seats[name].missed,
             }
         )

@@ -872,6 +872,14 @@ def _help_forward(
         "subject": parsed.raw_subject,
         "body": parsed.full_text or parsed.body,
     }
+    if game is None:  # a game of his that has ended: the admins still see which one it was
+        game = work.session.scalars(
+            select(Game)
+            .join(Player, Player.game_id == Game.id)
+            .where(Player.email == parsed.sender, Game.status == GameStatus.ENDED.value)
+            .order_by(Game.id.desc())
+            .limit(1)
+        ).first()
     if game is not None:  # the admins see which game it is about, and who he is in it
         table = table_of(work, game)
         context["game"] = table.public()

@@ -114,17 +114,22 @@ def roster(
     out = []
     seats = {seat.name: seat for seat in view.players} if view is not None else {}
     for player in players:
-        alive, role = True, None
+        alive, exiled, role = True, False, None
         seat = seats.get(player.name)
         if seat is not None and roles is not None:
-            alive = seat.alive
-            if reveal.living:
+            alive, exiled = seat.alive, seat.exiled
+            if reveal.living or (alive and seat.revealed):
                 role = seat.role
             elif not alive and reveal.dead:
                 role = roles.shown.get(player.name)
             elif player.name == reveal.to:  # his own role, as he was told it
                 role = roles.own.get(player.name)
-        out.append({"name": player.name, "gender": player.gender, "role": role, "alive": alive})
+        row = {"name": player.name, "gender": player.gender, "role": role, "alive": alive}
+        if exiled:
+            row["exiled"] = True
+        if seat is not None and seat.revealed and alive:
+            row["revealed"] = True
+        out.append(row)
     return out
 
 
@@ -214,10 +219,16 @@ def with_story_facts(
     return rs.tell(before, after_state, events, reveal_roles=reveal_roles)
 
 
-def actions_of(rs: Ruleset[RulesState], state: RulesState, player: str) -> list[dict[str, Any]]:
+def actions_of(
+    rs: Ruleset[RulesState], state: RulesState, player: str, mates: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """The `actions` of a step/reminder mail: what `player` may send now (stories' Action),
-    as he is told them (``Ruleset.told_choices``: the Dwaas is asked as the Ziener)."""
-    return [action_context(choice) for choice in rs.told_choices(state, player).actions]
+    as he is told them (``Ruleset.told_choices``: the Dwaas is asked as the Ziener); `mates`
+    are the living players his role information names to him (his pack, who vote with him)."""
+    return [
+        {**action_context(choice), "mates": list(mates)}
+        for choice in rs.told_choices(state, player).actions
+    ]
 
 
 def action_context(choice: ActionChoice) -> dict[str, Any]:
@@ -233,6 +244,17 @@ def action_context(choice: ActionChoice) -> dict[str, Any]:
         "previous": ["blanco"] if previous == () else list(previous or ()),
         "extra": dict(choice.extra),
         "move": choice.move,
+    }
+
+
+def living_mates(
+    rs: Ruleset[RulesState], state: RulesState, view: GameView
+) -> dict[str, list[str]]:
+    """Player -> the living players his role information names to him (``known_mates``),
+    worked out once for every mail of a step."""
+    living = {seat.name for seat in view.players if seat.alive}
+    return {
+        name: [m for m in known if m in living] for name, known in rs.known_mates(state).items()
     }
 
 

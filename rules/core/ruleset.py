@@ -77,6 +77,13 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
+    def action_kinds(self) -> tuple[str, ...]:
+        """Every action id a player may be asked (each :class:`ActionChoice`'s ``action``):
+        the kinds a step mail, a receipt and an error may meet, which the story packs' samples
+        must cover."""
+        ...
+
+    @property
     def options(self) -> Mapping[str, JsonValue]:
         """The ruleset's own settings with their defaults (Wakkerdam: ``{"mayor": True}``)."""
         ...
@@ -170,6 +177,10 @@ class Ruleset(Protocol[S]):
 
         Raises ValueError when the game is over or the player cannot be removed (unknown,
         already out of play)."""
+        ...
+
+    def known_mates(self, state: S) -> Mapping[str, tuple[str, ...]]:
+        """Return player -> the players his role information names to him (his pack)."""
         ...
 
     def start_events(self, state: S) -> tuple[Event, ...]:

@@ -14,7 +14,9 @@ JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, 
 class SeatView:
     """One player as the narrator sees him: his true role and team, life, missed votes.
 
-    ``alive`` is False for a player out of play (dead, or exiled where a ruleset has exile).
+    ``alive`` is False for a player out of play (dead, or exiled where a ruleset has exile);
+    ``exiled`` tells the exiled apart (out of play, but living: Lupus); ``revealed``: his
+    role is public while he lives (Wakkerdam's Dorpsgek, shown at the stake).
     The role is the truth; what the player was *told* is :meth:`Ruleset.told_role`.
     """
 
@@ -23,6 +25,8 @@ class SeatView:
     role: str
     team: str
     missed: int = 0
+    exiled: bool = False
+    revealed: bool = False
 
 
 @dataclass(frozen=True)

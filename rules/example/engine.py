@@ -94,6 +94,10 @@ def _enter(state: GameState, spec: StepSpec[GameState]) -> GameState:
 # --------------------------------------------------------------------------- votes
 
 
+ACTION_KINDS: tuple[str, ...] = (DAY, LUPO.id, SPARE, VEGGENTE.id)
+"""Every action a player may be asked (the ``action`` of :func:`choices`' votes)."""
+
+
 def choices(state: GameState, player: str) -> Choices:
     """What ``player`` may send now: the day vote, the wolves' victim or spare, the seer's look."""
     seat = state.find(player)

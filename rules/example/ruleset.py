@@ -22,6 +22,7 @@ class ExampleRuleset(RulesetBase[GameState]):
     causes = ("lupi", "rogo", "inattivita")
     teams = (VILLAGGIO, LUPI)
     keywords = engine.KEYWORDS
+    action_kinds = engine.ACTION_KINDS
     event_types = EVENT_TYPES
     distributions = distributions.DEFAULT_DISTRIBUTIONS
     new_game = staticmethod(engine.new_game)

@@ -84,6 +84,21 @@ def main_voters(state: GameState) -> tuple[str, ...]:
     return ()
 
 
+ACTION_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (
+            *(role.power.id for role in LUPUS_ROLES.values() if role.power is not None),
+            *(spec.id for spec in GHOST_SPECS.values()),
+            "rogo",
+            SINDACO,
+            SUCCESSORE,
+        )
+    )
+)
+"""Every action a player may be asked (the ``action`` of the votes :func:`choices` offers):
+the roles' and the Spettri's powers, the rogo, the Sindaco's ballot and the successor."""
+
+
 def choices(state: GameState, name: str) -> Choices:
     """Return what ``name`` may send now; the Negromante's powers left are in ``extra``."""
     player = state.find(name)

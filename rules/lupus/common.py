@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rules.core.events import Event, Win
 from rules.lupus.dice import Dice
-from rules.lupus.events import Defeat, Exile, Ghost, Knows, Mayor
+from rules.lupus.events import Defeat, Exile, Ghost, Knows, Mayor, NoGhost
 from rules.lupus.ids import EXILED, FACTIONS, FANTASMA_POWERS, LUPI, NEGROMANTI
 from rules.lupus.state import GameState
 
@@ -39,6 +39,7 @@ def awaken_fantasmi(
     events: list[Event] = []
     for name in fantasmi:
         if name not in given:
+            events.append(NoGhost(player=name))  # told, privately: he stays a plain corpse
             continue
         power = given[name]
         player = state.get(name)

@@ -131,6 +131,15 @@ class Ghost(_Private):
 
 
 @dataclass(frozen=True)
+class NoGhost(_Private):
+    """``player``, a Fantasma who just died, did not become a Spettro: no supernatural power
+    was left for him (seed 001 FAQ 12)."""
+
+    type: ClassVar[str] = "no_ghost"
+    player: str
+
+
+@dataclass(frozen=True)
 class Resurrected(Event):
     """``player`` lives again (public)."""
 
@@ -198,6 +207,7 @@ _TYPES: tuple[type[Event], ...] = (
     Tracked,
     Watched,
     Ghost,
+    NoGhost,
     Resurrected,
     RoleChange,
     Death,

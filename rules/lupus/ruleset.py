@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -27,6 +27,7 @@ class LupusRuleset(RulesetBase[GameState]):
     causes = CAUSES
     teams = FACTIONS
     keywords = KEYWORDS
+    action_kinds = actions.ACTION_KINDS
     options = engine.OPTIONS
     settings_defaults = MappingProxyType({"reveal_roles": False})  # docs/rules/lupus.md
     event_types = EVENT_TYPES
@@ -34,7 +35,8 @@ class LupusRuleset(RulesetBase[GameState]):
         {
             "death": ("role",),
             "role_change": ("previous",),
-            "lynch": ("votes",),
+            "lynch": ("votes", "mayor"),  # the Sindaco whose ballot breaks a tie
+            "exile": ("dead",),  # a beaten faction's dead leave the game in their graves
             "election": ("votes",),
         }
     )
@@ -58,7 +60,14 @@ class LupusRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
-                SeatView(name=p.name, alive=p.alive, role=p.role, team=p.faction, missed=p.missed)
+                SeatView(
+                    name=p.name,
+                    alive=p.alive,
+                    role=p.role,
+                    team=p.faction,
+                    missed=p.missed,
+                    exiled=p.exiled,
+                )
                 for p in state.players
             ),
             votes=state.vote_map(),
@@ -103,6 +112,28 @@ class LupusRuleset(RulesetBase[GameState]):
             return frozenset(audience.names)
         teams = set(audience.names)
         return frozenset(p.name for p in state.players if not p.exiled and p.faction in teams)
+
+    @override
+    def tell(
+        self,
+        before: GameState,
+        after: GameState,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        reveal_roles: bool,
+    ) -> list[dict[str, Any]]:
+        """The base's story facts, and an ``exile``'s ``dead``: whether its player was dead
+        already, or died in the same step (a beaten faction's dead leave the game too, but
+        gather no belongings)."""
+        told = super().tell(before, after, events, reveal_roles=reveal_roles)
+        died = {str(e.get("player")) for e in events if e.get("type") == "death"}
+        for data in told:
+            if data.get("type") == "exile":
+                name = str(data.get("player"))
+                player = before.find(name)
+                was_dead = player is not None and not player.alive and not player.exiled
+                data["dead"] = was_dead or name in died
+        return told
 
     @override
     def transcript_start(self, state: GameState) -> dict[str, Any] | None:

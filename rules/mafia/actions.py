@@ -68,6 +68,38 @@ HIDDEN = ActionSpec(action="hidden", group="hidden", max_names=2, allow_self=Tru
 """The Drug dealer's pre-vote move (§15.15): votes bought from his bank, a multiple of 0.5."""
 """The Criminalist's pre-vote move (§15.22): a player who died at night on an earlier night."""
 """The Witness's pre-vote move (§15.12): 1 to 4 players, not himself."""
+ACTION_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        spec.action
+        for spec in (
+            *_DAY_VOTE.values(),
+            *(spec for specs in ACTIONS.values() for spec in specs),
+            VERTICAL,
+            HUNT_APPROVAL,
+            VOUCH,
+            EXAMINE,
+            BUY,
+            DEFEND,
+            NOBONUS,
+            SUPPORT,
+            SHADOW,
+            ARM,
+            DETONATE,
+            FORGIVE,
+            INSTEAD,
+            ANTIDOTE,
+            DESTROY,
+            SIDE,
+            FACELESS_SUICIDE,
+            LAST_KILL,
+            LAST_TAKE,
+            SAVE,
+            SCANDAL,
+            HIDDEN,
+        )
+    )
+)
+"""Every action a player may be asked (the ``action`` of the votes :func:`choices` offers)."""
 CANDIDATE_STEPS = frozenset({Step.RUNOFF, Step.REVOTE, Step.SECRETARY})
 LYNCH_VOTES = frozenset({Step.LYNCH, Step.EXTRA_VOTE, Step.REVOTE})
 KEYWORD_ORDER: tuple[str, ...] = (

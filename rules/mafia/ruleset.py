@@ -28,6 +28,7 @@ class MafiaRuleset(RulesetBase[GameState]):
     causes = CAUSES
     teams = TEAMS
     keywords = actions.KEYWORD_ORDER
+    action_kinds = actions.ACTION_KINDS
     options = engine.OPTIONS
     distribution_keys = engine.DISTRIBUTION_KEYS
     settings_defaults = MappingProxyType({"strictness": 3})  # docs/rules/mafia.md §3

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
 from rules.core.refusals import Refusal
 from rules.core.view import JsonValue
-from rules.vampiri.roles import HUNT_SLOTS, WEREWOLVES, day_slots
+from rules.vampiri.roles import DAY_SLOTS, HUNT_SLOTS, WEREWOLVES, day_slots, licantropo
 from rules.vampiri.spec import Effect, Option, Slot
 from rules.vampiri.state import GameState, Player
 
@@ -39,6 +39,22 @@ DECISION = Slot(
     ),
 )
 """The ``decisione``: condemn all the tied, spare them all, or abstain (a blank)."""
+
+
+ACTION_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        option.action
+        for slot in (
+            APPROVAL,
+            DECISION,
+            *(slot for slots in DAY_SLOTS.values() for slot in slots),
+            *licantropo.DEN_SLOTS,
+            *(slot for slot in HUNT_SLOTS.values() if slot is not None),
+        )
+        for option in slot.options
+    )
+)
+"""Every action a player may be asked (the ``action`` of the votes :func:`choices` offers)."""
 
 
 def slots_for(state: GameState, player: Player) -> tuple[Slot, ...]:

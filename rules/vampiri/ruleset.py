@@ -27,6 +27,7 @@ class VampiriRuleset(RulesetBase[GameState]):
     causes = engine.CAUSES
     teams = TEAM_ORDER
     keywords = actions.KEYWORD_ORDER
+    action_kinds = actions.ACTION_KINDS
     options = engine.OPTIONS
     event_types = EVENT_TYPES
     story_facts = MappingProxyType(

@@ -27,6 +27,21 @@ TESTAMENT_KEYWORD = replace(TESTAMENT, keyword="burgemeester")
 JAGER_SHOT = ROLE_ACTIONS["jager"][0]
 ZONDEBOK = ActionSpec(action="zondebok", step="na_brandstapel", min_names=0, max_names=1_000_000)
 
+ACTION_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        spec.action
+        for spec in (
+            *(spec for specs in ROLE_ACTIONS.values() for spec in specs),
+            witte_weerwolf.SOLO,
+            ELECTION,
+            LYNCH,
+            TESTAMENT,
+            ZONDEBOK,
+        )
+    )
+)
+"""Every action a player may be asked (the ``action`` of the votes :func:`choices` offers)."""
+
 
 def actions_for(state: GameState, player: Player) -> tuple[ActionSpec, ...]:
     """Return the votes ``player`` may cast in the current step (empty: he is not asked)."""

@@ -42,6 +42,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
     causes = CAUSES
     teams = TEAM_ORDER
     keywords = actions.KEYWORD_ORDER
+    action_kinds = actions.ACTION_KINDS
     options = engine.OPTIONS
     event_types = EVENT_TYPES
     story_facts = MappingProxyType(
@@ -88,6 +89,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
                     role=player.role,
                     team=team_of(player),
                     missed=player.missed,
+                    revealed=player.fool_revealed,
                 )
                 for player in state.players
             ),

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.core.events import Event
+from rules.core.events import Audience, Event
 from rules.core.model import Accepted, Rejected, Seat, Settings, Vote
 from rules.lupus import RULESET
 from rules.lupus.distributions import default_roles
@@ -381,3 +381,30 @@ def test_negromante_choices_list_the_powers_left() -> None:
     state = RULESET.resolve(state).state
     powers = RULESET.choices(state, "Bea").actions[0].extra["powers"]
     assert powers == sorted(POWERS - {"visione"})
+
+
+def test_a_fantasma_who_dies_when_no_power_is_left_is_told_he_is_no_spettro() -> None:
+    """Seed 001 FAQ 12: no supernatural power left, no Spettro; he learns it, privately."""
+    from dataclasses import replace
+
+    from rules.lupus.ids import FANTASMA_POWERS
+
+    seats = [
+        Seat("Ada", "lupo"),
+        Seat("Bea", "negromante"),
+        Seat("Ciro", "fantasma"),
+        Seat("Dino", "contadino"),
+        Seat("Elio", "contadino"),
+        Seat("Fede", "contadino"),
+    ]
+    state = RULESET.new_game(seats, Settings())
+    state = replace(state, assigned=FANTASMA_POWERS)  # every power taken already
+    assert RULESET.view(state).step == "giorno"
+    for voter in ("Ada", "Bea", "Dino", "Elio", "Fede"):
+        verdict = RULESET.apply(state, Vote(voter, ("Ciro",)))
+        assert isinstance(verdict, Accepted), verdict
+        state = verdict.state
+    events = RULESET.resolve(state).events
+    told = [e for e in events if e.type in ("ghost", "no_ghost")]
+    assert [(e.type, e.player) for e in told] == [("no_ghost", "Ciro")]  # type: ignore[attr-defined]
+    assert told[0].audience == Audience.player("Ciro")

@@ -62,6 +62,7 @@ _MISSING = """
         causes = ExampleRuleset.causes
         teams = ExampleRuleset.teams
         event_types = ExampleRuleset.event_types
+        action_kinds = ExampleRuleset.action_kinds
         distributions = ExampleRuleset.distributions
         view = ExampleRuleset.view
         new_game = staticmethod(engine.new_game)

@@ -462,6 +462,7 @@ PRIVATE_EVENTS: list[dict[str, Any]] = [
         "via": "negromanti",
         "audience": ["Eva"],
     },
+    {"type": "no_ghost", "player": "Eva", "audience": ["Eva"]},
     {
         "type": "role_change",
         "player": "Frank",
@@ -644,6 +645,7 @@ EVERY_EVENT: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
         ("Eva", "Frank", "Anna", "Carla"),
     ),
     "ghost": ({"player": "Dirk", "power": "visione", "via": "negromanti"}, ("Dirk",)),
+    "no_ghost": ({"player": "Eva"}, ("Eva",)),
     "resurrected": ({"player": "Bram"}, ("Bram",)),
     "role_change": (
         {"player": "Frank", "role": "veggente", "previous": "trasformista"},

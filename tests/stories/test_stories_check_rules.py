@@ -85,3 +85,38 @@ def test_a_clipped_salutation_is_a_greeting(greeting: str) -> None:
     )
     problems = _problems(source)
     assert not any("no greeting" in p for p in problems), problems
+
+
+STEP = StoryKey("wakkerdam", "nl", "wakkerdam", "step")
+
+
+def test_every_action_kind_of_the_rules_is_sampled() -> None:
+    from rules import get_ruleset
+    from stories.samples import action_kinds
+
+    for ruleset in ("wakkerdam", "lupus", "mafia", "vampiri"):
+        assert set(action_kinds(ruleset)) <= set(get_ruleset(ruleset).action_kinds)
+    # the White Werewolf's solo kill, as the rules ask it; the Dwaas is asked as the Ziener
+    assert "witte" in action_kinds("wakkerdam") and "dwaas" not in action_kinds("wakkerdam")
+
+
+def test_a_step_mail_with_no_words_for_a_kind_of_the_rules_is_refused() -> None:
+    shipped = Renderer(over_shipped()).variants(STEP)[0]
+    text = shipped.source
+    start = text.index('{% elif a.kind == "witte" %}')
+    end = text.index("{% elif", start + 1)
+    source = StorySource(STEP, 9, text[:start] + text[end:], "test/step.9.j2")
+    problems = _problems(source)
+    assert any("no words for the action 'witte'" in p for p in problems), problems
+    assert not any("no words" in p for p in _problems(StorySource(STEP, 9, text, "t/step.9.j2")))
+
+
+def test_a_sample_of_an_action_the_rules_never_ask_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import stories.check
+
+    assert stories.check.sample_problems("wakkerdam") == []
+    monkeypatch.setattr(stories.check, "sampled_kinds", lambda ruleset: ("witte_weerwolf",))
+    [problem] = stories.check.sample_problems("wakkerdam")
+    assert "[actions.witte_weerwolf] is no action the rules ask" in problem, problem
