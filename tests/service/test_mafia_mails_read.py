@@ -1,0 +1,108 @@
+"""Mafia's mails read as the players read them (issue 22), in Russian and English: games by mail
+whose mails are checked for what a game master would not sign — an insurance confirmed as
+cancelled, an election whose tie and runoff go untold, a roster that hides the roles the story
+told, advice for the living sent to the dead, slips of agreement.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.models import Game, RoleDistribution
+from narrator.service import games as service
+from narrator.service.inbox import InboxSettings
+from narrator.service.work import unit_of_work
+from tests.support.botgame import BotGame
+from tests.support.bymail import NARRATOR, Table, address_of, game_view, text_of
+
+NAMES = ("Vito", "Rosa", "Sal", "Gina", "Tony", "Lena", "Marco")
+GENDERS = {"Vito": "man", "Rosa": "vrouw", "Sal": "man", "Gina": "vrouw", "Tony": "man",
+           "Lena": "vrouw", "Marco": "man"}  # fmt: skip
+GENDER_WORDS = {
+    "en": {"man": "man", "vrouw": "woman"},
+    "ru": {"man": "мужчина", "vrouw": "женщина"},
+}
+GAME = "Carrow"
+
+
+def _open(factory: sessionmaker[Session], language: str, *, mayor: bool, seed: int = 1) -> Table:
+    """A seven-player game (two mafiosi) in `language`, started."""
+    table = Table(factory, language=language)
+    table.settings = InboxSettings(address=NARRATOR, language=language)
+    table.open_game(
+        name=GAME, ruleset="mafia", language=language, theme="mafia", speed=86400, strictness=9
+    )
+    for name in NAMES:
+        body = f"{name}, {GENDER_WORDS[language][GENDERS[name]]}"
+        assert table.write(name, body, GAME) == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        work.session.add(
+            RoleDistribution(
+                ruleset="mafia",
+                key="read-7",
+                players=7,
+                roles=[
+                    "doctor",
+                    "commissar",
+                    "citizen",
+                    "citizen",
+                    "citizen",
+                    "citizen",
+                    "citizen",
+                ],
+                options={
+                    "negative": {"mafia": 2},
+                    "faceless": False,
+                    "mayor": mayor,
+                    "format": "standard",
+                },
+            )
+        )
+        work.session.flush()
+        service.start_game(
+            work, table.mailer, game, now=table.clock(), seed=seed, distribution_id="read-7"
+        )
+    return table
+
+
+def _plan(language: str) -> BotGame:
+    return BotGame("mafia", language, GAME, tuple((n, GENDERS[n]) for n in NAMES), seed=2)
+
+
+def _to(table: Table, name: str, kind: str, since: int = 0) -> list[str]:
+    return [
+        text_of(m) for to, k, m in table.mails()[since:] if to == address_of(name) and k == kind
+    ]
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_a_plain_insurance_is_confirmed_as_an_insurance(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    """Issue 22.4 and 22.10: «страховка» alone insures the shooter's own target (§7.4.4); its
+    receipt said «пропуск — ход отменён» and the epilogue «страховка: пропуск»."""
+    table = _open(factory, language, mayor=False)
+    assert game_view(factory).step == "night"
+    roles = table.roles()
+    shooter, partner = (n for n in NAMES if roles[n].endswith("+mafia"))
+    victim = next(n for n in NAMES if "+" not in roles[n])
+    kill, insure = ("убить", "страховка") if language == "ru" else ("kill", "insure")
+    assert table.write(shooter, f"{kill} {victim}", GAME) == "vote accepted"
+    assert table.write(partner, insure, GAME) == "vote accepted"
+    [receipt] = _to(table, partner, "receipt")
+    if language == "ru":
+        assert "(«страховка»): без имени — страхуете выстрел напарника, по его цели." in receipt
+        assert "пропуск" not in receipt and "отменён" not in receipt, receipt
+    else:
+        assert "«insure» with no name: you insure your partner's shot" in receipt, receipt
+        assert "blank" not in receipt, receipt
+    table.deadline()
+    for _ in _plan(language).steps(table):
+        pass
+    [epilogue] = _to(table, partner, "epilogue")
+    if language == "ru":
+        assert "страховка: пропуск" not in epilogue
+        assert "страховка выстрела напарника, по его цели" in epilogue, epilogue
