@@ -106,3 +106,37 @@ def test_a_plain_insurance_is_confirmed_as_an_insurance(
     if language == "ru":
         assert "страховка: пропуск" not in epilogue
         assert "страховка выстрела напарника, по его цели" in epilogue, epilogue
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_a_tied_election_and_its_runoff_are_told_ballot_by_ballot(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    """Issue 22.3: the tied first round sent no public mail, the tied candidates (who do not
+    vote in the runoff) were told nothing, and the Mayor's mail had no tally (Russian)."""
+    table = _open(factory, language, mayor=True)
+    assert game_view(factory).step == "election"
+    first, second, *others = NAMES
+    blank = "пропуск" if language == "ru" else "nobody"
+    ballots = {first: second, second: first, others[0]: first, others[1]: second}
+    for name in NAMES:
+        assert table.write(name, ballots.get(name, blank), GAME) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    assert game_view(factory).step == "runoff"
+    told = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    assert set(told) == {address_of(n) for n in NAMES}  # the candidates too
+    arrow = {"ru": "воздержал", "en": "blank"}[language]
+    for text in told.values():
+        assert f"{first} и {second}" in text or f"{first} and {second}" in text, text
+        assert f"- {others[0]} → {first}" in text and f"- {others[1]} → {second}" in text, text
+        assert f"- {others[2]} → " in text and arrow in text, text
+    runoff = {others[0]: first, others[1]: first, others[2]: second}
+    for name, choice in runoff.items():
+        assert table.write(name, choice, GAME) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    told = {to: text_of(m) for to, kind, m in table.mails()[before:] if kind == "story"}
+    assert told and game_view(factory).facts["mayor"] == first
+    for text in told.values():  # the runoff's tally
+        assert f"- {others[0]} → {first}" in text and f"- {others[2]} → {second}" in text, text
