@@ -14,6 +14,7 @@ from narrator.models import Game, RoleDistribution
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.work import unit_of_work
+from stories.words import load_words
 from tests.support.botgame import BotGame
 from tests.support.bymail import NARRATOR, Table, address_of, game_view, text_of
 
@@ -140,3 +141,39 @@ def test_a_tied_election_and_its_runoff_are_told_ballot_by_ballot(
     assert told and game_view(factory).facts["mayor"] == first
     for text in told.values():  # the runoff's tally
         assert f"- {others[0]} → {first}" in text and f"- {others[2]} → {second}" in text, text
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_the_roster_shows_a_black_players_two_roles_once_told(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    """Issue 22.8: a lynched black's day death shows both his roles (§8.1), and the story said
+    them, but the roster under every mail showed his name alone, to the end of the game."""
+    table = _open(factory, language, mayor=False)
+    roles = table.roles()
+    blacks = [n for n in NAMES if "+" in roles[n]]
+    for _ in range(12):  # the town lynches the blacks, one a day; the nights pass quietly
+        view = game_view(factory)
+        if view.over:
+            break
+        if view.step in ("lynch", "revote", "extra_vote"):
+            living = [seat.name for seat in view.players if seat.alive]
+            target = next(n for n in blacks if n in living)
+            red = next(n for n in living if n not in blacks)
+            for name in living:
+                table.write(name, red if name == target else target, GAME)
+        table.deadline()
+    assert game_view(factory).over
+    words = load_words("mafia", language)
+    joined = {"ru": " и ", "en": " and "}[language]
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        rs, state = service.ruleset_of(game), work.state(game)
+        shown = {n: rs.shown_role(state, n) for n in NAMES}
+    two = {n: r for n, r in shown.items() if r and "+" in r}
+    assert two, shown  # a black was lynched: the village saw both his roles
+    stories = [text_of(m) for _to, kind, m in table.mails() if kind == "story"]
+    roster = stories[-1].replace("\r\n", "\n").partition("\n-- \n")[2]
+    for name, role in two.items():
+        told = joined.join(words.roles[part].name for part in role.split("+"))
+        assert f"{name} ({told})" in roster, roster
