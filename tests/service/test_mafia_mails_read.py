@@ -28,12 +28,24 @@ GENDER_WORDS = {
 GAME = "Carrow"
 
 
-def _open(factory: sessionmaker[Session], language: str, *, mayor: bool, seed: int = 1) -> Table:
+def _open(
+    factory: sessionmaker[Session],
+    language: str,
+    *,
+    mayor: bool,
+    seed: int = 1,
+    strictness: int = 9,
+) -> Table:
     """A seven-player game (two mafiosi) in `language`, started."""
     table = Table(factory, language=language)
     table.settings = InboxSettings(address=NARRATOR, language=language)
     table.open_game(
-        name=GAME, ruleset="mafia", language=language, theme="mafia", speed=86400, strictness=9
+        name=GAME,
+        ruleset="mafia",
+        language=language,
+        theme="mafia",
+        speed=86400,
+        strictness=strictness,
     )
     for name in NAMES:
         body = f"{name}, {GENDER_WORDS[language][GENDERS[name]]}"
@@ -177,3 +189,37 @@ def test_the_roster_shows_a_black_players_two_roles_once_told(
     for name, role in two.items():
         told = joined.join(words.roles[part].name for part in role.split("+"))
         assert f"{name} ({told})" in roster, roster
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_a_player_out_of_the_game_gets_no_advice_for_staying_in(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    """Issue 22.7: a player out by inactivity was told the rule for staying in, and his next
+    mail "Try again before…"; he is told he is out, and how to stop the game's mails."""
+    table = _open(factory, language, mayor=False, strictness=1)
+    table.deadline()  # a quiet first night
+    assert game_view(factory).step == "lynch"
+    roles = table.roles()
+    reds = [n for n in NAMES if "+" not in roles[n]]
+    silent, lynched = reds[0], reds[1]
+    for name in NAMES:
+        if name != silent:
+            choice = lynched if name != lynched else reds[2]
+            assert table.write(name, choice, GAME) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    view = game_view(factory)
+    assert not any(s.alive for s in view.players if s.name in (silent, lynched))
+    told = [text_of(m) for to, k, m in table.mails()[before:] if to == address_of(silent)]
+    help_word = {"ru": "Помощь", "en": "Help"}[language]
+    assert any(f"«{help_word} {GAME}»" in t for t in told), told
+    for text in told:
+        assert "После 1" not in text and "At one you are out" not in text, text
+    night = "убить" if language == "ru" else "kill"
+    table.write(silent, f"{night} {reds[2]}", GAME)
+    kind, error = table.mails()[-1][1], text_of(table.mails()[-1][2])
+    assert kind == "error", (kind, error)
+    for advice in ("Попробуйте ещё раз", "остаётся в силе", "Try again", "still stands"):
+        assert advice not in error, error
+    assert f"«{help_word} {GAME}»" in error, error

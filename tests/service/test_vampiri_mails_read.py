@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.db import transaction
+from narrator.models import Game
 from tests.support.botgame import BotGame
-from tests.support.bymail import Table, text_of
+from tests.support.bymail import Table, address_of, game_view, text_of
 
 EIGHT = (("Lea", "vrouw"), ("Vera", "vrouw"), ("Carlo", "man"), ("Dina", "vrouw"),
          ("Ezio", "man"), ("Bruno", "man"), ("Gina", "vrouw"), ("Ugo", "man"))  # fmt: skip
@@ -52,3 +55,36 @@ def test_no_private_mail_says_nobody_fell_when_the_village_is_told_a_death(
         for text in private:  # for the reader alone: no public opening, no public closing
             assert "questo è soltanto per te:" in text or "this is for you alone:" in text, text
     assert with_private
+
+
+@pytest.mark.parametrize("plan", GAMES, ids=lambda p: p.language)
+def test_a_player_out_of_the_game_gets_no_advice_for_staying_in(
+    factory: sessionmaker[Session], plan: BotGame
+) -> None:
+    """Issue 22.7: a player dead of inactivity was told "Basta un «nessuno» per restare fra i
+    vivi"; his next mail got "Riprova…" / "Try again…" and the deadline. He is told he is out,
+    and how to stop the game's mails (the admins remove him: `narrator game unsubscribe`)."""
+    table = Table(factory, language=plan.language)
+    plan.open(table)
+    with transaction(factory) as session:
+        session.scalars(select(Game)).one().strictness = 1
+    plan.start(table)
+    silent, *others = (name for name, _ in EIGHT)
+    blank = "nessuno" if plan.language == "it" else "nobody"
+    for name in others:
+        assert table.write(name, blank, plan.name) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    [seat] = [s for s in game_view(factory).players if s.name == silent]
+    assert not seat.alive
+    told = [text_of(m) for to, k, m in table.mails()[before:] if to == address_of(silent)]
+    mine = [t for t in told if "soltanto per te" in t or "for you alone" in t]
+    assert mine, told
+    for text in mine:
+        assert "«nessuno»" not in text and "“nobody”" not in text, text
+        assert f"Aiuto {plan.name}" in text or f"Help {plan.name}" in text, text
+    assert table.write(silent, others[0], plan.name).startswith("vote rejected: not-asked")
+    error = text_of(table.mails()[-1][2])
+    for advice in ("Riprova", "resta valido", "Try again", "still stands"):
+        assert advice not in error, error
+    assert f"Aiuto {plan.name}" in error or f"Help {plan.name}" in error, error
