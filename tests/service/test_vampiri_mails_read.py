@@ -88,3 +88,24 @@ def test_a_player_out_of_the_game_gets_no_advice_for_staying_in(
     for advice in ("Riprova", "resta valido", "Try again", "still stands"):
         assert advice not in error, error
     assert f"Aiuto {plan.name}" in error or f"Help {plan.name}" in error, error
+
+
+@pytest.mark.parametrize("language", ["it", "en"])
+def test_the_secret_vote_is_explained_where_the_vote_is_asked(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    """Issue 22.6: in the Vampire Masquerade (`secret_vote`) the night's results give totals
+    only; the step mails never said so, and a player could not tell why his vote went unnamed."""
+    table = Table(factory, language=language)
+    for secret in (False, True):
+        plan = BotGame("vampiri", language, f"Notte{int(secret)}", EIGHT, seed=1)
+        plan.open(table)
+        with transaction(factory) as session:
+            game = session.scalars(select(Game).where(Game.name == plan.name)).one()
+            game.options = {"secret_vote": secret}
+        before = len(table.mails())
+        plan.start(table)
+        steps = [text_of(m) for _to, kind, m in table.mails()[before:] if kind == "step"]
+        assert len(steps) == len(EIGHT)
+        said = {"it": "Il voto è segreto", "en": "The vote is secret"}[language]
+        assert all((said in text) == secret for text in steps), steps[0]
