@@ -109,3 +109,22 @@ def test_the_secret_vote_is_explained_where_the_vote_is_asked(
         assert len(steps) == len(EIGHT)
         said = {"it": "Il voto è segreto", "en": "The vote is secret"}[language]
         assert all((said in text) == secret for text in steps), steps[0]
+
+
+@pytest.mark.parametrize("plan", GAMES, ids=lambda p: p.language)
+def test_a_receipt_says_which_move_it_recorded(
+    factory: sessionmaker[Session], plan: BotGame
+) -> None:
+    """Issue 22.10: a role's power was confirmed as "la tua scelta è arrivata: Gina." /
+    "Your choice has arrived: Gina.": the receipt says what the move will do."""
+    table = Table(factory, language=plan.language)
+    plan.open(table)
+    plan.start(table)
+    for _ in plan.steps(table, limit=40):
+        pass
+    receipts = [text_of(m) for _to, kind, m in table.mails() if kind == "receipt"]
+    orders = [t for t in receipts if "ordine è arrivato" in t or "order has arrived" in t]
+    assert orders, receipts
+    for text in receipts:
+        assert "scelta è arrivata" not in text and "choice has arrived" not in text, text
+        assert "cambiarlo" not in text, text  # the order, the vote: "cambiare idea"
