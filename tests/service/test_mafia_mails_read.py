@@ -223,3 +223,31 @@ def test_a_player_out_of_the_game_gets_no_advice_for_staying_in(
     for advice in ("Попробуйте ещё раз", "остаётся в силе", "Try again", "still stands"):
         assert advice not in error, error
     assert f"«{help_word} {GAME}»" in error, error
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_a_receipt_says_which_move_it_recorded(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    """Issue 22.10: "Ваш ход принят: Борис." / "Noted: Rosa." for an election vote, a heal, a
+    check: the receipt names the move it recorded."""
+    table = _open(factory, language, mayor=True)
+    roles = table.roles()
+    doctor = next(n for n in NAMES if roles[n] == "doctor")  # a red doctor: his plain move heals
+    voter, chosen = NAMES[:2]
+    assert table.write(voter, chosen, GAME) == "vote accepted"
+    [receipt] = _to(table, voter, "receipt")
+    said = {"ru": f"Ваш ход принят — голос на выборах Мэра: {chosen}.",
+            "en": f"Noted: your vote in the Mayor's election: {chosen}."}[language]  # fmt: skip
+    assert said in receipt, receipt
+    for name in NAMES:
+        table.write(name, chosen if name != chosen else voter, GAME)
+    table.deadline()
+    while game_view(factory).step != "night":
+        table.deadline()
+    before = len(table.mails())
+    patient = next(n for n in NAMES if n not in (doctor, chosen))
+    assert table.write(doctor, patient, GAME) == "vote accepted"
+    [receipt] = _to(table, doctor, "receipt", before)
+    said = {"ru": f"Ваш ход принят («лечить»): {patient}.", "en": f"Noted: heal {patient}."}
+    assert said[language] in receipt, receipt
