@@ -35,6 +35,7 @@ def _open(
     mayor: bool,
     seed: int = 1,
     strictness: int = 9,
+    theme: str = "mafia",
 ) -> Table:
     """A seven-player game (two mafiosi) in `language`, started."""
     table = Table(factory, language=language)
@@ -43,7 +44,7 @@ def _open(
         name=GAME,
         ruleset="mafia",
         language=language,
-        theme="mafia",
+        theme=theme,
         speed=86400,
         strictness=strictness,
     )
@@ -79,6 +80,28 @@ def _open(
             work, table.mailer, game, now=table.clock(), seed=seed, distribution_id="read-7"
         )
     return table
+
+
+def _lynch_the_blacks(
+    table: Table, factory: sessionmaker[Session], silent: str | None = None
+) -> None:
+    """The town lynches the blacks, one a day, the nights pass quietly, until the game is
+    over; `silent` never votes."""
+    roles = table.roles()
+    blacks = [n for n in NAMES if "+" in roles[n]]
+    for _ in range(12):
+        view = game_view(factory)
+        if view.over:
+            break
+        if view.step in ("lynch", "revote", "extra_vote"):
+            living = [seat.name for seat in view.players if seat.alive]
+            target = next(n for n in blacks if n in living)
+            red = next(n for n in living if n not in blacks and n != silent)
+            for name in living:
+                if name != silent:
+                    table.write(name, red if name == target else target, GAME)
+        table.deadline()
+    assert game_view(factory).over
 
 
 def _plan(language: str) -> BotGame:
@@ -162,20 +185,7 @@ def test_the_roster_shows_a_black_players_two_roles_once_told(
     """Issue 22.8: a lynched black's day death shows both his roles (§8.1), and the story said
     them, but the roster under every mail showed his name alone, to the end of the game."""
     table = _open(factory, language, mayor=False)
-    roles = table.roles()
-    blacks = [n for n in NAMES if "+" in roles[n]]
-    for _ in range(12):  # the town lynches the blacks, one a day; the nights pass quietly
-        view = game_view(factory)
-        if view.over:
-            break
-        if view.step in ("lynch", "revote", "extra_vote"):
-            living = [seat.name for seat in view.players if seat.alive]
-            target = next(n for n in blacks if n in living)
-            red = next(n for n in living if n not in blacks)
-            for name in living:
-                table.write(name, red if name == target else target, GAME)
-        table.deadline()
-    assert game_view(factory).over
+    _lynch_the_blacks(table, factory)
     words = load_words("mafia", language)
     joined = {"ru": " и ", "en": " and "}[language]
     with unit_of_work(factory) as work:
@@ -251,3 +261,47 @@ def test_a_receipt_says_which_move_it_recorded(
     [receipt] = _to(table, doctor, "receipt", before)
     said = {"ru": f"Ваш ход принят («лечить»): {patient}.", "en": f"Noted: heal {patient}."}
     assert said[language] in receipt, receipt
+
+
+@pytest.mark.parametrize("theme", ["mafia", "express"])
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_a_revote_at_dusk_is_not_greeted_as_the_morning(
+    factory: sessionmaker[Session], language: str, theme: str
+) -> None:
+    """Issue 22.9: the step mails of the votes that follow the day's lynch vote (a revote, the
+    moves at the vote) greeted the players with "Good morning" / "Утро" at dusk."""
+    table = _open(factory, language, mayor=False, theme=theme)
+    table.deadline()  # a quiet first night
+    roles = table.roles()
+    reds = [n for n in NAMES if "+" not in roles[n]]
+    blacks = [n for n in NAMES if "+" in roles[n]]
+    x, y = reds[0], reds[1]
+    ballots = {x: y, y: x, reds[2]: x, reds[3]: y, blacks[0]: x, blacks[1]: y}
+    for name, choice in ballots.items():  # the reds split: no grey tie-break settles it
+        assert table.write(name, choice, GAME) == "vote accepted"
+    before = len(table.mails())
+    table.deadline()
+    assert game_view(factory).step == "revote"
+    steps = [text_of(m) for _to, kind, m in table.mails()[before:] if kind == "step"]
+    assert steps
+    for text in steps:
+        for morning in ("Good morning", "Morning", "Утро", "просыпается"):
+            assert morning not in text, text
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_numbers_and_partners_agree(factory: sessionmaker[Session], language: str) -> None:
+    """Issue 22.9: "Ваши напарники: Кирилл" to a mafioso with one partner; "(2 раз подряд)" in
+    the epilogue (Russian plural forms: 2 раза, 5 раз)."""
+    table = _open(factory, language, mayor=False)
+    roles = table.roles()
+    mafioso, partner = (n for n in NAMES if "+" in roles[n])
+    [role_mail] = _to(table, mafioso, "role")
+    one = {"ru": f"Ваш напарник: {partner}.", "en": f"Your partner: {partner}."}[language]
+    assert one in role_mail, role_mail
+    silent = next(n for n in NAMES if "+" not in roles[n])
+    _lynch_the_blacks(table, factory, silent=silent)
+    [epilogue] = _to(table, silent, "epilogue")
+    if language == "ru":
+        assert "2 раз " not in epilogue, epilogue
+        assert "(2 раза подряд)" in epilogue, epilogue

@@ -128,3 +128,33 @@ def test_a_receipt_says_which_move_it_recorded(
     for text in receipts:
         assert "scelta è arrivata" not in text and "choice has arrived" not in text, text
         assert "cambiarlo" not in text, text  # the order, the vote: "cambiare idea"
+
+
+def test_italian_mails_agree_with_the_player(factory: sessionmaker[Session]) -> None:
+    """Issue 22.9: a woman's role mail said "sei un Vampiro"; one player's blank vote was told
+    "«Nessuno», hanno scritto Ilaria"."""
+    table = Table(factory, language="it")
+    women = {address_of(name) for name, gender in EIGHT if gender == "vrouw"}
+    blank_told = []
+    for number in range(6):
+        plan = BotGame("vampiri", "it", f"Notte{number}", EIGHT, seed=number)
+        plan.open(table)
+        before = len(table.mails())
+        plan.start(table)
+        for to, kind, message in table.mails()[before:]:
+            if kind == "role" and to in women:
+                text = text_of(message)
+                assert "sei un " not in text and "la tua carta è" in text, text
+        first, second, blank, *rest = (name for name, _ in EIGHT)
+        ballots = {first: second, second: first, blank: "nessuno"}
+        ballots.update({name: f"{first} {second}" for name in rest})
+        for name, body in ballots.items():
+            table.write(name, body, plan.name)
+        before = len(table.mails())
+        table.deadline()
+        for _to, kind, message in table.mails()[before:]:
+            text = text_of(message)
+            if kind == "story" and "«Nessuno»," in text:
+                blank_told.append(text)
+                assert f"«Nessuno», ha scritto {blank}." in text, text
+    assert blank_told
