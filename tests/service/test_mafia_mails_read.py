@@ -6,6 +6,8 @@ told, advice for the living sent to the dead, slips of agreement.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -305,3 +307,16 @@ def test_numbers_and_partners_agree(factory: sessionmaker[Session], language: st
     if language == "ru":
         assert "2 раз " not in epilogue, epilogue
         assert "(2 раза подряд)" in epilogue, epilogue
+
+
+def test_a_mail_naming_no_game_says_each_thing_once(factory: sessionmaker[Session]) -> None:
+    """Issue 22.9 (the same line twice): the Russian reply to a mail naming no game told twice
+    to write «помощь» in the subject for a question."""
+    table = Table(factory, language="ru")
+    table.settings = InboxSettings(address=NARRATOR, language="ru", ruleset="mafia")
+    table.mailer = replace(table.mailer, default_ruleset="mafia", default_language="ru")
+    assert table.write("Vito", "Голосую за Розу", "Привет") == "error: no-game"
+    to, kind, message = table.mails()[-1]
+    text = text_of(message)
+    assert (to, kind) == (address_of("Vito"), "error") and message["In-Reply-To"], text
+    assert text.count("«помощь»") == 1, text
