@@ -118,10 +118,12 @@ def roster_of(cast: Cast, words: Words, names: Callable[..., str]) -> Roster | N
 
     def shown(name: str) -> str:
         role = roles.get(name)
-        role_words = words.roles.get(role) if role is not None else None
-        if role_words is None:
+        # A role of two cards ("detective+mafia", a black Mafia player's) reads as both names.
+        parts = [words.roles.get(part) for part in role.split("+")] if role else []
+        if not parts or any(part is None for part in parts):
             return name
-        return fill(label.with_role, name=name, role=role_words.name)
+        told = [part.name for part in parts if part is not None]
+        return fill(label.with_role, name=name, role=told[0] if len(told) == 1 else names(told))
 
     alive = [shown(p.name) for p in shared if p.alive]
     dead = [shown(p.name) for p in shared if not p.alive and not p.exiled]

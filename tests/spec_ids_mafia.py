@@ -84,6 +84,7 @@ EVENTS: Mapping[str, frozenset[str]] = {
     "role": frozenset({"player", "role", "negative", "team", "partners"}),
     "mayor": frozenset({"player", "via"}),
     "no_mayor": frozenset(),
+    "election_tie": frozenset({"players"}),
     "secretary": frozenset({"player"}),
     "mayor_lost": frozenset({"player", "reason"}),
     "secretary_lost": frozenset({"player", "reason"}),

@@ -11,6 +11,7 @@ from rules.mafia import actions, day_roles, deaths, status, tally
 from rules.mafia.events import (
     Destroyed,
     Detonator,
+    ElectionTie,
     Forgiven,
     Inactive,
     Lynch,
@@ -49,7 +50,8 @@ def election(state: GameState) -> Outcome:
     if len(best) > 1:
         asked = tuple(n for n in actions.asked(state) if n not in best)
         today = Day(candidates=best, tied_asked=asked, election=ballots)
-        return replace(state, today=today), (), (f"tie between {best}",), Step.RUNOFF
+        event = ElectionTie(players=best)
+        return replace(state, today=today), (event,), (f"tie between {best}",), Step.RUNOFF
     return _elected(state, best[0], "election", ballots, ())
 
 

@@ -61,6 +61,15 @@ class NoMayor(Event):
 
 
 @dataclass(frozen=True)
+class ElectionTie(Event):
+    """The election is tied between ``players``: a runoff among them follows, without their
+    votes (public, §6.1)."""
+
+    type: ClassVar[str] = "election_tie"
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Secretary(Event):
     """``player`` is the Mayor's Secretary (public, §6.3)."""
 
@@ -777,6 +786,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         RoleInfo,
         Mayor,
         NoMayor,
+        ElectionTie,
         Secretary,
         MayorLost,
         SecretaryLost,

@@ -33,7 +33,9 @@ class MafiaRuleset(RulesetBase[GameState]):
     distribution_keys = engine.DISTRIBUTION_KEYS
     settings_defaults = MappingProxyType({"strictness": 3})  # docs/rules/mafia.md §3
     event_types = EVENT_TYPES
-    story_facts = MappingProxyType({"mayor": ("votes",), "no_mayor": ("votes",)})
+    story_facts = MappingProxyType(
+        {"mayor": ("votes",), "no_mayor": ("votes",), "election_tie": ("votes",)}
+    )
     distributions = distributions.DEFAULT_DISTRIBUTIONS
     new_game = staticmethod(engine.new_game)
     apply = staticmethod(validate.apply_vote)

@@ -226,7 +226,8 @@ def choices(state: GameState, name: str) -> Choices:
 
     ``extra`` says what the step mail needs beyond names: ``slot`` (options with the same slot
     replace each other), ``must`` (a blank is refused), ``also`` (keywords accepted as this
-    plain vote), ``approval`` (name everyone you suspect), ``candidates`` (the tied),
+    plain vote), ``approval`` (name everyone you suspect), ``secret`` (the night's vote is
+    secret: only its totals are told), ``candidates`` (the tied),
     ``group`` (the hunters' group, for the hunters' vote).
     """
     player = state.find(name)
@@ -245,6 +246,8 @@ def choices(state: GameState, name: str) -> Choices:
             }
             if option.effect is Effect.APPROVE:
                 extra["approval"] = True
+            if slot.id in (APPROVAL.id, DECISION.id) and state.flag("secret_vote"):
+                extra["secret"] = True  # Vampire Masquerade: only the totals are told
             if state.candidates:
                 extra["candidates"] = list(state.candidates)
             if option.effect is Effect.HUNT:

@@ -45,7 +45,16 @@ ELITE = ("agent", "mason")
 DAY_STEPS = frozenset(STEPS - {"night"})
 # Events a dead player may still receive: none is private to the dead (§7.11), public ones aside.
 PUBLIC = frozenset(
-    {"setup", "mayor", "no_mayor", "secretary", "mayor_lost", "secretary_lost", "vote_start"}
+    {
+        "setup",
+        "mayor",
+        "no_mayor",
+        "election_tie",
+        "secretary",
+        "mayor_lost",
+        "secretary_lost",
+        "vote_start",
+    }
     | {"lynch", "revote", "death", "public_result", "draw", "win", "hero_save"}
     | {"explosion", "detonator", "forgiven", "destroyed", "agent_left", "slash", "faceless_left"}
 )

@@ -239,7 +239,7 @@ def test_the_step_mail_says_exactly_what_to_write(renderer: Renderer, lexicon: L
             # the running roster follows the signature (stories/layout.py)
             assert mail.text.partition("\n-- \n")[0].rstrip().endswith(SIGNATURES[theme])
             assert mail.text.startswith(
-                ("Good evening, ", "Good morning, ", "Evening, ", "Morning, ")
+                ("Good evening, ", "Good morning, ", "Evening, ", "Morning, ", "Hello, ")
             )
             for action in context["actions"]:
                 kinds.add(action.kind)

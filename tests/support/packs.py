@@ -28,6 +28,7 @@ MAFIA_PUBLIC_EVENTS = frozenset(
         "setup",
         "mayor",
         "no_mayor",
+        "election_tie",
         "secretary",
         "mayor_lost",
         "secretary_lost",
