@@ -22,11 +22,12 @@ from rules.mafia.events import (
     SecretaryLost,
     VoteStart,
 )
-from rules.mafia.ids import Cause, Step
+from rules.mafia.ids import Cause, Close, Step
 from rules.mafia.state import Ballot, Day, GameState, Pending, Player, RoleBlock
 
-Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], str]
-"""A resolved step: the new state, its events, its trace, and the next step's id."""
+Outcome = tuple[GameState, tuple[Event, ...], tuple[str, ...], Close]
+"""A resolved step: the new state, its events, its trace, and how it closed (the step table's
+``then`` names the step played next)."""
 
 
 def _cast(state: GameState) -> tuple[Ballot, ...]:
@@ -46,12 +47,12 @@ def election(state: GameState) -> Outcome:
     totals = tally.count(state, (), auto_votes=False, plain=True).totals
     best = tally.top(totals)
     if not best:
-        return state, (NoMayor(),), ("nobody received a vote",), Step.NIGHT
+        return state, (NoMayor(),), ("nobody received a vote",), Close.DONE
     if len(best) > 1:
         asked = tuple(n for n in actions.asked(state) if n not in best)
         today = Day(candidates=best, tied_asked=asked, election=ballots)
         event = ElectionTie(players=best)
-        return replace(state, today=today), (event,), (f"tie between {best}",), Step.RUNOFF
+        return replace(state, today=today), (event,), (f"tie between {best}",), Close.TIE
     return _elected(state, best[0], "election", ballots, ())
 
 
@@ -91,11 +92,11 @@ def _elected(
     trace = (f"{mayor} is Mayor ({why}); eligible secretaries {eligible}",)
     if len(eligible) >= 2:
         today = replace(state.today, candidates=tuple(eligible))
-        return replace(state, today=today), tuple(events), trace, Step.SECRETARY
+        return replace(state, today=today), tuple(events), trace, Close.CHOOSE
     if eligible:
         state = replace(state, secretary=eligible[0])
         events.append(Secretary(player=eligible[0]))
-    return state, tuple(events), trace, Step.NIGHT
+    return state, tuple(events), trace, Close.DONE
 
 
 def secretary(state: GameState) -> Outcome:
@@ -103,7 +104,7 @@ def secretary(state: GameState) -> Outcome:
     vote = state.vote_of(state.mayor or "", "vote")
     chosen = vote.targets[0] if vote is not None and vote.targets else state.today.candidates[0]
     state = replace(state, secretary=chosen)
-    return state, (Secretary(player=chosen),), (f"{chosen} is Secretary",), Step.NIGHT
+    return state, (Secretary(player=chosen),), (f"{chosen} is Secretary",), Close.DONE
 
 
 def pre_vote(state: GameState) -> Outcome:
@@ -113,7 +114,7 @@ def pre_vote(state: GameState) -> Outcome:
     vote is a lynch with no vertical, and there is no event.
     """
     if not actions.asked(state):
-        return state, (), ("no pre-vote today: a lynch with no vertical",), Step.LYNCH
+        return state, (), ("no pre-vote today: a lynch with no vertical",), Close.DONE
     mayor = state.mayor_in_office()
     vertical: str | None = None
     if mayor is not None:
@@ -148,7 +149,8 @@ def pre_vote(state: GameState) -> Outcome:
         shadow=shadow,
     )
     state = replace(state, today=today)
-    return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), kind
+    close = Close.HUNT if hunt else Close.DONE
+    return state, (event,), (f"vertical {vertical}, approvals {approvals}/{needed}",), close
 
 
 def lynch(state: GameState) -> Outcome:
@@ -183,7 +185,7 @@ def _counted(state: GameState, asked: Sequence[str], *, auto_votes: bool) -> Out
         or status.faceless_hero_may_leave(waiting)
         or tally.priest_may_forgive(waiting)
     ):
-        return waiting, (), ("vote-time moves",), Step.VOTE_MOVES
+        return waiting, (), ("vote-time moves",), Close.MOVES
     return _decide(state, pending, tally.Scandal())
 
 
@@ -262,7 +264,7 @@ def _forgive(state: GameState, pending: Pending, scandal: tally.Scandal, forgive
     )
     state, more = _inactivity(replace(state, today=today), pending)
     trace.append(f"{forgiven} is rescued: a priest revote")
-    return state, (event, *more), tuple(trace), Step.REVOTE
+    return state, (event, *more), tuple(trace), Close.TIE
 
 
 def _detonate(state: GameState, pending: Pending) -> Outcome:
@@ -361,7 +363,7 @@ def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outco
             state.today, candidates=best, tied_asked=voters, tied_ballots=result.ballots
         )
         state, more = _inactivity(replace(state, today=today), pending)
-        return state, (event, *more), tuple(trace), Step.REVOTE
+        return state, (event, *more), tuple(trace), Close.TIE
     state, best, saved = day_roles.hero_save(state, best)
     return _conclude(state, best, result, pending, trace, saved)
 
@@ -425,12 +427,12 @@ def _conclude(
     takeable = tuple(b.voter for b in result.ballots if any(n in b.targets for n in movers))
     if movers:
         today = replace(state.today, last_movers=movers, takeable=takeable, lynched=lynched)
-        return replace(state, today=today), tuple(events), tuple(trace), Step.LAST_MOVES
-    state, following = _after_day_vote(state, lynched)
-    return state, tuple(events), tuple(trace), following
+        return replace(state, today=today), tuple(events), tuple(trace), Close.LAST_MOVES
+    state, close = _after_day_vote(state, lynched)
+    return state, tuple(events), tuple(trace), close
 
 
-def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState, str]:
+def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState, Close]:
     """§6.10: one lynched player whom the Hero saved on an earlier day brings an extra vote (at
     most one a day); otherwise the night comes."""
     saved_on = state.memory_of("hero").saved_on
@@ -441,8 +443,8 @@ def _after_day_vote(state: GameState, lynched: Sequence[str]) -> tuple[GameState
         and not state.today.extra_done
     ):
         today = replace(state.today, extra_done=True, tied_ballots=(), candidates=())
-        return replace(state, today=today), Step.EXTRA_VOTE
-    return state, Step.NIGHT
+        return replace(state, today=today), Close.EXTRA
+    return state, Close.DONE
 
 
 def _has_death_move(state: GameState, name: str) -> bool:
@@ -505,8 +507,8 @@ def last_moves(state: GameState) -> Outcome:
     events.extend((*posts, *died, *heirs))
     lynched = (*state.today.lynched, *victims)
     state = replace(state, today=replace(state.today, last_movers=(), takeable=()))
-    state, following = _after_day_vote(state, lynched)
-    return state, tuple(events), (f"last moves take {victims or 'nobody'}",), following
+    state, close = _after_day_vote(state, lynched)
+    return state, tuple(events), (f"last moves take {victims or 'nobody'}",), close
 
 
 def _firing(state: GameState, lynched: Sequence[str], result: tally.Count) -> list[Event]:

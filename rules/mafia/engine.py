@@ -1,9 +1,10 @@
-"""The game's course (§4): a new game, entering steps, resolving them, skipping empty ones."""
+"""The game's course (§4): the step table, a new game, entering steps and resolving them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
 from rules.core.events import Event
 from rules.core.model import Resolution, Seat, Settings
@@ -12,7 +13,7 @@ from rules.core.rng import shuffled
 from rules.core.steps import StepSpec, StepTable
 from rules.core.view import JsonValue
 from rules.mafia import actions, day, elite, ledger, night, night_results, wins
-from rules.mafia.ids import Step
+from rules.mafia.ids import Close, Step
 from rules.mafia.moves import Night
 from rules.mafia.roles import ELITE, NEGATIVE, PEACEFUL
 from rules.mafia.state import Day, GameState, Player
@@ -26,8 +27,38 @@ FORMATS = ("standard", "extended")
 EXTENDED_FROM = 16
 
 _PHASES: Mapping[str, str] = {Step.NIGHT: "night"}
+_VOTE_CLOSES: Mapping[str, str] = {
+    Close.TIE: Step.REVOTE,
+    Close.LAST_MOVES: Step.LAST_MOVES,
+    Close.EXTRA: Step.EXTRA_VOTE,
+    Close.DONE: Step.NIGHT,
+}
+_VOTE: Mapping[str, str] = {Close.MOVES: Step.VOTE_MOVES, **_VOTE_CLOSES}
+_THEN: Mapping[Step, Mapping[str, str]] = {
+    Step.ELECTION: {Close.TIE: Step.RUNOFF, Close.CHOOSE: Step.SECRETARY, Close.DONE: Step.NIGHT},
+    Step.RUNOFF: {Close.CHOOSE: Step.SECRETARY, Close.DONE: Step.NIGHT},
+    Step.SECRETARY: {Close.DONE: Step.NIGHT},
+    Step.PRE_VOTE: {Close.HUNT: Step.HUNT, Close.DONE: Step.LYNCH},
+    Step.LYNCH: _VOTE,
+    Step.HUNT: _VOTE,
+    Step.REVOTE: _VOTE,
+    Step.VOTE_MOVES: _VOTE_CLOSES,  # the result of the vote they wait for (§6.9)
+    Step.LAST_MOVES: {Close.EXTRA: Step.EXTRA_VOTE, Close.DONE: Step.NIGHT},
+    Step.EXTRA_VOTE: _VOTE,
+    Step.NIGHT: {Close.DONE: Step.PRE_VOTE},
+}
+"""How each step goes on (§4, §6): a step's resolver tells only how it closed (:class:`Close`);
+a vote may come back to a revote, to the vote-time moves, or to the extra vote."""
 STEP_TABLE: StepTable[GameState] = StepTable(
-    tuple(StepSpec(step.value, _PHASES.get(step, "day"), actions.asked) for step in Step)
+    tuple(
+        StepSpec(
+            step.value,
+            _PHASES.get(step, "day"),
+            actions.asked,
+            then=MappingProxyType({str(close): str(to) for close, to in _THEN[step].items()}),
+        )
+        for step in Step
+    )
 )
 
 
@@ -98,8 +129,8 @@ def new_game(seats: Sequence[Seat], settings: Settings) -> GameState:
         day=1,
     )
     if settings.option("mayor", True):
-        return replace(state, step=Step.ELECTION.value)
-    return enter(state, Step.NIGHT)[0]
+        return replace(state, step=STEP_TABLE.following(None).id)
+    return enter(state, STEP_TABLE.first_of("night").id)[0]
 
 
 def enter(state: GameState, step: str) -> tuple[GameState, tuple[str, ...]]:
@@ -122,7 +153,7 @@ def enter(state: GameState, step: str) -> tuple[GameState, tuple[str, ...]]:
 def _resolve_night(state: GameState) -> day.Outcome:
     context, trace = run_pipeline(night.STAGES, Night(state, state.night))
     after, events, more = night_results.finish_night(context)
-    return after, events, (*trace, *more), Step.PRE_VOTE
+    return after, events, (*trace, *more), Close.DONE
 
 
 def resolve(state: GameState) -> Resolution[GameState]:
@@ -139,7 +170,8 @@ def resolve(state: GameState) -> Resolution[GameState]:
         step = state.step
         resolver = _resolve_night if step == Step.NIGHT else day.RESOLVERS[Step(step)]
         before = elite.record_sides(state)
-        state, new_events, new_trace, following = resolver(before)
+        state, new_events, new_trace, close = resolver(before)
+        following = STEP_TABLE.following(step, close).id
         events.extend(new_events)
         state, left = elite.agents_leave(before, state, following)
         events.extend(left)

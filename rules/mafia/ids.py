@@ -44,6 +44,18 @@ class Step(enum.StrEnum):
     NIGHT = "night"
 
 
+class Close(enum.StrEnum):
+    """How a step closed (§4, §6): the step table's ``then`` names the step played next."""
+
+    DONE = "done"  # the step's business is settled: the table's ordinary successor
+    TIE = "tie"  # a tie: the election's runoff, a lynch-type vote's revote (§6.2, §6.7)
+    CHOOSE = "choose"  # the Mayor chooses among several eligible secretaries (§6.3)
+    HUNT = "hunt"  # the pre-vote opened a hunt (§6.4)
+    MOVES = "moves"  # vote-time moves are due before the vote's result (§6.9)
+    LAST_MOVES = "last_moves"  # lynched players have death-time moves (§6.9)
+    EXTRA = "extra"  # a lynch brings the day's extra vote (§6.10)
+
+
 class Cause(enum.StrEnum):
     """The death causes of the core game (§8.7)."""
 
