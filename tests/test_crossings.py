@@ -35,13 +35,13 @@ PACKAGES = frozenset({"rules", "parsing", "stories", "narrator"})
 #: each recipient his own: ``Cast.seen_by``), a player's actions as told (``told_choices``),
 #: private story mails went only to the readers the story tells more, the render said who signs the
 #: mail (``RenderedMail.narrator``), a receipt titled ``Re: <his subject>`` stopped asking for the
-#: game day's, the rules told a receipt's action and readers at once (``receipt``), every pack's
-#: wording of the parser's errors came with the inbox settings, the parser parsed and routed the
-#: raw mail in one call (``parse_and_route``) and built its own context of the parts the narrator
-#: names (``read_for``), 17 then 15). Issue 21's aim for the vote, 15, is reached: what is left
-#: of it is the parser's (parse and route, the game's info once per batch, read), the rules' (the
-#: registry, load, view, the vote value, apply, the sender's choices read, his receipt, the roles
-#: told, dump) and the stories' (the cast, the key, the render).
+#: game day's, the rules told a receipt's action and readers at once (``receipt``), and every
+#: pack's wording of the parser's errors came with the inbox settings: a vote 17; then 15 once
+#: the parser parsed and routed the raw mail in one call (``parse_and_route``) and built its own
+#: context of the parts the narrator names (``read_for``)). Issue 21's aim for the vote, 15, is
+#: reached: what is left of it is the parser's (parse and route, the game's info once per batch,
+#: read), the rules' (the registry, load, view, the vote value, apply, the sender's choices read,
+#: his receipt, the roles told, dump) and the stories' (the cast, the key, the render).
 VOTE_BUDGET = 15
 DAY_BUDGET = 24
 PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
