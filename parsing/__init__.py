@@ -13,6 +13,10 @@ Public API (all pure; ``parse_mail`` never raises for any bytes)::
         -> Signup(game, name, gender) | Vote(game, targets, blanco, keywords, corrections)
          | Moves(game, (Move(written, Vote | ParseError), ...))   # several, one per line
          | ParseError(code, message, params, game)
+    parse_and_route(raw, game_names, own_addresses, explain, help_words)
+        -> (ParsedMail, Routed)                          # parse_mail then route, in one call
+    read_for(parsed, GameInfo, lexicon=, explain=, sender_player=, name_counts=, choice_words=,
+             number_keywords=, moves=) -> Read           # read_command, its context by parts
     Lexicon.from_words(words_toml_mapping, keyword_ids) -> Lexicon   # a pack's words
     classify_ignore(parsed, own_addresses) -> Ignore | None      # auto-reply|bounce|list|loop
     find_game(subject, game_names) -> str | None
@@ -31,7 +35,14 @@ what the player wrote, by the mail clients' tables of ``clients``), ``subject``,
 
 from parsing.autoreply import classify_ignore, is_auto_reply, is_bounce
 from parsing.html import html_to_text
-from parsing.interpret import read_command, read_signup, read_vote, route
+from parsing.interpret import (
+    parse_and_route,
+    read_command,
+    read_for,
+    read_signup,
+    read_vote,
+    route,
+)
 from parsing.lexicon import DEFAULT_LEXICON, Gender, Lexicon
 from parsing.messages import ErrorParams, Explain, ParamTexts, explain_plainly
 from parsing.mime import parse_mail
@@ -95,8 +106,10 @@ __all__ = [
     "is_auto_reply",
     "is_bounce",
     "is_help_subject",
+    "parse_and_route",
     "parse_mail",
     "read_command",
+    "read_for",
     "read_signup",
     "read_vote",
     "route",

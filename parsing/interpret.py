@@ -1,5 +1,7 @@
 """A parsed mail to a command, in two steps: :func:`route` (which game, or why not) and
-:func:`read_command` (what the body asks of that game)."""
+:func:`read_command` (what the body asks of that game); the narrator's two entry points take
+each step from what it holds: :func:`parse_and_route` (the raw mail) and :func:`read_for` (the
+game and the sender's context as its parts)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from parsing.autoreply import classify_ignore
-from parsing.lexicon import Gender
+from parsing.lexicon import DEFAULT_LEXICON, Gender, Lexicon
 from parsing.messages import Explain, explain_plainly
+from parsing.mime import parse_mail
 from parsing.model import (
     Correction,
     ErrorCode,
@@ -65,6 +68,46 @@ def route(
     if game is None:
         return _error(explain, ErrorCode.NO_GAME, None, games=names)
     return Route(game)
+
+
+def parse_and_route(
+    raw: bytes,
+    game_names: Iterable[str],
+    own_addresses: Iterable[str] = (),
+    explain: Explain = explain_plainly,
+    help_words: AbstractSet[str] = frozenset(),
+) -> tuple[ParsedMail, Routed]:
+    """The mail `raw` parsed (:func:`parsing.parse_mail`) and routed (:func:`route`, with the
+    other arguments): one call for the inbox, which holds the bytes and needs both."""
+    parsed = parse_mail(raw)
+    return parsed, route(parsed, game_names, own_addresses, explain, help_words)
+
+
+def read_for(
+    parsed: ParsedMail,
+    game: GameInfo,
+    *,
+    lexicon: Lexicon = DEFAULT_LEXICON,
+    explain: Explain = explain_plainly,
+    sender_player: str | None = None,
+    name_counts: Mapping[str, tuple[int, int]] | None = None,
+    choice_words: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
+    number_keywords: frozenset[str] = frozenset(),
+    moves: Mapping[str, str] | None = None,
+) -> Read:
+    """:func:`read_command` in the :class:`MailContext` of these parts (each as that class
+    documents it): the narrator names the game's words and the sender's context, and the parser
+    builds its own value of them."""
+    context = MailContext(
+        lexicon=lexicon,
+        sender_player=sender_player,
+        name_counts=name_counts or {},
+        explain=explain,
+        choice_words=choice_words or {},
+        number_keywords=number_keywords,
+        moves=moves or {},
+    )
+    return read_command(parsed, game, context)
 
 
 def read_command(parsed: ParsedMail, game: GameInfo, context: MailContext) -> Read:

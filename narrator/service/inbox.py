@@ -60,6 +60,7 @@ from parsing import (
     Help,
     Ignore,
     IgnoreReason,
+    Lexicon,
     MailContext,
     Moves,
     ParsedMail,
@@ -67,9 +68,8 @@ from parsing import (
     Read,
     Route,
     Signup,
-    parse_mail,
-    read_command,
-    route,
+    parse_and_route,
+    read_for,
 )
 from parsing import Vote as ParsedVote
 from parsing.messages import Explain
@@ -217,12 +217,11 @@ def _arrived(
     """The mail as it arrived: parsed (a too-large one's header only) and routed."""
     too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
     items = header_items(row.raw)
-    parsed = parse_mail(_headers_only(row.raw) if too_large else row.raw)
     # Only the names of the open games are needed to route the mail; the one game it is about
     # is loaded whole by the ``game`` link (its rules state can be large).
     games = work.open_games()
-    routed = route(
-        parsed,
+    parsed, routed = parse_and_route(
+        _headers_only(row.raw) if too_large else row.raw,
         [g.name for g in games],
         settings.addresses,
         settings.explain,
@@ -403,7 +402,7 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     explain = settings.explainer(answer.game.ruleset, answer.game.language)
     reading = reading_for(table, mail.parsed.sender, explain)
     answer = replace(answer, player=reading.player)
-    command = read_command(mail.parsed, reading.info, reading.context)
+    command = reading.read(mail.parsed)
     if isinstance(command, ParseError):
         return _unread(mail, answer, command)
     try:
@@ -495,13 +494,46 @@ def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
 @dataclass(frozen=True)
 class Reading:
     """How the narrator reads a mail for a game: the parser's view of the game (``info``), the
-    sender's ``player`` (None: he is not in the game) and the parser's ``context``: the game's
-    words, and, for a player of a running game, how many names each of his moves takes and his
-    choices that are no names (a role, a team, a number)."""
+    sender's ``player`` (None: he is not in the game) and the parts of the parser's context
+    (:class:`parsing.MailContext` documents each): the game's words (``lexicon``, ``explain``),
+    and, for a player of a running game, how many names each of his moves takes, his choices
+    that are no names (a role, a team, a number) and his moves."""
 
     info: GameInfo
     player: Player | None
-    context: MailContext
+    lexicon: Lexicon
+    explain: Explain
+    name_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    choice_words: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    number_keywords: frozenset[str] = frozenset()
+    moves: dict[str, str] = field(default_factory=dict)
+
+    def read(self, parsed: ParsedMail) -> Read:
+        """What the parser reads in `parsed` (one call: it builds its context of the parts)."""
+        return read_for(
+            parsed,
+            self.info,
+            lexicon=self.lexicon,
+            explain=self.explain,
+            sender_player=self.player.name if self.player is not None else None,
+            name_counts=self.name_counts,
+            choice_words=self.choice_words,
+            number_keywords=self.number_keywords,
+            moves=self.moves,
+        )
+
+    @property
+    def context(self) -> MailContext:
+        """The parser's context of the parts (what ``narrator parse --game`` starts from)."""
+        return MailContext(
+            lexicon=self.lexicon,
+            sender_player=self.player.name if self.player is not None else None,
+            name_counts=self.name_counts,
+            explain=self.explain,
+            choice_words=self.choice_words,
+            number_keywords=self.number_keywords,
+            moves=self.moves,
+        )
 
 
 def reading_for(table: GameTable, sender: str, explain: Explain | None = None) -> Reading:
@@ -521,16 +553,16 @@ def reading_for(table: GameTable, sender: str, explain: Explain | None = None) -
         offered, number_keywords = _other_choices(game, actions, info)
         if len(actions) > 1:  # he may write several moves in one mail (one a line)
             moves = {a.keyword or "": a.move or a.keyword or "" for a in actions}
-    context = MailContext(
+    return Reading(
+        info,
+        player,
         lexicon=lexicon_for(game.ruleset, game.language),
-        sender_player=player.name if player is not None else None,
-        name_counts=name_counts,
         explain=explain if explain is not None else explainer_for(game.ruleset, game.language),
+        name_counts=name_counts,
         choice_words=offered,
         number_keywords=number_keywords,
         moves=moves,
     )
-    return Reading(info, player, context)
 
 
 def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, Player]]:
