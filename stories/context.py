@@ -8,7 +8,7 @@ import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
+from functools import cache, cached_property
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -25,24 +25,7 @@ class ContextError(ValueError):
 
 def clean_text(value: str) -> str:
     """A one-line string: control characters (CR, LF, TAB, NUL…) become single spaces."""
-    return _clean_short(value) if len(value) <= _SHORT else _one_line(value)
-
-
-def _one_line(value: str) -> str:
     return _CONTROL.sub(" ", value).strip()
-
-
-#: Strings up to this length (names, roles, keywords) have their cleaned form remembered: a
-#: mail's context holds the same names over and over (a step mail of a 1,000-player game lists
-#: them all), and cleaning one costs more than looking it up.
-_SHORT = 64
-_clean_short = lru_cache(maxsize=16384)(_one_line)
-
-
-@lru_cache(maxsize=256)
-def _clean_names(names: tuple[str, ...]) -> tuple[str, ...]:
-    """Names cleaned (the same list of valid names is in every vote's receipt of a step)."""
-    return tuple(map(clean_text, names))
 
 
 def _gender(value: str) -> str:
@@ -159,7 +142,7 @@ class Action:
         fields = dict(value)
         for name in ("choices", "previous", "mates"):
             if name in fields:
-                fields[name] = _clean_names(tuple(map(str, fields[name])))
+                fields[name] = tuple(clean_text(str(n)) for n in fields[name])
         if "extra" in fields:
             fields["extra"] = MappingProxyType(_clean(dict(fields["extra"] or {})))
         return cls(**fields)
