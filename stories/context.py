@@ -8,7 +8,7 @@ import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -163,7 +163,6 @@ def _transcript_names(event_type: type[RulesEvent]) -> dict[str, str]:
     return spelt
 
 
-@cache
 def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     """event type -> {field: default} for `ruleset` (transcript form, interfaces §3).
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -526,9 +525,9 @@ def help_subject(game: Game | None, words: Words) -> str:
     return f"{word} {game.name}" if game is not None else word
 
 
-@cache
-def _layout() -> Template:
-    """The compiled layout (read once per process; autoescaped, strict)."""
+def compile_layout() -> Template:
+    """The compiled mail layout (autoescaped, strict): compiled by each Renderer when it is
+    built (:class:`stories.render.Renderer`), which passes it to :func:`mail_html`."""
     env = Environment(
         autoescape=True,
         undefined=StrictUndefined,
@@ -554,12 +553,13 @@ def mail_html(
     subject: str,
     body: str,
     roster: Roster | None,
+    layout: Template,
 ) -> str:
-    """The HTML part of a rendered mail: a header (what kind of mail, game, moment; who died,
-    in a story), the story `body` (the normalised text, escaped here) with each move of an
-    action mail set apart where the story asks for it, the action box before the story's
-    signature, the role card of a role mail, the roster and a footer (how to vote, how to
-    ask for help).  Every value is escaped."""
+    """The HTML part of a rendered mail, laid out by `layout` (:func:`compile_layout`'s): a
+    header (what kind of mail, game, moment; who died, in a story), the story `body` (the
+    normalised text, escaped here) with each move of an action mail set apart where the story
+    asks for it, the action box before the story's signature, the role card of a role mail,
+    the roster and a footer (how to vote, how to ask for help).  Every value is escaped."""
     game: Game | None = ctx.get("game")
     label = words.mail
     laid = lay_out(body, _actions_asked(mail, ctx), words, ctx)
@@ -596,7 +596,7 @@ def mail_html(
     if kind is not None:
         header.update(kind=getattr(label, kind[0]), background=kind[1], colour=kind[2])
     dead = deaths_of(ctx) if mail in STORY_MAILS else []
-    return _layout().render(
+    return layout.render(
         lang=language,
         title=subject,
         header=header if header["game"] or header["kind"] else None,

@@ -26,10 +26,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 #: Hidden state not removed yet (each an open debt: remove the entry with the memo).  The
 #: list may shrink, never grow.
 PENDING: dict[tuple[str, str], str] = {
-    ("narrator/web/admin.py", "_templates"): "the admin templates: to be built by the web app",
-    ("narrator/web/app.py", "_templates"): "the page templates: to be built by the web app",
     ("parsing/names.py", "_homoglyphs"): "Unicode's confusables table: to be read by an owner",
-    ("stories/layout.py", "_layout"): "the mail layout template: to be compiled by the Renderer",
     ("stories/lexicon.py", "lexicon_for"): "a pack's words: to be read by an explicit owner",
     ("stories/lexicon.py", "language_lexicon"): "shared words: to be read by an explicit owner",
     ("stories/lexicon.py", "help_words"): "shared words: to be read by an explicit owner",
@@ -39,9 +36,6 @@ PENDING: dict[tuple[str, str], str] = {
     ("stories/samples.py", "_id_sets"): "over load_pack: goes with it",
     ("stories/samples.py", "sample_players"): "over load_pack: goes with it",
     ("stories/samples.py", "_event_samples"): "over load_pack: goes with it",
-    ("stories/context.py", "event_schema"): "a pure function of the ruleset registry",
-    ("stories/keys.py", "events_of"): "a pure function of the ruleset registry",
-    ("stories/keys.py", "keys_of"): "a pure function of the ruleset registry",
     ("rules/vampiri/state.py", "with_votes: __dict__"): (
         "copies the vote-free cached views into the new state: to become a field of their own"
     ),
