@@ -10,7 +10,14 @@ from typing import Any
 
 from jinja2 import TemplateNotFound
 
-from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, ContextError, Event
+from stories.context import (
+    COMMON_NAMES,
+    EVENT_NAMES,
+    MAIL_FIELDS,
+    ContextError,
+    Event,
+    event_schema,
+)
 from stories.helpers import Helpers, StoryError, helper_names
 from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
 from stories.layout import ROSTER_SEPARATOR
@@ -112,12 +119,13 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
                 continue
             yield from _mail_content_problems(source, context, mail.subject, mail.text)
     else:
+        schema = event_schema(key.ruleset)  # once for the samples of this source
         for number, (context, event) in enumerate(event_samples(key)):
             report.renders += 1
             rng = random.Random(number)
             try:
                 renderer.render_source_event(
-                    source, context, Event.from_dict(event, key.ruleset), rng
+                    source, context, Event.from_dict(event, key.ruleset, schema), rng
                 )
             except (StoryError, ContextError) as error:
                 yield _with_sample(str(error), {**context, "event": event})

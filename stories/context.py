@@ -291,14 +291,22 @@ class Event:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], ruleset: str | None = None) -> Event:
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        ruleset: str | None = None,
+        schema: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Event:
         """An Event from the daemon's dict: `{"type": …, "audience": …, <fields>}`.
 
         `audience` is "public", a player name, a team id, or a list of these (default public).
-        The fields are those of `ruleset`'s event (of any ruleset's when None).
-        Raises ContextError for an unknown type or a missing field.
+        The fields are those of `ruleset`'s event (of any ruleset's when None), as `schema`
+        gives them (default: :func:`event_schema`; a caller reading many events of one ruleset
+        works it out once and passes it).  Raises ContextError for an unknown type or a
+        missing field.
         """
-        schema = all_event_fields() if ruleset is None else event_schema(ruleset)
+        if schema is None:
+            schema = all_event_fields() if ruleset is None else event_schema(ruleset)
         kind = data.get("type")
         if not isinstance(kind, str) or kind not in schema:
             raise ContextError(f"unknown event type {kind!r}")
