@@ -22,7 +22,6 @@ Works on plain text (HTML is first rendered to text with blockquotes as ``>`` li
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -284,13 +283,8 @@ def _cut_unquoted_original(lines: list[str]) -> list[str]:
             return lines[:index]
     # quotequail knows more reply and forward markers than the patterns above.
     text = "\n".join(lines)
-    own = _quotequail_own_part(text) if len(text) <= _SHORT_TEXT else _quotequail_own(text)
+    own = _quotequail_own(text)
     return lines if own is None else own.split("\n")
-
-
-#: Texts up to this length (a vote, a signup) have quotequail's verdict remembered: a game's
-#: players send the same few short texts (names) over and over.
-_SHORT_TEXT = 200
 
 
 def _quotequail_own(text: str) -> str | None:
@@ -302,9 +296,6 @@ def _quotequail_own(text: str) -> str | None:
     if parts and parts[0][0] and len(parts) > 1:
         return str(parts[0][1])
     return None
-
-
-_quotequail_own_part = functools.lru_cache(maxsize=4096)(_quotequail_own)
 
 
 def _is_header_block(lines: list[str], index: int) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
@@ -70,10 +69,8 @@ def find_game(subject: str, game_names: Iterable[str]) -> str | None:
     return best[2] if best else None
 
 
-@functools.lru_cache(maxsize=4096)
 def _name_pattern(name: str) -> tuple[int, re.Pattern[str]] | None:
-    """A game name's folded length and the pattern finding it as whole words (every mail tries
-    every open game's name: built once per name)."""
+    """A game name's folded length and the pattern finding it as whole words."""
     folded_name = " ".join(_WORD.findall(fold(name)))
     if not folded_name:
         return None

@@ -11,7 +11,15 @@ from typing import Any
 from jinja2 import TemplateNotFound
 
 from rules.core.registry import get_ruleset, ruleset_ids
-from stories.context import COMMON_NAMES, EVENT_NAMES, MAIL_FIELDS, Action, ContextError, Event
+from stories.context import (
+    COMMON_NAMES,
+    EVENT_NAMES,
+    MAIL_FIELDS,
+    Action,
+    ContextError,
+    Event,
+    event_schema,
+)
 from stories.helpers import Helpers, StoryError, helper_names
 from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
 from stories.layout import ROSTER_SEPARATOR
@@ -125,12 +133,13 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
         if key.event == "step":
             yield from _unworded_kinds(renderer, source)
     else:
+        schema = event_schema(key.ruleset)  # once for the samples of this source
         for number, (context, event) in enumerate(event_samples(key)):
             report.renders += 1
             rng = random.Random(number)
             try:
                 renderer.render_source_event(
-                    source, context, Event.from_dict(event, key.ruleset), rng
+                    source, context, Event.from_dict(event, key.ruleset, schema), rng
                 )
             except (StoryError, ContextError) as error:
                 yield _with_sample(str(error), {**context, "event": event})

@@ -8,7 +8,7 @@ import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -25,24 +25,7 @@ class ContextError(ValueError):
 
 def clean_text(value: str) -> str:
     """A one-line string: control characters (CR, LF, TAB, NUL…) become single spaces."""
-    return _clean_short(value) if len(value) <= _SHORT else _one_line(value)
-
-
-def _one_line(value: str) -> str:
     return _CONTROL.sub(" ", value).strip()
-
-
-#: Strings up to this length (names, roles, keywords) have their cleaned form remembered: a
-#: mail's context holds the same names over and over (a step mail of a 1,000-player game lists
-#: them all), and cleaning one costs more than looking it up.
-_SHORT = 64
-_clean_short = lru_cache(maxsize=16384)(_one_line)
-
-
-@lru_cache(maxsize=256)
-def _clean_names(names: tuple[str, ...]) -> tuple[str, ...]:
-    """Names cleaned (the same list of valid names is in every vote's receipt of a step)."""
-    return tuple(map(clean_text, names))
 
 
 def _gender(value: str) -> str:
@@ -165,7 +148,7 @@ class Action:
         fields = dict(value)
         for name in ("choices", "previous", "mates"):
             if name in fields:
-                fields[name] = _clean_names(tuple(map(str, fields[name])))
+                fields[name] = tuple(clean_text(str(n)) for n in fields[name])
         if "extra" in fields:
             fields["extra"] = MappingProxyType(_clean(dict(fields["extra"] or {})))
         return cls(**fields)
@@ -186,7 +169,6 @@ def _transcript_names(event_type: type[RulesEvent]) -> dict[str, str]:
     return spelt
 
 
-@cache
 def event_schema(ruleset: str) -> Mapping[str, Mapping[str, Any]]:
     """event type -> {field: default} for `ruleset` (transcript form, interfaces §3).
 
@@ -316,14 +298,22 @@ class Event:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], ruleset: str | None = None) -> Event:
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        ruleset: str | None = None,
+        schema: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Event:
         """An Event from the daemon's dict: `{"type": …, "audience": …, <fields>}`.
 
         `audience` is "public", a player name, a team id, or a list of these (default public).
-        The fields are those of `ruleset`'s event (of any ruleset's when None).
-        Raises ContextError for an unknown type or a missing field.
+        The fields are those of `ruleset`'s event (of any ruleset's when None), as `schema`
+        gives them (default: :func:`event_schema`; a caller reading many events of one ruleset
+        works it out once and passes it).  Raises ContextError for an unknown type or a
+        missing field.
         """
-        schema = all_event_fields() if ruleset is None else event_schema(ruleset)
+        if schema is None:
+            schema = all_event_fields() if ruleset is None else event_schema(ruleset)
         kind = data.get("type")
         if not isinstance(kind, str) or kind not in schema:
             raise ContextError(f"unknown event type {kind!r}")

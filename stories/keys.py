@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import PurePath
 from typing import Final
 
@@ -57,7 +56,6 @@ def all_keys() -> tuple[str, ...]:
     return event_types() + MAIL_TYPES
 
 
-@cache
 def events_of(ruleset: str) -> tuple[str, ...]:
     """The event types of `ruleset` (its ``event_types``), or of every ruleset when unknown."""
     if ruleset in ruleset_ids():
@@ -65,7 +63,6 @@ def events_of(ruleset: str) -> tuple[str, ...]:
     return event_types()
 
 
-@cache
 def keys_of(ruleset: str) -> tuple[str, ...]:
     """Every event and mail a pack of `ruleset` tells (the optional mails, `OPTIONAL_MAILS`,
     only where it has a template for them)."""

@@ -8,11 +8,9 @@ facts the text tells: so a new pack or a reworded template needs nothing here.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -173,19 +171,12 @@ def _how_many(action: Action, words: Words, ctx: Mapping[str, Any]) -> str:
     return fill(label.names_range, min=number(action.min), max=count(action.max, *forms))
 
 
-@lru_cache(maxsize=64)
-def _when(moment: dt.datetime, zone: str, pattern: str, locale: str) -> str:
-    """A deadline in words (the same for every mail of a step); `zone` is part of the key, as
-    equal moments in different zones are equal datetimes but are written differently."""
-    return vocab.when(moment, pattern, locale)
-
-
 def deadline_of(ctx: Mapping[str, Any], words: Words) -> str:
     """The step's deadline in words and its zone ("" without one)."""
     game: Game | None = ctx.get("game")
     if game is None or game.deadline is None:
         return ""
-    written = _when(game.deadline, str(game.deadline.tzinfo), words.when, words.locale)
+    written = vocab.when(game.deadline, words.when, words.locale)
     return f"{written} ({game.timezone})"
 
 
@@ -338,12 +329,12 @@ def _move_heading(action: Action, words: Words) -> tuple[str, tuple[str, ...]]:
     return (f"{title} — {move}" if title else ucfirst(move)), written
 
 
-@lru_cache(maxsize=64)
 def inline_choices(names: tuple[str, ...]) -> Markup:
-    """The choices in one wrapping line, each name kept whole: shared by every reader of a
-    step (a day vote of a thousand players lists a thousand names in each mail)."""
-    return Markup(" · ").join(
-        Markup('<span style="white-space:nowrap;">{}</span>').format(name) for name in names
+    """The choices in one wrapping line, each name kept whole (each escaped, then joined as
+    plain strings: a day vote of a thousand players lists a thousand names in each mail, and
+    ``Markup.format`` per name costs ten times as much)."""
+    return Markup(
+        " · ".join(f'<span style="white-space:nowrap;">{escape(name)}</span>' for name in names)
     )
 
 
@@ -544,9 +535,9 @@ def help_subject(game: Game | None, words: Words) -> str:
     return f"{word} {game.name}" if game is not None else word
 
 
-@cache
-def _layout() -> Template:
-    """The compiled layout (read once per process; autoescaped, strict)."""
+def compile_layout() -> Template:
+    """The compiled mail layout (autoescaped, strict): compiled by each Renderer when it is
+    built (:class:`stories.render.Renderer`), which passes it to :func:`mail_html`."""
     env = Environment(
         autoescape=True,
         undefined=StrictUndefined,
@@ -572,12 +563,13 @@ def mail_html(
     subject: str,
     body: str,
     roster: Roster | None,
+    layout: Template,
 ) -> str:
-    """The HTML part of a rendered mail: a header (what kind of mail, game, moment; who died,
-    in a story), the story `body` (the normalised text, escaped here) with each move of an
-    action mail set apart where the story asks for it, the action box before the story's
-    signature, the role card of a role mail, the roster and a footer (how to vote, how to
-    ask for help).  Every value is escaped."""
+    """The HTML part of a rendered mail, laid out by `layout` (:func:`compile_layout`'s): a
+    header (what kind of mail, game, moment; who died, in a story), the story `body` (the
+    normalised text, escaped here) with each move of an action mail set apart where the story
+    asks for it, the action box before the story's signature, the role card of a role mail,
+    the roster and a footer (how to vote, how to ask for help).  Every value is escaped."""
     game: Game | None = ctx.get("game")
     label = words.mail
     laid = lay_out(body, _actions_asked(mail, ctx), words, ctx)
@@ -614,7 +606,7 @@ def mail_html(
     if kind is not None:
         header.update(kind=getattr(label, kind[0]), background=kind[1], colour=kind[2])
     dead = deaths_of(ctx) if mail in STORY_MAILS else []
-    return _layout().render(
+    return layout.render(
         lang=language,
         title=subject,
         header=header if header["game"] or header["kind"] else None,

@@ -29,6 +29,7 @@ from stories.layout import (
     HTML_ROSTER_MAILS,
     ROSTER_MAILS,
     ROSTER_SEPARATOR,
+    compile_layout,
     link_lines,
     mail_html,
     roster_of,
@@ -191,6 +192,15 @@ class Renderer:
         self.env = make_environment()
         self.env.loader = _StoreLoader(self)
         self._compiled: dict[tuple[str, str], Compiled] = {}
+        self._layout: Template | None = None
+
+    @property
+    def layout(self) -> Template:
+        """The mail layout, compiled by this renderer at its first HTML mail (like its
+        stories: a renderer built only to check words compiles none)."""
+        if self._layout is None:
+            self._layout = compile_layout()
+        return self._layout
 
     # -- templates --------------------------------------------------------------------------
     def variants(self, key: StoryKey) -> Sequence[StorySource]:
@@ -359,6 +369,7 @@ class Renderer:
             subject=subject,
             body=body,
             roster=roster,
+            layout=self.layout,
         )
         return RenderedMail(subject, text + "\n", html, key, source.variant)
 

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from functools import cache, lru_cache
 from typing import Literal
 
 from babel import Locale
 from babel.dates import format_datetime
 from babel.numbers import format_decimal
 from babel.units import format_unit
-
-# Babel works out each of these from the CLDR data on every call (tens of microseconds); a
-# story mail asks for the same few numbers, lists and deadline again and again, so the pure
-# functions below remember their answers (bounded caches, keyed by plain values).
-_CACHED = 4096
 
 #: CLDR plural categories in the order a template gives the forms (`other` may be left out).
 PLURAL_ORDER = ("zero", "one", "two", "few", "many", "other")
@@ -34,7 +28,6 @@ DURATION_UNITS = (
 )
 
 
-@cache
 def locale_of(locale: str) -> Locale:
     """The Babel locale for an id such as `nl`, `en_GB`, `ru` (ValueError when unknown)."""
     return Locale.parse(locale)
@@ -45,13 +38,11 @@ def plain_number(n: int | float) -> int | float:
     return int(n) if isinstance(n, float) and n.is_integer() else n
 
 
-@lru_cache(maxsize=_CACHED)
 def plural_category(n: int | float, locale: str) -> str:
     """The CLDR plural category of `n`: "one", "few", "many", "other", …"""
     return str(locale_of(locale).plural_form(plain_number(n)))
 
 
-@cache
 def plural_categories(locale: str) -> tuple[str, ...]:
     """The categories the locale distinguishes, in the order of a template's forms.
 
@@ -75,13 +66,11 @@ def plural(n: int | float, locale: str, forms: Sequence[str]) -> str:
     return forms[min(index, len(forms) - 1)]
 
 
-@lru_cache(maxsize=_CACHED)
 def number(n: int | float, locale: str) -> str:
     """`n` in digits with the locale's decimal mark, without grouping: "1,5", "1.5", "1000"."""
     return str(format_decimal(plain_number(n), locale=locale, group_separator=False))
 
 
-@cache
 def _list_patterns(locale: str, style: str) -> Mapping[str, str]:
     return {key: str(value) for key, value in locale_of(locale).list_patterns[style].items()}
 
@@ -109,14 +98,12 @@ def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "
 def when(moment: dt.datetime, pattern: str, locale: str) -> str:
     """A moment with a CLDR date pattern: "EEEE d MMMM 'om' HH:mm" -> "woensdag 18 november om
     10:00" (the locale's weekday and month names), on the clock of the moment's own time zone
-    (the narrator gives a deadline in the game's zone).  A naive moment is UTC.  Not cached:
-    equal moments of different zones are equal datetimes, but are written differently."""
+    (the narrator gives a deadline in the game's zone).  A naive moment is UTC."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return str(format_datetime(moment, pattern, tzinfo=moment.tzinfo, locale=locale))
 
 
-@lru_cache(maxsize=_CACHED)
 def duration_unit(amount: int, unit: str, locale: str, written: str | None = None) -> str:
     """`amount` of a CLDR duration unit: "2 dagen", "5 минут"; `written` replaces the digits
     (the number in words: "twee dagen")."""

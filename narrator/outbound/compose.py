@@ -33,7 +33,6 @@ from __future__ import annotations
 import email.header
 import email.quoprimime
 import email.utils
-import functools
 import hashlib
 import itertools
 import re
@@ -258,7 +257,6 @@ def _needs_encoding(text: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=512)  # the same subjects come again and again
 def _encoded_words(text: str, name: str) -> str:
     """RFC 2047 encoded words (UTF-8, B or Q, whichever is shorter), folded with CRLF SP."""
     header = email.header.Header(text, charset="utf-8", maxlinelen=MAX_LINE, header_name=name)

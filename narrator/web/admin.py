@@ -19,7 +19,6 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -112,6 +111,7 @@ class Panel:
     on_change: Callable[[], None] | None = None
     limiter: LoginLimiter = field(default_factory=LoginLimiter, compare=False)
     clock: Callable[[], datetime] = utc_now
+    templates: Environment = field(default_factory=lambda: panel_templates(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -176,8 +176,8 @@ GAME_ACTIONS: Mapping[str, tuple[Callable[[Mapping[str, str], str], Action], tup
 }
 
 
-@cache
-def _templates() -> Environment:
+def panel_templates() -> Environment:
+    """The panel's templates (compiled on first use each, by the Panel built once per daemon)."""
     return Environment(
         loader=FileSystemLoader(HERE / "templates"),
         autoescape=True,
@@ -210,7 +210,7 @@ def _page(
     where: _Where, name: str, admin: AdminSession | None, status: int = 200, **context: Any
 ) -> Response:
     context.setdefault("title", "Narrator admin")
-    template = _templates().get_template(name)
+    template = where.panel.templates.get_template(name)
     html = template.render(
         root=where.root,
         home=where.home,

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -93,6 +92,8 @@ class Site:
     on_stored: Callable[[], None] | None = None
     #: The admin panel (``/admin``; it needs the key too); None: no panel.
     panel: Panel | None = None
+    #: The pages' templates (compiled on first use each, kept by the site built once).
+    templates: Environment = field(default_factory=lambda: page_templates(), compare=False)
 
     @property
     def root(self) -> str:
@@ -100,8 +101,8 @@ class Site:
         return urlsplit(self.base_url).path.rstrip("/")
 
 
-@cache
-def _templates() -> Environment:
+def page_templates() -> Environment:
+    """The public and personal pages' templates."""
     return Environment(
         loader=FileSystemLoader(HERE / "templates"),
         autoescape=True,
@@ -112,8 +113,8 @@ def _templates() -> Environment:
     )
 
 
-def _template(name: str) -> Template:
-    return _templates().get_template(name)
+def _template(site: Site, name: str) -> Template:
+    return site.templates.get_template(name)
 
 
 def _page(html: str, status: int = 200) -> HTMLResponse:
@@ -154,7 +155,7 @@ def render_index(site: Site) -> str:
                 groups.append(
                     {"status": status, "heading": getattr(labels, label), "games": listed}
                 )
-    return _template("index.html").render(
+    return _template(site, "index.html").render(
         lang=site.language, title=labels.games, root=site.root, labels=labels, groups=groups
     )
 
@@ -200,7 +201,7 @@ def render_game(site: Site, game: PublicGame) -> str:
     sign_up = ""
     if game.status == GameStatus.SIGNUP.value:
         sign_up = fill(context["labels"].sign_up, address=site.address, game=game.name)
-    return _template("game.html").render(**context, sign_up=sign_up)
+    return _template(site, "game.html").render(**context, sign_up=sign_up)
 
 
 # --- a player's own page ---------------------------------------------------------------------
@@ -225,7 +226,7 @@ def render_private(site: Site, page: PrivatePage, token: str, *, sent: bool = Fa
     """A player's own page (`sent`: just after a vote in its form)."""
     context = _told(site, page.game)
     context["title"] = f"{page.player} — {context['title']}"
-    return _template("private.html").render(
+    return _template(site, "private.html").render(
         **context,
         page=page,
         fill=fill,
