@@ -498,8 +498,9 @@ def story_events(
     events: Iterable[Mapping[str, Any]], ruleset: str | None = None
 ) -> tuple[Event, ...]:
     """Events from the daemon's dicts (see :meth:`Event.from_dict`): a step's story, parsed
-    once for every reader."""
-    return tuple(Event.from_dict(event, ruleset) for event in events)
+    once for every reader, against the ruleset's event schema worked out once."""
+    schema = all_event_fields() if ruleset is None else event_schema(ruleset)
+    return tuple(Event.from_dict(event, ruleset, schema) for event in events)
 
 
 def shared_cast(cast: Cast) -> Cast:

@@ -95,12 +95,19 @@ class StoryKey:
                 or (field == "event" and is_partial(value))
             ):
                 raise StoryKeyError(f"bad {field} {value!r}: use lower-case letters, digits, _")
+
+    def checked(self) -> StoryKey:
+        """This key, when its event is one the ruleset tells (an event of its rules, a mail,
+        an optional mail or a partial); else StoryKeyError.  Called where a key comes from
+        outside (a pack's file name, the CLI, a stored story): keys the narrator derives from
+        checked ones (`with_event` for the rules' own events, `with_theme`) need no check."""
         if (
             not is_partial(self.event)
             and self.event not in keys_of(self.ruleset)
             and self.event not in OPTIONAL_MAILS
         ):
             raise StoryKeyError(f"unknown event or mail {self.event!r}")
+        return self
 
     @property
     def is_mail(self) -> bool:
@@ -140,7 +147,7 @@ def key_from_path(path: PurePath) -> tuple[StoryKey, int]:
             f"{path}: expected …/<ruleset>/<lang>/<theme>/<event>[.N].j2 (N = 2, 3, …)"
         )
     ruleset, language, theme = path.parts[-4:-1]
-    key = StoryKey(ruleset, language, theme, match.group("event"))
+    key = StoryKey(ruleset, language, theme, match.group("event")).checked()
     return key, int(match.group("variant") or 1)
 
 

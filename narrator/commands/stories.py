@@ -99,7 +99,7 @@ def _key(args: argparse.Namespace, event: str) -> StoryKey:
     try:
         return StoryKey(
             args.ruleset or "wakkerdam", args.lang or "nl", args.theme or "wakkerdam", event
-        )
+        ).checked()
     except StoryKeyError as error:
         raise CommandError(str(error)) from None
 
@@ -125,7 +125,7 @@ def source_from_file(path: Path, args: argparse.Namespace) -> StorySource:
             args.lang or key.language,
             args.theme or key.theme,
             getattr(args, "event", None) or key.event,
-        )
+        ).checked()
     except StoryKeyError as error:
         raise CommandError(f"{path}: {error}") from None
     variant = getattr(args, "variant", None) or variant

@@ -461,7 +461,7 @@ def _stories(where: _Where, session: Session, query: Mapping[str, str]) -> dict[
         if not (sample.isascii() and sample.isdigit() and len(sample) <= 3):
             raise CommandError(f"sample: a number from 0 to 999, not {sample!r}")
         try:
-            key = StoryKey(form["ruleset"], form["lang"], form["theme"], form["event"])
+            key = StoryKey(form["ruleset"], form["lang"], form["theme"], form["event"]).checked()
         except StoryKeyError as error:
             raise CommandError(str(error)) from None
         renderer = Renderer(runtime_store(session))
