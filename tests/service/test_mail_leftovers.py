@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.models import Game
+from narrator.models import Game, RoleDistribution
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
 from tests.service.test_mafia_mails_read import _open
-from tests.support.bymail import Table, text_of
+from tests.support.bymail import Table, address_of, game_view, text_of
 
 
 def _reminders(table: Table) -> list[tuple[str, str]]:
@@ -38,3 +39,61 @@ def test_an_english_mafia_mail_lists_the_same_choices_once(
         several += sum(lists.values()) > 1
     # The family's members have several moves with lists (kill, insure, rumour…).
     assert several >= 2, mails
+
+
+VAMPIRI_ROLES = ["re", "lamia", "regina", "vampiro", "vampiro", "monaco", "esploratore",
+                 "cacciatore", "leader", "vampiro"]  # fmt: skip
+VAMPIRI_NAMES = ("Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio", "Gina", "Hugo", "Ilaria",
+                 "Luca")  # fmt: skip
+
+
+def _vampiri_day(factory: sessionmaker[Session], language: str) -> tuple[Table, str]:
+    """A Vampiri game at its first day step; the Monaco (a hunter: he blocks and hunts)."""
+    table = Table(factory, language=language)
+    table.open_game(
+        name="Borgo", ruleset="vampiri", language=language, theme="vampiri", speed=86400,
+        strictness=9,
+    )  # fmt: skip
+    man, woman = ("uomo", "donna") if language == "it" else ("man", "woman")
+    for name in VAMPIRI_NAMES:
+        gender = woman if name[-1] == "a" else man
+        assert table.write(name, f"{name}, {gender}") == f"signup: {name}"
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        work.session.add(
+            RoleDistribution(
+                ruleset="vampiri", key="test", players=10, roles=VAMPIRI_ROLES, options={}
+            )
+        )
+        work.session.flush()
+        service.start_game(
+            work, table.mailer, game, now=table.clock(), seed=3, distribution_id="test"
+        )
+    table.deadline()  # the night's vote passes with no votes
+    assert game_view(factory).step == "giorno"
+    monaco = next(name for name, role in table.roles().items() if role == "monaco")
+    return table, monaco
+
+
+@pytest.mark.parametrize(
+    ("language", "teach"),
+    [
+        ("en", "You may send all your votes in one mail, one a line"),
+        ("it", "Puoi mandare tutti i voti in una sola mail, uno per riga"),
+    ],
+)
+def test_a_vampiri_player_with_two_votes_is_taught_one_mail_and_it_works(
+    factory: sessionmaker[Session], language: str, teach: str
+) -> None:
+    table, monaco = _vampiri_day(factory, language)
+    steps = [
+        text_of(m) for to, kind, m in table.mails() if kind == "step" and to == address_of(monaco)
+    ]
+    step = steps[-1]
+    assert teach in step, step
+    assert "separate mails" not in step and "mail separate" not in step, step
+    example = step.replace("\r\n", "\n").split(teach, 1)[1].split("\n\n")[1]
+    [reminder] = [text for to, text in _reminders(table) if to == address_of(monaco)]
+    assert teach in reminder and example in reminder.replace("\r\n", "\n"), reminder
+    # The example, sent as it is, is two votes.
+    assert table.write(monaco, example).startswith("moves:"), example
