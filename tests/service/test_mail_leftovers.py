@@ -97,3 +97,53 @@ def test_a_vampiri_player_with_two_votes_is_taught_one_mail_and_it_works(
     assert teach in reminder and example in reminder.replace("\r\n", "\n"), reminder
     # The example, sent as it is, is two votes.
     assert table.write(monaco, example).startswith("moves:"), example
+
+
+TEACH = {
+    ("mafia", "en"): "You may send them all in one mail, one move a line",
+    ("mafia", "ru"): "Их можно прислать одним письмом, по ходу на строку",
+    ("wakkerdam", "nl"): "Je mag al je stemmen in één mail sturen, één per regel",
+    ("wakkerdam", "en"): "You may send all your votes in one mail, one a line",
+    ("lupus", "it"): "Puoi mandare tutti i voti in una sola mail, uno per riga",
+    ("lupus", "en"): "You may send all your votes in one mail, one a line",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_mafia_reminder_teaches_several_moves_in_one_mail(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    table = _open(factory, language, mayor=False)
+    teach = TEACH["mafia", language]
+    taught = {to for to, kind, m in table.mails() if kind == "step" and teach in text_of(m)}
+    reminders = dict(_reminders(table))
+    assert taught, "no step mail teaches it"
+    for to in taught:
+        assert teach in reminders[to], reminders[to]
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_the_white_werewolfs_reminder_teaches_both_votes_in_one_mail(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    from tests.service.test_mail_third_pass import _white_wolf_at_night_two, _who
+
+    table = _white_wolf_at_night_two(factory, language)
+    white = _who(table)["witte_weerwolf"][0]
+    reminders = dict(_reminders(table))
+    assert TEACH["wakkerdam", language] in reminders[address_of(white)], reminders
+    one_vote = [text for to, text in reminders.items() if to != address_of(white)]
+    assert one_vote and not [t for t in one_vote if TEACH["wakkerdam", language] in t]
+
+
+@pytest.mark.parametrize("language", ["it", "en"])
+def test_the_sindacos_reminder_teaches_both_votes_in_one_mail(
+    factory: sessionmaker[Session], language: str
+) -> None:
+    from tests.service.test_moves_by_mail import _lupus_day
+
+    table, mayor = _lupus_day(factory, language)
+    reminders = dict(_reminders(table))
+    reminder = reminders[address_of(mayor)]
+    assert TEACH["lupus", language] in reminder, reminder
+    assert "one mail, one vote" not in reminder and "una mail è un voto" not in reminder
