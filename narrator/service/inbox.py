@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
@@ -407,10 +408,16 @@ def _read(mail: _Mail) -> Outcome:
 
 def _game_over(mail: _Mail, answer: _Answer, game: Game) -> Outcome:
     """Answer a mail to a game that has ended: it is over (its words.toml ``game-over``, in
-    the game's language, naming the winners when the rules tell them), nothing is read."""
+    the game's language, naming the winners when the rules tell them and, when the pages are
+    configured, the game's public page), nothing is read."""
     table = table_of(mail.work, game)
-    winners = {"winners": ", ".join(names)} if (names := _winners(table)) else {}
-    text = refusal_text("game-over", game.ruleset, game.language, game=game.name, **winners)
+    params = {"game": game.name}
+    if names := _winners(table):
+        params["winners"] = ", ".join(names)
+    pages = mail.mailer.pages
+    if pages is not None:  # the game's public page (docs/web.md): its whole story
+        params["link"] = f"{pages.base_url}/games/{quote(game.name, safe='')}"
+    text = refusal_text("game-over", game.ruleset, game.language, **params)
     error = _Error("game-over", text)
     letter = _error_reply(mail.work, game, mail.parsed, answer.reply, error, mail.settings)
     post(mail.work.session, mail.mailer, [letter], mail.now)

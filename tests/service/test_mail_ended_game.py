@@ -94,3 +94,14 @@ def test_an_open_game_of_the_same_name_comes_first(factory: sessionmaker[Session
         strictness=3,
     )
     assert table.write("Carla", "Carla, vrouw") == "signup: Carla"
+
+
+def test_the_game_over_reply_links_the_games_public_page(factory: sessionmaker[Session]) -> None:
+    """With the pages configured, the reply says where the whole story is read."""
+    from narrator.web.tokens import PageLinks
+
+    table = _ended(factory, "wakkerdam", "en")
+    table.mailer = replace(table.mailer, pages=PageLinks("k" * 32, "https://narrator.example.org"))
+    assert table.write("Anna", "Bram") == "error: game-over"
+    text = text_of(table.mails()[-1][2])
+    assert "The whole story: https://narrator.example.org/games/Borgo" in text, text
