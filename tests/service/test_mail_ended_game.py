@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.models import Game, GameStatus
 from narrator.service.work import unit_of_work
 from stories.words import load_words
-from tests.support.bymail import Table, address_of, text_of
+from tests.support.bymail import Table, address_of, game_view, text_of
 
 GENDERS = {"nl": "man", "en": "man", "it": "uomo", "ru": "мужчина"}
 # (ruleset, language, the Help word): every pack the project ships.
@@ -105,3 +105,17 @@ def test_the_game_over_reply_links_the_games_public_page(factory: sessionmaker[S
     assert table.write("Anna", "Bram") == "error: game-over"
     text = text_of(table.mails()[-1][2])
     assert "The whole story: https://narrator.example.org/games/Borgo" in text, text
+
+
+def test_a_vote_after_a_game_played_to_its_end_names_the_winners(
+    factory: sessionmaker[Session],
+) -> None:
+    from tests.service.test_mafia_mails_read import GAME, _lynch_the_blacks, _open
+
+    table = _open(factory, "en", mayor=False)
+    _lynch_the_blacks(table, factory)
+    view = game_view(factory)
+    assert view.over and view.winners
+    assert table.write("Vito", "Rosa", GAME) == "error: game-over"
+    text = text_of(table.mails()[-1][2])
+    assert f"The winners: {', '.join(view.winners)}." in text, text
