@@ -259,7 +259,7 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "held": _REQUIRED,
             "subjects": (),
         },
-        "help_received": {"player": None, "subject": ""},
+        "help_received": {"player": None, "subject": "", "over": False},
         "epilogue": {
             "chapters": _REQUIRED,
             "dealt": {},

@@ -382,7 +382,10 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     "mayor": "Bram" if reader else None,
                 }
     elif key.event == "help_received":
-        for game in (None, sample_game(key, mails.get("help_step"))):
+        for game, over in (
+            (None, False),
+            *((sample_game(key, mails.get("help_step")), o) for o in (False, True)),
+        ):
             for player in (None, "Anna"):
                 yield {
                     "game": game,
@@ -390,6 +393,7 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     "recipient": player,
                     "player": player,
                     "subject": "Help",
+                    "over": over,
                 }
     elif key.event == "epilogue":
         yield from _epilogue_samples(key)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
@@ -227,6 +228,15 @@ def _arrived(
         settings.explain,
         settings.help_words,
     )
+    names_none = isinstance(routed, Help) and routed.game is None
+    if names_none or (isinstance(routed, ParseError) and routed.code is ErrorCode.NO_GAME):
+        # No open game is named: one that has ended may be (a late vote, a question about it).
+        ended = work.ended_game(parsed.subject)
+        if ended is not None:
+            games = [*games, ended]
+            routed = (
+                Help(routed.text, ended.name) if isinstance(routed, Help) else Route(ended.name)
+            )
     return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
 
 
@@ -390,7 +400,27 @@ def _read(mail: _Mail) -> Outcome:
         # No game named, or the one named was deleted since: ``no-game``.
         unread = routed if isinstance(routed, ParseError) else _no_game(mail.settings, mail.games)
         return _unread(mail, answer, unread)
+    if mail.game.status == GameStatus.ENDED.value:
+        return _game_over(mail, answer, mail.game)
     return _hand_off(mail, answer)
+
+
+def _game_over(mail: _Mail, answer: _Answer, game: Game) -> Outcome:
+    """Answer a mail to a game that has ended: it is over (its words.toml ``game-over``, in
+    the game's language, naming the winners when the rules tell them and, when the pages are
+    configured, the game's public page), nothing is read."""
+    table = table_of(mail.work, game)
+    params = {"game": game.name}
+    if names := _winners(table):
+        params["winners"] = ", ".join(names)
+    pages = mail.mailer.pages
+    if pages is not None:  # the game's public page (docs/web.md): its whole story
+        params["link"] = f"{pages.base_url}/games/{quote(game.name, safe='')}"
+    text = refusal_text("game-over", game.ruleset, game.language, **params)
+    error = _Error("game-over", text)
+    letter = _error_reply(mail.work, game, mail.parsed, answer.reply, error, mail.settings)
+    post(mail.work.session, mail.mailer, [letter], mail.now)
+    return _done(mail.row, mail.now, InboxState.DONE, _suffix("error: game-over", answer.admission))
 
 
 def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
@@ -480,6 +510,14 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
     post(work.session, mail.mailer, [letter], mail.now)
     what = _suffix(f"error: {command.code.value}", answer.admission)
     return _done(mail.row, mail.now, InboxState.DONE, what)
+
+
+def _winners(table: GameTable) -> list[str]:
+    """The winners of an ended game as its rules state tells them (none: a game ended by an
+    admin, or with no state)."""
+    if table.state_or_none is None:
+        return []
+    return list(table.view.winners)
 
 
 def _no_game(settings: InboxSettings, games: list[Any]) -> ParseError:
@@ -936,12 +974,17 @@ def _acknowledge_help(
     """Tell the sender his Help mail went to the admins (the pack's ``help_received``, in the
     game's language, else the default; none where the language has no such template)."""
     player = forwarded.get("player")
+    # The game he asks about has ended (named, or his last one): he is not told how to vote.
+    over = forwarded.get("game") is not None and (
+        game is None or game.status == GameStatus.ENDED.value
+    )
     context = {
         "game": forwarded.get("game"),
         "players": forwarded.get("players") or [],
         "recipient": player,
         "player": player,
         "subject": parsed.raw_subject,
+        "over": over,
     }
     identity = f"help-ack/{row.id}"
     draft = Draft(

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
 from narrator.models import Game, GameLogEntry, GameStatus, Player, game_players
+from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
 
@@ -86,6 +87,19 @@ class Work:
             )
             self._open_games = list(self.session.execute(query).all())
         return list(self._open_games)
+
+    def ended_game(self, subject: str) -> Any | None:
+        """Id, name, status and language of the ended game `subject` names (the latest of that
+        name), or None: asked only of a mail that names no open game, so that its sender is
+        told the game is over rather than that there is no such game."""
+        query = (
+            select(Game.id, Game.name, Game.status, Game.language)
+            .where(Game.status == GameStatus.ENDED.value)
+            .order_by(Game.id.desc())
+        )
+        ended = list(self.session.execute(query).all())
+        name = find_game(subject, [g.name for g in ended])
+        return next((g for g in ended if g.name == name), None)
 
     def games_changed(self) -> None:
         """A game was created, renamed, or changed status or language: read them again."""
