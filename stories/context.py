@@ -242,8 +242,8 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "choices": (),
         },
         "reminder": {"player": _REQUIRED, "actions": _REQUIRED, "missed": 0},
-        "night_result": {"stories": (), "events": (), "private": False},
-        "day_result": {"stories": (), "events": (), "private": False},
+        "night_result": {"stories": (), "events": (), "private": False, "announcement": False},
+        "day_result": {"stories": (), "events": (), "private": False, "announcement": False},
         "game_over": {
             "winners": _REQUIRED,
             "teams": _REQUIRED,

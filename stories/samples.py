@@ -358,14 +358,17 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                 for reader in (None, "Anna", "Bram"):
                     # a private story (what only this reader may know) has a reader
                     for private in (False, True) if reader else (False,):
-                        yield {
-                            "game": sample_game(key, told_step),
-                            "players": players,
-                            "recipient": reader,
-                            "stories": stories,
-                            "events": [event] if stories and event else [],
-                            "private": private,
-                        }
+                        # told as the game master's announcement mid-step (a removal)
+                        for announcement in (False, True):
+                            yield {
+                                "game": sample_game(key, told_step),
+                                "players": players,
+                                "recipient": reader,
+                                "stories": stories,
+                                "events": [event] if stories and event else [],
+                                "private": private,
+                                "announcement": announcement,
+                            }
     elif key.event == "game_over":
         roles = dict(_table(pack, "roles").get("at_the_end", {}))
         last = mails.get("game_over_step")

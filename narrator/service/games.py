@@ -415,13 +415,17 @@ def _start_story(table: GameTable) -> list[Letter]:
 @dataclass(frozen=True)
 class _Telling:
     """How a story is told: the `seed` of its one telling, the `identity` its mails are named
-    after, whether it is mailed when empty, and the players who get none (`skip`)."""
+    after, whether it is mailed when empty, and the players who get none (`skip`).
+
+    `announcement`: told as the game master's announcement in the middle of the step (a
+    removal), not as the step's dawn or dusk: the story mails' ``announcement`` is true."""
 
     seed: str
     identity: str
     send_empty: bool = False
     skip: frozenset[str] = frozenset()
     tallies: tuple[Mapping[str, Any], ...] = ()
+    announcement: bool = False
 
 
 def public_tallies(told: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
@@ -450,9 +454,10 @@ def _story_letters(
     game, seed, identity = table.game, telling.seed, telling.identity
     subject = moment_subject(game, {"game": public})  # the day of every mail of the story
     moment = moment_of(StoryGame.from_any(public), load_words(game.ruleset, game.language))
+    told_as = {"announcement": True} if telling.announcement else {}
     village = Draft(
         "night_result",
-        table.context(None, public),
+        {**table.context(None, public), **told_as},
         seed,
         game=game,
         story=Story(story_events, "public", send_empty=telling.send_empty),
@@ -470,7 +475,7 @@ def _story_letters(
         groups = frozenset({seat.team} if seat is not None and seat.alive else ())
         if any(player.name in readers or groups & set(readers) for readers in private):
             # a private mail only to whom the story tells more than the village
-            context = table.context(player.name, public)
+            context = {**table.context(player.name, public), **told_as}
             story = Story(story_events, "private", groups=groups)
             own = Draft("night_result", context, seed, game=game, story=story)
             to = Recipient(player.email, player.name, f"{identity}/{player.id}/private")

@@ -83,6 +83,7 @@ def remove_player(
             identity=f"removal/{game.id}/{player.id}",
             skip=frozenset(p.name for p in table.players if p.unsubscribed and p.name in dead),
             tallies=public_tallies(told.story),
+            announcement=True,  # the step goes on: no dawn or dusk
         ),
     )
     if after.over:

@@ -341,8 +341,10 @@ class _Teller:
         deadline = self.deadlines.get(number)
         public["deadline"] = deadline.astimezone(zone) if deadline is not None else None
         turning = view.over or (seen.phase is not None and view.phase not in (None, seen.phase))
-        if seed:  # a removal: the step goes on, no dawn or dusk is told
-            return self._chapter(after, view, told, public, seed, send_empty=False)
+        if seed:  # a removal: the step goes on, told as the game master's announcement
+            return self._chapter(
+                after, view, told, public, seed, send_empty=False, announcement=True
+            )
         seed = f"{game.id}/story/{number}"
         return self._chapter(after, view, told, public, seed, send_empty=turning)
 
@@ -362,14 +364,16 @@ class _Teller:
         seed: str,
         *,
         send_empty: bool,
+        announcement: bool = False,
     ) -> list[Chapter]:
         game = self.game
         cast = self._cast_of(state, view)
-        context = {"game": public, "players": cast, "recipient": None}
+        told_as = {"announcement": True} if announcement else {}
+        context = {"game": public, "players": cast, "recipient": None, **told_as}
         story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
         moment = moment_of(StoryGame.from_any(public), self.words)
         if self.reader is not None and any(e.get("audience") != "public" for e in told):
-            self._private(state, view, cast, story_events, public, seed, moment)
+            self._private(state, view, cast, story_events, public, seed, moment, told_as)
         rendered = self.renderer.render_story(
             self.key, context, story_events, seed, send_empty=send_empty, part="public"
         )
@@ -388,6 +392,7 @@ class _Teller:
         public: Mapping[str, Any],
         seed: str,
         moment: str,
+        told_as: Mapping[str, Any],
     ) -> None:
         """The reader's private story of the step, as his private story mail told it (to the
         team he was in while alive), added to :attr:`news`."""
@@ -396,7 +401,7 @@ class _Teller:
         seat = view.find(reader)
         groups = frozenset({seat.team} if seat is not None and seat.alive else ())
         players = recipient_cast(self.rules, cast, state, reader)
-        context = {"game": public, "players": players, "recipient": reader}
+        context = {"game": public, "players": players, "recipient": reader, **told_as}
         rendered = self.renderer.render_story(
             self.key, context, events, seed, groups=groups, part="private"
         )
