@@ -14,6 +14,8 @@ module (``blank_with_names``, ``blank_allowed``, ``count``, ``duplicate``, ``req
 ``self_named``, ``not_in_targets``) and its own stages (Wakkerdam's potions, Lupus's power
 word), in the order its rules tell them.  The per-name stages are walked name by name or check
 by check (:func:`over_names`, :class:`Walk`); the first stage that refuses names the code.
+A ruleset whose contract has its own word for a shared check wraps it (:func:`renamed`,
+:func:`renamed_each`: Mafia's ``bad-name``).
 :func:`check_vote` is both parts for a ruleset whose choices say everything (the example's).
 """
 
@@ -321,3 +323,25 @@ def check_vote(
         detail = "a name is needed" if not names else f"{vote.player}: {list(vote.targets)}"
         return Rejected(code, detail)
     return action, names
+
+
+def renamed(code: str, stage: Stage[C]) -> Stage[C]:
+    """``stage`` refusing with a ruleset's own ``code`` (Mafia's ``blank-not-allowed`` for
+    :func:`blank_allowed`): the check is shared, the contract's word for it is not."""
+
+    def check(ballot: Ballot[C]) -> str:
+        return code if stage(ballot) else ""
+
+    check.__name__ = f"{getattr(stage, '__name__', 'stage')}_as_{code}"
+    return check
+
+
+def renamed_each(code: str, stage: NameStage[C]) -> NameStage[C]:
+    """The per-name ``stage`` refusing with a ruleset's own ``code`` (Mafia's ``bad-name`` for
+    :func:`unknown`)."""
+
+    def check(ballot: Ballot[C], position: int, name: str) -> str:
+        return code if stage(ballot, position, name) else ""
+
+    check.__name__ = f"{getattr(stage, '__name__', 'stage')}_as_{code}"
+    return check

@@ -126,3 +126,12 @@ def test_each_name_stage(
     stage: refusals.NameStage[None], ballot: refusals.Ballot[None], code: str
 ) -> None:
     assert stage(ballot, 0, ballot.names[0]) == code
+
+
+def test_a_shared_check_refuses_with_the_rulesets_own_code() -> None:
+    bad_name = refusals.renamed_each("bad-name", refusals.unknown)
+    assert bad_name(_ballot(("Zoe",)), 0, "Zoe") == "bad-name"
+    assert bad_name(_ballot(("Bram",)), 0, "Bram") == ""
+    blank = refusals.renamed("blank-not-allowed", refusals.blank_allowed)
+    assert blank(_ballot((), blank_allowed=False)) == "blank-not-allowed"
+    assert blank(_ballot((), blank_allowed=True)) == ""
