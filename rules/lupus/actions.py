@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from rules.core import refusals
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
-from rules.core.refusals import Refusal
+from rules.core.refusals import Ballot, Life, Pipeline, Refusal, Walk
 from rules.core.view import JsonValue
 from rules.lupus.ids import GHOST_POWERS, GIORNO, NOTTE, SINDACO, SUCCESSORE
 from rules.lupus.roles import LUPUS_ROLES
@@ -201,16 +202,11 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
         # A power word from anybody but a Negromante is an ordinary word of his mail (§12).
         checked = _check_names(state, player, vote, spec.names, allow_self=False)
         return checked if isinstance(checked, Rejected) else _store(state, player.name, "", vote)
-    if vote.is_blanco:
-        checked = _check_names(state, player, vote, spec.names, allow_self=False)
-        return checked if isinstance(checked, Rejected) else _store(state, player.name, "", vote)
-    if len(words) != 1:
-        return Rejected("power-missing", "name exactly one power word")
-    word = next(iter(words))
-    if word in state.assigned:
-        return Rejected("power-taken", f"{word} is already assigned")
-    checked = _check_names(state, player, vote, spec.names, allow_self=False)
-    return checked if isinstance(checked, Rejected) else _store(state, player.name, word, vote)
+    checked = _check_names(state, player, vote, spec.names, allow_self=False, words=words)
+    if isinstance(checked, Rejected):
+        return checked
+    word = "" if vote.is_blanco else next(iter(words))
+    return _store(state, player.name, word, vote)
 
 
 def _keyword_vote(
@@ -228,6 +224,45 @@ def _keyword_vote(
     return checked if isinstance(checked, Rejected) else _store(state, player.name, keyword, vote)
 
 
+@dataclass(frozen=True)
+class Checked:
+    """What Lupus's own stages read: the state, and the power words of a Negromante's vote
+    (None for anybody else's)."""
+
+    state: GameState
+    words: frozenset[str] | None = None
+
+
+def power_word(ballot: Ballot[Checked]) -> str:
+    """A Negromante naming somebody names exactly one power word (``power-missing``) that is
+    not assigned yet (``power-taken``)."""
+    words = ballot.context.words
+    if words is None or ballot.blanco or not ballot.names:
+        return ""
+    if len(words) != 1:
+        return "power-missing"
+    return "power-taken" if next(iter(words)) in ballot.context.state.assigned else ""
+
+
+VOTE_CHECK: Pipeline[Checked] = (
+    power_word,
+    refusals.blank_with_names,
+    refusals.count,
+    *refusals.over_names(
+        Walk.BY_NAME,
+        refusals.unknown,
+        refusals.exiled,
+        refusals.self_named,
+        refusals.dead,
+        refusals.alive,
+    ),
+    refusals.duplicate,
+)
+"""Lupus's vote check, in its order (§5): the Negromante's power word; blank and a name; the
+number of names; name by name a player, not exiled, not the voter (where he may not name
+himself), living or dead as the slot asks; last, the same name twice."""
+
+
 def _check_names(
     state: GameState,
     player: Player,
@@ -235,28 +270,24 @@ def _check_names(
     kinds: tuple[Names, ...],
     *,
     allow_self: bool,
+    words: frozenset[str] | None = None,
 ) -> Rejected | None:
-    """Return the rejection of the vote's names for slots ``kinds``, or None when valid."""
-    if vote.blanco and vote.targets:
-        return Rejected(Refusal.WRONG_COUNT, "nessuno and a name")
-    if vote.is_blanco:
-        return None
-    if len(vote.targets) != len(kinds):
-        return Rejected(Refusal.WRONG_COUNT, f"{len(kinds)} name(s) needed")
-    for name, kind in zip(vote.targets, kinds, strict=True):
-        target = state.find(name)
-        if target is None:
-            return Rejected(Refusal.UNKNOWN_PLAYER, name)
-        if target.exiled:
-            return Rejected(Refusal.TARGET_EXILED, name)
-        if name == player.name and not allow_self:
-            return Rejected(Refusal.TARGET_SELF, name)
-        if kind is Names.LIVING and not target.alive:
-            return Rejected(Refusal.TARGET_DEAD, name)
-        if kind is Names.DEAD and target.alive:
-            return Rejected(Refusal.TARGET_ALIVE, name)
-    if len(set(vote.targets)) != len(vote.targets):
-        return Rejected(Refusal.DUPLICATE_TARGET, "the same name twice")
+    """Return the rejection of the vote (its names for slots ``kinds``), or None when valid."""
+    ballot = Ballot(
+        voter=player.name,
+        names=vote.targets,
+        find=state.find,
+        context=Checked(state, words),
+        blanco=vote.blanco,
+        min_names=len(kinds),
+        max_names=len(kinds),
+        allow_self=allow_self,
+        lives=tuple(Life(kind.value) for kind in kinds),
+        exiled=frozenset(p.name for p in state.players if p.exiled),
+    )
+    code = refusals.first_refusal(VOTE_CHECK, ballot)
+    if code:
+        return Rejected(code, f"{player.name}: {code} ({', '.join(vote.targets) or 'nessuno'})")
     return None
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from rules.core import refusals
 from rules.core.model import Accepted, Rejected, Vote
+from rules.core.refusals import Ballot, Life, Pipeline, Walk
 from rules.mafia import ledger, status
 from rules.mafia.actions import (
     CANDIDATE_STEPS,
@@ -46,53 +48,105 @@ def _select(state: GameState, found: Sequence[Action], vote: Vote) -> Action | R
     return matching[0]
 
 
-def _names_check(state: GameState, action: Action, vote: Vote) -> Rejected | None:
-    spec = action.spec
-    names = vote.targets
-    if len(set(names)) != len(names):
-        return Rejected(Code.WRONG_COUNT, "a name given twice")
-    if names and not spec.min_names <= len(names) <= spec.max_names:
-        return Rejected(Code.WRONG_COUNT, f"{spec.min_names} to {spec.max_names} names")
-    if spec.max_names == 0 and names:
-        return Rejected(Code.WRONG_COUNT, "this action takes no names")
+@dataclass(frozen=True)
+class Checked:
+    """What Mafia's own stages read: the state, the action selected and the vote."""
+
+    state: GameState
+    action: Action
+    vote: Vote
+
+
+def twice(ballot: Ballot[Checked]) -> str:
+    """``wrong-count``: a name given twice (§5.3)."""
+    names = ballot.names
+    return Code.WRONG_COUNT if len(set(names)) != len(names) else ""
+
+
+def values(ballot: Ballot[Checked]) -> str:
+    """``bad-name`` for a word that is no role id, team or number of half votes where the
+    action asks one (``blank-not-allowed`` for a blank where it asks a team or player)."""
+    state, spec, names = ballot.context.state, ballot.context.action.spec, ballot.names
     if spec.values is Values.ROLES:
-        if any(name not in ROLES for name in names):
-            return Rejected(Code.BAD_NAME, "not a role id")
-        return None
+        return Code.BAD_NAME if any(name not in ROLES for name in names) else ""
     if spec.values is Values.SIDE:
         known = {p.name for p in state.players if not p.is_elite} | set(TEAMS)
         if any(name not in known for name in names):
-            return Rejected(Code.BAD_NAME, "a team (red, black, grey) or a player's name")
-        if not names:
-            return Rejected(Code.BLANK_NOT_ALLOWED, "name a team or a player")
-        return None
+            return Code.BAD_NAME
+        return "" if names else Code.BLANK_NOT_ALLOWED
     if spec.values is Values.NUMBER:
-        if any(parse_half(name) is None for name in names):
-            return Rejected(Code.BAD_NAME, "not a number of half votes (0.5, 1, 1.5, ...)")
-        return None
-    if any(state.find(name) is None for name in names):
-        return Rejected(Code.BAD_NAME, "not a player of this game")
-    if not names and spec.min_names > 0 and not spec.blank:
-        return Rejected(Code.BLANK_NOT_ALLOWED, "blank is not allowed here")
-    if not spec.dead_ok and any(not state.get(name).alive for name in names):
-        return Rejected(Code.DEAD, "a dead player")
-    if vote.player in names and (not spec.allow_self or (spec.action == "heal" and len(names) > 1)):
-        return Rejected(Code.SELF, "not yourself")
+        return Code.BAD_NAME if any(parse_half(name) is None for name in names) else ""
+    return ""
+
+
+def standing(ballot: Ballot[Checked]) -> str:
+    """Who may not be named: an elite player (§1.3; the Agent is elected), the Mayor or the
+    Secretary (``untouchable``), a player protected today (``protected``), in a candidates'
+    vote somebody not a candidate (``not-candidate``)."""
+    state, action, names = ballot.context.state, ballot.context.action, ballot.names
     mayor = state.mayor_in_office()
     secretary = state.secretary_in_office()
     elected = state.step in CANDIDATE_STEPS | {Step.ELECTION} and action.role == DAY
     for name in names:  # §1.3: no action or vote may name an elite player (the Agent: posts)
         player = state.get(name)
         if player.is_elite and not (elected and player.peaceful == "agent"):
-            return Rejected(Code.UNTOUCHABLE, "an elite player may not be named")
-    if mayor in names or (spec.secretary_untouchable and secretary in names):
-        return Rejected(Code.UNTOUCHABLE, "the Mayor (or the Secretary) may not be named")
+            return Code.UNTOUCHABLE
+    if mayor in names or (action.spec.secretary_untouchable and secretary in names):
+        return Code.UNTOUCHABLE
     if state.step in LYNCH_VOTES and set(names) & set(status.protected_today(state)):
-        return Rejected(Code.PROTECTED, "nobody may vote against this player today")
+        return Code.PROTECTED
     outsiders = [name for name in names if name not in state.today.candidates]
     if state.step in CANDIDATE_STEPS and action.role == DAY and outsiders:
-        return Rejected(Code.NOT_CANDIDATE, "not a candidate")
-    return None
+        return Code.NOT_CANDIDATE
+    return ""
+
+
+def role_rules(ballot: Ballot[Checked]) -> str:
+    """The rules of the action's role and side (:func:`_role_rules`)."""
+    refusal = _role_rules(ballot.context.state, ballot.context.action, ballot.context.vote)
+    return "" if refusal is None else refusal.code
+
+
+VALUE_CHECK: Pipeline[Checked] = (twice, refusals.count, values, role_rules)
+"""Mafia's check of a vote naming role ids, a team or a number of half votes (§5.3)."""
+
+PLAYER_CHECK: Pipeline[Checked] = (
+    twice,
+    refusals.count,
+    *refusals.over_names(Walk.BY_CHECK, refusals.renamed_each(Code.BAD_NAME, refusals.unknown)),
+    refusals.renamed(Code.BLANK_NOT_ALLOWED, refusals.blank_allowed),
+    *refusals.over_names(
+        Walk.BY_CHECK,
+        refusals.renamed_each(Code.DEAD, refusals.dead),
+        refusals.renamed_each(Code.SELF, refusals.self_named),
+    ),
+    standing,
+    role_rules,
+)
+"""Mafia's check of a vote naming players, in the §5.3 order, each check over every name: the
+same name twice, the number of names, a player, a blank where one is asked, living (unless
+the action takes the dead), not the voter, :func:`standing`, then :func:`role_rules`."""
+
+
+def _check(state: GameState, action: Action, vote: Vote) -> Rejected | None:
+    """Walk the vote through the pipeline for what its names are; the refusal, or None."""
+    spec = action.spec
+    ballot = Ballot(
+        voter=vote.player,
+        names=vote.targets,
+        find=state.find,
+        context=Checked(state, action, vote),
+        min_names=spec.min_names,
+        max_names=spec.max_names,
+        blank_allowed=spec.min_names == 0 or spec.blank,
+        allow_self=spec.allow_self and not (spec.action == "heal" and len(vote.targets) > 1),
+        lives=(Life.ANY,) if spec.dead_ok else (Life.LIVING,),
+    )
+    pipeline = PLAYER_CHECK if spec.values is Values.PLAYERS else VALUE_CHECK
+    code = refusals.first_refusal(pipeline, ballot)
+    if not code:
+        return None
+    return Rejected(code, f"{vote.player}: {code} ({', '.join(vote.targets) or 'blank'})")
 
 
 def _role_rules(state: GameState, action: Action, vote: Vote) -> Rejected | None:
@@ -306,7 +360,7 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     action = _select(state, found, vote)
     if isinstance(action, Rejected):
         return early if early is not None and action.code == Code.NOT_ASKED else action
-    refusal = _names_check(state, action, vote) or _role_rules(state, action, vote)
+    refusal = _check(state, action, vote)
     if refusal is not None:
         return refusal
     group = action.spec.group

@@ -7,9 +7,11 @@ check that fails names the code.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from rules.core import refusals
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
-from rules.core.refusals import Refusal
+from rules.core.refusals import Ballot, Pipeline, Refusal, Walk
 from rules.core.view import JsonValue
 from rules.vampiri.roles import DAY_SLOTS, HUNT_SLOTS, WEREWOLVES, day_slots, licantropo
 from rules.vampiri.spec import Effect, Option, Slot
@@ -137,39 +139,63 @@ def select(
     return slots[0], None
 
 
-def _count_code(option: Option | None, vote: Vote) -> str:
-    """The checks on keywords and the number of names, before any name is looked at."""
-    names = vote.targets
+@dataclass(frozen=True)
+class Checked:
+    """What Vampiri's own stages read: the state, the voter, and the slot and option the
+    vote's keywords selected (option None: the slot has no plain vote and none was named)."""
+
+    state: GameState
+    voter: Player
+    slot: Slot
+    option: Option | None
+
+
+def keyword_needed(ballot: Ballot[Checked]) -> str:
+    """``keyword-required`` for names where only a keyword vote is asked (``required`` for a
+    blank there)."""
+    option = ballot.context.option
     if option is None:
-        return Refusal.KEYWORD_REQUIRED if names else Refusal.REQUIRED
-    if option.names_need_keyword and names:
-        return Refusal.KEYWORD_REQUIRED
-    if vote.blanco and names:
-        return Refusal.WRONG_COUNT
-    if len(names) > option.max_names or (not names and option.min_names > 0):
-        return Refusal.WRONG_COUNT
-    return ""
+        return Refusal.KEYWORD_REQUIRED if ballot.names else Refusal.REQUIRED
+    return Refusal.KEYWORD_REQUIRED if option.names_need_keyword and ballot.names else ""
 
 
-def _names_code(
-    state: GameState, voter: Player, option: Option, names: tuple[str, ...]
-) -> tuple[str, tuple[str, ...]]:
-    """The checks on the names, each over every name before the next check; canonical names."""
-    if len({name.casefold() for name in names}) != len(names):
-        return Refusal.DUPLICATE_TARGET, ()
-    found = [state.find(name) for name in names]
-    targets = [player for player in found if player is not None]
-    if len(targets) != len(names):
-        return Refusal.UNKNOWN_PLAYER, ()
-    if any(not target.alive for target in targets):
-        return Refusal.TARGET_DEAD, ()
-    if any(target.name == voter.name for target in targets):
-        return Refusal.TARGET_SELF, ()
-    if state.step == "spareggio" and any(t.name not in state.candidates for t in targets):
-        return "not-candidate", ()
-    if any(is_ally(state, voter, option, target) for target in targets):
-        return "target-ally", ()
-    return "", tuple(target.name for target in targets)
+def candidate(ballot: Ballot[Checked], _position: int, name: str) -> str:
+    """``not-candidate``: in the ``spareggio`` a name outside the tied."""
+    state = ballot.context.state
+    target = state.find(name)
+    if state.step != "spareggio" or target is None:
+        return ""
+    return "" if target.name in state.candidates else "not-candidate"
+
+
+def ally(ballot: Ballot[Checked], _position: int, name: str) -> str:
+    """``target-ally``: a known ally (see :func:`is_ally`)."""
+    state, voter, option = ballot.context.state, ballot.context.voter, ballot.context.option
+    target = state.find(name)
+    if option is None or target is None:
+        return ""
+    return "target-ally" if is_ally(state, voter, option, target) else ""
+
+
+VOTE_CHECK: Pipeline[Checked] = (
+    keyword_needed,
+    refusals.blank_with_names,
+    refusals.count,
+    refusals.blank_allowed,
+    refusals.duplicate,
+    *refusals.over_names(
+        Walk.BY_CHECK,
+        refusals.unknown,
+        refusals.dead,
+        refusals.self_named,
+        candidate,
+        ally,
+    ),
+    refusals.required,
+)
+"""Vampiri's vote check, in the order of docs/rules/vampiri.md, "Rejection codes": the
+keywords and the number of names before any name is looked at; then the same name twice, and
+each check over every name before the next; last, a blank where the vote is required."""
 
 
 def is_ally(state: GameState, voter: Player, option: Option, target: Player) -> bool:
@@ -193,14 +219,21 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     if isinstance(picked, Rejected):
         return picked
     slot, option = picked
-    code = _count_code(option, vote)
+    ballot = Ballot(
+        voter=player.name,
+        names=vote.targets,
+        find=state.find,
+        context=Checked(state, player, slot, option),
+        blanco=vote.blanco,
+        min_names=0,
+        max_names=0 if option is None else option.max_names,
+        blank_allowed=option is None or option.min_names == 0,
+        required=slot.must and option is not None and option.keyword is None,
+    )
+    code = refusals.first_refusal(VOTE_CHECK, ballot)
     if code or option is None:  # option None always has a code; the test narrows its type
-        return Rejected(code, f"{player.name}: {code}")
-    code, names = _names_code(state, player, option, vote.targets)
-    if not code and not names and slot.must and option.keyword is None:
-        code = Refusal.REQUIRED
-    if code:
         return Rejected(code, f"{player.name}: {code} ({', '.join(vote.targets) or 'nessuno'})")
+    names = ballot.canonical()
     replaced = slot_keys(player.name, slot)
     votes = {key: names for key, names in state.votes.items() if key not in replaced}
     votes[vote_key(player.name, option)] = names

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import chain
 from types import MappingProxyType
 
+from rules.core import refusals
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
-from rules.core.refusals import Refusal
+from rules.core.refusals import Ballot, Life, Pipeline, Refusal, Walk
 from rules.core.view import JsonValue
 from rules.wakkerdam.roles import PACKS, ROLE_ACTIONS, witte_weerwolf
 from rules.wakkerdam.spec import ActionSpec, Targets
@@ -106,13 +107,11 @@ def is_pack_member(state: GameState, player: Player, pack: str) -> bool:
 
 
 def target_error(state: GameState, voter: Player, action: ActionSpec, target: Player) -> str:
-    """Return the rejection code for naming ``target`` in ``action``, or ``""`` when valid."""
-    code = _life_error(action, target)
-    if code:
-        return code
-    if target.name == voter.name and not action.allow_self:
-        return Refusal.TARGET_SELF
-    return _status_error(state, action, target)
+    """Return the rejection code for naming ``target`` in ``action`` (the per-name checks of
+    :data:`VOTE_CHECK`), or ``""`` when valid."""
+    return refusals.first_refusal(
+        NAME_CHECK, _ballot(state, voter, action, Vote(voter.name, (target.name,)))
+    )
 
 
 def _life_error(action: ActionSpec, target: Player) -> str:
@@ -149,29 +148,65 @@ def _taken(state: GameState, voter: Player, action: ActionSpec) -> set[str]:
     return taken
 
 
-def vote_error(
-    state: GameState, voter: Player, action: ActionSpec, targets: tuple[str, ...]
-) -> str:
-    """Return the rejection code of the whole vote, or ``""`` when it is valid."""
-    if not targets:
-        return Refusal.REPEAT if action.no_repeat and voter.last_choice == () else ""
-    if not max(action.min_names, 1) <= len(targets) <= action.max_names:
-        return Refusal.WRONG_COUNT
-    if len(set(targets)) != len(targets):
-        return Refusal.DUPLICATE_TARGET
-    for name in targets:
-        code = target_error(state, voter, action, state.player(name))
-        if code:
-            return code
-    if action.exclusive and _taken(state, voter, action) & set(targets):
-        return Refusal.TAKEN
-    if action.potions:
-        code = _potion_error(state, voter, targets)
-        if code:
-            return code
-    if action.no_repeat and tuple(sorted(targets)) == voter.last_choice:
-        return Refusal.REPEAT
-    return ""
+@dataclass(frozen=True)
+class Checked:
+    """What Wakkerdam's own stages read: the state, the voter and the action voted."""
+
+    state: GameState
+    voter: Player
+    action: ActionSpec
+
+
+def status(ballot: Ballot[Checked], _position: int, name: str) -> str:
+    """The checks of a name that are the same whoever votes (:func:`_status_error`)."""
+    state, action = ballot.context.state, ballot.context.action
+    target = state.find(name)
+    return "" if target is None else _status_error(state, action, target)
+
+
+def potions(ballot: Ballot[Checked]) -> str:
+    """The Heks's potions: one wounded and one healthy name at most, each with its potion
+    left (``wounded``, ``not-wounded``, ``potion-used``)."""
+    if not ballot.context.action.potions:
+        return ""
+    return _potion_error(ballot.context.state, ballot.context.voter, ballot.canonical())
+
+
+NAME_CHECK: Pipeline[Checked] = refusals.over_names(
+    Walk.BY_NAME, refusals.life, refusals.self_named, status
+)
+"""The checks of each name, name by name: living or dead as the action asks, not the voter
+(where he may not name himself), then :func:`status`."""
+
+VOTE_CHECK: Pipeline[Checked] = (
+    refusals.blank_with_names,
+    *refusals.over_names(Walk.BY_NAME, refusals.unknown),
+    refusals.count,
+    refusals.duplicate,
+    *NAME_CHECK,
+    refusals.taken,
+    potions,
+    refusals.repeat,
+)
+"""Wakkerdam's vote check, in its order: blank and a name; every name a player; the number of
+names; the same name twice; :data:`NAME_CHECK`; a name another voter of an exclusive action
+took; the Heks's potions; last the same choice as last time (a blank repeats a blank)."""
+
+
+def _ballot(state: GameState, voter: Player, action: ActionSpec, vote: Vote) -> Ballot[Checked]:
+    return Ballot(
+        voter=voter.name,
+        names=vote.targets,
+        find=state.find,
+        context=Checked(state, voter, action),
+        blanco=vote.blanco,
+        min_names=max(action.min_names, 1),
+        max_names=action.max_names,
+        allow_self=action.allow_self,
+        lives=(Life.DEAD,) if action.targets is Targets.DEAD else (Life.LIVING,),
+        previous=voter.last_choice if action.no_repeat else None,
+        taken=(lambda: _taken(state, voter, action)) if action.exclusive else None,
+    )
 
 
 def _potion_error(state: GameState, heks: Player, targets: Iterable[str]) -> str:
@@ -223,16 +258,9 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     chosen = select_action(state, player, vote.keywords)
     if isinstance(chosen, Rejected):
         return chosen
-    if vote.blanco and vote.targets:
-        return Rejected(Refusal.WRONG_COUNT, "blanco and a name cannot go together")
-    names: list[str] = []
-    for raw in vote.targets:
-        target = state.find(raw)
-        if target is None:
-            return Rejected(Refusal.UNKNOWN_PLAYER, f"{raw!r} is not a player of this game")
-        names.append(target.name)
-    targets = tuple(names)
-    code = vote_error(state, player, chosen, targets)
+    ballot = _ballot(state, player, chosen, vote)
+    targets = ballot.canonical()
+    code = refusals.first_refusal(VOTE_CHECK, ballot)
     if code:
         return Rejected(code, f"{player.name}: {code} ({', '.join(targets) or 'blanco'})")
     key = vote_key(player.name, chosen)
