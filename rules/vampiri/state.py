@@ -145,11 +145,15 @@ class VoteFree:
 
     state: GameState
 
+    @cached_property
+    def key(self) -> tuple[object, ...]:
+        """The values of :attr:`state`'s fields that the views depend on (all but the votes)."""
+        return tuple(_vote_free_fields(self.state))
+
     def fits(self, other: GameState) -> bool:
         """Whether ``other`` differs from :attr:`state` in its votes only (field by field,
         by identity: a state built anew gets a table of its own)."""
-        state = self.state
-        return state is other or all(map(is_, _vote_free_fields(state), _vote_free_fields(other)))
+        return self.state is other or all(map(is_, self.key, _vote_free_fields(other)))
 
     @cached_property
     def index(self) -> Mapping[str, int]:
