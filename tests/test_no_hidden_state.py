@@ -36,12 +36,6 @@ PENDING: dict[tuple[str, str], str] = {
     ("stories/samples.py", "_id_sets"): "over load_pack: goes with it",
     ("stories/samples.py", "sample_players"): "over load_pack: goes with it",
     ("stories/samples.py", "_event_samples"): "over load_pack: goes with it",
-    ("rules/vampiri/state.py", "with_votes: __dict__"): (
-        "copies the vote-free cached views into the new state: to become a field of their own"
-    ),
-    ("rules/wakkerdam/state.py", "with_votes: __dict__"): (
-        "copies the vote-free cached views into the new state: to become a field of their own"
-    ),
 }
 
 

@@ -6,7 +6,8 @@ sets become sorted lists, enums their value, :class:`~rules.core.model.Settings`
 ``Annotated[Mapping[K, V], AS_PAIRS]``: then a list of ``[key, value]`` pairs, which keeps the
 order (a PostgreSQL ``jsonb`` column does not keep an object's key order), as a ruleset's votes
 in arrival order need.  Loading reads the same forms back; a field absent from the data takes
-its default, so a state stored before a field was added still loads.
+its default, so a state stored before a field was added still loads.  A field whose metadata
+is :data:`NOT_STORED` is neither written nor read.
 """
 
 from __future__ import annotations
@@ -32,6 +33,17 @@ class _Pairs:
 
 
 AS_PAIRS = _Pairs()
+
+NOT_STORED: Mapping[str, Any] = types.MappingProxyType({"stored": False})
+"""A dataclass field's ``metadata`` for a field the codec neither writes nor reads (derived
+data a value may share with another, such as a state's vote-free table): it takes its default
+on load."""
+
+
+def _stored(spec: dataclasses.Field[Any]) -> bool:
+    """Whether the codec writes and reads this field: an ``init`` field, not :data:`NOT_STORED`."""
+    return spec.init and spec.metadata.get("stored", True) is not False
+
 
 Convert = Callable[[Any], Any]
 """One value to or from its JSON form."""
@@ -104,7 +116,7 @@ class _Compiler:
         self.encoders[key] = encode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
         for spec in dataclasses.fields(kind):
-            if spec.init:
+            if _stored(spec):
                 convert = self.encoder(hints[spec.name])
                 fields.append((spec.name, None if convert is _same else convert))
         return encode
@@ -154,7 +166,7 @@ class _Compiler:
         self.decoders[key] = decode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
         fields.extend(
-            (f.name, self.decoder(hints[f.name])) for f in dataclasses.fields(kind) if f.init
+            (f.name, self.decoder(hints[f.name])) for f in dataclasses.fields(kind) if _stored(f)
         )
         return decode
 
@@ -310,7 +322,7 @@ class StateCodec(Generic[S]):
         KeyError: a field without default is missing)."""
         if self.ruleset is not None and data.get("ruleset", self.ruleset) != self.ruleset:
             raise ValueError(f"not a {self.ruleset} state: {data.get('ruleset')!r}")
-        fields = {f.name for f in dataclasses.fields(self.state_type)}  # type: ignore[arg-type]
+        fields = {f.name for f in dataclasses.fields(self.state_type) if _stored(f)}  # type: ignore[arg-type]
         body = {key: value for key, value in data.items() if key in fields}
         try:
             result: S = self.decode(body)

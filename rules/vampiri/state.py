@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from operator import attrgetter, is_
 from typing import Annotated
 
-from rules.core.codec import AS_PAIRS, StateCodec
+from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec
 from rules.core.model import Settings
 from rules.vampiri.roles import HUNTERS, team_of
 from rules.vampiri.spec import Team
@@ -58,6 +59,8 @@ class GameState:
     teams: tuple[str, ...] = ()
     over: bool = False
     ruleset: str = RULESET_ID
+    table: VoteFree | None = field(default=None, compare=False, repr=False, metadata=NOT_STORED)
+    """The vote-free views of a state this one may share (see :attr:`views`); not stored."""
 
     @property
     def mayor(self) -> None:
@@ -69,54 +72,57 @@ class GameState:
         return bool(self.settings.option(option, False))
 
     @cached_property
+    def views(self) -> VoteFree:
+        """This state's views that depend on no vote: :attr:`table` when it was built for a
+        state that differs from this one in its votes only (a vote's new state, see
+        :meth:`with_votes`), else a new table for this state.
+
+        A new table is built on this state without the table it was given (which another
+        change made stale), so that no state keeps its ancestors alive."""
+        table = self.table
+        if table is None:
+            return VoteFree(self)
+        if table.fits(self):
+            return table
+        return replace(self, table=None).views
+
+    @property
     def index(self) -> Mapping[str, int]:
         """Player name -> seat number."""
-        return {player.name: seat for seat, player in enumerate(self.players)}
+        return self.views.index
 
-    @cached_property
+    @property
     def folded_names(self) -> Mapping[str, str]:
         """Case-folded name -> canonical name."""
-        return {player.name.casefold(): player.name for player in self.players}
+        return self.views.folded_names
 
     def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
-        """This state with other votes, sharing its cached views (no vote changes them: a
-        vote in a game of 1,000 players does not rebuild the seat index)."""
-        new = replace(self, votes=votes)
-        for view in _VOTE_FREE_VIEWS:
-            if view in self.__dict__:
-                new.__dict__[view] = self.__dict__[view]
-        return new
+        """This state with other votes, sharing this state's vote-free table by identity (no
+        vote changes it: a vote in a game of 1,000 players does not rebuild the seat index)."""
+        return replace(self, votes=votes, table=self.views)
 
     def player(self, name: str) -> Player:
         """Return the player with exactly this name; raises KeyError for an unknown name."""
-        return self.players[self.index[name]]
+        return self.players[self.views.index[name]]
 
     def find(self, name: str) -> Player | None:
         """Return the player with this name (case-insensitive), or None."""
-        canonical = self.folded_names.get(name.casefold())
+        canonical = self.views.folded_names.get(name.casefold())
         return None if canonical is None else self.player(canonical)
 
     def living(self) -> Iterator[Player]:
         """Yield the living players in seat order."""
         return (player for player in self.players if player.alive)
 
-    @cached_property
+    @property
     def undercover(self) -> str | None:
         """The undercover hunter's name (``undercover``), or None."""
-        if not self.flag("undercover"):
-            return None
-        for role in UNDERCOVER_ORDER:
-            for player in self.players:
-                if player.role == role:
-                    return player.name
-        return None
+        return self.views.undercover
 
-    @cached_property
+    @property
     def group(self) -> tuple[str, ...]:
         """The hunters' group as dealt (seat order): every hunter but the undercover one."""
-        return tuple(
-            p.name for p in self.players if p.role in HUNTERS and p.name != self.undercover
-        )
+        return self.views.group
 
     @property
     def is_guardie(self) -> bool:
@@ -128,8 +134,61 @@ class GameState:
         return self.player(name).team == Team.CACCIATORI
 
 
-_VOTE_FREE_VIEWS = ("index", "folded_names", "undercover", "group")
-"""GameState's cached views, none of which depends on the votes."""
+@dataclass(frozen=True, eq=False)  # one table, shared by identity
+class VoteFree:
+    """The views of a state that depend on no vote, computed at most once (each on first use)
+    for all the states that differ only in their votes: a vote's new state holds the same
+    table (:meth:`GameState.with_votes`), by identity.
+
+    ``state`` is the state the table was built for; its votes are never read.
+    """
+
+    state: GameState
+
+    @cached_property
+    def key(self) -> tuple[object, ...]:
+        """The values of :attr:`state`'s fields that the views depend on (all but the votes)."""
+        return tuple(_vote_free_fields(self.state))
+
+    def fits(self, other: GameState) -> bool:
+        """Whether ``other`` differs from :attr:`state` in its votes only (field by field,
+        by identity: a state built anew gets a table of its own)."""
+        return self.state is other or all(map(is_, self.key, _vote_free_fields(other)))
+
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Player name -> seat number."""
+        return {player.name: seat for seat, player in enumerate(self.state.players)}
+
+    @cached_property
+    def folded_names(self) -> Mapping[str, str]:
+        """Case-folded name -> canonical name."""
+        return {player.name.casefold(): player.name for player in self.state.players}
+
+    @cached_property
+    def undercover(self) -> str | None:
+        """The undercover hunter's name (``undercover``), or None."""
+        if not self.state.flag("undercover"):
+            return None
+        for role in UNDERCOVER_ORDER:
+            for player in self.state.players:
+                if player.role == role:
+                    return player.name
+        return None
+
+    @cached_property
+    def group(self) -> tuple[str, ...]:
+        """The hunters' group as dealt (seat order): every hunter but the undercover one."""
+        return tuple(
+            p.name for p in self.state.players if p.role in HUNTERS and p.name != self.undercover
+        )
+
+
+_vote_free_fields = attrgetter(
+    *(spec.name for spec in fields(GameState) if spec.name not in {"votes", "table"})
+)
+"""The values of the fields a :class:`VoteFree` table depends on (all but the votes), in a
+tuple."""
 
 
 CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)

@@ -6,6 +6,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import chain
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from rules.core import refusals
 from rules.core.model import Accepted, ActionChoice, Choices, Rejected, Vote
@@ -13,7 +14,9 @@ from rules.core.refusals import Ballot, Life, Pipeline, Refusal, Walk
 from rules.core.view import JsonValue
 from rules.wakkerdam.roles import PACKS, ROLE_ACTIONS, witte_weerwolf
 from rules.wakkerdam.spec import ActionSpec, Targets
-from rules.wakkerdam.state import GameState, Player
+
+if TYPE_CHECKING:  # the state imports this module (its table of shared targets)
+    from rules.wakkerdam.state import GameState, Player
 
 NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend"})
 DEAD_STEPS = frozenset({"doden", "na_brandstapel"})

@@ -9,6 +9,7 @@ from rules.core.events import Event
 from rules.core.pipeline import Stage, run_pipeline
 from rules.core.rng import draw_from
 from rules.core.votes import count, plurality
+from rules.wakkerdam.actions import actions_for, vote_key
 from rules.wakkerdam.events import Burns, Saved, Seen, Tally
 from rules.wakkerdam.roles import BURNS, dwaas
 from rules.wakkerdam.state import GameState
@@ -53,8 +54,6 @@ class NightContext:
 
 def collect_acts(state: GameState) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     """Group the step's votes by action id, actors in seat order."""
-    from rules.wakkerdam.actions import actions_for, vote_key
-
     acts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for player in state.players:
         for action in actions_for(state, player):
@@ -194,8 +193,6 @@ def stage_information(ctx: NightContext) -> tuple[NightContext, Sequence[str]]:
 
 
 def _pack_was_asked(state: GameState, action: str) -> bool:
-    from rules.wakkerdam.actions import actions_for
-
     return any(
         any(a.action == action for a in actions_for(state, player)) for player in state.players
     )

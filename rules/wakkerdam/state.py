@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from operator import attrgetter, is_
 from typing import Annotated
 
-from rules.core.codec import AS_PAIRS, StateCodec
+from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec
 from rules.core.model import Settings
+from rules.wakkerdam.actions import shared_targets_table
 
 RULESET_ID = "wakkerdam"
 
@@ -89,6 +91,9 @@ class GameState:
     over: bool = False
     ruleset: str = RULESET_ID
 
+    table: VoteFree | None = field(default=None, compare=False, repr=False, metadata=NOT_STORED)
+    """The vote-free views of a state this one may share (see :attr:`views`); not stored."""
+
     @property
     def has_mayor(self) -> bool:
         """Whether the game has a Burgemeester (option ``mayor``; absent: no)."""
@@ -100,93 +105,152 @@ class GameState:
         return self.over
 
     @cached_property
+    def views(self) -> VoteFree:
+        """This state's views that depend on no vote: :attr:`table` when it was built for a
+        state that differs from this one in its votes only (a vote's new state, see
+        :meth:`with_votes`), else a new table for this state.
+
+        A new table is built on this state without the table it was given (which another
+        change made stale), so that no state keeps its ancestors alive."""
+        table = self.table
+        if table is None:
+            return VoteFree(self)
+        if table.fits(self):
+            return table
+        return replace(self, table=None).views
+
+    @property
     def index(self) -> Mapping[str, int]:
         """Player name -> seat number."""
-        return {player.name: seat for seat, player in enumerate(self.players)}
+        return self.views.index
 
-    @cached_property
+    @property
     def folded_names(self) -> Mapping[str, str]:
         """Case-folded name -> canonical name."""
-        return {player.name.casefold(): player.name for player in self.players}
+        return self.views.folded_names
 
     def player(self, name: str) -> Player:
         """Return the player with this name; raises KeyError for an unknown name."""
-        return self.players[self.index[name]]
+        return self.players[self.views.index[name]]
 
     def find(self, name: str) -> Player | None:
         """Return the player with this name (case-insensitive), or None."""
-        seat = self.index.get(name)
+        views = self.views
+        seat = views.index.get(name)
         if seat is None:
-            canonical = self.folded_names.get(name.casefold())
+            canonical = views.folded_names.get(name.casefold())
             if canonical is None:
                 return None
-            seat = self.index[canonical]
+            seat = views.index[canonical]
         return self.players[seat]
 
     def living(self) -> Iterator[Player]:
         """Yield the living players in seat order."""
         return (player for player in self.players if player.alive)
 
-    @cached_property
+    @property
     def living_names(self) -> tuple[str, ...]:
         """The living players' names in seat order."""
-        return tuple(player.name for player in self.players if player.alive)
+        return self.views.living_names
 
-    @cached_property
+    @property
     def any_dead(self) -> bool:
         """Whether at least one player is dead."""
-        return any(not player.alive for player in self.players)
+        return self.views.any_dead
 
-    @cached_property
+    @property
     def enchantable(self) -> bool:
         """Whether a living non-fluitspeler is not enchanted yet."""
-        return any(p.alive and not p.enchanted and p.role != "fluitspeler" for p in self.players)
+        return self.views.enchantable
 
-    @cached_property
+    @property
     def wounded_names(self) -> frozenset[str]:
         """The players wounded this night."""
-        return frozenset(name for name, _cause in self.wounded)
+        return self.views.wounded_names
 
-    @cached_property
+    @property
     def shared_targets(self) -> Mapping[Hashable, tuple[tuple[str, ...], Mapping[str, int]]]:
         """For each vote asked in the current step, the names valid whoever votes (seat order)
-        and their positions; see :func:`rules.wakkerdam.actions.shared_targets_table`.
-
-        A derived view like :attr:`index`: computed once, for every action of the step at
-        once, then read only; it depends on no vote (so :meth:`with_votes` shares it).
-        """
-        from rules.wakkerdam.actions import shared_targets_table  # it reads GameState
-
-        return shared_targets_table(self)
+        and their positions; see :func:`rules.wakkerdam.actions.shared_targets_table`."""
+        return self.views.shared_targets
 
     def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
-        """This state with other votes.
-
-        It shares this state's views that do not depend on the votes (the seat index, the
-        names valid in each action, ...): a vote in a game of 1,000 players does not compute
-        them all again.
-        """
-        new = replace(self, votes=votes)
-        for view in _VOTE_FREE_VIEWS:
-            if view in self.__dict__:
-                new.__dict__[view] = self.__dict__[view]
-        return new
+        """This state with other votes, sharing this state's vote-free table by identity (the
+        seat index, the names valid in each action, ...): a vote in a game of 1,000 players
+        does not compute them all again."""
+        return replace(self, votes=votes, table=self.views)
 
     def role_at_night_start(self, name: str) -> str:
         """Return the player's role as it was when the current night began."""
         return self.night_roles.get(name) or self.player(name).role
 
 
-#: GameState's cached views that depend on no vote (shared by :meth:`GameState.with_votes`).
-_VOTE_FREE_VIEWS = (
-    "index",
-    "folded_names",
-    "living_names",
-    "any_dead",
-    "enchantable",
-    "wounded_names",
-    "shared_targets",
+@dataclass(frozen=True, eq=False)  # one table, shared by identity
+class VoteFree:
+    """The views of a state that depend on no vote, computed at most once (each on first use)
+    for all the states that differ only in their votes: a vote's new state holds the same
+    table (:meth:`GameState.with_votes`), by identity.
+
+    ``state`` is the state the table was built for; its votes are never read.
+    """
+
+    state: GameState
+
+    @cached_property
+    def key(self) -> tuple[object, ...]:
+        """The values of :attr:`state`'s fields that the views depend on (all but the votes)."""
+        return tuple(_vote_free_fields(self.state))
+
+    def fits(self, other: GameState) -> bool:
+        """Whether ``other`` differs from :attr:`state` in its votes only (field by field,
+        by identity: a state built anew gets a table of its own)."""
+        return self.state is other or all(map(is_, self.key, _vote_free_fields(other)))
+
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Player name -> seat number."""
+        return {player.name: seat for seat, player in enumerate(self.state.players)}
+
+    @cached_property
+    def folded_names(self) -> Mapping[str, str]:
+        """Case-folded name -> canonical name."""
+        return {player.name.casefold(): player.name for player in self.state.players}
+
+    @cached_property
+    def living_names(self) -> tuple[str, ...]:
+        """The living players' names in seat order."""
+        return tuple(player.name for player in self.state.players if player.alive)
+
+    @cached_property
+    def any_dead(self) -> bool:
+        """Whether at least one player is dead."""
+        return any(not player.alive for player in self.state.players)
+
+    @cached_property
+    def enchantable(self) -> bool:
+        """Whether a living non-fluitspeler is not enchanted yet."""
+        return any(
+            p.alive and not p.enchanted and p.role != "fluitspeler" for p in self.state.players
+        )
+
+    @cached_property
+    def wounded_names(self) -> frozenset[str]:
+        """The players wounded this night."""
+        return frozenset(name for name, _cause in self.state.wounded)
+
+    @cached_property
+    def shared_targets(self) -> Mapping[Hashable, tuple[tuple[str, ...], Mapping[str, int]]]:
+        """For each vote asked in the current step, the names valid whoever votes (seat order)
+        and their positions: computed once, for every action of the step at once, then read
+        only (:func:`rules.wakkerdam.actions.shared_targets_table` reads no vote)."""
+        return shared_targets_table(self.state)
+
+
+_vote_free_fields = attrgetter(
+    *(spec.name for spec in fields(GameState) if spec.name not in {"votes", "table"})
 )
+"""The values of the fields a :class:`VoteFree` table depends on (all but the votes), in a
+tuple."""
 
 
 CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)

@@ -76,8 +76,8 @@ def check_same_choices(state: GameState, rng: random.Random) -> None:
     assert forward == expected
     shuffled = list(names)
     rng.shuffle(shuffled)
-    fresh = replace(state)  # a new state object: its shared view is computed afresh
-    assert "shared_targets" not in fresh.__dict__
+    fresh = replace(state, table=None)  # a new state object: its views are computed afresh
+    assert fresh.views is not state.views
     spelt = {name: name.casefold() if name != STRANGER else name for name in shuffled}
     assert {name: RS.choices(fresh, spelt[name]) for name in shuffled} == expected
     asked = set(RS.asked(state))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
 
-from rules.core.codec import AS_PAIRS, StateCodec, dump, load
+from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec, dump, load
 from rules.core.registry import get_ruleset, ruleset_ids
 
 STATES = Path(__file__).resolve().parent / "states"
@@ -66,3 +67,15 @@ def test_a_missing_field_takes_its_default_and_a_wrong_type_is_refused() -> None
         codec.load({**stored, "night": "1"})
     with pytest.raises(KeyError):
         codec.load({key: value for key, value in stored.items() if key != "players"})
+
+
+@dataclass(frozen=True)
+class _WithDerived:
+    name: str
+    derived: object = field(default=None, compare=False, metadata=NOT_STORED)
+
+
+def test_a_field_not_stored_is_neither_written_nor_read() -> None:
+    codec = StateCodec(_WithDerived)
+    assert codec.dump(_WithDerived("a", derived=object())) == {"name": "a"}
+    assert codec.load({"name": "a", "derived": 1}).derived is None

@@ -1,0 +1,65 @@
+"""A state's vote-free views live in a table of their own: a vote's new state holds the same
+table (by identity, no copying), any other change gets a new one, and it is never stored."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from rules import Accepted, Settings, Vote, get_ruleset
+from rules.vampiri.state import CODEC as VAMPIRI_CODEC
+from rules.wakkerdam.state import CODEC as WAKKERDAM_CODEC
+
+CODECS = {"wakkerdam": WAKKERDAM_CODEC, "vampiri": VAMPIRI_CODEC}
+
+
+def _voting_state(ruleset_id: str, players: int = 12) -> Any:
+    rules = get_ruleset(ruleset_id)
+    names = [f"P{seat:02d}" for seat in range(players)]
+    seats = rules.deal(names, rules.pick_distribution(players, 3), 3)
+    state = rules.new_game(seats, Settings(seed=3, options={}, strictness=99))
+    for _ in range(20):
+        if len(rules.asked(state)) > players // 2:
+            return state
+        state = rules.resolve(state).state
+    raise AssertionError("no step asks most players")
+
+
+def _vote(ruleset_id: str, state: Any) -> Any:
+    rules = get_ruleset(ruleset_id)
+    voter = rules.asked(state)[0]
+    action = rules.choices(state, voter).actions[0]
+    keywords = frozenset({action.keyword} - {"", None})
+    verdict = rules.apply(state, Vote(voter, (action.targets[-1],), False, keywords))
+    assert isinstance(verdict, Accepted), verdict
+    return verdict.state
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(CODECS))
+def test_a_vote_shares_the_table_and_another_change_builds_a_new_one(ruleset_id: str) -> None:
+    state = _voting_state(ruleset_id)
+    table = state.views
+    index = table.index
+    voted = _vote(ruleset_id, state)
+    assert voted.votes != state.votes
+    assert voted.views is table and voted.index is index
+    moved = replace(voted, players=tuple(reversed(voted.players)))
+    assert moved.views is not table
+    assert moved.index == {p.name: seat for seat, p in enumerate(moved.players)}
+    assert moved.views.state.table is None  # the stale table keeps no ancestor alive
+    assert replace(voted, votes={}).views is table
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(CODECS))
+def test_the_table_is_neither_stored_nor_compared(ruleset_id: str) -> None:
+    codec = CODECS[ruleset_id]
+    voted = _vote(ruleset_id, _voting_state(ruleset_id))
+    assert voted.table is not None
+    data = codec.dump(voted)
+    assert "table" not in data
+    loaded = codec.load(json.loads(json.dumps(data)))
+    assert loaded.table is None and loaded == voted
+    assert json.dumps(codec.dump(loaded)) == json.dumps(data)
