@@ -88,7 +88,14 @@ def _run_admin_commands(tmp_path: Path, db_url: str, daemons: int) -> dict[str, 
         )
         # Each mail went out once, whichever daemon sent it.
         assert set(maildir_ids(maildir).values()) == {1}
-        assert set(outbox_ids(db_url).values()) == {"sent"}
+        # A Maildir mail's file is written before its row is marked sent (same daemon, a moment
+        # later): wait for the marks rather than race them.
+        poll(
+            lambda: set(outbox_ids(db_url).values()) == {"sent"},
+            PROMPT,
+            "every outbox row marked sent",
+            interval=0.02,
+        )
         for serve in serves:
             assert serve.stop() == 0, serve.log()
     finally:
