@@ -58,13 +58,7 @@ def cast_moves(
             params = {k: v for k, v in read.params.items() if k != "choices"}
             told.append(_refused(move, read.code.value, explain(read.code.value, params)))
             continue
-        ballot = Ballot(
-            targets=read.targets,
-            blanco=read.blanco,
-            keywords=read.keywords,
-            corrections=[(c.written, c.understood) for c in read.corrections],
-            inbox_id=inbox_id,
-        )
+        ballot = _ballot(read, inbox_id)
         keywords = sorted(set(ballot.keywords))
         vote = RulesVote(player.name, tuple(read.targets), read.blanco, frozenset(keywords))
         result = table.rules.apply(state, vote)
@@ -94,6 +88,17 @@ def cast_moves(
         letters.extend(close(table, now).letters)
         return VoteOutcome(True, detail=detail, closed_early=True, letters=tuple(letters))
     return VoteOutcome(True, detail=detail, letters=tuple(letters))
+
+
+def _ballot(read: Any, inbox_id: int | None) -> Ballot:
+    """The ballot of one move read from the mail (its names, blank, words, corrections)."""
+    return Ballot(
+        targets=read.targets,
+        blanco=read.blanco,
+        keywords=read.keywords,
+        corrections=[(c.written, c.understood) for c in read.corrections],
+        inbox_id=inbox_id,
+    )
 
 
 def _refused(move: Move, code: str, reason: str) -> dict[str, Any]:

@@ -57,20 +57,7 @@ def remove_player(
     told = rs.tell_step(state, new_state, resolution.events, reveal_roles=game.reveal_roles)
     events = told.log
     table.log("remove", {"player": player.name, "by": by, "events": events}, now)
-    # His votes of this step and those naming him are no longer in force (the rules withdrew
-    # them): the rows go too, so the reminders and the pages count them as not sent.
-    step_votes = work.session.execute(
-        select(Vote.id, Vote.player_id, Vote.targets).where(
-            Vote.game_id == game.id, Vote.step_number == game.step_number
-        )
-    )
-    withdrawn = [
-        vote_id
-        for vote_id, voter, targets in step_votes
-        if voter == player.id or player.name in (targets or [])
-    ]
-    if withdrawn:
-        work.session.execute(delete(Vote).where(Vote.id.in_(withdrawn)))
+    _withdraw_votes(work, game, player)
     table.store(new_state)
     after = table.view
     dead = {seat.name for seat in after.players if not seat.alive}
@@ -91,3 +78,20 @@ def remove_player(
     post(work.session, mailer, letters, now)
     log.info("%s removed %s from %s (%s)", by, player.name, game.name, game.ruleset)
     return events
+
+
+def _withdraw_votes(work: Work, game: Game, player: Player) -> None:
+    """Delete the vote rows of this step that the rules withdrew with `player`'s removal: his
+    own and those naming him (the reminders and the pages count them as not sent)."""
+    step_votes = work.session.execute(
+        select(Vote.id, Vote.player_id, Vote.targets).where(
+            Vote.game_id == game.id, Vote.step_number == game.step_number
+        )
+    )
+    withdrawn = [
+        vote_id
+        for vote_id, voter, targets in step_votes
+        if voter == player.id or player.name in (targets or [])
+    ]
+    if withdrawn:
+        work.session.execute(delete(Vote).where(Vote.id.in_(withdrawn)))
