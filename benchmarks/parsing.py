@@ -31,7 +31,9 @@ from stories.lexicon import explainer_for, lexicon_for  # noqa: E402
 
 CORPUS = [path.read_bytes() for path in sorted((ROOT / "tests" / "mail").glob("*.eml"))]
 OWN = frozenset({"verteller@example.org"})
-CONTEXT = MailContext(lexicon=lexicon_for("wakkerdam", "nl"), explain=explainer_for("nl"))
+CONTEXT = MailContext(
+    lexicon=lexicon_for("wakkerdam", "nl"), explain=explainer_for("wakkerdam", "nl")
+)
 SYLLABLES = ["an", "bra", "car", "dir", "e", "jo", "ma", "rie", "ke", "sjo", "erd", "li"]
 
 
