@@ -392,17 +392,24 @@ def _add_list(commands: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _list(args: argparse.Namespace) -> None:
+    # Only reads: SQLAlchemy Core on the tables, as `game show`.
     from sqlalchemy import func, select
 
-    from narrator.commands.db import config_from_args, database_session
-    from narrator.models import Game, Player
+    from narrator.commands.db import config_from_args, database_connection
+    from narrator.tables import games as games_table
+    from narrator.tables import players
 
     config = config_from_args(args)
-    with database_session(config) as session:
-        counts = dict(
-            session.execute(select(Player.game_id, func.count()).group_by(Player.game_id)).all()
-        )
-        games = session.scalars(select(Game).order_by(Game.created_at, Game.id)).all()
+    with database_connection(config) as connection:
+        counts: dict[int, int] = {
+            game_id: count
+            for game_id, count in connection.execute(
+                select(players.c.game_id, func.count()).group_by(players.c.game_id)
+            )
+        }
+        games = connection.execute(
+            select(games_table).order_by(games_table.c.created_at, games_table.c.id)
+        ).all()
     rows = [
         {
             "name": game.name,

@@ -296,18 +296,28 @@ def test_show_prints_a_running_game_exactly(
     )
 
 
-def test_show_reads_with_core_and_only_the_games_ruleset(
-    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session], config_file: Path
+@pytest.mark.parametrize(
+    ("command", "rulesets"),
+    [(["game", "show", "WW5"], {"core", "wakkerdam"}), (["game", "list"], set())],
+    ids=["show", "list"],
+)
+def test_reading_commands_use_core_and_only_the_games_ruleset(
+    run_cli: Callable[..., CliResult],
+    sessions: sessionmaker[Session],
+    config_file: Path,
+    command: list[str],
+    rulesets: set[str],
 ) -> None:
-    """``game show`` (a read) imports neither the ORM nor Alembic, the mail parser, the
-    stories, nor a ruleset the game does not use: a new process, so that "imported" means it."""
+    """``game show`` and ``game list`` (reads) import neither the ORM nor Alembic, the mail
+    parser, the stories, nor a ruleset they do not use: a new process, so that "imported"
+    means it."""
     run_cli("game", "create", "WW5")
     _sign_up(sessions, "WW5")
     assert run_cli("game", "start", "WW5", "--seed", "7").status == 0
     probe = (
         "import json, sys\n"
         "from narrator.cli import main\n"
-        f"status = main(['game', 'show', 'WW5', '--config', {str(config_file)!r}])\n"
+        f"status = main([*{command!r}, '--config', {str(config_file)!r}])\n"
         "print(json.dumps([status, sorted(sys.modules)]))\n"
     )
     done = subprocess.run(
@@ -318,8 +328,7 @@ def test_show_reads_with_core_and_only_the_games_ruleset(
     assert "sqlalchemy" in modules and "narrator.tables" in modules  # it did read the database
     unwanted = ("sqlalchemy.orm", "alembic", "jinja2", "parsing", "stories", "narrator.models")
     assert [m for m in modules if m.split(".")[0] in unwanted or m.startswith(unwanted)] == []
-    rulesets = {m.split(".")[1] for m in modules if m.startswith("rules.")}
-    assert rulesets == {"core", "wakkerdam"}
+    assert {m.split(".")[1] for m in modules if m.startswith("rules.")} == rulesets
 
 
 def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:
