@@ -11,10 +11,10 @@ inflates CPU time too).
 Two floors are printed with them: a process that only imports SQLAlchemy (every command that
 reads the database pays it, however it reads: Core, not the ORM, for ``game show``), and one
 that imports SQLAlchemy and the Wakkerdam ruleset (``game show`` of a started game asks the
-ruleset for roles, life and who is asked).  Measured on these 2-CPU machines, the second is
-about 0.27 s of the 0.3 s (0.04 s of it the interpreter's exit, which frees what was imported):
-what ``game show`` does besides (the parser, the configuration, the tables, the migration
-check, two queries) fits in the rest only on an idle machine.
+ruleset for roles, life and who is asked).  Measured on these 2-CPU machines (loaded), the
+second is about 0.27 s of the 0.3 s at best, 0.06 s of it the interpreter's exit freeing what
+was imported; ``game show`` itself is 0.31-0.35 s at best: its parser, configuration, tables,
+migration check and two queries (about 0.04 s) do not fit in what is left.
 
 Two columns: with ``PYTHONDONTWRITEBYTECODE=1`` as the environment has it (the machines here
 set it: the project's own modules are compiled at every start unless a ``__pycache__`` exists),
