@@ -3,7 +3,8 @@
 Alembic is imported only to migrate (`upgrade`, `downgrade`): it loads Mako and Pygments, more
 than half a second of start-up.  Whether a database is at the newest revision (every CLI command
 asks) is read without it: `current_revision` reads Alembic's version table and `head_revision`
-the revision ids written in the migration files.
+the revision ids written in the migration files.  The ORM is imported only for a session
+(`session_factory`): a command that reads with SQLAlchemy Core does without it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
+    from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -143,6 +144,8 @@ class WriteTurns:
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     """Return the session factory for `engine` (objects stay readable after commit)."""
+    from sqlalchemy.orm import sessionmaker  # here: a command that reads with Core needs no ORM
+
     return sessionmaker(engine, expire_on_commit=False)
 
 

@@ -30,7 +30,6 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from confusable_homoglyphs import utils as confusable_utils
 from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract
 
@@ -75,6 +74,10 @@ def fold(text: str) -> str:
 @functools.cache  # the Unicode consortium's table, read once: data, not state
 def _homoglyphs() -> dict[str, frozenset[str]]:
     """Each character of Unicode's confusables table with the characters it can pass for."""
+    # Imported here, where the table is read: its module also imports urllib.request (for
+    # downloading a newer table, which nothing here does), a cost to every start otherwise.
+    from confusable_homoglyphs import utils as confusable_utils
+
     table: dict[str, list[dict[str, str]]] = confusable_utils.load("confusables.json")
     return {char: frozenset(entry["c"] for entry in entries) for char, entries in table.items()}
 

@@ -43,6 +43,26 @@ def test_reading_a_packs_words_loads_no_template_and_no_database() -> None:
     assert set(imported_after(code)) <= {"babel", "rules", "stories"}
 
 
+def test_parsing_a_mail_file_loads_no_database_template_or_downloader() -> None:
+    """`narrator parse FILE` (no game in the database) imports neither SQLAlchemy nor the
+    templates, nor the HTTP client the look-alike table's library carries for updates."""
+    mail = ROOT / "tests" / "mail" / "gmail_vote_blanco.eml"
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from narrator.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    status = main(['parse', {str(mail)!r}])\n"
+        "print(json.dumps([status, out.getvalue(), sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    status, printed, modules = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0 and "blanco" in printed, done.stderr
+    unwanted = {"sqlalchemy", "alembic", "jinja2", "urllib.request", "http.client"}
+    assert [m for m in modules if m in unwanted or m.split(".")[0] in unwanted] == []
+
+
 def test_importing_the_story_keys_loads_no_ruleset() -> None:
     probe = "import json, sys, stories.keys; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run(

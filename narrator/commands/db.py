@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from narrator.cli import CommandError, Subparsers
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
     from sqlalchemy.exc import SQLAlchemyError
     from sqlalchemy.orm import Session
 
@@ -65,16 +66,38 @@ def database_session(config: Config) -> Iterator[Session]:
     Commits when the block succeeds and rolls back otherwise. Raises CommandError when the
     database cannot be reached or is not at the newest migration.
     """
+    from narrator.db import session_factory
+
+    with (
+        _migrated_engine(config) as engine,
+        session_factory(engine)() as session,
+        session.begin(),
+    ):
+        yield session
+
+
+@contextmanager
+def database_connection(config: Config) -> Iterator[Connection]:
+    """Yield a SQLAlchemy Core connection in one transaction on the configured, migrated
+    database, as :func:`database_session` does a session: for a command that only reads the
+    tables of :mod:`narrator.tables` and so need not import the ORM (``game show``)."""
+    with _migrated_engine(config) as engine, engine.begin() as connection:
+        yield connection
+
+
+@contextmanager
+def _migrated_engine(config: Config) -> Iterator[Engine]:
+    """The configured database's engine, once it is known to be at the newest migration;
+    an OperationalError in the block is a CommandError naming the database."""
     from sqlalchemy.exc import OperationalError
 
-    from narrator.db import make_engine, session_factory
+    from narrator.db import make_engine
 
     url = config.database_url
     engine = make_engine(url)
     try:
         _check_migrated(url)
-        with session_factory(engine)() as session, session.begin():
-            yield session
+        yield engine
     except OperationalError as error:
         raise CommandError(f"database {shown_url(url)}: {_first_line(error)}") from None
     finally:

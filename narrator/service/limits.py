@@ -14,9 +14,8 @@ import enum
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import cast
 
-from sqlalchemy import Table, bindparam, delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -24,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from narrator.config import Config
 from narrator.models import ReplyCounter, fold_email
+from narrator.tables import reply_counters
 from stories.lexicon import explainer_for
 
 log = logging.getLogger("narrator.limits")
@@ -196,7 +196,7 @@ def _day(now: datetime) -> datetime:
 
 
 # The counters' statements, built once (Core: every answered mail runs them).
-_TABLE = cast(Table, ReplyCounter.__table__)  # declared as a FromClause; it is the Table
+_TABLE = reply_counters  # the table ReplyCounter maps
 _COUNTERS_OF = select(_TABLE.c.window_start, _TABLE.c.count).where(
     _TABLE.c.sender == bindparam("sender")
 )

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -15,6 +18,7 @@ from narrator.models import Game, GameStatus, Player, find_game, fold_name
 from rules import Settings, get_ruleset
 from tests.narrator.fixtures import CliResult
 
+ROOT = Path(__file__).resolve().parent.parent.parent
 SHOW_KEYS = {
     "name",
     "ruleset",
@@ -254,6 +258,77 @@ def test_show_of_a_running_game_reads_the_rules_state(
     # The text adds the deadline's wall-clock time in the game's zone.
     text = run_cli("game", "show", "WW5").out
     assert "deadline 2026-11-18T09:00:00+00:00 (2026-11-18 10:00 CET, Europe/Amsterdam)" in text
+
+
+def test_show_prints_a_running_game_exactly(
+    run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
+) -> None:
+    """Every line of ``game show`` as the interface has it (it reads the tables with Core)."""
+    run_cli("game", "create", "WW5", "--tz", "Europe/Amsterdam", "--speed", "1d")
+    _sign_up(sessions, "WW5")
+    ruleset = get_ruleset("wakkerdam")
+    distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
+    seats = ruleset.deal([name for name, _ in SIGNUPS], distribution, 7)
+    state = ruleset.new_game(
+        seats, Settings(seed=7, options={"mayor": distribution.options["mayor"]})
+    )
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game)).one()
+        game.state = ruleset.dump_state(state)
+        game.status = GameStatus.RUNNING.value
+        game.step, game.night, game.day = state.step, state.night, state.day
+        game.deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
+    assert run_cli("game", "unsubscribe", "WW5", "Bram").status == 0
+    role = {seat.name: seat.role for seat in seats}
+    asked = ", ".join(ruleset.asked(state)) or "nobody"
+    assert run_cli("game", "show", "WW5").out == (
+        "WW5  wakkerdam  running  (nl, theme wakkerdam, time zone Europe/Amsterdam, speed 1d, "
+        "strictness 2, close early no, reveal roles yes)\n"
+        f"step {state.step} (night {state.night}, day {state.day})\n"
+        "deadline 2026-11-18T09:00:00+00:00 (2026-11-18 10:00 CET, Europe/Amsterdam); "
+        f"asked: {asked}\n"
+        "players (5):\n"
+        f"  1. Anna <anna@example.org> vrouw, role {role['Anna']}, alive\n"
+        f"  2. Bram <bram@example.org> man, role {role['Bram']}, alive, unsubscribed\n"
+        f"  3. Carla <carla@example.org> vrouw, role {role['Carla']}, alive\n"
+        f"  4. Dirk <dirk@example.org> man, role {role['Dirk']}, alive\n"
+        f"  5. Eva <eva@example.org> vrouw, role {role['Eva']}, alive\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "rulesets"),
+    [(["game", "show", "WW5"], {"core", "wakkerdam"}), (["game", "list"], set())],
+    ids=["show", "list"],
+)
+def test_reading_commands_use_core_and_only_the_games_ruleset(
+    run_cli: Callable[..., CliResult],
+    sessions: sessionmaker[Session],
+    config_file: Path,
+    command: list[str],
+    rulesets: set[str],
+) -> None:
+    """``game show`` and ``game list`` (reads) import neither the ORM nor Alembic, the mail
+    parser, the stories, nor a ruleset they do not use: a new process, so that "imported"
+    means it."""
+    run_cli("game", "create", "WW5")
+    _sign_up(sessions, "WW5")
+    assert run_cli("game", "start", "WW5", "--seed", "7").status == 0
+    probe = (
+        "import json, sys\n"
+        "from narrator.cli import main\n"
+        f"status = main([*{command!r}, '--config', {str(config_file)!r}])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    status, modules = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0, done.stderr
+    assert "sqlalchemy" in modules and "narrator.tables" in modules  # it did read the database
+    unwanted = ("sqlalchemy.orm", "alembic", "jinja2", "parsing", "stories", "narrator.models")
+    assert [m for m in modules if m.split(".")[0] in unwanted or m.startswith(unwanted)] == []
+    assert {m.split(".")[1] for m in modules if m.startswith("rules.")} == rulesets
 
 
 def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:
