@@ -163,6 +163,46 @@ def test_0007_lets_the_inbox_hold_the_web_form_s_votes(
         engine.dispose()
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_upgrading_a_database_with_a_game_in_progress_keeps_the_game(
+    backend: str, fresh_database: Callable[[str], str]
+) -> None:
+    """SQLite alters a table by copying it: the games table altered (0004, 0008) must not take
+    the games' players with it (ON DELETE CASCADE while the old table is dropped)."""
+    url = fresh_database(backend)
+    upgrade(url, "0007")
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO games (name, name_key, ruleset, language, theme, timezone,"
+                    " speed, strictness, close_early, reveal_roles, options, status,"
+                    " step_number, night, day, version, created_at, updated_at) VALUES"
+                    " ('WW', 'ww', 'wakkerdam', 'nl', 'wakkerdam', 'UTC', 60, 9, false, true,"
+                    " '{}', 'running', 1, 1, 0, 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO players (game_id, seat, name, name_key, email, gender,"
+                    " unsubscribed, page_generation, created_at, updated_at)"
+                    " SELECT id, 1, 'Anna', 'anna', 'anna@example.org', 'vrouw', false, 0,"
+                    " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM games"
+                )
+            )
+        upgrade(url)
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT name FROM players")).scalars().all() == ["Anna"]
+            flags = text("SELECT chapters_stored FROM games")
+            assert [bool(flag) for (flag,) in connection.execute(flags)] == [False]
+        downgrade(url, "0007")
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT name FROM players")).scalars().all() == ["Anna"]
+    finally:
+        engine.dispose()
+
+
 def test_two_daemons_migrating_an_empty_postgresql_database_at_once_both_start(
     fresh_database: Callable[[str], str], tmp_path: Path
 ) -> None:
