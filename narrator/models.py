@@ -60,6 +60,13 @@ class Gender(enum.StrEnum):
     VROUW = "vrouw"
 
 
+class ChapterKind(enum.StrEnum):
+    """What a stored story of the game pages is (:class:`PageChapter`)."""
+
+    STORY = "story"  # a step's story: the village's, or a player's private one
+    EPILOGUE = "epilogue"  # the end's epilogue mail
+
+
 class InboxSource(enum.StrEnum):
     """How an inbound mail reached the narrator."""
 
@@ -181,8 +188,12 @@ class Game(Base):
     step: Mapped[str | None] = mapped_column(String(32))  # current step id; None when not running
     step_number: Mapped[int] = mapped_column(Integer, default=0)  # steps run so far (1 = first)
     # Its village stories are stored as told (PageChapter) since its start: the public page
-    # reads them; False for a game started before they were (its page replays the log).
+    # reads them; False for a game started before they were (migration 0008), until the
+    # daemon's start builds them once from the log (narrator.service.pages).
     chapters_stored: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Likewise its players' private stories and its epilogue (migration 0009): the players'
+    # own pages and the ended game's page read them.
+    news_stored: Mapped[bool] = mapped_column(Boolean, default=False)
     night: Mapped[int] = mapped_column(Integer, default=0)
     day: Mapped[int] = mapped_column(Integer, default=0)
     deadline: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
@@ -273,17 +284,22 @@ class GameLogEntry(Base):
 
 
 class PageChapter(Base):
-    """One story the whole village was told (a step's close, the start, a removal), stored as
-    the post office rendered it for the mails: the public game page reads these rows instead
-    of replaying the log and rendering every story again on each request."""
+    """One story as a game's mails told it, stored as the post office rendered it: a step's
+    story the whole village was told (a step's close, the start, a removal), a player's
+    private story mail, or the epilogue.  The game pages read these rows instead of replaying
+    the log and rendering every story again on each request."""
 
     __tablename__ = "page_chapters"
-    __table_args__ = (Index(None, "game_id", "id"),)
+    __table_args__ = (Index(None, "game_id", "id"), Index(None, "player_id", "id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)  # the order of the telling
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    # Whom it was told: None, the whole village; else this player alone (his private story).
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    # A ChapterKind: a step's story (the village's or a player's), or the epilogue.
+    kind: Mapped[str] = mapped_column(String(16), default=ChapterKind.STORY.value)
     moment: Mapped[str] = mapped_column(String(255))  # "Nacht 2", in the game's words
-    story: Mapped[str] = mapped_column(Text)  # the village's mail text (greeting to roster)
+    story: Mapped[str] = mapped_column(Text)  # the mail's text as rendered (greeting to roster)
     # The public events that carry a vote voter by voter (`votes`, `ballots`): the page's tallies.
     tallies: Mapped[list[Any]] = mapped_column(JSON)
     told_at: Mapped[datetime] = mapped_column(UtcDateTime())
