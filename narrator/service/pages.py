@@ -71,7 +71,8 @@ def build_missing_pages(
 ) -> list[str]:
     """Build the stored stories of every started game that lacks them (:func:`build_pages`),
     each game in a transaction of its own; return the names of the games built.  A game
-    changed meanwhile by another process is left for the next start (logged)."""
+    changed meanwhile by another process, or whose stories fail to render (a broken story in
+    the stories table), is left for the next start (logged)."""
     with unit_of_work(factory) as work:
         missing = work.session.scalars(
             select(Game.id)
@@ -90,6 +91,11 @@ def build_missing_pages(
                 name = game.name
         except StaleDataError:
             log.warning("game %d changed while its pages were built: at the next start", game_id)
+            continue
+        except Exception:  # a story that fails to render must not keep the daemon from starting
+            log.exception(
+                "building the pages of game %d failed: retried at the next start", game_id
+            )
             continue
         log.info("built the pages of game %s from its log (%d stories stored)", name, rows)
         built.append(name)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import pytest
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -19,6 +20,7 @@ from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
 from narrator.web.tokens import page_token
 from stories import FileStore, Renderer
+from stories.store import MemoryStore
 from tests.support.botgame import BotGame
 from tests.support.bymail import Table, game_view
 from tests.support.web import fetch, serving, site_of
@@ -148,7 +150,9 @@ def test_built_stories_are_the_stored_ones_and_no_page_reads_the_log(
         assert _pages(factory, root) == pages
 
 
-def test_a_running_game_s_pages_read_without_its_log(factory: sessionmaker[Session]) -> None:
+def test_a_running_game_s_pages_read_without_its_log(
+    factory: sessionmaker[Session], caplog: pytest.LogCaptureFixture
+) -> None:
     table = Table(factory, language="nl")
     site = replace(site_of(factory), secret=SECRET)
     with serving(site) as root:
@@ -158,6 +162,15 @@ def test_a_running_game_s_pages_read_without_its_log(factory: sessionmaker[Sessi
         for _ in range(2):
             next(steps)
         pages = _pages(factory, root)
+        stored = _rows(factory)
+        # Built at a daemon's start: a story that fails to render (here: no stories at all)
+        # leaves the game for the next start, and keeps no daemon from starting.
+        _forget(factory, village=True, news=True)
+        nothing = Renderer(MemoryStore())
+        assert build_missing_pages(factory, nothing, lambda: NOW) == []
+        assert _rows(factory) == [] and "building the pages of game" in caplog.text
+        assert build_missing_pages(factory, Renderer(FileStore()), lambda: NOW) == [GAME.name]
+        assert sorted(_rows(factory), key=repr) == sorted(stored, key=repr)
         with unit_of_work(factory) as work:
             game = work.session.scalars(select(Game).where(Game.name == GAME.name)).one()
             logged = work.session.scalar(
