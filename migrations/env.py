@@ -22,6 +22,29 @@ def _render_item(kind: str, obj: object, _context: object) -> str | bool:
 
 
 def _configure_and_run(connection: Connection) -> None:
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        # SQLite alters a table by copying it and dropping the old one (render_as_batch); with
+        # foreign keys enforced, that DROP first deletes its rows, and ON DELETE CASCADE every
+        # row that refers to them: altering `games` would delete every player, vote and log
+        # entry.  Off while migrating (set outside any transaction: SQLite ignores it inside
+        # one), on again after, as every connection of the narrator has it.
+        _sqlite_foreign_keys(connection, "OFF")
+    try:
+        _run(connection)
+    finally:
+        if sqlite:
+            _sqlite_foreign_keys(connection, "ON")
+
+
+def _sqlite_foreign_keys(connection: Connection, setting: str) -> None:
+    """Set SQLite's foreign key enforcement on the raw connection (not in a transaction)."""
+    raw = connection.connection.driver_connection
+    assert raw is not None
+    raw.execute(f"PRAGMA foreign_keys = {setting}")
+
+
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=TARGET_METADATA,

@@ -62,6 +62,7 @@ from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder
 from narrator.service.inbox import BATCH_SIZE, InboxSettings, Outcome, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.notices import notify_admins_of_failure
+from narrator.service.pages import build_missing_pages
 from narrator.service.wiring import inbox_settings, make_mailer, utc_now
 from narrator.web.admin import Panel
 from narrator.web.app import Site, make_app
@@ -368,6 +369,9 @@ class Daemon:
         log.info("database %s (migrated)", _shown_url(url))
 
         self.owner = owner = await self._take_over_claims(url, factory)
+        # The stories a game told before its pages stored them (an older database): built
+        # once from its log now, before a page is served or a step closes (docs/web.md).
+        await asyncio.to_thread(build_missing_pages, factory, mailer.renderer, self._clock)
 
         self._transport = options.transport or transport_from_config(config.outbound)
         self.sender = sender = outbox_sender(

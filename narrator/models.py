@@ -14,6 +14,7 @@ from narrator.tables import EMAIL_LENGTH as EMAIL_LENGTH
 from narrator.tables import MESSAGE_ID_LENGTH as MESSAGE_ID_LENGTH
 from narrator.tables import NAME_LENGTH as NAME_LENGTH
 from narrator.tables import NAMING_CONVENTION as NAMING_CONVENTION
+from narrator.tables import ChapterKind as ChapterKind
 from narrator.tables import GameStatus as GameStatus
 from narrator.tables import Gender as Gender
 from narrator.tables import InboxSource as InboxSource
@@ -56,6 +57,7 @@ class Game(Base):
     step: Mapped[str | None]
     step_number: Mapped[int]
     chapters_stored: Mapped[bool]
+    news_stored: Mapped[bool]
     night: Mapped[int]
     day: Mapped[int]
     deadline: Mapped[datetime | None]
@@ -132,14 +134,17 @@ class GameLogEntry(Base):
 
 
 class PageChapter(Base):
-    """One story the whole village was told (a step's close, the start, a removal), stored as
-    the post office rendered it for the mails: the public game page reads these rows instead
-    of replaying the log and rendering every story again on each request."""
+    """One story as a game's mails told it, stored as the post office rendered it: a step's
+    story the whole village was told (a step's close, the start, a removal), a player's
+    private story mail, or the epilogue.  The game pages read these rows instead of replaying
+    the log and rendering every story again on each request."""
 
     __table__ = tables.page_chapters
 
     id: Mapped[int]
     game_id: Mapped[int]
+    player_id: Mapped[int | None]
+    kind: Mapped[str]
     moment: Mapped[str]
     story: Mapped[str]
     tallies: Mapped[list[Any]]

@@ -64,6 +64,13 @@ class Gender(enum.StrEnum):
     VROUW = "vrouw"
 
 
+class ChapterKind(enum.StrEnum):
+    """What a stored story of the game pages is (:class:`narrator.models.PageChapter`)."""
+
+    STORY = "story"  # a step's story: the village's, or a player's private one
+    EPILOGUE = "epilogue"  # the end's epilogue mail
+
+
 class InboxSource(enum.StrEnum):
     """How an inbound mail reached the narrator."""
 
@@ -169,8 +176,12 @@ games = Table(
     Column("step", String(32)),  # current step id; None when not running
     Column("step_number", Integer, default=0, nullable=False),  # steps run so far (1 = first)
     # Its village stories are stored as told (PageChapter) since its start: the public page
-    # reads them; False for a game started before they were (its page replays the log).
+    # reads them; False for a game started before they were (migration 0008), until the
+    # daemon's start builds them once from the log (narrator.service.pages).
     Column("chapters_stored", Boolean, default=False, nullable=False),
+    # Likewise its players' private stories and its epilogue (migration 0009): the players'
+    # own pages and the ended game's page read them.
+    Column("news_stored", Boolean, default=False, nullable=False),
     Column("night", Integer, default=0, nullable=False),
     Column("day", Integer, default=0, nullable=False),
     Column("deadline", UtcDateTime(), index=True),
@@ -254,12 +265,17 @@ page_chapters = Table(
     metadata,
     Column("id", Integer, primary_key=True),  # the order of the telling
     Column("game_id", ForeignKey("games.id", ondelete="CASCADE"), nullable=False),
+    # Whom it was told: None, the whole village; else this player alone (his private story).
+    Column("player_id", ForeignKey("players.id", ondelete="CASCADE")),
+    # A ChapterKind: a step's story (the village's or a player's), or the epilogue.
+    Column("kind", String(16), default=ChapterKind.STORY.value, nullable=False),
     Column("moment", String(255), nullable=False),  # "Nacht 2", in the game's words
-    Column("story", Text, nullable=False),  # the village's mail text (greeting to roster)
+    Column("story", Text, nullable=False),  # the mail's text as rendered (greeting to roster)
     # The public events that carry a vote voter by voter (`votes`, `ballots`): the page's tallies.
     Column("tallies", JSON, nullable=False),
     Column("told_at", UtcDateTime(), nullable=False),
     Index(None, "game_id", "id"),
+    Index(None, "player_id", "id"),
 )
 
 inbox = Table(

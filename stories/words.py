@@ -2,7 +2,8 @@
 
 Two files make them.  `stories/_lang/<lang>/words.toml` holds what every ruleset shares in that
 language, once: the locale, date pattern and number words, the pronouns and phases, the blank,
-Help, gender and stop words the parser accepts, the wording of the errors and the mail labels.
+Help, gender and stop words the parser accepts, the wording of the errors, the mail labels and
+the game pages' labels.
 `stories/<ruleset>/<lang>/words.toml` (the pack, shared by that language's themes) holds the
 ruleset's own words (roles, teams, causes, steps, keywords, narrators) and adds to or overrides
 the shared ones: its word lists are added to the language's (``[without]`` takes a shared word
@@ -33,7 +34,7 @@ LANGUAGE_DIR = "_lang"
 #: The word lists a pack adds to its language's (its ``[without]`` takes shared words out).
 ADDED_LISTS = ("blanco", "help", "stop_words")
 #: The tables a pack overrides entry by entry (``[genders]`` lists are added to, like the lists).
-MERGED_TABLES = ("pronouns", "phases", "errors", "mail")
+MERGED_TABLES = ("pronouns", "phases", "errors", "mail", "web")
 #: The values a pack overrides whole.
 SHARED_VALUES = ("locale", "when", "numbers", "nobody", "error_fallback")
 #: Every key a language's shared words.toml may hold.
@@ -198,11 +199,10 @@ class Words:
     help: tuple[str, ...]
     stop_words: tuple[str, ...]
     mail: MailWords
+    #: The labels of the game pages (the language's ``[web]``, a pack's entries over it).
+    web: WebWords
     #: theme -> the narrator's name in that theme (the From name of its mails); optional.
     narrators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    #: The labels of the game pages; None where the file has no ``[web]`` (a pack written
-    #: before the pages: the pages then use the ruleset's English words).
-    web: WebWords | None = None
 
     def narrator(self, theme: str) -> str | None:
         """The name the narrator goes by in `theme` (else in the ruleset's main theme), or
@@ -509,7 +509,7 @@ class _Reader:
             narrators=self.string_table("narrators")
             if "narrators" in data
             else MappingProxyType({}),
-            web=self.web_words() if "web" in data else None,
+            web=self.web_words(),
         )
 
     def web_words(self) -> WebWords:

@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from narrator.models import (
+    ChapterKind,
     Game,
     GameLogEntry,
     GameStatus,
@@ -294,7 +295,8 @@ def start(
     game.distribution_id = distribution.id
     game.status = GameStatus.RUNNING.value
     game.started_at = now
-    game.chapters_stored = True  # its village stories are kept for its page from the start
+    game.chapters_stored = True  # its stories are kept for its pages from the start
+    game.news_stored = True
     table.work.games_changed()
     seated = [{"name": s.name, "role": s.role, "gender": s.gender} for s in seats]
     payload = {"distribution": distribution.id, "seats": seated, "settings": settings.to_dict()}
@@ -450,7 +452,8 @@ def _story_letters(
     who may know more a private mail with only that (his own events, his team's).
 
     Players named in `skip` get neither (the unsubscribed dead).  The village's story is also
-    the public game page's chapter (`Draft.page`: stored as rendered, with its tallies)."""
+    the public game page's chapter (`Draft.page`: stored as rendered, with its tallies), and
+    each private one a chapter of its player's own page."""
     game, seed, identity = table.game, telling.seed, telling.identity
     subject = moment_subject(game, {"game": public})  # the day of every mail of the story
     moment = moment_of(StoryGame.from_any(public), load_words(game.ruleset, game.language))
@@ -477,7 +480,8 @@ def _story_letters(
             # a private mail only to whom the story tells more than the village
             context = {**table.context(player.name, public), **told_as}
             story = Story(story_events, "private", groups=groups)
-            own = Draft("night_result", context, seed, game=game, story=story)
+            page = PageTelling(moment, reader=player.id)
+            own = Draft("night_result", context, seed, game=game, story=story, page=page)
             to = Recipient(player.email, player.name, f"{identity}/{player.id}/private")
             letters.append(Letter("story", own, (to,), game=game, subject=subject))
     return letters
@@ -560,7 +564,8 @@ def _epilogue(batch: _Batch, roles: Mapping[str, str]) -> Letter:
     context = batch.context(None, reveal_all=True)
     context.update(epilogue_chapters(game, entries))
     context.update({"roles": dict(roles), "winners": list(view.winners), "teams": list(view.teams)})
-    draft = Draft("epilogue", context, f"epilogue/{game.id}", game=game, optional=True)
+    page = PageTelling("", kind=ChapterKind.EPILOGUE.value)  # the ended game's page shows it
+    draft = Draft("epilogue", context, f"epilogue/{game.id}", game=game, optional=True, page=page)
     to = tuple(
         Recipient(p.email, p.name, f"epilogue/{game.id}/{p.id}")
         for p in table.players

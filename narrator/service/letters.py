@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from narrator.models import Game, PageChapter, Player
+from narrator.models import ChapterKind, Game, PageChapter, Player
 from narrator.outbound.compose import (
     Address,
     MailKind,
@@ -48,12 +48,16 @@ class Story:
 
 @dataclass(frozen=True)
 class PageTelling:
-    """A village story as the public game page keeps it (:class:`narrator.models.PageChapter`):
-    its `moment` ("Nacht 2") and the public events whose votes the page tallies voter by
-    voter; the post office stores it with the text it rendered for the mails."""
+    """A story as the game pages keep it (:class:`narrator.models.PageChapter`): its `moment`
+    ("Nacht 2") and the public events whose votes the page tallies voter by voter; the
+    `reader` it was told to alone (a player's id: his private story; None: the village's);
+    its `kind` (``story``, or ``epilogue``).  The post office stores it with the text it
+    rendered for the mails."""
 
     moment: str
     tallies: tuple[Mapping[str, Any], ...] = ()
+    reader: int | None = None
+    kind: str = ChapterKind.STORY.value
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,8 @@ class Draft:
 
     With `story` it is a step's story (the ``night_result`` template and its events); with
     `optional` nothing is mailed where the language has no such template; with `page` (the
-    village's story) :func:`post` also stores what it rendered for the public game page.
+    village's story, a player's private one, the epilogue) :func:`post` also stores what it
+    rendered for the game pages.
     """
 
     event: str
@@ -152,13 +157,16 @@ class _PostOffice:
         return queued
 
     def _keep_for_the_page(self, draft: Draft, mail: RenderedMail | None) -> None:
-        """Store the village's story, as rendered for its mails, for the public game page
-        (a story that tells nothing is no chapter, as it is no mail)."""
+        """Store a story (the village's, a player's private one, the epilogue), as rendered
+        for its mails, for the game pages (a story that tells nothing is no chapter, as it is
+        no mail)."""
         if draft.page is None or draft.game is None or mail is None:
             return
         self.session.add(
             PageChapter(
                 game_id=draft.game.id,
+                player_id=draft.page.reader,
+                kind=draft.page.kind,
                 moment=draft.page.moment,
                 story=mail.text,
                 tallies=[dict(event) for event in draft.page.tallies],

@@ -41,7 +41,7 @@ from narrator.service.wiring import utc_now
 from narrator.service.work import unit_of_work
 from narrator.web.admin import Panel, routes_for
 from narrator.web.private import PrivatePage, private_page, seat_of
-from narrator.web.public import PublicGame, public_game, web_words, words_of
+from narrator.web.public import PublicGame, public_game, words_of
 from narrator.web.tokens import read_token
 from narrator.web.vote import MAX_FORM_BYTES, Envelope, ballot_body, vote_mail
 from stories import Game as StoryGame
@@ -131,7 +131,7 @@ def not_found() -> Response:
 
 def _listed(site: Site, game: Game, session: Session) -> dict[str, Any]:
     words = words_of(game.ruleset, game.language)
-    labels = web_words(words)
+    labels = words.web
     entry: dict[str, Any] = {"name": game.name, "moment": "", "signed_up": "", "sign_up": ""}
     if game.status == GameStatus.SIGNUP.value:
         count = len(game_players(session, game))
@@ -145,7 +145,7 @@ def _listed(site: Site, game: Game, session: Session) -> dict[str, Any]:
 def render_index(site: Site) -> str:
     """The list of games: open for signup (with how to sign up by mail), running, ended."""
     words = words_of(site.ruleset, site.language)
-    labels = web_words(words)
+    labels = words.web
     with unit_of_work(site.factory) as work:
         games = work.session.scalars(select(Game).order_by(Game.created_at, Game.id)).all()
         groups = []
@@ -169,14 +169,14 @@ def read_game(site: Site, name: str) -> PublicGame | None:
         game = find_game(work.session, name)
         if game is None:
             return None
-        return public_game(work, game, site.renderer)
+        return public_game(work, game)
 
 
 def _told(site: Site, game: PublicGame) -> dict[str, Any]:
     """What every page of a game shows of it (templates/told.html and the header)."""
     words = game.words
     assert isinstance(words, Words)
-    labels = web_words(words)
+    labels = words.web
     alive = [p for p in game.players if p.alive]
     dead = [p for p in game.players if not p.alive]
     return {
@@ -219,7 +219,7 @@ def read_private(site: Site, token: str) -> PrivatePage | None:
         if found is None:
             return None
         game, player = found
-        return private_page(work, game, player, site.renderer)
+        return private_page(work, game, player)
 
 
 def render_private(site: Site, page: PrivatePage, token: str, *, sent: bool = False) -> str:

@@ -1,9 +1,10 @@
 """A player's own page: the public game, and what his mails told him alone.
 
 :func:`private_page` reads the game of a valid token (:mod:`narrator.web.tokens`) in a unit of
-work: his role card (role, team and the mates he knows, as his role mail tells them now),
-his private news step by step (as his private story mails told them, rendered again from the
-log like the village's), his votes of the current step, and what he may do now.
+work: his role card (role, team and the mates he knows, as his role mail tells them now, from
+the stored rules state), his private news step by step (his private story mails as the post
+office stored them when it mailed them, like the village's), his votes of the current step,
+and what he may do now.  Nothing is replayed from the game log.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from narrator.service.table import table_of
 from narrator.service.work import Work
 from narrator.web.public import PublicGame, Section, role_name, told_game
 from narrator.web.tokens import Seat
-from stories import Renderer
 from stories.helpers import ucfirst
 from stories.words import Words
 
@@ -76,9 +76,9 @@ def seat_of(work: Work, seat: Seat) -> tuple[Game, Player] | None:
     return game, player
 
 
-def private_page(work: Work, game: Game, player: Player, renderer: Renderer) -> PrivatePage:
+def private_page(work: Work, game: Game, player: Player) -> PrivatePage:
     """`player`'s page in `game`."""
-    told, news = told_game(work, game, renderer, reader=player.name)
+    told, news = told_game(work, game, reader=player)
     words = told.words
     assert isinstance(words, Words)
     table = table_of(work, game)

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from narrator.db import (
     alembic_config,
@@ -24,7 +26,7 @@ from narrator.db import (
     make_engine,
     upgrade,
 )
-from narrator.models import Base
+from narrator.models import Base, Game, PageChapter, Player
 from tests.narrator.fixtures import BACKENDS
 
 
@@ -159,6 +161,88 @@ def test_0007_lets_the_inbox_hold_the_web_form_s_votes(
         with engine.connect() as connection:
             rows = connection.execute(text("SELECT message_id, source FROM inbox"))
             assert dict(rows.all()) == {"<b@x>": "inject"}
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_upgrading_a_database_with_a_game_in_progress_keeps_the_game(
+    backend: str, fresh_database: Callable[[str], str]
+) -> None:
+    """SQLite alters a table by copying it: the games table altered (0008, 0009) must not take
+    the games' players with it (ON DELETE CASCADE while the old table is dropped)."""
+    url = fresh_database(backend)
+    upgrade(url, "0007")
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO games (name, name_key, ruleset, language, theme, timezone,"
+                    " speed, strictness, close_early, reveal_roles, options, status,"
+                    " step_number, night, day, version, created_at, updated_at) VALUES"
+                    " ('WW', 'ww', 'wakkerdam', 'nl', 'wakkerdam', 'UTC', 60, 9, false, true,"
+                    " '{}', 'running', 1, 1, 0, 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO players (game_id, seat, name, name_key, email, gender,"
+                    " unsubscribed, page_generation, created_at, updated_at)"
+                    " SELECT id, 1, 'Anna', 'anna', 'anna@example.org', 'vrouw', false, 0,"
+                    " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM games"
+                )
+            )
+        upgrade(url)
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT name FROM players")).scalars().all() == ["Anna"]
+            flags = text("SELECT chapters_stored, news_stored FROM games")
+            assert [tuple(map(bool, row)) for row in connection.execute(flags)] == [(False, False)]
+        downgrade(url, "0007")
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT name FROM players")).scalars().all() == ["Anna"]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_0009_stores_private_stories_and_the_epilogue_and_gives_them_back(
+    backend: str, fresh_database: Callable[[str], str]
+) -> None:
+    """A game of before 0009 has ``news_stored`` false (the daemon builds its stories once);
+    the downgrade keeps the village's stories and deletes those 0008 has no place for."""
+    url = fresh_database(backend)
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        with Session(engine) as session, session.begin():
+            game = Game(name="WW", name_key="ww", ruleset="wakkerdam", language="nl")
+            game.theme, game.speed, game.strictness, game.status = "wakkerdam", 60, 9, "running"
+            game.chapters_stored = game.news_stored = True
+            session.add(game)
+            session.flush()
+            anna = Player(game_id=game.id, seat=1, name="Anna", name_key="anna", gender="vrouw")
+            anna.email = "anna@example.org"
+            session.add(anna)
+            session.flush()
+            told = {"moment": "Nacht 1", "tallies": [], "told_at": datetime.now(UTC)}
+            session.add_all(
+                [
+                    PageChapter(game_id=game.id, story="village", **told),
+                    PageChapter(game_id=game.id, player_id=anna.id, story="private", **told),
+                    PageChapter(game_id=game.id, kind="epilogue", story="the end", **told),
+                ]
+            )
+        downgrade(url, "0008")
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT story FROM page_chapters"))
+            assert [story for (story,) in rows] == ["village"]
+        upgrade(url)
+        with engine.connect() as connection:
+            query = text("SELECT player_id, kind, story FROM page_chapters")
+            assert [tuple(row) for row in connection.execute(query)] == [(None, "story", "village")]
+            flags = text("SELECT chapters_stored, news_stored FROM games")
+            assert [tuple(map(bool, row)) for row in connection.execute(flags)] == [(True, False)]
     finally:
         engine.dispose()
 

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from rules.core.registry import get_ruleset
-from stories import vocab
+from stories import StoryKey, vocab
 from stories.context import Player
 from stories.helpers import Helpers
-from stories.words import WordsError, languages_of, load_words, read_words, words_path
+from stories.words import (
+    WordsError,
+    languages_of,
+    load_shared,
+    load_words,
+    read_words,
+    words_path,
+)
 
 RULESET = get_ruleset("wakkerdam")
 
@@ -138,42 +147,82 @@ def test_the_helpers_use_the_words_and_babel() -> None:
     assert "hij" not in en.as_dict() and "he" in en.as_dict()
 
 
-def test_every_shipped_pack_words_the_game_pages() -> None:
+def test_every_shipped_pack_words_the_game_pages_in_its_language_s_words() -> None:
     from rules.core.registry import ruleset_ids
 
     for ruleset in ruleset_ids():
         for language in languages_of(ruleset):
             web = load_words(ruleset, language).web
-            assert web is not None, (ruleset, language)
             assert "{address}" in web.sign_up and "{game}" in web.sign_up
+            # One source per language: stories/_lang/<lang>/words.toml, no pack repeats it.
+            assert dict(load_shared(language)["web"]) == {
+                field.name: getattr(web, field.name) for field in dataclasses.fields(web)
+            }, (ruleset, language)
+            pack = tomllib.loads(words_path(ruleset, language).read_text(encoding="utf-8"))
+            assert "web" not in pack, (ruleset, language)
+
+
+def _without_label(label: str, **extra: str) -> dict[str, object]:
+    """The Dutch shared words without the page label `label` (and with `extra` labels)."""
+    shared = dict(load_shared("nl"))
+    labels = {key: value for key, value in shared["web"].items() if key != label}
+    shared["web"] = {**labels, **extra}
+    return shared
 
 
 @pytest.mark.parametrize(
-    ("table", "problem"),
+    ("label", "extra", "problem"),
     [
-        ('games = "Spellen"\n', "[web] open: must be a non-empty string"),
-        ('bogus = "x"\n', "[web]: unknown key(s) bogus"),
+        ("open", {}, "[web] open: must be a non-empty string"),
+        ("", {"bogus": "x"}, "[web]: unknown key(s) bogus"),
+        ("sign_up", {"sign_up": "Mail ons"}, "[web] sign_up: must contain {address}"),
     ],
 )
-def test_a_bad_web_table_is_named(tmp_path: Path, table: str, problem: str) -> None:
-    source = words_path("wakkerdam", "nl").read_text(encoding="utf-8")
-    head, _, tail = source.partition("\n[web]\n")
-    labels = dict(line.split(" = ", 1) for line in tail.splitlines() if " = " in line)
-    if table.startswith("games"):
-        labels.pop("open")
-    else:
-        labels["bogus"] = '"x"'
-    path = tmp_path / "words.toml"
-    body = "".join(f"{key} = {value}\n" for key, value in labels.items())
-    path.write_text(f"{head}\n[web]\n{body}", encoding="utf-8")
+def test_a_language_without_every_page_label_is_refused(
+    label: str, extra: dict[str, str], problem: str
+) -> None:
+    shared = _without_label(label, **extra)
     with pytest.raises(WordsError) as error:
-        read_words(path, "wakkerdam", "nl")
+        read_words(words_path("wakkerdam", "nl"), "wakkerdam", "nl", shared)
     assert problem in str(error.value)
 
 
-def test_the_signup_line_must_say_where_to(tmp_path: Path) -> None:
+def test_a_pack_may_word_a_page_label_its_own_way(tmp_path: Path) -> None:
     source = words_path("wakkerdam", "nl").read_text(encoding="utf-8")
     path = tmp_path / "words.toml"
-    path.write_text(source.replace("Mail {address} met", "Mail ons met"), encoding="utf-8")
+    path.write_text(f'{source}\n[web]\nback = "Terug naar het dorp"\n', encoding="utf-8")
+    web = read_words(path, "wakkerdam", "nl").web
+    shared = load_words("wakkerdam", "nl").web
+    assert web.back == "Terug naar het dorp"
+    assert web.games == shared.games and web.sign_up == shared.sign_up  # the rest: shared
+    path.write_text(f'{source}\n[web]\nsign_up = "Mail ons"\n', encoding="utf-8")
     with pytest.raises(WordsError, match=r"\[web\] sign_up: must contain \{address\}"):
         read_words(path, "wakkerdam", "nl")
+
+
+def test_stories_check_names_a_language_without_a_page_label(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from stories import FileStore, check_store
+    from stories import words as words_module
+    from stories.store import MemoryStore
+
+    shipped = FileStore()
+    role_mail = [
+        s for s in shipped.all() if s.key == StoryKey("wakkerdam", "nl", "wakkerdam", "role")
+    ]
+    shared = _without_label("back")
+    others = words_module.load_shared
+    monkeypatch.setattr(
+        words_module,
+        "load_shared",
+        lambda language: shared if language == "nl" else others(language),
+    )
+    load_words.cache_clear()
+    try:
+        report = check_store(MemoryStore(role_mail), languages=("nl",))
+    finally:
+        monkeypatch.undo()
+        load_words.cache_clear()
+    assert not report.ok
+    assert any("[web] back: must be a non-empty string" in p for p in report.problems)

@@ -8,15 +8,24 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import load_config
 from narrator.daemon import Daemon, DaemonOptions
 from narrator.db import make_engine, session_factory, transaction, upgrade
-from narrator.models import AdminAction, Game, InboxMessage, OutboxMessage, Player, Vote
+from narrator.models import (
+    AdminAction,
+    Game,
+    InboxMessage,
+    OutboxMessage,
+    PageChapter,
+    Player,
+    Vote,
+)
 from narrator.service import games as service
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
@@ -174,4 +183,50 @@ def test_an_admin_panel_action_is_acted_on_by_the_daemon_at_once(tmp_path: Path)
     with transaction(factory) as session:
         [action] = session.scalars(select(AdminAction)).all()
         assert (action.by, action.action, action.game) == (BOSS, "start", "WW5")
+    engine.dispose()
+
+
+def test_the_daemon_builds_an_older_game_s_stories_once_at_its_start(tmp_path: Path) -> None:
+    """A game whose stories were told before the pages stored them (an upgraded database):
+    the daemon's start tells them again from the log and stores them, before any page."""
+    database = f"sqlite:///{tmp_path / 'narrator.db'}"
+    path = tmp_path / "narrator.toml"
+    path.write_text(
+        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
+        "[inbound.smtp]\nenabled = false\n"
+        '[outbound]\nmaildir = "outbox"\n'
+        "[web]\nport = 0\n",
+        encoding="utf-8",
+    )
+    config = load_config(path, environ={"NARRATOR_WEB_SECRET": SECRET})
+    upgrade(database)
+    engine = make_engine(database)
+    factory = session_factory(engine)
+    _start_game(factory)
+    mailer = Mailer(FileStore(), NARRATOR)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.close_step(work, mailer, game, now=game.created_at + timedelta(days=1))
+
+    def stored() -> list[tuple[int | None, str, str]]:
+        with transaction(factory) as session:
+            query = select(PageChapter.player_id, PageChapter.kind, PageChapter.story)
+            return sorted((tuple(row) for row in session.execute(query)), key=repr)
+
+    told = stored()
+    assert told
+    with transaction(factory) as session:  # as a game of before migrations 0008 and 0009
+        session.execute(delete(PageChapter))
+        game = session.scalars(select(Game)).one()
+        game.chapters_stored = game.news_stored = False
+
+    async def scenario() -> None:
+        async with Daemon(config, options=OPTIONS):
+            pass
+
+    run_async(scenario())
+    assert stored() == told
+    with transaction(factory) as session:
+        game = session.scalars(select(Game)).one()
+        assert game.chapters_stored and game.news_stored
     engine.dispose()
