@@ -62,6 +62,12 @@ OUT = {
     "it": ("mort", "squalific", "esili", "non gioca più", "fuori dal gioco", "dalla partita"),
     "ru": ("смерт", "погиб", "умер", "мёртв", "мертв", "из игры", "выбыл"),
 }
+#: Per theme: the main theme's places, which its notice never names (lowercased).
+ELSEWHERE = {
+    "haven": ("raadhuis", "town hall"),
+    "teatro": ("piazza", "square"),
+    "express": ("причал", "pier"),
+}
 #: The game master's notice, as each language words it (the theme's narrator signs it).
 SIGNED = {
     ("wakkerdam", "nl"): "mededeling van de spelleiding",
@@ -191,8 +197,10 @@ def _every_variant_reads_right(
             said = [word for word in _banned(plan, phase) if word in text]
             assert not said, (source.key, source.variant, said, text)
             out = [word for word in OUT[plan.language] if word in text]
-            if event.type == "removed":  # the notice tells it
+            if event.type == "removed":  # the notice tells it, in the game's own place
                 assert out, (source.key, source.variant, told)
+                foreign = [w for w in ELSEWHERE.get(game.theme, ()) if w in text]
+                assert not foreign, (source.key, source.variant, foreign)
             elif logged.get("player") == told_of:  # his record adds the role, and only that
                 assert not out and told.count(told_of) <= 1, (source.key, source.variant, told)
                 role = _revealed([logged], told_of)
