@@ -1,11 +1,14 @@
 """The removal's story mail read as every player reads it, in every pack and language: an
 announcement of the game master in the middle of the step (no dawn, no dusk), naming the step
-that goes on and its deadline (issue #23)."""
+that goes on and its deadline (issue #23); the removal told once, by the notice, and the
+ruleset's own record after it adding only the role (issue #22)."""
 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -50,6 +53,20 @@ AT_NIGHT = {
     "en": ("middle of the night", "in the night", "tonight"),
     "it": ("nel cuore della notte", "nella notte", "stanotte"),
     "ru": ("посреди ночи", "этой ночью"),
+}
+#: Per language: the words that tell a player dead, exiled or disqualified (out of the game),
+#: lowercased.  The removal says it once: in the notice (the ``removed`` story).
+OUT = {
+    "nl": ("dood", "doden", "gestorven", "sterft", "overleden", "uit het spel", "niet meer"),
+    "en": ("dead", "died", "dies", "death", "disqualified", "exile", "no more", "out of the game"),
+    "it": ("mort", "squalific", "esili", "non gioca più", "fuori dal gioco", "dalla partita"),
+    "ru": ("смерт", "погиб", "умер", "мёртв", "мертв", "из игры", "выбыл"),
+}
+#: Per theme: the main theme's places, which its notice never names (lowercased).
+ELSEWHERE = {
+    "haven": ("raadhuis", "town hall"),
+    "teatro": ("piazza", "square"),
+    "express": ("причал", "pier"),
 }
 #: The game master's notice, as each language words it (the theme's narrator signs it).
 SIGNED = {
@@ -99,11 +116,24 @@ def _open(table: Table, plan: BotGame, theme: str) -> None:
         assert table.write(player, body, plan.name) == f"signup: {player}"
 
 
-def _remove_one(table: Table, plan: BotGame) -> tuple[str, str, str, list[tuple[str, str]]]:
-    """Remove a living player of the largest living team (the game goes on) mid-step; return
-    his name, the step's phase, its deadline as the game's clock reads it (HH:MM), and the
-    (recipient, subject + text) of every story mail the removal queued.  Every variant of the
-    removal's public events is rendered too (the mail drew one): none tells a dawn or a dusk."""
+@dataclass(frozen=True)
+class Removal:
+    """A removal as the test reads it: the player's `name`, the step's `phase`, its deadline
+    as the game's clock reads it (`hour`, HH:MM), the role the ruleset's record reveals
+    (`role`, None when it reveals none), and the (recipient, subject + text) of every story
+    mail it queued (`mails`)."""
+
+    name: str
+    phase: str
+    hour: str
+    role: str | None
+    mails: list[tuple[str, str]]
+
+
+def _remove_one(table: Table, plan: BotGame) -> Removal:
+    """Remove a living player of the largest living team (the game goes on) mid-step.  Every
+    variant of the removal's public events is rendered too (the mail drew one): none tells a
+    dawn or a dusk, and each tells the removal once."""
     before = len(table.mails())
     with unit_of_work(table.factory) as work:
         game = work.session.scalars(select(Game).where(Game.name == plan.name)).one()
@@ -120,14 +150,25 @@ def _remove_one(table: Table, plan: BotGame) -> tuple[str, str, str, list[tuple[
             deadline = deadline.replace(tzinfo=UTC)
         hour = deadline.astimezone(ZoneInfo(game.timezone)).strftime("%H:%M")
         phase = str(view.phase)
+        before_state = table_of(work, game).state
         events = remove_player(work, table.mailer, game, player, now=table.clock(), by="test")
-        _every_variant_reads_right(plan, phase, table, table_of(work, game), events)
+        after = table_of(work, game)
+        # the events as their stories tell them (the role a death shows, where it shows one)
+        told = after.rules.tell(before_state, after.state, events, reveal_roles=game.reveal_roles)
+        _every_variant_reads_right(plan, phase, table, after, told)
     mails = [
         (to, subject_of(message) + "\n" + above_roster(text_of(message)))
         for to, kind, message in table.mails()[before:]
         if kind == "story"
     ]
-    return name, phase, hour, mails
+    return Removal(name, phase, hour, _revealed(told, name), mails)
+
+
+def _revealed(events: list[dict[str, Any]], name: str) -> str | None:
+    """The role the ruleset's record of `name`'s removal (his ``death`` or ``exile``) shows."""
+    record = next(e for e in events if e["type"] in ("death", "exile") and e["player"] == name)
+    role = record.get("role") or (record.get("revealed") or {}).get("role")
+    return str(role) if role else None
 
 
 def _banned(plan: BotGame, phase: str) -> tuple[str, ...]:
@@ -145,20 +186,32 @@ def _every_variant_reads_right(
     story = game_table.context(None, game_table.public())
     renderer = table.mailer.renderer
     key = table.mailer.key(game, "removed", game.language)
-    for told in events:
-        if told.get("audience") != "public":
+    told_of = next(e["player"] for e in events if e["type"] == "removed")
+    for logged in events:
+        if logged.get("audience") != "public":
             continue
-        event = Event.from_dict(told, game.ruleset)
+        event = Event.from_dict(logged, game.ruleset)
         for source in renderer.variants(key.with_event(event.type)):
-            text = renderer.render_source_event(source, story, event, random.Random(1)).lower()
+            told = renderer.render_source_event(source, story, event, random.Random(1))
+            text = told.lower()
             said = [word for word in _banned(plan, phase) if word in text]
             assert not said, (source.key, source.variant, said, text)
+            out = [word for word in OUT[plan.language] if word in text]
+            if event.type == "removed":  # the notice tells it, in the game's own place
+                assert out, (source.key, source.variant, told)
+                foreign = [w for w in ELSEWHERE.get(game.theme, ()) if w in text]
+                assert not foreign, (source.key, source.variant, foreign)
+            elif logged.get("player") == told_of:  # his record adds the role, and only that
+                assert not out and told.count(told_of) <= 1, (source.key, source.variant, told)
+                role = _revealed([logged], told_of)
+                if role:
+                    assert any(f in text for f in _role_forms(plan, role)), (source.key, told)
 
 
-def _reads_right(
-    plan: BotGame, phase: str, name: str, hour: str, mails: list[tuple[str, str]]
-) -> None:
-    """Every player got the announcement; none of them reads a dawn or a dusk."""
+def _reads_right(plan: BotGame, removal: Removal) -> None:
+    """Every player got the announcement; none of them reads a dawn or a dusk; each tells the
+    removal once."""
+    phase, name, hour, mails = removal.phase, removal.name, removal.hour, removal.mails
     everybody = {address_of(player) for player, _ in plan.players}
     public = [(to, text) for to, text in mails if name in text]
     assert {to for to, _ in public} == everybody
@@ -174,6 +227,40 @@ def _reads_right(
         assert signed in lowered, (to, text)
     for to, text in public:
         assert hour in text, (to, hour, text)  # the step goes on until its deadline
+        _told_once(plan, removal, to, text)
+    assert address_of(name) in {to for to, _ in public}  # his own mail, read as the others
+
+
+def _told_once(plan: BotGame, removal: Removal, to: str, text: str) -> None:
+    """The removal is told once: one paragraph that names him tells him out of the game (the
+    game master's notice); the ruleset's record follows with his role where it reveals it, in
+    the next paragraph, telling no death or exile again; no other paragraph names him."""
+    name = removal.name
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+    naming = [i for i, p in enumerate(paragraphs) if re.search(rf"\b{re.escape(name)}\b", p)]
+    out = [i for i in naming if _tells_out(plan, paragraphs[i])]
+    assert len(out) == 1, (to, "told out more than once", paragraphs)
+    notice = out[0]
+    if removal.role is None:
+        assert naming == [notice], (to, "named outside the notice", paragraphs)
+        return
+    assert notice + 1 < len(paragraphs), (to, "no role after the notice", paragraphs)
+    role_line = paragraphs[notice + 1].lower()
+    assert not _tells_out(plan, role_line), (to, "told out again", paragraphs)
+    forms = _role_forms(plan, removal.role)
+    assert any(form in role_line for form in forms), (to, forms, "not after the notice", text)
+    assert set(naming) <= {notice, notice + 1}, (to, "named outside the notice", paragraphs)
+
+
+def _role_forms(plan: BotGame, role: str) -> tuple[str, ...]:
+    """The names of `role` in the game's language, lowercased (a woman's form too)."""
+    words = load_words(plan.ruleset, plan.language).roles[role]
+    return tuple(form.lower() for form in (words.name, words.feminine) if form)
+
+
+def _tells_out(plan: BotGame, text: str) -> bool:
+    """Whether `text` tells a player dead, exiled or disqualified."""
+    return any(word in text.lower() for word in OUT[plan.language])
 
 
 @pytest.mark.parametrize(("ruleset", "language", "theme"), PACKS)
@@ -185,10 +272,10 @@ def test_a_removal_is_announced_mid_step_to_every_player(
     table = Table(factory, language=language)
     _open(table, plan, theme)
     plan.start(table)
-    name, phase, hour, mails = _remove_one(table, plan)
-    _reads_right(plan, phase, name, hour, mails)
+    removal = _remove_one(table, plan)
+    _reads_right(plan, removal)
     # Once more in the other phase: the day's vote (or the night, had the game begun by day).
-    other = "night" if phase == "day" else "day"
+    other = "night" if removal.phase == "day" else "day"
     steps = plan.steps(table)
     for _ in range(8):
         next(steps)
@@ -198,7 +285,7 @@ def test_a_removal_is_announced_mid_step_to_every_player(
         if now == other:
             break
     else:
-        raise AssertionError(f"{plan.ruleset}: no {other} step came after {phase}")
-    name, phase, hour, mails = _remove_one(table, plan)
-    assert phase == other
-    _reads_right(plan, phase, name, hour, mails)
+        raise AssertionError(f"{plan.ruleset}: no {other} step came after {removal.phase}")
+    removal = _remove_one(table, plan)
+    assert removal.phase == other
+    _reads_right(plan, removal)

@@ -29,6 +29,7 @@ from stories.samples import event_samples, mail_samples, sample_players
 from stories.store import StorySource
 from stories.words import languages_of
 from tests.support.bymail import above_roster
+from tests.support.packs import tells_nothing_new
 
 RULESET = "vampiri"
 PACKS = [("it", "vampiri"), ("it", "teatro"), ("en", "vampiri"), ("en", "teatro")]
@@ -150,7 +151,8 @@ def test_every_event_renders_with_every_sample(
         for number, (context, data) in enumerate(event_samples(source.key)):
             event = Event.from_dict(data, RULESET)
             text = renderer.render_source_event(source, context, event, random.Random(number))
-            assert text.strip(), f"{source.origin}: empty for {data}"
+            # a removal's record adds only the role: without one, the notice told it all
+            assert bool(text.strip()) != tells_nothing_new(data), f"{source.origin}: {data}"
             renders += 1
     assert renders > 200
 
