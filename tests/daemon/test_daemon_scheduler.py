@@ -26,6 +26,7 @@ from narrator.service.table import table_of
 from narrator.service.work import Work, unit_of_work
 from stories import FileStore
 from tests.support.aio import run_async, wait_until
+from tests.support.clock import MovableClock
 
 NARRATOR = "verteller@example.org"
 NAMES = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Greet", "Hans"]
@@ -324,6 +325,55 @@ def test_reminders_are_sent_by_the_scheduler_before_the_deadline(
     assert game.step_number == 1
     asked = service.ruleset_of(game).asked(service.state_of(game))
     assert len(outbox_kinds(sessions, "reminder")) == len(asked)
+
+
+def test_a_deadline_and_a_reminder_due_by_the_clock_run_at_the_next_reading(
+    sessions: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """The scheduler judges times by its clock, not APScheduler's: when its clock is moved past
+    a reminder and a deadline an hour away, each job runs at the next re-reading (``sync``),
+    once, with that clock's time; nothing runs before."""
+    clock = MovableClock()
+    game_id = new_game(sessions, mailer, speed=3600, started=clock())
+    fired: list[tuple[str, int, bool]] = []
+    start = game_row(sessions, game_id)
+    assert start.deadline is not None
+
+    async def scenario() -> None:
+        scheduler = DeadlineScheduler(
+            sessions, mailer, clock, on_fired=lambda *job: fired.append(job), poll_interval=60
+        )
+        await scheduler.start()
+        try:
+            assert scheduler.planned == {
+                f"deadline:{game_id}": start.deadline,
+                f"reminder:{game_id}": start.deadline - timedelta(minutes=15),
+            }
+            await scheduler.sync()
+            assert fired == []
+            clock.move_to(start.deadline - timedelta(minutes=10))
+            await scheduler.sync()
+            await wait_until(lambda: bool(fired), timeout=10, message="the reminder job")
+            assert fired == [("reminder", game_id, True)]
+            assert f"deadline:{game_id}" in scheduler.planned
+            clock.move_to(start.deadline + timedelta(seconds=1))
+            await scheduler.sync()
+            await scheduler.sync()  # a second reading before the job ran sets nothing twice
+            await wait_until(
+                lambda: game_row(sessions, game_id).step_number == 2,
+                timeout=10,
+                message="the deadline job",
+            )
+        finally:
+            await scheduler.stop()
+
+    run_async(scenario())
+    assert fired == [("reminder", game_id, True), ("deadline", game_id, True)]
+    game = game_row(sessions, game_id)
+    # The next step runs an hour from the moved clock's time.
+    assert game.deadline is not None and game.deadline > start.deadline + timedelta(minutes=59)
+    [resolution] = resolutions(sessions, game_id)
+    assert resolution.payload["step"] == start.step
 
 
 def test_an_extended_deadline_fires_at_its_new_time(
