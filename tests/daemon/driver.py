@@ -571,6 +571,7 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
     texts: dict[tuple[str, str], list[str]] = defaultdict(list)
     replies: dict[str, list[str]] = defaultdict(list)
     got: dict[str, set[str]] = defaultdict(set)
+    errors: dict[str, list[str]] = defaultdict(list)
     for message_id, kind in kinds.items():
         [(recipient, message)] = boxes.by_id[message_id]  # delivered once
         assert recipient in addresses, (name, kind, recipient)
@@ -578,6 +579,9 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         got[recipient].add(message_id)
         if kind in ("receipt", "error"):
             replies[recipient].append(header(message, "In-Reply-To").strip("<>"))
+        if kind == "error":  # which mail it answered, and what it said (for a failure's message)
+            answered = header(message, "In-Reply-To").strip("<>")
+            errors[recipient].append(f"{answered}: {text_of(message)[:300]}")
         assert header(message, "Auto-Submitted") in ("auto-replied", "auto-generated")
         # One thread per game: every mail References its root; answers are "Re: " his subject,
         # the game's own mails are titled with the game day in its language (issue 12).
@@ -615,7 +619,12 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
             "reminder": 1 if player == transcript.skipped else 0,
             "error": 0,
         }
-        assert {kind: mine[kind] for kind in expected} == expected, (name, player, dict(mine))
+        assert {kind: mine[kind] for kind in expected} == expected, (
+            name,
+            player,
+            dict(mine),
+            errors[address],
+        )
         stories = {_story_id(game_id, n, player_id, address) for n in turns}
         assert stories <= got[address], (name, player, sorted(turns))
         assert sorted(replies[address]) == sorted(votes), (name, player)

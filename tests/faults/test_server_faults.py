@@ -258,6 +258,14 @@ def test_outgoing_4xx_is_retried_and_sent_once(
     message_id = narrator.signup(0)
     narrator.wait_reply(message_id)
     narrator.assert_alive()
+    # The server has the mail a moment before the daemon marks its row sent: wait for the mark
+    # rather than race it.
+    poll(
+        lambda: [r.state for r in narrator.outbox()] == [OutboxState.SENT.value],
+        30,
+        "the reply's outbox row marked sent",
+        interval=0.02,
+    )
     (row,) = narrator.outbox()
     assert (row.state, row.attempts) == (OutboxState.SENT.value, 4)
     assert len(narrator.replies_to(message_id)) == 1
