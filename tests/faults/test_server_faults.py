@@ -126,6 +126,16 @@ class Narrator:
                 states = f"(database unreadable: {failure})"
             raise AssertionError(f"{error}\n{states}\n{self.daemon.log()[-30000:]}") from None
 
+    def wait_all_marked_sent(self, timeout: float = 30.0) -> None:
+        """Wait until every outbox row is marked sent: the SMTP server has a mail a moment
+        before the daemon marks its row (a reply seen is not yet a row marked)."""
+        poll(
+            lambda: all(row.state == OutboxState.SENT.value for row in self.outbox()),
+            timeout,
+            "every outbox row marked sent",
+            interval=0.02,
+        )
+
     def outbox(self) -> list[OutboxMessage]:
         """Every outbox row."""
         with transaction(self.factory) as session:
@@ -259,14 +269,7 @@ def test_outgoing_4xx_is_retried_and_sent_once(
     message_id = narrator.signup(0)
     narrator.wait_reply(message_id)
     narrator.assert_alive()
-    # The server has the mail a moment before the daemon marks its row sent: wait for the mark
-    # rather than race it.
-    poll(
-        lambda: [r.state for r in narrator.outbox()] == [OutboxState.SENT.value],
-        30,
-        "the reply's outbox row marked sent",
-        interval=0.02,
-    )
+    narrator.wait_all_marked_sent()
     (row,) = narrator.outbox()
     assert (row.state, row.attempts) == (OutboxState.SENT.value, 4)
     assert len(narrator.replies_to(message_id)) == 1
@@ -427,7 +430,7 @@ def test_sqlite_locked_by_another_process(
     for message_id in (short_id, long_id):
         narrator.wait_reply(message_id)
     assert narrator.inbox_states() == dict.fromkeys([first, short_id, long_id], "done")
-    assert all(row.state == OutboxState.SENT.value for row in narrator.outbox())
+    narrator.wait_all_marked_sent()
     log = narrator.stop()
     assert (
         "narrator.inbound.smtp: could not store mail from 'x@spelers.example.org' (293 bytes): "
@@ -525,7 +528,7 @@ def test_postgresql_restart(
     for message_id in ("pg-down@spelers.example.org", later):
         narrator.wait_reply(message_id, timeout=60)
     assert set(narrator.inbox_states().values()) == {"done"}
-    assert all(row.state == OutboxState.SENT.value for row in narrator.outbox())
+    narrator.wait_all_marked_sent()
     log = narrator.stop()
     assert (
         "(284 bytes): database unavailable: inbox commit failed: (psycopg.OperationalError) "
