@@ -2,8 +2,10 @@
 
 The database is the source of truth: every running game has a ``deadline`` column (and a
 ``reminded_at`` for the current step).  :class:`DeadlineScheduler` reads them with
-:func:`scheduled_games` and keeps one APScheduler date job per deadline and per reminder; a
-deadline that passed while the daemon was down fires at once.  It re-reads the database after
+:func:`scheduled_games` and keeps one APScheduler date job per deadline and per reminder.  The
+times are judged by the scheduler's clock (the daemon's): a job whose time has come by it when
+the jobs are brought in line runs at once, such as a deadline that passed while the daemon was
+down (or, in the tests, one the test's clock was moved past).  It re-reads the database after
 each job it ran, when told to (:meth:`DeadlineScheduler.sync`, after the inbox worker applied
 mail), and every ``poll_interval`` seconds, so deadlines changed by the CLI in another process
 (start, close-step, pause, resume, extend) are picked up.
@@ -50,6 +52,13 @@ def default_reminder_lead(speed: timedelta) -> timedelta:
 
 
 ReminderLead = Callable[[timedelta], timedelta]
+
+#: Runs of one deadline or reminder job APScheduler lets overlap: the run that closed a step
+#: re-reads the deadlines at its end and plans the next step's job under the same id, which
+#: may be due at once (a step of a second, late); with one instance APScheduler would skip that
+#: run, as the planning one has not returned yet, and the deadline would never fire.  The work
+#: never overlaps: a job is not planned again while its work runs (``_running``).
+TAIL_INSTANCES = 2
 
 
 # --- the jobs: one transaction each --------------------------------------------------------
@@ -234,13 +243,15 @@ class DeadlineScheduler:
         log.info("scheduler stopped")
 
     async def sync(self) -> None:
-        """Re-read the running games and bring the jobs in line (add, move, drop)."""
+        """Re-read the running games and bring the jobs in line (add, move, drop); a job whose
+        time has come by the clock is set to run at once."""
         if self._scheduler is None or self._stopping:
             return
         async with self._sync_lock:
             plans = await asyncio.to_thread(scheduled_games, self._factory, self._lead)
             if self._scheduler is None or self._stopping:
                 return
+            now = self._clock()
             wanted: dict[str, tuple[datetime, Callable[..., Any], int]] = {}
             for plan in plans.values():
                 wanted[f"deadline:{plan.game_id}"] = (plan.deadline, self._deadline, plan.game_id)
@@ -255,19 +266,30 @@ class DeadlineScheduler:
             for job_id, (when, func, game_id) in wanted.items():
                 # A running job re-reads the database when it is done; scheduling it again
                 # meanwhile (its row still shows the old deadline) would only be skipped.
-                if self._planned.get(job_id) == when or job_id in self._running:
+                if job_id in self._running:
                     continue
+                due = when <= now
+                # A planned job stays as it is unless its time has come by our clock while
+                # APScheduler still holds it for later (our clock was moved on).  APScheduler no
+                # longer holds a job it has set running (its work starts in a moment).
+                if self._planned.get(job_id) == when and (
+                    not due or self._scheduler.get_job(job_id) is None
+                ):
+                    continue
+                # APScheduler keeps its own time (the system clock): a job due by ours is given
+                # no run date, which APScheduler reads as "now".
                 self._scheduler.add_job(
                     func,
                     "date",
-                    run_date=when,
+                    run_date=None if due else when,
                     args=(game_id,),
                     id=job_id,
                     name=job_id,
                     replace_existing=True,
+                    max_instances=TAIL_INSTANCES,
                 )
                 self._planned[job_id] = when
-                log.debug("%s at %s", job_id, when.isoformat())
+                log.debug("%s at %s%s", job_id, when.isoformat(), " (due: now)" if due else "")
         self._sync_failures = 0
 
     def _remove(self, job_id: str) -> None:
@@ -362,5 +384,6 @@ class DeadlineScheduler:
             id=job_id,
             name=job_id,
             replace_existing=True,
+            max_instances=TAIL_INSTANCES,
         )
         self._planned[job_id] = when

@@ -7,7 +7,9 @@ names in one seeded order, so that the village agrees; blank and keyword words f
 ``words.toml``), after checking that his step mail offers what he writes. With ``skip_first``
 one player skips the first step, so that step ends at its deadline and he gets a reminder; every
 other step closes early when all have voted. Several games play at once with
-:func:`asyncio.gather`, their mails interleaved.
+:func:`asyncio.gather`, their mails interleaved. The skipped step's reminder and deadline come
+when a :class:`ClockHand` moves the daemons' clock to them, once every game waits on nothing
+else: the steps last an hour of that clock, and no test waits for the wall clock's seconds.
 
 The outgoing mail is read from an :class:`Outbox`: the daemon's Maildir, or a real SMTP server
 the daemon submits to.
@@ -23,6 +25,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from email.message import Message
 from email.policy import compat32
 from functools import cached_property
@@ -38,12 +41,15 @@ from narrator.models import (
     Game,
     GameLogEntry,
     GameStatus,
+    InboxMessage,
+    InboxState,
     OutboxMessage,
     OutboxState,
     Step,
     game_players,
 )
 from narrator.outbound.compose import domain_of, make_message_id
+from narrator.scheduler import DeadlineScheduler, reminder_time
 from narrator.service import games as service
 from narrator.service.threads import root_message_id
 from narrator.service.work import unit_of_work
@@ -63,6 +69,7 @@ from tests.support.bymail import (
     subject_of,
     text_of,
 )
+from tests.support.clock import MovableClock
 from tests.support.smtp import SmtpCapture
 
 PLAYERS = (
@@ -214,6 +221,108 @@ class Mailboxes:
         return self
 
 
+# --- the clock -------------------------------------------------------------------------------
+
+
+class ClockHand:
+    """Moves the daemons' clock through the skipped first steps of ``games`` games played at once.
+
+    Each game's bots call :meth:`wait_out` once they have mailed their first step's votes (one of
+    them skipping it). When every game has, and every one of those mails is applied, the hand
+    moves the clock to the games' reminders (the latest of them, which must come before the
+    earliest deadline) and waits until each game has sent its reminder; then past the latest
+    deadline, and waits until each game has left its first step. Each time the ``schedulers``
+    re-read the deadlines at once, and run what the clock has made due.
+    """
+
+    def __init__(
+        self,
+        clock: MovableClock,
+        factory: sessionmaker[Session],
+        schedulers: Callable[[], list[DeadlineScheduler]],
+        *,
+        games: int,
+        timeout: float = 30.0,
+    ) -> None:
+        self.clock = clock
+        self._factory = factory
+        self._schedulers = schedulers
+        self._games = games
+        self._timeout = timeout
+        self._waiting: dict[int, list[str]] = {}
+        self._moved = asyncio.Event()
+        self._failure: BaseException | None = None
+
+    async def wait_out(self, game_id: int, votes: list[str]) -> None:
+        """Return once the first step of game ``game_id`` (whose bots mailed ``votes``, by
+        Message-ID) and of every other game has had its reminder and its deadline."""
+        self._waiting[game_id] = votes
+        if len(self._waiting) == self._games:
+            try:
+                await self._move()
+            except BaseException as error:
+                self._failure = error
+                raise
+            finally:
+                self._moved.set()
+        await self._moved.wait()
+        if self._failure is not None:
+            raise AssertionError("the clock hand failed (see the other game)") from self._failure
+
+    async def _move(self) -> None:
+        games = list(self._waiting)
+        votes = {m for ids in self._waiting.values() for m in ids}
+        await self._until(lambda: self._applied(votes), "the first steps' votes applied")
+        times = await asyncio.to_thread(self._times, games)
+        reminders = [reminder for reminder, _ in times.values()]
+        deadlines = [deadline for _, deadline in times.values()]
+        assert max(reminders) < min(deadlines), f"the games' reminders and deadlines: {times}"
+        self.clock.move_to(max(reminders))
+        await self._sync()
+        await self._until(lambda: self._reminded(games), "every game's reminder")
+        self.clock.move_to(max(deadlines) + timedelta(seconds=1))
+        await self._sync()
+        await self._until(lambda: self._past_first_step(games), "every first step's deadline")
+
+    async def _until(self, predicate: Callable[[], bool], what: str) -> None:
+        async def check() -> bool:
+            return await asyncio.to_thread(predicate)
+
+        await wait_until(check, timeout=self._timeout, interval=0.05, message=what)
+
+    async def _sync(self) -> None:
+        await asyncio.gather(*(scheduler.sync() for scheduler in self._schedulers()))
+
+    def _applied(self, votes: set[str]) -> bool:
+        """Every one of ``votes`` is stored, and no stored mail waits to be applied."""
+        with transaction(self._factory) as session:
+            rows = session.execute(select(InboxMessage.message_id, InboxMessage.state)).all()
+        stored = {message_id for message_id, _ in rows}
+        return votes <= stored and all(state != InboxState.NEW.value for _, state in rows)
+
+    def _times(self, games: list[int]) -> dict[int, tuple[datetime, datetime]]:
+        """Game id -> (its reminder's time, its deadline)."""
+        times = {}
+        with transaction(self._factory) as session:
+            for game_id in games:
+                game = session.get(Game, game_id)
+                assert game is not None and game.deadline is not None and game.step_number == 1
+                reminder = reminder_time(game)
+                assert reminder is not None
+                times[game_id] = (reminder, game.deadline)
+        return times
+
+    def _reminded(self, games: list[int]) -> bool:
+        with transaction(self._factory) as session:
+            reminded = session.scalars(select(Game.reminded_at).where(Game.id.in_(games))).all()
+        return all(at is not None for at in reminded)
+
+    def _past_first_step(self, games: list[int]) -> bool:
+        with transaction(self._factory) as session:
+            numbers = session.scalars(select(Game.step_number).where(Game.id.in_(games))).all()
+        return all(number > 1 for number in numbers)
+
+
 # --- playing ---------------------------------------------------------------------------------
 
 
@@ -345,12 +454,13 @@ async def play(
     *,
     timeout: float = 60.0,
     skip_first: bool = True,
+    hand: ClockHand | None = None,
 ) -> Transcript:
     """Vote in every step until the game has ended; return what was sent.
 
     Each asked bot first reads his step mail (it must offer every name and word he writes).
     With ``skip_first`` the first asked player sends nothing in the first step: it ends at its
-    deadline, after his reminder."""
+    deadline, after his reminder, which ``hand`` brings (without one, the wall clock)."""
     transcript = Transcript(plan)
     boxes = Mailboxes(outbox)
     order = plan.order()
@@ -369,6 +479,7 @@ async def play(
                 transcript.asked[player] += 1
             left = max(give_up - loop.time(), 1.0)
             texts = await _read_step_mails(factory, boxes, look, transcript, left)
+            sent: list[str] = []
             for n, (player, sender, vote) in enumerate(look.ballots):
                 offered = texts[sender]
                 missing = [w for w in (*vote.names, *vote.words) if w not in offered]
@@ -380,7 +491,10 @@ async def play(
                 local = sender.partition("@")[0]
                 message_id = f"vote-{look.number}-{local}.{plan.name}@{plan.domain}"
                 transcript.votes[player].append(message_id)
+                sent.append(message_id)
                 await send(sender, compose(sender, f"Re: {plan.name}", vote.body, message_id))
+            if skip_first and look.number == 1 and hand is not None:
+                await hand.wait_out(look.game_id, sent)
         if loop.time() > give_up:
             raise AssertionError(f"{plan.name} did not end within {timeout}s ({handled} steps)")
         await asyncio.sleep(0.05)  # poll the database for the next step
@@ -457,6 +571,7 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
     texts: dict[tuple[str, str], list[str]] = defaultdict(list)
     replies: dict[str, list[str]] = defaultdict(list)
     got: dict[str, set[str]] = defaultdict(set)
+    errors: dict[str, list[str]] = defaultdict(list)
     for message_id, kind in kinds.items():
         [(recipient, message)] = boxes.by_id[message_id]  # delivered once
         assert recipient in addresses, (name, kind, recipient)
@@ -464,6 +579,9 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
         got[recipient].add(message_id)
         if kind in ("receipt", "error"):
             replies[recipient].append(header(message, "In-Reply-To").strip("<>"))
+        if kind == "error":  # which mail it answered, and what it said (for a failure's message)
+            answered = header(message, "In-Reply-To").strip("<>")
+            errors[recipient].append(f"{answered}: {text_of(message)[:300]}")
         assert header(message, "Auto-Submitted") in ("auto-replied", "auto-generated")
         # One thread per game: every mail References its root; answers are "Re: " his subject,
         # the game's own mails are titled with the game day in its language (issue 12).
@@ -501,7 +619,12 @@ def check_mailboxes(factory: sessionmaker[Session], outbox: Outbox, transcript: 
             "reminder": 1 if player == transcript.skipped else 0,
             "error": 0,
         }
-        assert {kind: mine[kind] for kind in expected} == expected, (name, player, dict(mine))
+        assert {kind: mine[kind] for kind in expected} == expected, (
+            name,
+            player,
+            dict(mine),
+            errors[address],
+        )
         stories = {_story_id(game_id, n, player_id, address) for n in turns}
         assert stories <= got[address], (name, player, sorted(turns))
         assert sorted(replies[address]) == sorted(votes), (name, player)

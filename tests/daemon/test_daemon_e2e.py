@@ -22,6 +22,7 @@ from narrator.db import make_engine, session_factory, transaction
 from narrator.models import InboxMessage, Player
 from tests.daemon.driver import (
     NARRATOR,
+    ClockHand,
     MaildirOutbox,
     Plan,
     Send,
@@ -32,6 +33,7 @@ from tests.daemon.driver import (
     sign_up,
 )
 from tests.support.aio import run_async, wait_until
+from tests.support.clock import MovableClock
 from tests.support.dovecot import DovecotAccount
 from tests.support.net import free_port
 
@@ -78,15 +80,16 @@ async def run_game(
     outbox = MaildirOutbox(configs[0].outbound.maildir)
     try:
         jobs: list[tuple[str, int, bool]] = []  # every daemon's scheduler jobs
+        clock = MovableClock()  # the daemons' clock: the test moves it to the first deadline
         async with contextlib.AsyncExitStack() as stack:
             daemons = [
-                await stack.enter_async_context(Daemon(config, options=watched(jobs)))
+                await stack.enter_async_context(Daemon(config, options=watched(jobs), clock=clock))
                 for config in configs
             ]
             send = send_factory(daemons)
-            # A step of 4 s: its reminder goes out 1 s before the deadline, and every bot's vote
-            # (through Dovecot's delivery and IDLE, on a loaded CI machine) must be in by then.
-            await asyncio.to_thread(cli, config_file, *WW1.create("4s"))
+            # Steps of an hour: the skipped first step's reminder and deadline come when the
+            # clock hand moves the clock, after every bot's vote was applied.
+            await asyncio.to_thread(cli, config_file, *WW1.create("1h"))
             await sign_up(send, WW1)
 
             def players() -> int:
@@ -97,7 +100,9 @@ async def run_game(
             await asyncio.to_thread(
                 cli, config_file, "game", "start", "WW1", "--seed", str(WW1.seed)
             )
-            transcript = await play(factory, WW1, send, outbox, timeout=90)
+            schedulers = [d.scheduler for d in daemons if d.scheduler]
+            hand = ClockHand(clock, factory, lambda: schedulers, games=1)
+            transcript = await play(factory, WW1, send, outbox, timeout=90, hand=hand)
             await delivered(factory, outbox)
             fired = [did for kind, _, did in jobs if kind == "deadline"]
             assert any(fired), "the skipped first step ended at its deadline"

@@ -26,6 +26,7 @@ from narrator.service.table import table_of
 from narrator.service.work import Work, unit_of_work
 from stories import FileStore
 from tests.support.aio import run_async, wait_until
+from tests.support.clock import MovableClock
 
 NARRATOR = "verteller@example.org"
 NAMES = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Greet", "Hans"]
@@ -165,9 +166,63 @@ def test_remind_if_due_mails_only_asked_players_who_have_not_voted_once(
     assert plan.reminder is None and plan.deadline == start + timedelta(hours=1)
 
 
+# --- the scheduler on a clock the test moves ------------------------------------------------
+
+
+def test_a_deadline_and_a_reminder_due_by_the_clock_run_at_the_next_reading(
+    sessions: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """The scheduler judges times by its clock, not APScheduler's: when its clock is moved past
+    a reminder and a deadline an hour away, each job runs at the next re-reading (``sync``),
+    once, with that clock's time; nothing runs before."""
+    clock = MovableClock()
+    game_id = new_game(sessions, mailer, speed=3600, started=clock())
+    fired: list[tuple[str, int, bool]] = []
+    start = game_row(sessions, game_id)
+    assert start.deadline is not None
+
+    async def scenario() -> None:
+        scheduler = DeadlineScheduler(
+            sessions, mailer, clock, on_fired=lambda *job: fired.append(job), poll_interval=60
+        )
+        await scheduler.start()
+        try:
+            assert scheduler.planned == {
+                f"deadline:{game_id}": start.deadline,
+                f"reminder:{game_id}": start.deadline - timedelta(minutes=15),
+            }
+            await scheduler.sync()
+            assert fired == []
+            clock.move_to(start.deadline - timedelta(minutes=10))
+            await scheduler.sync()
+            await wait_until(lambda: bool(fired), timeout=10, message="the reminder job")
+            assert fired == [("reminder", game_id, True)]
+            assert f"deadline:{game_id}" in scheduler.planned
+            clock.move_to(start.deadline + timedelta(seconds=1))
+            await scheduler.sync()
+            await scheduler.sync()  # a second reading before the job ran sets nothing twice
+            await wait_until(
+                lambda: game_row(sessions, game_id).step_number == 2,
+                timeout=10,
+                message="the deadline job",
+            )
+        finally:
+            await scheduler.stop()
+
+    run_async(scenario())
+    assert fired == [("reminder", game_id, True), ("deadline", game_id, True)]
+    game = game_row(sessions, game_id)
+    # The next step runs an hour from the moved clock's time.
+    assert game.deadline is not None and game.deadline > start.deadline + timedelta(minutes=59)
+    [resolution] = resolutions(sessions, game_id)
+    assert resolution.payload["step"] == start.step
+
+
 # --- the scheduler on the real clock --------------------------------------------------------
+# (Bounded by seconds of the wall clock: `make test` runs these alone, after the rest.)
 
 
+@pytest.mark.wallclock
 def test_a_deadline_missed_while_down_fires_at_start(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:
@@ -204,6 +259,7 @@ def test_a_deadline_missed_while_down_fires_at_start(
     assert game.deadline is not None and game.deadline > now() + timedelta(minutes=50)
 
 
+@pytest.mark.wallclock
 def test_deadlines_fire_one_after_another_each_once(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:
@@ -234,6 +290,7 @@ def test_deadlines_fire_one_after_another_each_once(
             assert step.resolved_at >= step.deadline
 
 
+@pytest.mark.wallclock
 def test_two_schedulers_on_one_database_close_each_deadline_once(
     db_url: str, mailer: Mailer
 ) -> None:
@@ -293,6 +350,7 @@ def test_two_schedulers_on_one_database_close_each_deadline_once(
             engine.dispose()
 
 
+@pytest.mark.wallclock
 def test_reminders_are_sent_by_the_scheduler_before_the_deadline(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:
@@ -326,6 +384,7 @@ def test_reminders_are_sent_by_the_scheduler_before_the_deadline(
     assert len(outbox_kinds(sessions, "reminder")) == len(asked)
 
 
+@pytest.mark.wallclock
 def test_an_extended_deadline_fires_at_its_new_time(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:
@@ -358,6 +417,7 @@ def test_an_extended_deadline_fires_at_its_new_time(
         assert step.resolved_at >= original + timedelta(seconds=1.5)
 
 
+@pytest.mark.wallclock
 def test_a_paused_game_waits_and_resumes_with_the_time_it_had_left(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:

@@ -354,7 +354,9 @@ class Storm:
 
     ``games_at_once`` games run side by side; new ones are created until ``kills`` kills were
     made. Each kill comes a random time (``gap`` seconds, uniform) after the daemon said it
-    serves, or now and then during its start. Everything is drawn from ``seed``.
+    serves; every ``start_kill_every``-th kill comes during its start instead (migration,
+    scheduler set-up, first passes), so that a short run has some too. The times and the play
+    are drawn from ``seed``.
     """
 
     def __init__(
@@ -365,6 +367,7 @@ class Storm:
         kills: int,
         games_at_once: int = 3,
         gap: tuple[float, float] = (0.2, 1.5),
+        start_kill_every: int = 4,
         speed: str = "3s",
         imap: DovecotAccount | None = None,
         imap_share: float = 0.3,
@@ -379,6 +382,7 @@ class Storm:
         self.target_kills = kills
         self.games_at_once = games_at_once
         self.gap = gap
+        self.start_kill_every = start_kill_every
         self.speed = speed
         self.imap = imap
         self.imap_share = imap_share if imap is not None else 0.0
@@ -465,8 +469,8 @@ class Storm:
     def _kill_loop(self, daemon: ServeProcess) -> None:
         try:
             while daemon.kills < self.target_kills and not self._stop.is_set():
-                if self.rng.random() < 0.15:
-                    # Now and then during the start: migration, scheduler set-up, first passes.
+                if daemon.kills % self.start_kill_every == self.start_kill_every - 1:
+                    # During the start: migration, scheduler set-up, first passes.
                     self._stop.wait(self.rng.uniform(0.05, 1.0))
                 else:
                     daemon.wait_serving()
@@ -558,8 +562,9 @@ class Storm:
             return
         state["handled"] = number
         ballots = list(view["ballots"])  # type: ignore[call-overload]
-        # Now and then one player sleeps in: the step then ends at its deadline.
-        if ballots and self.rng.random() < 0.4:
+        # Now and then one player sleeps in: the step then ends at its deadline. Once the kills
+        # are done nobody does: the games only have to end (their deadlines met the kills).
+        if ballots and not self._killing_done.is_set() and self.rng.random() < 0.4:
             ballots.pop(self.rng.randrange(len(ballots)))
         for player, sender, body in ballots:
             self._submit(

@@ -10,7 +10,11 @@ import pytest
 
 from tests.faults.harness import Storm, private_dovecot
 
-KILLS = int(os.environ.get("NARRATOR_FAULT_KILLS", "20"))
+#: Kills of the SMTP storm (the Maildir storm makes half). A bounded run: every kill lands at a
+#: moment drawn from the seed (every fourth during the start), and what it must show is that no
+#: moment loses or doubles a mail; eight kills over three games at once still cut receiving,
+#: processing, deadlines and sending, each several times. The long runs are `benchmarks/soak.py`'s.
+KILLS = int(os.environ.get("NARRATOR_FAULT_KILLS", "8"))
 SEED = int(os.environ.get("NARRATOR_FAULT_SEED", "6"))
 
 
