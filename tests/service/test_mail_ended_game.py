@@ -64,9 +64,7 @@ def test_a_vote_after_the_end_is_told_the_game_is_over(
     assert not [words for words in TEACHING[language] if words in text], text
 
 
-@pytest.mark.parametrize(
-    ("ruleset", "language", "help_word"), [*PACKS, ("example", "it", "aiuto")]
-)
+@pytest.mark.parametrize(("ruleset", "language", "help_word"), [*PACKS, ("example", "it", "aiuto")])
 def test_the_game_over_reply_opens_with_its_own_words(
     factory: sessionmaker[Session], ruleset: str, language: str, help_word: str
 ) -> None:
