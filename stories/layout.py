@@ -205,8 +205,8 @@ def action_box(
 _BULLET = re.compile(r"^[-*]\s+")
 #: The marks a story quotes a word to write with: «arrest Alice», "blanco", „witte“, “kill”.
 _QUOTES = "«\"„“‘'"
-P_STYLE = "margin:0 0 12px 0;"
-UL_STYLE = "margin:0 0 12px 0; padding-left:22px;"
+P_STYLE = "margin:0 0 10px 0;"
+UL_STYLE = "margin:0 0 10px 0; padding-left:22px;"
 
 
 @dataclass(frozen=True)
@@ -442,21 +442,36 @@ def story_html(pieces: Sequence[tuple[str, Any]]) -> Markup:
 
 _MOVE_BOX = Markup(
     '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
-    'style="border-collapse:collapse; margin:0 0 12px 0; background-color:#fff3d1; '
-    'color:#1c1c1c; border:2px solid #8a5300;">\n<tr>\n<td class="move" style="padding:6px 12px; '
+    'style="border-collapse:collapse; margin:0 0 6px 0; background-color:#fff3d1; '
+    'color:#1c1c1c; border:2px solid #8a5300;">\n<tr>\n<td class="move" style="padding:3px 8px; '
     "background-color:#fff3d1; color:#1c1c1c; font-family:Arial, Helvetica, sans-serif; "
-    'font-size:15px; line-height:1.4;">\n<div style="margin:0; color:#1c1c1c;">'
-    '<h3 style="display:inline; margin:0 6px 0 0; font-size:16px; line-height:1.4; '
+    'font-size:14px; line-height:1.3;">\n<div style="margin:0; color:#1c1c1c;">'
+    '<h3 style="display:inline; margin:0 6px 0 0; font-size:15px; line-height:1.3; '
     'color:#5c3700;">{heading}</h3>{choices}</div>\n{rest}</td>\n</tr>\n</table>'
 )
 _MOVE_LINE = Markup('<p style="margin:2px 0 0 0; color:#1c1c1c;">{}</p>\n')
 _MOVE_CHOICES = Markup(' <span class="choices" style="color:#1c1c1c;">{}</span>')
+#: The end of a sentence: a move's next line runs on after it in the same paragraph.
+_SENTENCE_END = re.compile(r"[.!?…»)]$")
+
+
+def _running(lines: Sequence[str]) -> list[str]:
+    """A move's lines as the box's paragraphs: a line after a whole sentence runs on in the
+    same paragraph (a phone's screen is narrow: one paragraph wraps shorter than two); a line
+    after a label ("Je keuzes:") keeps its own."""
+    paragraphs: list[str] = []
+    for line in lines:
+        if paragraphs and _SENTENCE_END.search(paragraphs[-1]):
+            paragraphs[-1] += " " + line
+        else:
+            paragraphs.append(line)
+    return paragraphs
 
 
 def move_html(move: Move) -> Markup:
     """One move's box: its heading, its choices in one wrapping line, its lines."""
     choices = _MOVE_CHOICES.format(move.choices) if move.choices else Markup("")
-    rest = Markup("").join(_MOVE_LINE.format(line) for line in move.lines)
+    rest = Markup("").join(_MOVE_LINE.format(line) for line in _running(move.lines))
     heading = f"{move.heading}:" if move.choices else move.heading
     return _MOVE_BOX.format(heading=heading, choices=choices, rest=rest)
 
@@ -589,7 +604,9 @@ def mail_html(
             split -= 1
     footer: list[str] = []
     if mail not in ADMIN_MAILS:
-        if action is not None:
+        # A step mail's own line with the deadline tells how to reply (every pack's does):
+        # the layout's recipe is not said a second time below it.
+        if action is not None and not (mail in MOVE_MAILS and action["told"]):
             footer.append(label.reply)
         if ctx.get("code") not in NO_HELP_ERRORS:
             footer.append(fill(label.help, subject=help_subject(game, words)))

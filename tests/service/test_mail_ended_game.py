@@ -60,8 +60,22 @@ def test_a_vote_after_the_end_is_told_the_game_is_over(
     text = text_of(mail)
     over = load_words(ruleset, language).error_text("game-over", {"game": "Borgo"})
     assert (to, kind) == (address_of("Anna"), "error")
-    assert over in text, text
+    assert over.casefold() in text.casefold(), text  # "la partita…" after "Caro Anna,"
     assert not [words for words in TEACHING[language] if words in text], text
+
+
+@pytest.mark.parametrize(("ruleset", "language", "help_word"), [*PACKS, ("example", "it", "aiuto")])
+def test_the_game_over_reply_opens_with_its_own_words(
+    factory: sessionmaker[Session], ruleset: str, language: str, help_word: str
+) -> None:
+    """Issue 22: the reply opened with the error mails' generic sentence ("I could not use your
+    last mail.") and only then said the game was over: it opens with the game being over."""
+    table = _ended(factory, ruleset, language)
+    assert table.write("Anna", "Bram") == "error: game-over"
+    text = text_of(table.mails()[-1][2]).replace("\r\n", "\n")
+    over = load_words(ruleset, language).error_text("game-over", {"game": "Borgo"})
+    greeting, opening = text.split("\n\n")[:2]
+    assert "Anna" in greeting and opening.casefold().startswith(over.casefold()), text
 
 
 @pytest.mark.parametrize(("ruleset", "language", "help_word"), PACKS)

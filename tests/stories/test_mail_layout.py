@@ -115,7 +115,7 @@ def test_a_step_mail_has_header_action_box_roster_and_footer(renderer: Renderer)
     mail = _step(renderer)
     page = mail.html
     assert page.startswith("<!DOCTYPE html>") and '<html lang="nl">' in page
-    assert re.search(r"<h1[^>]*>WW5</h1>", page) and ">Nacht 3</p>" in page  # the header
+    assert re.search(r"<h1[^>]*>WW5<span[^>]*> · Nacht 3</span></h1>", page)  # the header
     assert section(page, "header").startswith("Jouw beurt WW5")  # the kind of mail first
     # The move is set apart in the story, where it asks for it: its heading, its choices once.
     story = section(page, "story")
@@ -131,8 +131,9 @@ def test_a_step_mail_has_header_action_box_roster_and_footer(renderer: Renderer)
     roster = section(page, "roster")
     assert "Nog in leven (3): Anna, Bram en Carla" in roster
     assert "Dood (2): Dirk (Weerwolf) en Eva" in roster
+    # The footer offers Help; how to reply the story's own line told (in the action box).
     footer = visible(page[page.rindex("border-top:1px solid #cfc8b8") :])
-    assert "antwoorden, met de naam in de tekst" in footer and '"Help WW5"' in footer
+    assert '"Help WW5"' in footer and "antwoorden" not in footer
     # The text part tells the same: the choices, the deadline in the zone, the roster.
     assert all(f"- {name}" in mail.text for name in ("Anna", "Bram", "Carla"))
     assert "woensdag 18 november om 10:00 (Europe/Amsterdam)" in mail.text

@@ -28,7 +28,8 @@ def power_word(action: ActionChoice) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class BotGame:
     """One game for the bots: ruleset, language, name (the subject), players (name, gender
-    id), the seed of the deal and of the bots' shared order, the ruleset's extra words."""
+    id), the seed of the deal and of the bots' shared order, the ruleset's extra words, the
+    theme (default: the ruleset's own)."""
 
     ruleset: str
     language: str
@@ -36,6 +37,7 @@ class BotGame:
     players: tuple[tuple[str, str], ...]
     seed: int = 5
     extra: ExtraKeywords = no_extra
+    theme: str = ""
 
     def open(self, table: Table) -> None:
         """Open the game (one step a day, Amsterdam time, lenient) and sign every bot up."""
@@ -44,7 +46,7 @@ class BotGame:
             name=self.name,
             ruleset=self.ruleset,
             language=self.language,
-            theme=self.ruleset,
+            theme=self.theme or self.ruleset,
             speed=86400,
             strictness=9,
             timezone="Europe/Amsterdam",
