@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from rules.core.registry import UnknownRuleset, get_ruleset
 from stories.context import (
+    Action,
     ContextError,
     Event,
     Game,
@@ -29,10 +30,15 @@ from stories.layout import (
     HTML_ROSTER_MAILS,
     ROSTER_MAILS,
     ROSTER_SEPARATOR,
+    Roster,
+    choices_elsewhere,
     compile_layout,
+    deaths_of,
+    is_big,
     link_lines,
     mail_html,
     roster_of,
+    summed_roster,
 )
 from stories.sandbox import Compiled, compile_story, make_environment
 from stories.store import StorySource, TemplateStore
@@ -273,15 +279,24 @@ class Renderer:
         words = self.words(key)
         helpers = Helpers(words, players, rng)
         link = context.get("page_link")
+        page_link = None if link is None else clean_text(str(link))
+        helper = helpers.as_dict()
+
+        def unlisted(action: Action) -> str:
+            """The line a big game's mail writes instead of `action`'s long list of choices
+            (its count and the reader's page); "" when the mail lists them."""
+            return choices_elsewhere(action, players, page_link, words, helper["count"])
+
         return {
-            **helpers.as_dict(),
+            **helper,
             "game": game,
             "players": players,
             "recipient": None if recipient is None else str(recipient),
-            "page_link": None if link is None else clean_text(str(link)),
+            "page_link": page_link,
             "lang": key.language,
             "moment": moment_of(game, words),
             "you": False,
+            "unlisted": unlisted,
         }
 
     def _mail_context(
@@ -351,7 +366,7 @@ class Renderer:
         words = self.words(key)
         roster = None
         if ctx["game"] is not None and key.event in HTML_ROSTER_MAILS:
-            roster = roster_of(ctx["players"], words, ctx["names"])
+            roster = self._roster(ctx, context, words)
         text = body
         if ctx["page_link"] is not None:
             # His personal page (role and action mails, when the pages are configured): under
@@ -372,6 +387,19 @@ class Renderer:
             layout=self.layout,
         )
         return RenderedMail(subject, text + "\n", html, key, source.variant)
+
+    def _roster(
+        self, ctx: Mapping[str, Any], context: Mapping[str, Any], words: Words
+    ) -> Roster | None:
+        """The roster a mail ends with: every name, or in a big game with its public page
+        (`game_link`) the counts, who died in the step told (a story mail's deaths, else the
+        context's `fallen`) and that page."""
+        cast = ctx["players"]
+        link = context.get("game_link")
+        if link is None or not is_big(cast):
+            return roster_of(cast, words, ctx["names"])
+        fallen = deaths_of(ctx) or [clean_text(str(name)) for name in context.get("fallen", ())]
+        return summed_roster(cast, words, ctx["names"], clean_text(str(link)), fallen)
 
     def render_source_event(
         self, source: StorySource, context: Mapping[str, Any], event: Event, rng: random.Random

@@ -54,6 +54,7 @@ from rules.core.view import GameView
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.context import story_events
+from stories.layout import DEATH_EVENTS
 from stories.render import moment_of
 from stories.words import load_words
 
@@ -483,9 +484,10 @@ def _story_letters(
     return letters
 
 
-def _open_step(table: GameTable, now: datetime) -> list[Letter]:
+def _open_step(table: GameTable, now: datetime, fallen: Sequence[str] = ()) -> list[Letter]:
     """Record the step the state is at, set its deadline; return the mail of every player who
-    is asked (or, when the game is over, the end's)."""
+    is asked (or, when the game is over, the end's).  `fallen`: who died in the step just
+    resolved (a big game's step mail names them in its summed-up roster)."""
     game, view = table.game, table.view
     if view.over:
         return _finish(table, now)
@@ -512,6 +514,8 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
         context = batch.context(name)
         actions = actions_of(table.rules, table.state, name, mates.get(name, ()))
         context.update({"player": name, "actions": actions})
+        if fallen:
+            context["fallen"] = fallen
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
         letter = _letter(batch, player, "step", context, identity)
         letters.append(_personal(letter, player) if actions else letter)
@@ -824,9 +828,10 @@ def close(table: GameTable, now: datetime) -> Closed:
     turning = turning or moment_subject(game, {"game": public}) != moment_subject(
         game, {"game": table.public()}
     )
+    told_events = story_events(told.story, game.ruleset)  # parsed once for every recipient
     letters = _story_letters(
         table,
-        story_events(told.story, game.ruleset),  # parsed once for every recipient
+        told_events,
         public,
         _Telling(
             seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
@@ -836,7 +841,12 @@ def close(table: GameTable, now: datetime) -> Closed:
             tallies=public_tallies(told.story),
         ),
     )
-    letters.extend(_open_step(table, now))
+    fallen = tuple(
+        str(e.fields["player"])
+        for e in told_events
+        if e.type in DEATH_EVENTS and "public" in e.audience and e.fields.get("player")
+    )
+    letters.extend(_open_step(table, now, fallen))
     return Closed(told.log, letters)
 
 

@@ -186,12 +186,16 @@ class _PostOffice:
                 mailer.renderer.variants(key)
             except StoryNotFound:
                 return None
+        context = draft.context
+        if mailer.pages is not None and draft.game is not None:
+            # The game's public page: a big game's roster links it instead of every name.
+            context = {**context, "game_link": mailer.pages.game(draft.game.name)}
         story = draft.story
         if story is None:
-            return mailer.render(key, draft.context, draft.seed)
+            return mailer.render(key, context, draft.seed)
         return mailer.renderer.render_story(
             key,
-            draft.context,
+            context,
             story.events,
             draft.seed,
             groups=story.groups,
