@@ -45,10 +45,13 @@ from narrator.models import Game, GameStatus, OutboxMessage, Player, fold_name  
 from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
 from narrator.service.work import unit_of_work  # noqa: E402
+from narrator.web.tokens import PageLinks  # noqa: E402
 from stories import FileStore  # noqa: E402
 
 RATIO_TARGET = 15.0  # t(1000)/t(100), opening a step and the start
 STEP_TARGET = 2.0  # seconds to queue a 1,000-player step's mails
+PAGES_SECRET = "benchmark-pages-key-of-at-least-32-bytes"
+PAGES_URL = "https://narrator.example.org"
 
 
 def queued(session: DbSession) -> int:
@@ -66,7 +69,9 @@ def measure(
     upgrade(database)
     engine = make_engine(database)
     factory = session_factory(engine)
-    mailer = Mailer(FileStore(), NARRATOR)
+    # The personal and public pages configured, as a big game's game master has them: its
+    # mails sum the roster up and link the pages instead of listing every name (BIG_GAME).
+    mailer = Mailer(FileStore(), NARRATOR, pages=PageLinks(PAGES_SECRET, PAGES_URL))
     now = datetime.now(UTC)
     name = f"S{players}"
     figures: dict[str, float] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -312,6 +312,8 @@ class Renderer:
         if "events" in fields:
             fields["events"] = tuple(e.as_context() for e in fields["events"])
         ctx.update(fields)
+        if fields.get("actions"):
+            ctx["unlisted"] = _unlisted_of(fields["actions"], ctx["unlisted"])
         if isinstance(fields.get("player"), Player):
             ctx["you"] = ctx["recipient"] is None or ctx["recipient"] == fields["player"].name
         return ctx
@@ -495,6 +497,22 @@ class Renderer:
         if part == "private":
             extra["private"] = True
         return self.render_mail(mail_key, {**context, **extra}, rng_seed)
+
+
+def _unlisted_of(
+    actions: Sequence[Action], unlisted: Callable[[Action], str]
+) -> Callable[[Action], str]:
+    """`unlisted` with its line for each of a mail's `actions` worked out once for the mail
+    (its template and its layout both ask), by identity; any other action as `unlisted`."""
+    lines = [(action, unlisted(action)) for action in actions]
+
+    def once(action: Action) -> str:
+        for asked, line in lines:
+            if asked is action:
+                return line
+        return unlisted(action)
+
+    return once
 
 
 def _team_of(ruleset: str, role: str) -> str | None:

@@ -36,12 +36,13 @@ from narrator.service.letters import Draft, Letter, PageTelling, Recipient, Stor
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     action_context,
-    actions_of,
     audience_dicts,
     epilogue_chapters,
     living_mates,
+    step_actions,
     story_cast,
     story_game,
+    story_names,
 )
 from narrator.service.table import GameTable, table_of
 from narrator.service.threads import moment_subject, reply_subject
@@ -508,11 +509,12 @@ def _open_step(table: GameTable, now: datetime, fallen: Sequence[str] = ()) -> l
     by_name = {p.name: p for p in table.players}
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     mates = living_mates(table.rules, table.state, view)
+    names = story_names(table.players)  # once for every mail of the step
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
         context = batch.context(name)
-        actions = actions_of(table.rules, table.state, name, mates.get(name, ()))
+        actions = step_actions(table.rules, table.state, name, mates.get(name, ()), names)
         context.update({"player": name, "actions": actions})
         if fallen:
             context["fallen"] = fallen
@@ -888,6 +890,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
     mates = living_mates(rs, state, table.view)
+    spelt = story_names(table.players)  # once for every reminder of the step
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
@@ -897,7 +900,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name, mates.get(name, ())),
+                "actions": step_actions(rs, state, name, mates.get(name, ()), spelt),
                 "missed": seats[name].missed,
             }
         )
