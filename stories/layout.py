@@ -166,7 +166,7 @@ def summed_roster(
     label = words.mail
     counts = fill(label.roster_count, alive=str(alive), dead=str(dead))
     if exiled:
-        counts += " " + fill(label.exiled, count=str(exiled))
+        counts += " " + fill(label.exiled, count=str(exiled)) + "."
     lines = [counts]
     if fallen:
         lines.append(fill(label.roster_fallen, names=names(list(fallen))))
