@@ -237,6 +237,14 @@ def _mail_content_problems(
     game = context.get("game")
     if game is not None and game.name not in subject:
         yield f"{origin}: the subject should name the game ({subject!r})"
+    if source.key.event == "reminder" and context.get("page_link"):
+        for action in context["actions"]:  # a big game's reminder lists no village either
+            listed = [name for name in action.choices if name in text]
+            if len(listed) > BIG_GAME:
+                yield (
+                    f"{origin}: the big game's reminder for {action.kind} lists {len(listed)} "
+                    f"choices (at most {BIG_GAME}: see unlisted(a))"
+                )
     if source.key.event not in ("role", "step"):
         return
     words = Renderer(MemoryStore()).words(source.key)

@@ -127,3 +127,31 @@ def test_stories_check_refuses_a_big_games_step_mail_that_lists_every_choice() -
     problems = report.problems
     assert any("big game" in p and "lists" in p for p in problems), problems
     assert any("does not say" in p for p in problems), problems
+
+
+def test_stories_check_refuses_a_big_games_reminder_that_lists_every_choice() -> None:
+    source = StorySource(
+        StoryKey("wakkerdam", "nl", "wakkerdam", "reminder"),
+        9,
+        "{% block subject %}{{ game.name }} — {{ moment }}: nog even{% endblock %}"
+        "{% block body %}Beste {{ player.name }},\n\n{% for a in actions %}"
+        'Je kunt kiezen uit {{ names(a.choices, "or") }}.\n{% endfor %}\n'
+        "De Verteller{% endblock %}",
+        "test/reminder.9.j2",
+    )
+    problems = validate_source(source, Renderer(over_shipped(source))).problems
+    assert any("big game's reminder" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())
+def test_a_big_games_reminder_names_no_village(
+    renderer: Renderer, ruleset: str, language: str, theme: str
+) -> None:
+    key = StoryKey(ruleset, language, theme, "reminder")
+    for kind in action_kinds(ruleset):
+        context = big_sample(key, kind)
+        mail = renderer.render_mail(key, context, 1)
+        extra = [p.name for p in context["players"][-BIG_SAMPLE_EXTRA:]]
+        listed = [name for name in extra if name in mail.text]
+        assert len(listed) <= 3, (key, kind, listed)
+        assert BIG_GAME_LINK in mail.text, (key, kind)
