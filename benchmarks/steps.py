@@ -7,8 +7,12 @@ For each size in `--sizes` (default 100 and 1,000 players) one game is created o
 - opening a step: `close_step` until the step it opens asks every living player (the day vote),
   i.e. the story mail to every player plus a step mail to every living one, committed.
 
-Every step mail builds its recipient's story context over all players, so the cost per mail
-should not grow with the game: the ratio t(1000)/t(100) should be near 10 (linear), not 100.
+The pages are configured (a personal link in every step mail, the game's public page), as a
+big game's game master has them: a game of more than 40 living players sums up the roster of
+its mails and writes a long list of choices as a line pointing to the player's page
+(docs/stories.md, "A big game"), and what every mail shares is worked out once for the step;
+so the cost per mail should not grow with the game: the ratio t(1000)/t(100) should be near 10
+(linear), not 100.
 The targets (issue 25), printed with the figures: t(1000)/t(100) at most 15 for opening a step
 and for the start, and a 1,000-player step's mails queued in at most 2 s.
 With ``--profile`` prints the cProfile of the timed close_step of the biggest game.
