@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +29,7 @@ from stories.pack import PackError, load_pack
 from stories.render import Renderer, main_theme
 from stories.samples import (
     action_kinds,
+    big_mail_samples,
     event_samples,
     has_event_samples,
     mail_samples,
@@ -122,7 +124,7 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
     """Render `source` with every sample of its event; yield each problem found."""
     key = source.key
     if key.is_mail:
-        for number, context in enumerate(mail_samples(key)):
+        for number, context in enumerate(itertools.chain(mail_samples(key), big_mail_samples(key))):
             report.renders += 1
             rng = random.Random(number)
             try:

@@ -252,6 +252,14 @@ def big_players(ruleset: str) -> tuple[Player, ...]:
     return (*sample_players(ruleset), *extra)
 
 
+def big_mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
+    """A big game's step or reminder mail asking each action kind (:func:`big_sample`); none
+    for the other mails.  `stories check` renders them besides :func:`mail_samples`."""
+    if key.event in ("step", "reminder") and _has_words(key):
+        for kind in action_kinds(key.ruleset):
+            yield big_sample(key, kind)
+
+
 def big_sample(key: StoryKey, kind: str) -> dict[str, Any]:
     """A step (or reminder) mail of a big game asking `kind`: every action's choices with the
     extra players, the reader's page and the game's, a player who died in the step told."""
@@ -330,7 +338,6 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
                     if key.event == "reminder":
                         context["missed"] = variant % 2
                     yield context
-            yield big_sample(key, kind)
     elif key.event == "receipt":
         said = mails.get("receipt_keywords", {})
         for kind in action_kinds(key.ruleset):

@@ -28,7 +28,7 @@ from stories import (
 )
 from stories.keys import BASE_THEME
 from stories.layout import BIG_GAME, HTML_ROSTER_MAILS, ROSTER_MAILS, ROSTER_SEPARATOR
-from stories.samples import mail_samples
+from stories.samples import big_mail_samples, mail_samples
 from stories.words import load_shared, load_words, read_words, words_path
 from tests.support.packs import pack_helpers
 
@@ -304,6 +304,8 @@ def _samples(ruleset: str, language: str, theme: str) -> list[tuple[StoryKey, di
         samples = list(mail_samples(key))
         step = max(1, len(samples) // SAMPLES_PER_MAIL)
         out += [(key, sample) for sample in samples[::step][:SAMPLES_PER_MAIL]]
+        # and a big game's, summed up and linked (two action kinds)
+        out += [(key, sample) for sample in itertools.islice(big_mail_samples(key), 2)]
     return out
 
 
