@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -19,14 +20,16 @@ from stories.context import (
     ContextError,
     Event,
     event_schema,
+    players_from,
 )
 from stories.helpers import Helpers, StoryError, helper_names
 from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
-from stories.layout import ROSTER_SEPARATOR
+from stories.layout import BIG_GAME, ROSTER_SEPARATOR, choices_elsewhere, link_lines
 from stories.pack import PackError, load_pack
 from stories.render import Renderer, main_theme
 from stories.samples import (
     action_kinds,
+    big_mail_samples,
     event_samples,
     has_event_samples,
     mail_samples,
@@ -121,7 +124,7 @@ def _render_errors(renderer: Renderer, source: StorySource, report: CheckReport)
     """Render `source` with every sample of its event; yield each problem found."""
     key = source.key
     if key.is_mail:
-        for number, context in enumerate(mail_samples(key)):
+        for number, context in enumerate(itertools.chain(mail_samples(key), big_mail_samples(key))):
             report.renders += 1
             rng = random.Random(number)
             try:
@@ -223,6 +226,10 @@ def _mail_content_problems(
     if repeated:
         yield f"{origin}: the subject repeats {', '.join(repeated)} ({subject!r})"
     story = text.replace("\r\n", "\n").partition(f"\n{ROSTER_SEPARATOR}\n")[0]  # not the roster
+    page = context.get("page_link")
+    if page:  # nor the lines of his page, which the narrator writes under the signature
+        words = Renderer(MemoryStore()).words(source.key)
+        story = story.rstrip().removesuffix("\n".join(link_lines(str(page), words)))
     if source.key.event in GREETED_MAILS and story.strip():
         lines = [line.strip() for line in story.strip().splitlines() if line.strip()]
         if not _is_greeting(lines[0]):
@@ -232,6 +239,14 @@ def _mail_content_problems(
     game = context.get("game")
     if game is not None and game.name not in subject:
         yield f"{origin}: the subject should name the game ({subject!r})"
+    if source.key.event == "reminder" and context.get("page_link"):
+        for action in context["actions"]:  # a big game's reminder lists no village either
+            listed = [name for name in action.choices if name in text]
+            if len(listed) > BIG_GAME:
+                yield (
+                    f"{origin}: the big game's reminder for {action.kind} lists {len(listed)} "
+                    f"choices (at most {BIG_GAME}: see unlisted(a))"
+                )
     if source.key.event not in ("role", "step"):
         return
     words = Renderer(MemoryStore()).words(source.key)
@@ -241,7 +256,14 @@ def _mail_content_problems(
         if helpers.role_name(role) not in text:
             yield f"{origin}: the role mail for {role} does not name the role"
     if source.key.event == "step":
+        cast = players_from(context["players"])
         for action in context["actions"]:
+            elsewhere = choices_elsewhere(
+                action, cast, context.get("page_link"), words, helpers.count
+            )
+            if elsewhere:  # a big game: where the choices are, not a list of them
+                yield from _big_step_problems(origin, action, elsewhere, context, text)
+                continue
             # A role or team among the choices (a Mafia request, a side) is listed by its name.
             missing = [name for name in action.choices if helpers.choice(name) not in text]
             if missing:
@@ -249,6 +271,24 @@ def _mail_content_problems(
                     f"{origin}: the step mail for {action.kind} does not list the valid "
                     f"choices {missing}"
                 )
+
+
+def _big_step_problems(
+    origin: str, action: Action, elsewhere: str, context: Mapping[str, Any], text: str
+) -> Iterable[str]:
+    """A big game's step mail: it says where the choices are (the line `elsewhere`), lists no
+    more than :data:`BIG_GAME` of them, and its roster links the game's page."""
+    if elsewhere not in text:
+        yield f"{origin}: the big game's step mail for {action.kind} does not say {elsewhere!r}"
+    listed = [name for name in action.choices if name in text]
+    if len(listed) > BIG_GAME:
+        yield (
+            f"{origin}: the big game's step mail for {action.kind} lists {len(listed)} "
+            f"choices (at most {BIG_GAME}: write unlisted(a) instead of the list)"
+        )
+    link = context.get("game_link")
+    if link and link not in text:
+        yield f"{origin}: the big game's step mail does not link the game's page {link}"
 
 
 #: The mails to a player, which open with a greeting and close with the narrator's signature

@@ -273,9 +273,13 @@ assert set(MAIL_FIELDS) == set(MAIL_TYPES)
 
 #: Names every template sees (besides the helpers): see docs/stories.md.
 COMMON_NAMES: Final = frozenset(
-    {"game", "players", "recipient", "lang", "moment", "you", "page_link"}
+    {"game", "players", "recipient", "lang", "moment", "you", "page_link", "unlisted"}
 )
 EVENT_NAMES: Final = frozenset({"event"})
+#: What a mail's context may carry for its layout besides the common names (not for
+#: templates): the public game page (`game_link`, docs/web.md) and who died in the step just
+#: told (`fallen`), which a big game's summed-up roster tells (stories.layout.summed_roster).
+LAYOUT_FIELDS: Final = frozenset({"page_link", "game_link", "fallen"})
 
 
 def _clean(value: Any) -> Any:
@@ -379,7 +383,7 @@ def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None)
     Raises ContextError for unknown or missing fields.
     """
     schema = MAIL_FIELDS[mail]
-    unknown = set(given) - set(schema) - {"game", "players", "recipient", "page_link"}
+    unknown = set(given) - set(schema) - {"game", "players", "recipient", *LAYOUT_FIELDS}
     if unknown:
         raise ContextError(f"{mail}: unknown fields {sorted(unknown)}")
     out: dict[str, Any] = {}
@@ -446,6 +450,9 @@ class Cast(tuple[Player, ...]):
     _memo: dict[Any, Any]
     # Player -> the role he was told he has, which only his own mails show him (seen_by).
     _own: Mapping[str, str | None]
+    # How many are alive, dead, exiled (out of play but living): counted at construction, so
+    # a mail of a big game tells the numbers without going over every player again.
+    _counts: tuple[int, int, int]
 
     def __new__(
         cls,
@@ -460,6 +467,9 @@ class Cast(tuple[Player, ...]):
         cast._shared = cast
         cast._memo = {}
         cast._own = own_roles if own_roles is not None else {}
+        alive = sum(1 for p in cast if p.alive)
+        exiled = sum(1 for p in cast if not p.alive and p.exiled)
+        cast._counts = (alive, len(cast) - alive - exiled, exiled)
         return cast
 
     def find(self, name: str) -> Player | None:
@@ -482,6 +492,7 @@ class Cast(tuple[Player, ...]):
         copy._shared = self._shared
         copy._memo = self._memo
         copy._own = self._own
+        copy._counts = self._counts  # his own entry differs in its role only
         return copy
 
     def seen_by(self, recipient: str) -> Cast:
@@ -506,6 +517,11 @@ def story_events(
 def shared_cast(cast: Cast) -> Cast:
     """The cast every reader shares: without any recipient's own role (see Cast.with_player)."""
     return cast._shared
+
+
+def cast_counts(cast: Cast) -> tuple[int, int, int]:
+    """How many players of `cast` are alive, dead, and exiled (out of play but living)."""
+    return cast._counts
 
 
 def players_from(values: Sequence[Player | Mapping[str, Any]]) -> Cast:

@@ -19,7 +19,7 @@ from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup, escape
 
 from stories import vocab
-from stories.context import Action, Cast, Game, shared_cast
+from stories.context import Action, Cast, Game, cast_counts, shared_cast
 from stories.helpers import ucfirst
 from stories.words import Words
 
@@ -54,6 +54,12 @@ KINDS: Mapping[str, tuple[str, str, str]] = MappingProxyType(
     }
 )
 
+#: A game with more living players than this is big: when the pages are configured (docs/web.md)
+#: its mails sum the roster up and link the public game page, and a step mail writes a list of
+#: more choices than this as one line pointing to the reader's own page (docs/stories.md, "A big
+#: game").  A thousand players would otherwise read a thousand names in each of a thousand mails.
+BIG_GAME = 40
+
 LAYOUT_FILE = Path(__file__).resolve().parent / "layout" / "mail.html"
 
 
@@ -75,10 +81,17 @@ class Roster:
     dead: str  # "Dirk (Burger) en Eva"; "" when nobody died
     exiled_label: str = ""  # "Esiliati (1)"
     exiled: str = ""  # the exiled, out of play but living (Lupus); "" when nobody is
+    # A big game's roster, summed up (:func:`summed_roster`): its lines instead of the names,
+    # the last one linking `link`, the public game page.
+    summary: tuple[str, ...] = ()
+    link: str = ""
 
     def lines(self) -> list[str]:
         """The roster as the text part ends with it: one line for the living, one for the dead
-        (left out while nobody died), one for the exiled (left out while nobody is)."""
+        (left out while nobody died), one for the exiled (left out while nobody is); a big
+        game's, its summary."""
+        if self.summary:
+            return list(self.summary)
         lines = [f"{self.alive_label}: {self.alive}"]
         if self.dead:
             lines.append(f"{self.dead_label}: {self.dead}")
@@ -136,6 +149,49 @@ def roster_of(cast: Cast, words: Words, names: Callable[..., str]) -> Roster | N
     )
     shared._memo[memo_key] = roster
     return roster
+
+
+def is_big(cast: Cast) -> bool:
+    """Whether the game of `cast` is big: more than :data:`BIG_GAME` players alive."""
+    return cast_counts(cast)[0] > BIG_GAME
+
+
+def summed_roster(
+    cast: Cast, words: Words, names: Callable[..., str], link: str, fallen: Sequence[str]
+) -> Roster:
+    """A big game's roster in a few lines: how many are alive and dead (and exiled), who died
+    in the step just told (`fallen`), and the public game page (`link`) where every name is.
+    The same for every reader: no name but the fallen, no role."""
+    alive, dead, exiled = cast_counts(cast)
+    label = words.mail
+    counts = fill(label.roster_count, alive=str(alive), dead=str(dead))
+    if exiled:
+        counts += " " + fill(label.exiled, count=str(exiled)) + "."
+    lines = [counts]
+    if fallen:
+        lines.append(fill(label.roster_fallen, names=names(list(fallen))))
+    lines.append(fill(label.roster_link, url=link))
+    return Roster(
+        alive_label=fill(label.alive, count=str(alive)),
+        alive="",
+        dead_label=fill(label.dead, count=str(dead)),
+        dead="",
+        exiled_label=fill(label.exiled, count=str(exiled)),
+        summary=tuple(lines),
+        link=link,
+    )
+
+
+def choices_elsewhere(
+    action: Action, cast: Cast, page_link: str | None, words: Words, count: Callable[..., str]
+) -> str:
+    """The line a big game's step mail writes instead of `action`'s list of choices when that
+    list is longer than :data:`BIG_GAME`: how many, and the reader's own page (`page_link`)
+    where they are.  "" when the mail lists them (a small game, a short list, no page)."""
+    if page_link is None or len(action.choices) <= BIG_GAME or not is_big(cast):
+        return ""
+    many = count(len(action.choices), *words.mail.name_forms)
+    return fill(words.mail.choices_elsewhere, count=many, url=page_link)
 
 
 def _actions_asked(mail: str, ctx: Mapping[str, Any]) -> list[tuple[Action, Sequence[str]]]:
@@ -338,6 +394,15 @@ def inline_choices(names: tuple[str, ...]) -> Markup:
     )
 
 
+def linked(text: str, url: str) -> Markup:
+    """`text` escaped, with `url` in it made a link."""
+    shown = escape(text)
+    if not url:
+        return shown
+    address = escape(url)
+    return Markup(shown.replace(address, Markup('<a href="{0}">{0}</a>').format(url)))
+
+
 @dataclass(frozen=True)
 class Laid:
     """A story laid out: its pieces in order (a paragraph's lines, a list's items, a move),
@@ -363,14 +428,22 @@ def lay_out(
     at: dict[int, Move] = {}
     unplaced: list[Move] = []
     start = 0
+    unlisted = ctx.get("unlisted")
     for action, choices in asked:
         heading, written = _move_heading(action, words)
-        labels = tuple(label_of(choices)) if action.max > 0 else ()
+        # A big game's long list: the story's line saying where the choices are stands for it.
+        elsewhere = unlisted(action) if unlisted is not None and choices is action.choices else ""
+        labels = tuple(label_of(choices)) if action.max > 0 and not elsewhere else ()
 
         def joined(labels: tuple[str, ...] = labels) -> list[str]:
             return [", ".join(labels)] + ([names(labels)] if names and labels else [])
 
-        block = _choice_block(lines, start, labels, joined) if labels else []
+        if elsewhere:
+            found = (i for i in range(start, len(lines)) if lines[i][1].endswith(elsewhere))
+            first = next(found, None)
+            block = [] if first is None else [first]
+        else:
+            block = _choice_block(lines, start, labels, joined) if labels else []
         write = _write_line(lines, start, block, written)
         after = block[-1] + 1 if block else len(lines)
         if write is None and after < len(lines) and not _BULLET.match(lines[after][1]):
@@ -382,7 +455,13 @@ def lay_out(
             ):
                 write = after
         anchors = sorted({*block, *(() if write is None else (write,))} - taken)
-        shown = inline_choices(labels) if labels else Markup("")
+        shown = (
+            linked(elsewhere, ctx.get("page_link") or "")
+            if elsewhere
+            else inline_choices(labels)
+            if labels
+            else Markup("")
+        )
         if not anchors:
             unplaced.append(Move(heading, shown, tuple(_generated_lines(action, words, ctx))))
             continue
@@ -643,6 +722,7 @@ def mail_html(
             "dead": shown.dead,
             "exiled_label": shown.exiled_label,
             "exiled": shown.exiled,
+            "summary": [linked(line, shown.link) for line in shown.summary],
         },
         footer=footer,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from rules.core.registry import UnknownRuleset, get_ruleset
 from stories.context import (
+    Action,
     ContextError,
     Event,
     Game,
@@ -29,10 +30,15 @@ from stories.layout import (
     HTML_ROSTER_MAILS,
     ROSTER_MAILS,
     ROSTER_SEPARATOR,
+    Roster,
+    choices_elsewhere,
     compile_layout,
+    deaths_of,
+    is_big,
     link_lines,
     mail_html,
     roster_of,
+    summed_roster,
 )
 from stories.sandbox import Compiled, compile_story, make_environment
 from stories.store import StorySource, TemplateStore
@@ -273,15 +279,24 @@ class Renderer:
         words = self.words(key)
         helpers = Helpers(words, players, rng)
         link = context.get("page_link")
+        page_link = None if link is None else clean_text(str(link))
+        helper = helpers.as_dict()
+
+        def unlisted(action: Action) -> str:
+            """The line a big game's mail writes instead of `action`'s long list of choices
+            (its count and the reader's page); "" when the mail lists them."""
+            return choices_elsewhere(action, players, page_link, words, helper["count"])
+
         return {
-            **helpers.as_dict(),
+            **helper,
             "game": game,
             "players": players,
             "recipient": None if recipient is None else str(recipient),
-            "page_link": None if link is None else clean_text(str(link)),
+            "page_link": page_link,
             "lang": key.language,
             "moment": moment_of(game, words),
             "you": False,
+            "unlisted": unlisted,
         }
 
     def _mail_context(
@@ -297,6 +312,8 @@ class Renderer:
         if "events" in fields:
             fields["events"] = tuple(e.as_context() for e in fields["events"])
         ctx.update(fields)
+        if fields.get("actions"):
+            ctx["unlisted"] = _unlisted_of(fields["actions"], ctx["unlisted"])
         if isinstance(fields.get("player"), Player):
             ctx["you"] = ctx["recipient"] is None or ctx["recipient"] == fields["player"].name
         return ctx
@@ -351,7 +368,7 @@ class Renderer:
         words = self.words(key)
         roster = None
         if ctx["game"] is not None and key.event in HTML_ROSTER_MAILS:
-            roster = roster_of(ctx["players"], words, ctx["names"])
+            roster = self._roster(ctx, context, words)
         text = body
         if ctx["page_link"] is not None:
             # His personal page (role and action mails, when the pages are configured): under
@@ -372,6 +389,19 @@ class Renderer:
             layout=self.layout,
         )
         return RenderedMail(subject, text + "\n", html, key, source.variant)
+
+    def _roster(
+        self, ctx: Mapping[str, Any], context: Mapping[str, Any], words: Words
+    ) -> Roster | None:
+        """The roster a mail ends with: every name, or in a big game with its public page
+        (`game_link`) the counts, who died in the step told (a story mail's deaths, else the
+        context's `fallen`) and that page."""
+        cast = ctx["players"]
+        link = context.get("game_link")
+        if link is None or not is_big(cast):
+            return roster_of(cast, words, ctx["names"])
+        fallen = deaths_of(ctx) or [clean_text(str(name)) for name in context.get("fallen", ())]
+        return summed_roster(cast, words, ctx["names"], clean_text(str(link)), fallen)
 
     def render_source_event(
         self, source: StorySource, context: Mapping[str, Any], event: Event, rng: random.Random
@@ -467,6 +497,22 @@ class Renderer:
         if part == "private":
             extra["private"] = True
         return self.render_mail(mail_key, {**context, **extra}, rng_seed)
+
+
+def _unlisted_of(
+    actions: Sequence[Action], unlisted: Callable[[Action], str]
+) -> Callable[[Action], str]:
+    """`unlisted` with its line for each of a mail's `actions` worked out once for the mail
+    (its template and its layout both ask), by identity; any other action as `unlisted`."""
+    lines = [(action, unlisted(action)) for action in actions]
+
+    def once(action: Action) -> str:
+        for asked, line in lines:
+            if asked is action:
+                return line
+        return unlisted(action)
+
+    return once
 
 
 def _team_of(ruleset: str, role: str) -> str | None:

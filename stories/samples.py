@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any, Final
 
@@ -28,6 +29,11 @@ SAMPLE_PLAYERS: Final = (
     Player("Frank", "man"),
 )
 _SUBJECTS: Final = ("Anna", "Bram")  # one woman, one man
+#: A big game's sample (stories.layout.BIG_GAME): the sample players and these many more, all
+#: alive, with the pages' links, so that `stories check` renders the summed-up step mail.
+BIG_SAMPLE_EXTRA: Final = 54
+BIG_PAGE_LINK: Final = "https://narrator.example.org/p/SAMPLE"
+BIG_GAME_LINK: Final = "https://narrator.example.org/games/WW5"
 _DEADLINE: Final = dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC)
 
 
@@ -236,6 +242,47 @@ def event_samples(key: StoryKey) -> Iterator[tuple[dict[str, Any], dict[str, Any
         game = sample_game(key, step, has_mayor=bool(index % 2))
         for recipient in _recipients(subjects):
             yield {"game": game, "players": players, "recipient": recipient}, event
+
+
+def big_players(ruleset: str) -> tuple[Player, ...]:
+    """The sample players of a big game: the ruleset's, and :data:`BIG_SAMPLE_EXTRA` more."""
+    extra = (
+        Player(f"Gast{n:02d}", "vrouw" if n % 2 else "man") for n in range(1, BIG_SAMPLE_EXTRA + 1)
+    )
+    return (*sample_players(ruleset), *extra)
+
+
+def big_mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
+    """A big game's step or reminder mail asking each action kind (:func:`big_sample`); none
+    for the other mails.  `stories check` renders them besides :func:`mail_samples`."""
+    if key.event in ("step", "reminder") and _has_words(key):
+        for kind in action_kinds(key.ruleset):
+            yield big_sample(key, kind)
+
+
+def big_sample(key: StoryKey, kind: str) -> dict[str, Any]:
+    """A step (or reminder) mail of a big game asking `kind`: every action's choices with the
+    extra players, the reader's page and the game's, a player who died in the step told."""
+    players = big_players(key.ruleset)
+    extra = tuple(p.name for p in players[-BIG_SAMPLE_EXTRA:])
+    actions = [
+        replace(a, choices=(*a.choices, *extra)) if a.choices and a.max > 0 else a
+        for a in sample_actions(key.ruleset, kind, 0)
+    ]
+    dead = [p.name for p in players if not p.alive]
+    context: dict[str, Any] = {
+        "game": sample_game(key, step_of_action(key.ruleset, kind)),
+        "players": players,
+        "recipient": players[0].name,
+        "player": players[0].name,
+        "actions": actions,
+        "page_link": BIG_PAGE_LINK,
+        "game_link": BIG_GAME_LINK,
+        "fallen": dead[:1],
+    }
+    if key.event == "reminder":
+        context["missed"] = 0
+    return context
 
 
 def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:

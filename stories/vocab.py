@@ -90,8 +90,15 @@ def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "
     if len(items) == 2:
         return last.format(items[0], items[1])
     joined = last.format(items[-2], items[-1])
-    for item in reversed(items[1:-2]):
-        joined = patterns["middle"].format(item, joined)
+    middle = patterns["middle"]
+    between = middle[3:-3] if middle.startswith("{0}") and middle.endswith("{1}") else None
+    if between is not None and "{" not in between:
+        # "{0}, {1}": the middle items joined at once (applying the pattern item by item
+        # copies the growing list for each name: a thousand names cost half a million copies)
+        joined = between.join([*items[1:-2], joined])
+    else:
+        for item in reversed(items[1:-2]):
+            joined = middle.format(item, joined)
     return patterns["start"].format(items[0], joined)
 
 

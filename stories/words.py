@@ -112,6 +112,11 @@ class MailWords:
     move: str  # {word}: a move's heading in a step mail, naming its keyword
     move_name: str  # a move's heading when it is written with names only
     died: str  # a story mail: who died in it
+    # A big game (stories.layout.BIG_GAME): the roster summed up, the choices on the pages.
+    roster_count: str  # {alive} {dead}: "987 in leven, 13 dood."
+    roster_fallen: str  # {names}: who died in the step just told
+    roster_link: str  # {url}: the public game page, where every name is
+    choices_elsewhere: str  # {count} {url}: a long list of choices, on the reader's own page
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,10 @@ MAIL_PLACEHOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "help": ("subject",),
         "page_link": ("url",),
         "move": ("word",),
+        "roster_count": ("alive", "dead"),
+        "roster_fallen": ("names",),
+        "roster_link": ("url",),
+        "choices_elsewhere": ("count", "url"),
     }
 )
 

@@ -37,12 +37,13 @@ from narrator.service.letters import Draft, Letter, PageTelling, Recipient, Stor
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.story_context import (
     action_context,
-    actions_of,
     audience_dicts,
     epilogue_chapters,
     living_mates,
+    step_actions,
     story_cast,
     story_game,
+    story_names,
 )
 from narrator.service.table import GameTable, table_of
 from narrator.service.threads import moment_subject, reply_subject
@@ -55,6 +56,7 @@ from rules.core.view import GameView
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.context import story_events
+from stories.layout import DEATH_EVENTS
 from stories.render import moment_of
 from stories.words import load_words
 
@@ -487,9 +489,10 @@ def _story_letters(
     return letters
 
 
-def _open_step(table: GameTable, now: datetime) -> list[Letter]:
+def _open_step(table: GameTable, now: datetime, fallen: Sequence[str] = ()) -> list[Letter]:
     """Record the step the state is at, set its deadline; return the mail of every player who
-    is asked (or, when the game is over, the end's)."""
+    is asked (or, when the game is over, the end's).  `fallen`: who died in the step just
+    resolved (a big game's step mail names them in its summed-up roster)."""
     game, view = table.game, table.view
     if view.over:
         return _finish(table, now)
@@ -510,12 +513,15 @@ def _open_step(table: GameTable, now: datetime) -> list[Letter]:
     by_name = {p.name: p for p in table.players}
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     mates = living_mates(table.rules, table.state, view)
+    names = story_names(table.players)  # once for every mail of the step
     letters = []
     for name in table.rules.asked(table.state):
         player = by_name[name]
         context = batch.context(name)
-        actions = actions_of(table.rules, table.state, name, mates.get(name, ()))
+        actions = step_actions(table.rules, table.state, name, mates.get(name, ()), names)
         context.update({"player": name, "actions": actions})
+        if fallen:
+            context["fallen"] = fallen
         identity = f"step/{game.id}/{game.step_number}/{player.id}"
         letter = _letter(batch, player, "step", context, identity)
         letters.append(_personal(letter, player) if actions else letter)
@@ -829,9 +835,10 @@ def close(table: GameTable, now: datetime) -> Closed:
     turning = turning or moment_subject(game, {"game": public}) != moment_subject(
         game, {"game": table.public()}
     )
+    told_events = story_events(told.story, game.ruleset)  # parsed once for every recipient
     letters = _story_letters(
         table,
-        story_events(told.story, game.ruleset),  # parsed once for every recipient
+        told_events,
         public,
         _Telling(
             seed=f"{game.id}/story/{game.step_number}",  # one telling of the step for everybody
@@ -841,7 +848,12 @@ def close(table: GameTable, now: datetime) -> Closed:
             tallies=public_tallies(told.story),
         ),
     )
-    letters.extend(_open_step(table, now))
+    fallen = tuple(
+        str(e.fields["player"])
+        for e in told_events
+        if e.type in DEATH_EVENTS and "public" in e.audience and e.fields.get("player")
+    )
+    letters.extend(_open_step(table, now, fallen))
     return Closed(told.log, letters)
 
 
@@ -883,6 +895,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
     batch = _batch(table, table.public())  # one public game for every mail of the batch
     letters, names = [], []
     mates = living_mates(rs, state, table.view)
+    spelt = story_names(table.players)  # once for every reminder of the step
     for name in rs.asked(state):
         player = by_name[name]
         if player.id in voted:
@@ -892,7 +905,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         context.update(
             {
                 "player": name,
-                "actions": actions_of(rs, state, name, mates.get(name, ())),
+                "actions": step_actions(rs, state, name, mates.get(name, ()), spelt),
                 "missed": seats[name].missed,
             }
         )

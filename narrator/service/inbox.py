@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
@@ -415,7 +414,7 @@ def _game_over(mail: _Mail, answer: _Answer, game: Game) -> Outcome:
         params["winners"] = ", ".join(names)
     pages = mail.mailer.pages
     if pages is not None:  # the game's public page (docs/web.md): its whole story
-        params["link"] = f"{pages.base_url}/games/{quote(game.name, safe='')}"
+        params["link"] = pages.game(game.name)
     text = refusal_text("game-over", game.ruleset, game.language, **params)
     error = _Error("game-over", text)
     letter = _error_reply(mail.work, game, mail.parsed, answer.reply, error, mail.settings)

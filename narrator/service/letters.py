@@ -21,8 +21,10 @@ from sqlalchemy.orm import Session
 from narrator.models import ChapterKind, Game, PageChapter, Player
 from narrator.outbound.compose import (
     Address,
+    Content,
     MailKind,
     OutgoingMail,
+    encode_content,
     make_message_id,
     parse_message_ids,
 )
@@ -137,10 +139,12 @@ class _PostOffice:
 
     def post(self, letters: Iterable[Letter]) -> list[str]:
         rendered: dict[int, RenderedMail | None] = {}  # by draft: a shared draft renders once
+        encoded: dict[int, Content] = {}  # and its text and HTML are encoded once
         queued: list[str] = []
         for letter in letters:
             draft = self._with_link(letter)
             key = id(letter.draft)
+            content = None
             if draft is not letter.draft:  # his own link: a draft of his own
                 mail = self._render(draft)
             else:
@@ -148,12 +152,18 @@ class _PostOffice:
                     rendered[key] = self._render(draft)
                     self._keep_for_the_page(draft, rendered[key])
                 mail = rendered[key]
+                if mail is not None:
+                    content = encoded.get(key)
+                    if content is None:
+                        content = encoded[key] = encode_content(mail.text, mail.html)
             if mail is None:
                 continue
             # signed by the narrator's name in the game's words (the render's), else the mailer's
             name = self.mailer.display_name
             sender = (mail.narrator or name) if letter.game is not None else name
-            queued.extend(self._queue(letter, recipient, mail, sender) for recipient in letter.to)
+            queued.extend(
+                self._queue(letter, recipient, mail, sender, content) for recipient in letter.to
+            )
         return queued
 
     def _keep_for_the_page(self, draft: Draft, mail: RenderedMail | None) -> None:
@@ -194,12 +204,16 @@ class _PostOffice:
                 mailer.renderer.variants(key)
             except StoryNotFound:
                 return None
+        context = draft.context
+        if mailer.pages is not None and draft.game is not None:
+            # The game's public page: a big game's roster links it instead of every name.
+            context = {**context, "game_link": mailer.pages.game(draft.game.name)}
         story = draft.story
         if story is None:
-            return mailer.render(key, draft.context, draft.seed)
+            return mailer.render(key, context, draft.seed)
         return mailer.renderer.render_story(
             key,
-            draft.context,
+            context,
             story.events,
             draft.seed,
             groups=story.groups,
@@ -208,7 +222,12 @@ class _PostOffice:
         )
 
     def _queue(
-        self, letter: Letter, recipient: Recipient, rendered: RenderedMail, sender_name: str
+        self,
+        letter: Letter,
+        recipient: Recipient,
+        rendered: RenderedMail,
+        sender_name: str,
+        content: Content | None = None,
     ) -> str:
         """Queue `rendered` to `recipient`; return its Message-ID (see :func:`post`)."""
         mailer = self.mailer
@@ -234,6 +253,7 @@ class _PostOffice:
             in_reply_to=reply.message_id if reply is not None else None,
             references=(*root, *parse_message_ids(reply.references if reply else ())),
             reply_to=reply_to,
+            content=content,
         )
         game_id = game.id if game is not None else None
         queue_mail(

@@ -6,7 +6,7 @@ Everything a template may read of a game comes from here, through the ruleset's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -19,9 +19,11 @@ from rules.core import Vote as RulesVote
 from rules.core.model import ToldRoles
 from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
+from stories import Action as StoryAction
 from stories import Cast
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
+from stories.context import clean_text
 from stories.render import moment_of
 from stories.words import Words, load_words
 
@@ -229,6 +231,31 @@ def actions_of(
         {**action_context(choice), "mates": list(mates)}
         for choice in rs.told_choices(state, player).actions
     ]
+
+
+def step_actions(
+    rs: Ruleset[RulesState],
+    state: RulesState,
+    player: str,
+    mates: Sequence[str],
+    names: Mapping[str, str],
+) -> list[StoryAction]:
+    """:func:`actions_of` as the stories' Actions, for one mail of a step that mails many:
+    `names` (each player's name -> its story form, :func:`story_names`, worked out once for
+    the step) spares every mail cleaning the same names again (a day vote of a thousand
+    players lists a thousand choices in each of a thousand mails)."""
+    actions = []
+    for action in actions_of(rs, state, player, mates):
+        choices = tuple(
+            names[name] if name in names else clean_text(str(name)) for name in action["choices"]
+        )
+        actions.append(replace(StoryAction.from_any({**action, "choices": ()}), choices=choices))
+    return actions
+
+
+def story_names(players: Sequence[Player]) -> dict[str, str]:
+    """Each player's name -> the name as stories write it (one line), for :func:`step_actions`."""
+    return {player.name: clean_text(player.name) for player in players}
 
 
 def action_context(choice: ActionChoice) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 _TOKEN = re.compile(
     r"([1-9][0-9]{0,18})\.([1-9][0-9]{0,18})\.(0|[1-9][0-9]{0,8})\.([A-Za-z0-9_-]{43})"
@@ -66,3 +67,7 @@ class PageLinks:
     def link(self, game_id: int, player_id: int, generation: int) -> str:
         """The address of a player's own page."""
         return f"{self.base_url}/p/{page_token(self.secret, game_id, player_id, generation)}"
+
+    def game(self, name: str) -> str:
+        """The address of a game's public page (its story, who is alive and who is dead)."""
+        return f"{self.base_url}/games/{quote(name, safe='')}"

@@ -24,6 +24,7 @@ from narrator.outbound.compose import (
     OutgoingMail,
     compose,
     domain_of,
+    encode_content,
     make_message_id,
     parse_message_ids,
 )
@@ -527,3 +528,20 @@ def test_plain_lines_of_any_length_are_what_the_email_package_writes(text: str) 
     # those compose writes as they are beside those it encodes.
     raw = compose(mail(text=text, html=None), message_id=MSGID, date=DATE)
     assert mime_part(raw) == reference_body(text, None, MSGID)
+
+
+# -- a text encoded once for many mails ------------------------------------------------------------
+
+
+def test_a_text_encoded_once_composes_as_the_text_itself() -> None:
+    text = "Beste dorpelingen,\n\nZó stil was het nog nooit — " + "lang " * 40 + "\n\nDe Verteller"
+    html = "<p>Zó stil — " + "<b>lang</b> " * 30 + "</p>"
+    mail = OutgoingMail(NARRATOR, ANNA, "WW5 — Nacht 2", text, html)
+    shared = encode_content(text, html)
+    with_content = OutgoingMail(NARRATOR, ANNA, "WW5 — Nacht 2", text, html, content=shared)
+    raw = compose(mail, message_id=MSGID, date=DATE)
+    assert compose(with_content, message_id=MSGID, date=DATE) == raw
+    # A content of another text is not used: the mail tells its own.
+    other = OutgoingMail(NARRATOR, ANNA, "WW5", "Een ander verhaal.", None, content=shared)
+    message = parse(compose(other, message_id=MSGID, date=DATE))
+    assert content(message) == "Een ander verhaal.\n"

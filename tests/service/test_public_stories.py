@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import session_factory
 from narrator.models import Game, GameStatus, RoleDistribution
+from narrator.outbound.compose import Content
 from narrator.service import games as service
 from narrator.service import letters
 from narrator.service.letters import post
@@ -63,12 +64,13 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> RecordingMailer:
         recipient: letters.Recipient,
         rendered: RenderedMail,
         sender_name: str,
+        content: Content | None = None,
     ) -> str:
         if office.mailer is mailer:
             text = rendered.text
             mailer.queued.append((letter.kind, recipient.identity, recipient.address, text))
             mailer.subjects[recipient.identity] = letter.subject or ""
-        return queue(office, letter, recipient, rendered, sender_name)
+        return queue(office, letter, recipient, rendered, sender_name, content)
 
     monkeypatch.setattr(letters._PostOffice, "_queue", recorded)
     return mailer
