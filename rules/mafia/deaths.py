@@ -151,14 +151,17 @@ def lose_post(state: GameState, reason: str) -> tuple[GameState, tuple[Event, ..
     return replace(state, post_over=True), tuple(events)
 
 
-def after_deaths(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
-    """The posts of dead title holders end (§6.11, §8.6)."""
+def after_deaths(
+    state: GameState, dead: Sequence[str], reason: str = "dead"
+) -> tuple[GameState, tuple[Event, ...]]:
+    """The posts of dead title holders end (§6.11, §8.6), for ``reason``: ``dead``, or
+    ``removed`` when an admin removed the holder (ruling 94; the notice told the death)."""
     events: list[Event] = []
     if state.mayor_in_office() in dead:
-        state, lost = lose_post(state, "dead")
+        state, lost = lose_post(state, reason)
         events.extend(lost)
     elif state.secretary_in_office() in dead and state.secretary is not None:
-        events.append(SecretaryLost(player=state.secretary, reason="dead"))
+        events.append(SecretaryLost(player=state.secretary, reason=reason))
         state = replace(state, secretary=None)
     return state, tuple(events)
 

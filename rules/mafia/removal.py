@@ -14,9 +14,9 @@ from rules.mafia.state import GameState
 def remove(state: GameState, name: str) -> Resolution[GameState]:
     """Return the state after ``name``'s death by removal (cause ``removed``) and its events:
     ``removed``, then what an inactivity death brings (§5.5): the ``death`` showing both his
-    roles, a title holder's post lost, the roles he frees inherited, then the end check (§9)
-    as after a day's vote.  The step and its deadline stay; his votes and every vote naming
-    him are withdrawn.
+    roles, a title holder's post lost (reason ``removed``: the notice told the death), the
+    roles he frees inherited, then the end check (§9) as after a day's vote.  The step and its
+    deadline stay; his votes and every vote naming him are withdrawn.
 
     Raises ValueError for an unknown, dead or elite player (an agent is outside every count)
     or an ended game.
@@ -35,9 +35,9 @@ def remove(state: GameState, name: str) -> Resolution[GameState]:
     votes = tuple(v for v in state.votes if v.player != name and name not in v.targets)
     state = replace(state, votes=votes)
     state, died = deaths.kill(state, [(name, Cause.REMOVED)], at_night=False)
-    state, posts = deaths.after_deaths(state, [name])
+    state, posts = deaths.after_deaths(state, [name], reason="removed")
     state, heirs = deaths.inherit(state, [name])
-    events: list[Event] = [Removed(player=name), *posts, *died, *heirs]
+    events: list[Event] = [Removed(player=name), *died, *posts, *heirs]
     state, ending = wins.check_end(state, day_starts=False)
     events.extend(ending)
     if state.is_over:

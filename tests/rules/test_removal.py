@@ -3,6 +3,7 @@ docs/rules/*.md on removal)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -70,8 +71,6 @@ def test_wakkerdam_a_removed_lover_does_not_take_the_other_along() -> None:
 
 def test_wakkerdam_a_removed_mayor_writes_no_testament_an_election_is_due() -> None:
     rs, state = _game("wakkerdam", WAKKERDAM, mayor=True)
-    from dataclasses import replace
-
     state = replace(state, mayor="Carla", election_due=False)
     result = rs.remove(state, "Carla")
     assert result.state.mayor is None and result.state.election_due
@@ -152,3 +151,39 @@ def test_the_example_ruleset_refuses_a_removal() -> None:
     rs = get_ruleset("example")
     with pytest.raises(ValueError, match="no removal"):
         rs.remove(object(), "Anna")
+
+
+def _mafia_with_posts() -> tuple[Any, Any, list[str]]:
+    """A 12-player Mafia game whose Mayor and Secretary are its first two reds."""
+    rs = get_ruleset("mafia")
+    names = [f"P{i}" for i in range(12)]
+    distribution = rs.pick_distribution(12, 5)
+    seats = rs.deal(names, distribution, 5)
+    state = rs.new_game(seats, Settings.from_dict({"seed": 5, **dict(distribution.options)}))
+    reds = [p.name for p in state.players if p.is_red]
+    return rs, replace(state, mayor=reds[0], secretary=reds[1]), reds
+
+
+def test_mafia_a_removed_mayor_loses_the_post_for_his_removal_after_his_death() -> None:
+    rs, state, reds = _mafia_with_posts()
+    mayor, secretary = reds[0], reds[1]
+    result = rs.remove(state, mayor)
+    types = _types(result.events)
+    assert types[:4] == [
+        ("removed", mayor),
+        types[1],
+        ("mayor_lost", mayor, "removed"),
+        ("secretary_lost", secretary, "mayor_lost"),
+    ]
+    assert types[1][:2] == ("death", mayor) and "removed" in types[1]
+    assert result.state.post_over and result.state.mayor_in_office() is None
+
+
+def test_mafia_a_removed_secretary_loses_the_post_for_her_removal() -> None:
+    rs, state, reds = _mafia_with_posts()
+    secretary = reds[1]
+    result = rs.remove(state, secretary)
+    types = _types(result.events)
+    assert types[0] == ("removed", secretary) and types[1][:2] == ("death", secretary)
+    assert types[2] == ("secretary_lost", secretary, "removed")
+    assert result.state.secretary is None and result.state.mayor_in_office() == reds[0]

@@ -21,6 +21,7 @@ from narrator.models import Game, Player
 from narrator.service.removal import remove_player
 from narrator.service.table import GameTable, table_of
 from narrator.service.work import unit_of_work
+from rules.mafia.state import GameState as MafiaState
 from stories.context import Event
 from stories.words import load_words
 from tests.support.botgame import BotGame, power_word
@@ -62,6 +63,9 @@ OUT = {
     "it": ("mort", "squalific", "esili", "non gioca più", "fuori dal gioco", "dalla partita"),
     "ru": ("смерт", "погиб", "умер", "мёртв", "мертв", "из игры", "выбыл"),
 }
+#: Per language: the names of the posts a removal may end (Mafia's Mayor and Secretary),
+#: lowercased; the ruleset's ``mayor_lost``/``secretary_lost`` (reason ``removed``) tells it.
+POSTS = {"en": ("mayor", "secretary"), "ru": ("мэр", "секретар")}
 #: Per theme: the main theme's places, which its notice never names (lowercased).
 ELSEWHERE = {
     "haven": ("raadhuis", "town hall"),
@@ -78,6 +82,16 @@ SIGNED = {
     ("vampiri", "en"): "notice from the game's judges",
     ("mafia", "ru"): "объявление ведущего",
     ("mafia", "en"): "notice from the narrator",
+}
+#: Per language: the words of a notice that agree with a man only (a removed woman never reads
+#: them), lowercased: "chi l'aveva votato", "come un esiliato", "è squalificato", "morto".
+MASCULINE = {"it": ("l'aveva votato", "un esiliato", "è squalificato", "fosse morto", " lo conta")}
+#: Per language: how a private notice (the heir of a role the removed player frees) opens.
+ALONE = {
+    "nl": "alleen voor jou",
+    "en": "for you alone",
+    "it": "solo per te",
+    "ru": "только для вас",
 }
 PACKS = [
     ("wakkerdam", "nl", "wakkerdam"),
@@ -120,27 +134,29 @@ def _open(table: Table, plan: BotGame, theme: str) -> None:
 class Removal:
     """A removal as the test reads it: the player's `name`, the step's `phase`, its deadline
     as the game's clock reads it (`hour`, HH:MM), the role the ruleset's record reveals
-    (`role`, None when it reveals none), and the (recipient, subject + text) of every story
-    mail it queued (`mails`)."""
+    (`role`, None when it reveals none), the (recipient, subject + text) of every story
+    mail it queued (`mails`), and the event telling the end of the post he held (`post`:
+    ``mayor_lost`` or ``secretary_lost``; None when he held none)."""
 
     name: str
     phase: str
     hour: str
     role: str | None
     mails: list[tuple[str, str]]
+    post: str | None = None
 
 
-def _remove_one(table: Table, plan: BotGame) -> Removal:
-    """Remove a living player of the largest living team (the game goes on) mid-step.  Every
-    variant of the removal's public events is rendered too (the mail drew one): none tells a
-    dawn or a dusk, and each tells the removal once."""
+def _remove_one(table: Table, plan: BotGame, name: str | None = None) -> Removal:
+    """Remove `name` (by default a living player of the largest living team: the game goes
+    on) mid-step.  Every variant of the removal's public events is rendered too (the mail drew
+    one): none tells a dawn or a dusk, and each tells the removal once."""
     before = len(table.mails())
     with unit_of_work(table.factory) as work:
         game = work.session.scalars(select(Game).where(Game.name == plan.name)).one()
         view = table_of(work, game).view
         living = [seat for seat in view.players if seat.alive]
         team = Counter(seat.team for seat in living).most_common(1)[0][0]
-        name = next(seat.name for seat in living if seat.team == team)
+        name = name or next(seat.name for seat in living if seat.team == team)
         player = work.session.scalars(
             select(Player).where(Player.game_id == game.id, Player.name == name)
         ).one()
@@ -161,7 +177,10 @@ def _remove_one(table: Table, plan: BotGame) -> Removal:
         for to, kind, message in table.mails()[before:]
         if kind == "story"
     ]
-    return Removal(name, phase, hour, _revealed(told, name), mails)
+    post = next(
+        (e["type"] for e in told if e["type"].endswith("_lost") and e["player"] == name), None
+    )
+    return Removal(name, phase, hour, _revealed(told, name), mails, post)
 
 
 def _revealed(events: list[dict[str, Any]], name: str) -> str | None:
@@ -199,10 +218,17 @@ def _every_variant_reads_right(
             out = [word for word in OUT[plan.language] if word in text]
             if event.type == "removed":  # the notice tells it, in the game's own place
                 assert out, (source.key, source.variant, told)
+                if dict(plan.players)[told_of] == "vrouw":  # and agrees with a woman
+                    his = [w for w in MASCULINE.get(plan.language, ()) if w in text]
+                    assert not his, (source.key, source.variant, his, told)
                 foreign = [w for w in ELSEWHERE.get(game.theme, ()) if w in text]
                 assert not foreign, (source.key, source.variant, foreign)
             elif logged.get("player") == told_of:  # his record adds the role, and only that
                 assert not out and told.count(told_of) <= 1, (source.key, source.variant, told)
+                if event.type not in ("death", "exile"):  # the end of his post, told once
+                    assert logged["reason"] == "removed", logged
+                    assert any(word in text for word in POSTS[plan.language]), told
+                    continue
                 role = _revealed([logged], told_of)
                 if role:
                     assert any(f in text for f in _role_forms(plan, role)), (source.key, told)
@@ -213,7 +239,8 @@ def _reads_right(plan: BotGame, removal: Removal) -> None:
     removal once."""
     phase, name, hour, mails = removal.phase, removal.name, removal.hour, removal.mails
     everybody = {address_of(player) for player, _ in plan.players}
-    public = [(to, text) for to, text in mails if name in text]
+    alone = ALONE[plan.language]
+    public = [(to, text) for to, text in mails if name in text and alone not in text.lower()]
     assert {to for to, _ in public} == everybody
     signed = SIGNED[plan.ruleset, plan.language]
     for to, text in mails:
@@ -234,7 +261,8 @@ def _reads_right(plan: BotGame, removal: Removal) -> None:
 def _told_once(plan: BotGame, removal: Removal, to: str, text: str) -> None:
     """The removal is told once: one paragraph that names him tells him out of the game (the
     game master's notice); the ruleset's record follows with his role where it reveals it, in
-    the next paragraph, telling no death or exile again; no other paragraph names him."""
+    the next paragraph, telling no death or exile again; a post he held ends in one paragraph
+    after them, telling no death either; no other paragraph names him."""
     name = removal.name
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
     naming = [i for i, p in enumerate(paragraphs) if re.search(rf"\b{re.escape(name)}\b", p)]
@@ -249,7 +277,15 @@ def _told_once(plan: BotGame, removal: Removal, to: str, text: str) -> None:
     assert not _tells_out(plan, role_line), (to, "told out again", paragraphs)
     forms = _role_forms(plan, removal.role)
     assert any(form in role_line for form in forms), (to, forms, "not after the notice", text)
-    assert set(naming) <= {notice, notice + 1}, (to, "named outside the notice", paragraphs)
+    told = {notice, notice + 1}
+    if removal.post is not None:
+        post = [i for i in naming if i not in told]
+        assert len(post) == 1 and post[0] > notice + 1, (to, "the post's end", paragraphs)
+        ended = paragraphs[post[0]].lower()
+        assert not _tells_out(plan, ended), (to, "told out again", ended)
+        assert any(word in ended for word in POSTS[plan.language]), (to, ended)
+        told.add(post[0])
+    assert set(naming) <= told, (to, "named outside the notice", paragraphs)
 
 
 def _role_forms(plan: BotGame, role: str) -> tuple[str, ...]:
@@ -289,3 +325,63 @@ def test_a_removal_is_announced_mid_step_to_every_player(
     removal = _remove_one(table, plan)
     assert removal.phase == other
     _reads_right(plan, removal)
+
+
+@pytest.mark.parametrize("post", ["mayor", "secretary"])
+@pytest.mark.parametrize(
+    ("ruleset", "language", "theme"), [pack for pack in PACKS if pack[0] == "mafia"]
+)
+def test_a_removed_mafia_title_holder_loses_the_post_without_a_second_death(
+    factory: sessionmaker[Session], ruleset: str, language: str, theme: str, post: str
+) -> None:
+    """Mafia's Mayor (or Secretary) removed after the election: the notice tells the removal,
+    the role line follows, then the post's end (reason ``removed``: no second death); nothing
+    else names him."""
+    plan = BotGame(ruleset, language, "Rimosso", PLAYERS, seed=2)
+    table = Table(factory, language=language)
+    _open(table, plan, theme)
+    plan.start(table)
+    steps = plan.steps(table)
+    for _ in range(6):
+        state = _mafia_state(factory)
+        mayor, secretary = state.mayor_in_office(), state.secretary_in_office()
+        if mayor and secretary:
+            break
+        next(steps)
+    else:
+        raise AssertionError("no Mayor and Secretary in office after the election")
+    removal = _remove_one(table, plan, mayor if post == "mayor" else secretary)
+    assert removal.post == f"{post}_lost"
+    _reads_right(plan, removal)
+    state = _mafia_state(factory)
+    assert state.secretary_in_office() is None
+    assert (state.mayor_in_office() is None) == (post == "mayor")
+
+
+def _mafia_state(factory: sessionmaker[Session]) -> MafiaState:
+    """The rules' state of the one (Mafia) game."""
+    with unit_of_work(factory) as work:
+        state = table_of(work, work.session.scalars(select(Game)).one()).state
+    assert isinstance(state, MafiaState)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "language", "theme"), [pack for pack in PACKS if pack[1] == "it"]
+)
+def test_an_italian_notice_agrees_with_a_removed_woman(
+    factory: sessionmaker[Session], ruleset: str, language: str, theme: str
+) -> None:
+    """A woman removed from an Italian game reads "chi l'aveva votata", "è squalificata",
+    "un'esiliata", "morta" (every variant of the notice is rendered for her too)."""
+    extra = {"extra": power_word} if ruleset == "lupus" else {}
+    plan = BotGame(ruleset, language, "Rimosso", PLAYERS, seed=2, **extra)
+    table = Table(factory, language=language)
+    _open(table, plan, theme)
+    plan.start(table)
+    woman = next(name for name, gender in PLAYERS if gender == "vrouw")
+    removal = _remove_one(table, plan, woman)
+    _reads_right(plan, removal)
+    for to, text in removal.mails:
+        his = [word for word in MASCULINE[language] if word in text.lower()]
+        assert not his, (to, his, text)
