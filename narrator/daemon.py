@@ -7,7 +7,8 @@ Assembled from the configuration by :class:`Daemon`:
   wakes the inbox worker;
 - the inbox worker: runs :func:`~narrator.service.inbox.process_pending` in a thread when woken
   and every ``inbox_interval`` seconds (mail stored by ``narrator inject`` or another process),
-  then wakes the outbox sender and re-reads the deadlines (a vote may have closed a step early);
+  then wakes the outbox sender and, when a game's deadline or status changed (a vote closed a
+  step early), re-reads the deadlines;
 - the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders;
 - the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission;
   its claims carry this daemon's owner id: at start it takes back every claim of a dead
@@ -53,13 +54,20 @@ from narrator.inbound.dbsink import DbSink
 from narrator.inbound.imap import ImapPoller, ImapSettings
 from narrator.inbound.sink import InboxNotifier, receiver_size_limit
 from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
+from narrator.models import InboxState
 from narrator.outages import log_failure
 from narrator.outbound.leases import LeaseKeeper, OwnerLock, new_owner_id
 from narrator.outbound.outbox import SqlOutbox, outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
-from narrator.service.inbox import BATCH_SIZE, InboxSettings, Outcome, process_pending
+from narrator.service.inbox import (
+    BATCH_SIZE,
+    PASS_LIMIT,
+    InboxSettings,
+    Outcome,
+    process_pending,
+)
 from narrator.service.mailer import Mailer
 from narrator.service.notices import notify_admins_of_failure
 from narrator.service.pages import build_missing_pages
@@ -112,7 +120,8 @@ class InboxWorker:
     """Processes stored mail: on every wake-up of ``notifier`` and every ``interval`` seconds.
 
     ``after_pass`` is awaited after a pass that processed something (the daemon wakes the
-    sender and re-reads the deadlines).
+    sender, and re-reads the deadlines when the pass moved one).  After a pass that took every
+    mail there was (:func:`took_all`) it waits for the next wake-up instead of looking again.
     """
 
     def __init__(
@@ -180,10 +189,20 @@ class InboxWorker:
                     log.exception("after processing %d mail(s)", len(outcomes))
                 if 1 < len(outcomes) < BATCH_SIZE:  # mail came in while it worked: let the
                     await asyncio.sleep(LINGER)  # next batch gather (one mail alone: no wait)
-                continue  # look again: more may have come in meanwhile
+                if not took_all(outcomes):
+                    continue  # look again at once: the pass left mail behind
             if self._stopping:
                 break
             await self._notifier.wait(self._interval)
+
+
+def took_all(outcomes: list[Outcome]) -> bool:
+    """Whether a pass that made `outcomes` took every mail there was when it last looked: it
+    stopped short of its limit, and no mail in it failed (a failed mail is retried by the next
+    pass).  Mail stored since has woken the worker (:class:`InboxNotifier` keeps the wake-up
+    until the worker waits), so it need not look again at once: a lone vote costs one
+    transaction, not a second one that finds nothing."""
+    return len(outcomes) < PASS_LIMIT and all(o.state != InboxState.NEW.value for o in outcomes)
 
 
 # --- the daemon ----------------------------------------------------------------------------
@@ -406,10 +425,12 @@ class Daemon:
             poll_interval=options.scheduler_poll,
         )
 
-        async def after_pass(_outcomes: list[Outcome]) -> None:
+        async def after_pass(outcomes: list[Outcome]) -> None:
             sender.wake()
+            if not any(outcome.replan for outcome in outcomes):
+                return  # no deadline moved: the scheduler's jobs stand
             try:
-                await scheduler.sync()  # a vote may have closed a step early
+                await scheduler.sync()  # a vote closed a step early, or ended the game
             except Exception as error:
                 what = "re-reading the deadlines after processing mail failed"
                 log_failure(log, error, what, "the next poll retries")

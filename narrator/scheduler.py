@@ -7,8 +7,9 @@ times are judged by the scheduler's clock (the daemon's): a job whose time has c
 the jobs are brought in line runs at once, such as a deadline that passed while the daemon was
 down (or, in the tests, one the test's clock was moved past).  It re-reads the database after
 each job it ran, when told to (:meth:`DeadlineScheduler.sync`, after the inbox worker applied
-mail), and every ``poll_interval`` seconds, so deadlines changed by the CLI in another process
-(start, close-step, pause, resume, extend) are picked up.
+mail that moved a deadline: a vote that closed a step early), and every ``poll_interval``
+seconds, so deadlines changed by the CLI in another process (start, close-step, pause, resume,
+extend) are picked up.
 
 The jobs themselves (:func:`close_if_due`, :func:`remind_if_due`) are plain functions of one
 transaction each: they lock the game row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
@@ -144,7 +145,7 @@ def scheduled_games(
     """Read the plan of every running game with a deadline from the database."""
     with transaction(factory) as session:
         # Only the few columns a plan needs: never a game's rules state (large, and this runs
-        # after every pass of the inbox worker).
+        # after every pass of the inbox worker that moved a deadline).
         games = session.scalars(
             select(Game)
             .options(load_only(Game.name, Game.deadline, Game.speed, Game.reminded_at))

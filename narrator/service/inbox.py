@@ -147,6 +147,9 @@ class Outcome:
     # equals another of the same state and what).
     rule: str = field(default="", compare=False)
     hits: tuple[str, ...] = field(default=(), compare=False)
+    # Its transaction changed a game's deadline or status (a step closed early, the game
+    # ended): the daemon's scheduler reads the deadlines again.
+    replan: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -308,12 +311,15 @@ def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
     his limit, the answers are silent (after one notice a day). It decides nothing: a
     player's vote over the limit still counts."""
     work, parsed, game = mail.work, mail.parsed, mail.game
-    playing = _plays_anywhere(work.session, parsed.sender)
-    budget = Budget.PLAYER if playing else Budget.STRANGER
-    admission = admit_reply(work.session, parsed.sender, mail.now, mail.settings.limits, budget)
     # Free text (his subject, a name he wrote) goes back only to a player of the game the
     # answer is about: anybody else may be an address a forger chose (backscatter).
     in_game = game is not None and any(p.email == parsed.sender for p in work.players(game))
+    # A player of the open game he writes to plays in an open game: no need to ask.
+    playing = (in_game and game is not None and game.status in OPEN_STATUSES) or _plays_anywhere(
+        work.session, parsed.sender
+    )
+    budget = Budget.PLAYER if playing else Budget.STRANGER
+    admission = admit_reply(work.session, parsed.sender, mail.now, mail.settings.limits, budget)
     subject = parsed.raw_subject if in_game else _known_words_of_subject(parsed, mail.routed, game)
     reply = ReplyTo(
         parsed.message_id or mail.row.message_id or "",
@@ -1015,6 +1021,9 @@ def _claim(session: Session, url_is_sqlite: bool, skip: set[int], size: int) -> 
 # it is kept short because the receivers wait for the write lock meanwhile (SQLite).
 BATCH_SIZE = 20
 
+# Mails processed in one pass of :func:`process_pending` at most (the worker then looks again).
+PASS_LIMIT = 1000
+
 # PostgreSQL's "deadlock detected" and "could not serialize": two daemons' batches locked the
 # same games in another order; nothing is wrong with the mails.
 _CONFLICTS = frozenset({"40P01", "40001"})
@@ -1026,7 +1035,7 @@ def process_pending(
     settings: InboxSettings,
     clock: Callable[[], datetime],
     *,
-    limit: int = 1000,
+    limit: int = PASS_LIMIT,
     batch_size: int = BATCH_SIZE,
 ) -> list[Outcome]:
     """Process up to `limit` unprocessed inbox rows, in batches of `batch_size` per transaction.
@@ -1088,7 +1097,7 @@ class _Pass:
             if not rows:
                 return None
             claimed.extend(row.id for row in rows)
-            return [
+            done = [
                 (
                     row.id,
                     row.message_id,
@@ -1096,6 +1105,9 @@ class _Pass:
                 )
                 for row in rows
             ]
+            if not work.plans_changed():
+                return done
+            return [(i, m, replace(outcome, replan=True)) for i, m, outcome in done]
 
     def failed_batch(self, claimed: list[int], error: Exception) -> None:
         """The batch of `claimed` mails raised `error`: take them one at a time; a single

@@ -70,6 +70,9 @@ class Work:
         self.session = session
         self._open_games: list[Any] | None = None  # rows: id, name, status, language
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
+        # What each locked game's deadline and reminder were planned from when it was read
+        # (see :meth:`plans_changed`).
+        self._plans: dict[int, tuple[Any, ...]] = {}
         self._players: dict[int, list[Player]] = {}
         self._states: dict[int, _Loaded] = {}
         self._next_seq: dict[int, int] = {}
@@ -118,7 +121,14 @@ class Work:
         ).one_or_none()
         if game is not None:
             self._locked[game_id] = game
+            self._plans[game_id] = _plan_of(game)
         return game
+
+    def plans_changed(self) -> bool:
+        """Whether a game locked here changed what its deadline and reminder are planned from
+        (its status, deadline, speed, or reminder time): a step closed or the game ended, so
+        the daemon's scheduler must read the deadlines again."""
+        return any(_plan_of(game) != self._plans[game_id] for game_id, game in self._locked.items())
 
     # --- players -------------------------------------------------------------------------
 
@@ -184,6 +194,12 @@ class Work:
             if loaded.dirty:
                 loaded.game.state = loaded.rules.dump_state(loaded.state)
                 loaded.dirty = False
+
+
+def _plan_of(game: Game) -> tuple[Any, ...]:
+    """The columns of `game` its deadline and reminder jobs are planned from
+    (narrator/scheduler.py ``scheduled_games``)."""
+    return (game.status, game.deadline, game.speed, game.reminded_at)
 
 
 @contextmanager

@@ -210,8 +210,10 @@ def _pairs_decoder(key: Convert, value: Convert) -> Convert:
 
 
 def _union_decoder(kind: Any, options: list[Convert]) -> Convert:
+    nullable = type(None) in typing.get_args(kind)  # read once, not for every value
+
     def decode(data: Any) -> Any:
-        if data is None and type(None) in typing.get_args(kind):
+        if data is None and nullable:
             return None
         errors = []
         for option in options:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -213,3 +214,60 @@ def test_a_unit_of_work_sees_the_games_its_own_changes_open_and_close(
         assert [g.name for g in work.open_games()] == ["WW7"]
     with unit_of_work(factory) as work:  # and nothing of it is remembered after the commit
         assert [g.name for g in work.open_games()] == ["WW7"]
+
+
+def test_an_outcome_says_whether_its_transaction_moved_a_deadline(
+    factory: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """Only a mail whose batch changed a game's deadline or status (a vote that closed the step
+    early) asks the daemon to read the deadlines again: a vote that leaves the step open and a
+    signup do not."""
+    new_game(factory)
+    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
+    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    clock = Clock()
+    signups = process_pending(factory, mailer, SETTINGS, clock)
+    assert [o.replan for o in signups] == [False] * len(names)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        game.close_early = True
+        service.start_game(work, mailer, game, now=clock(), seed=7)
+        step = game.step_number
+    sink = DbSink(factory)
+    replans = []
+    for n in range(30):  # every asked player votes, one mail a pass, until the step closes
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            if game.step_number != step:
+                break
+            rs = service.ruleset_of(game)
+            state = service.load_state(work, game)
+            player = next(p for p in rs.asked(state) if p not in state.votes)
+            action = rs.choices(state, player).actions[0]
+            targets = [t for t in action.targets if t != player][: action.min_names]
+            body = " ".join(targets) or "blanco"
+            if action.keyword:
+                body += f" {action.keyword}"
+        sink.store_sync(
+            mail(f"{player.lower()}@example.org", "WW5", body, 200 + n), source="inject"
+        )
+        clock.now += timedelta(minutes=1)  # a step opened now ends later than the last
+        outcomes = process_pending(factory, mailer, SETTINGS, clock)
+        assert [o.what for o in outcomes] == ["vote accepted"]
+        replans.append(outcomes[0].replan)
+    assert len(replans) >= 2
+    assert replans == [False] * (len(replans) - 1) + [True]  # the last closed the step early
+
+
+def test_a_unit_of_work_tells_a_changed_plan_of_a_locked_game(
+    factory: sessionmaker[Session],
+) -> None:
+    """What a game's deadline and reminder are planned from, compared with when it was locked."""
+    new_game(factory)
+    with unit_of_work(factory) as work:
+        game = work.locked_game(work.open_games()[0].id)
+        assert game is not None and not work.plans_changed()
+        game.name = "WW6"  # not planned from
+        assert not work.plans_changed()
+        game.status = "running"
+        assert work.plans_changed()
