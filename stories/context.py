@@ -28,6 +28,11 @@ def clean_text(value: str) -> str:
     return _CONTROL.sub(" ", value).strip()
 
 
+def clean_names(names: Iterable[str]) -> dict[str, str]:
+    """Each name -> :func:`clean_text` of it: the names of a step, cleaned once for its mails."""
+    return {name: clean_text(name) for name in names}
+
+
 def _gender(value: str) -> str:
     lowered = value.strip().lower()
     if lowered in ("man", "m", "male", "he"):
@@ -138,17 +143,23 @@ class Action:
     move: str | None = None
 
     @classmethod
-    def from_any(cls, value: Action | Mapping[str, Any]) -> Action:
-        """An Action from an Action or a mapping of its fields (lists become tuples)."""
+    def from_any(
+        cls, value: Action | Mapping[str, Any], names: Mapping[str, str] | None = None
+    ) -> Action:
+        """An Action from an Action or a mapping of its fields (lists become tuples).  `names`
+        (:func:`clean_names` of a step's players) holds names already cleaned."""
         if isinstance(value, Action):
             return value
         unknown = set(value) - set(cls.__dataclass_fields__)
         if unknown:
             raise ContextError(f"unknown action fields {sorted(unknown)}")
         fields = dict(value)
+        known = names or {}
         for name in ("choices", "previous", "mates"):
             if name in fields:
-                fields[name] = tuple(clean_text(str(n)) for n in fields[name])
+                fields[name] = tuple(
+                    known[n] if n in known else clean_text(str(n)) for n in fields[name]
+                )
         if "extra" in fields:
             fields["extra"] = MappingProxyType(_clean(dict(fields["extra"] or {})))
         return cls(**fields)

@@ -23,7 +23,7 @@ from stories import Action as StoryAction
 from stories import Cast
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
-from stories.context import clean_text
+from stories.context import clean_names
 from stories.render import moment_of
 from stories.words import Words, load_words
 
@@ -244,18 +244,12 @@ def step_actions(
     `names` (each player's name -> its story form, :func:`story_names`, worked out once for
     the step) spares every mail cleaning the same names again (a day vote of a thousand
     players lists a thousand choices in each of a thousand mails)."""
-    actions = []
-    for action in actions_of(rs, state, player, mates):
-        choices = tuple(
-            names[name] if name in names else clean_text(str(name)) for name in action["choices"]
-        )
-        actions.append(replace(StoryAction.from_any({**action, "choices": ()}), choices=choices))
-    return actions
+    return [StoryAction.from_any(action, names) for action in actions_of(rs, state, player, mates)]
 
 
 def story_names(players: Sequence[Player]) -> dict[str, str]:
     """Each player's name -> the name as stories write it (one line), for :func:`step_actions`."""
-    return {player.name: clean_text(player.name) for player in players}
+    return clean_names([player.name for player in players])
 
 
 def action_context(choice: ActionChoice) -> dict[str, Any]:
