@@ -16,13 +16,20 @@ import pytest
 from parsing.lexicon import Lexicon, phrase_key
 from rules import get_ruleset
 from rules.scenario import run_scenario
-from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
+from stories import (
+    CheckReport,
+    FileStore,
+    Game,
+    Player,
+    Renderer,
+    StoryKey,
+)
 from stories.context import Event
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
 from stories.lexicon import lexicon_for
 from stories.samples import mail_samples, sample_players
 from stories.store import StorySource
-from stories.words import Words, load_words
+from stories.words import Words, languages_of, load_words
 from tests.support.packs import (
     MAFIA_PUBLIC_EVENTS,
     QUOTED,
@@ -77,11 +84,15 @@ def mails(
     return list(rendered_mails(renderer, sources))
 
 
-@pytest.mark.slow  # a whole pack's check (`make test-fast` leaves it out)
-def test_the_pack_passes_stories_check(sources: list[StorySource]) -> None:
-    report = check_store(MemoryStore(sources), languages=(LANGUAGE,))
-    assert report.problems == []
-    assert report.renders > 5000
+def test_the_pack_passes_stories_check(
+    shipped_check: CheckReport, sources: list[StorySource]
+) -> None:
+    """The check of every shipped pack (`stories check --files`, made once per run:
+    tests/stories/conftest.py) covers this pack in this language, and finds no problem."""
+    assert LANGUAGE in languages_of(RULESET)
+    assert sources and shipped_check.templates == len(FileStore().all())
+    assert shipped_check.problems == []
+    assert shipped_check.renders > 5000
 
 
 def test_every_key_has_a_template_and_every_public_event_three_variants() -> None:
