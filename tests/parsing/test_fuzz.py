@@ -144,7 +144,7 @@ def test_mutated_corpus_mail(raw: bytes, data: st.DataObject) -> None:
 
 
 def test_many_random_corpus_splices() -> None:
-    """Tens of thousands of cheap variants: splices of two fixtures at random points."""
+    """Fifteen thousand cheap variants: splices of two fixtures at random points."""
     rng = random.Random(7)
     for _ in range(15_000):
         first, second = rng.choice(CORPUS), rng.choice(CORPUS)
