@@ -27,26 +27,26 @@ from narrator.service.work import unit_of_work
 from tests.support.bymail import Table, address_of, compose, game_view
 
 PACKAGES = frozenset({"rules", "parsing", "stories", "narrator"})
-#: What this tree holds to (measured: a vote 15, the day 29 — 27, then 2 more when a step's
-#: mails got their names cleaned once for all of them (``story_names``, one call) and their
-#: actions built with those names (``step_actions``, one call per mail's moves): a big game's step
-#: had cleaned every name in every mail, a million times for a thousand players; before: 22, then 2 more when the public
-#: page's chapter of each step was stored at its close: its moment and the pack's words, and 1 for
-#: the packs' living mates named in step mails (``known_mates``), and 2 for the story's event
-#: schema, worked out once per story by the stories (no longer hidden by a memo); before the game
-#: table and the letters: 42 and 146; then 29 and 83, until the rules told a step at once
-#: (``tell_step``: both forms of every event and their story facts in one call), each reader's
-#: roles in one call per state (``told_roles``, carried by the batch's cast, whose render shows
-#: each recipient his own: ``Cast.seen_by``), a player's actions as told (``told_choices``),
-#: private story mails went only to the readers the story tells more, the render said who signs the
-#: mail (``RenderedMail.narrator``), a receipt titled ``Re: <his subject>`` stopped asking for the
-#: game day's, the rules told a receipt's action and readers at once (``receipt``), and every
-#: pack's wording of the parser's errors came with the inbox settings: a vote 17; then 15 once the
-#: parser parsed and routed the raw mail in one call (``parse_and_route``) and built its own
-#: context of the parts the narrator names (``read_for``)). Issue 21's aim for the vote, 15, is
-#: reached: what is left of it is the parser's (parse and route, the game's info once per batch,
-#: read), the rules' (the registry, load, view, the vote value, apply, the sender's choices read,
-#: his receipt, the roles told, dump) and the stories' (the cast, the key, the render).
+#: What this tree holds to (measured: a vote 15, the day 29 — 27, then 2 more when a step's mails
+#: got their names cleaned once for all of them (``story_names``, one call) and their actions built
+#: with those names (``step_actions``, one call per mail's moves): a big game's step had cleaned
+#: every name in every mail, a million times for a thousand players; before: 22, then 2 more when
+#: the public page's chapter of each step was stored at its close: its moment and the pack's words,
+#: and 1 for the packs' living mates named in step mails (``known_mates``), and 2 for the story's
+#: event schema, worked out once per story by the stories (no longer hidden by a memo); before the
+#: game table and the letters: 42 and 146; then 29 and 83, until the rules told a step at once
+#: (``tell_step``: both forms of every event and their story facts in one call), each reader's roles
+#: in one call per state (``told_roles``, carried by the batch's cast, whose render shows each
+#: recipient his own: ``Cast.seen_by``), a player's actions as told (``told_choices``), private
+#: story mails went only to the readers the story tells more, the render said who signs the mail
+#: (``RenderedMail.narrator``), a receipt titled ``Re: <his subject>`` stopped asking for the game
+#: day's, the rules told a receipt's action and readers at once (``receipt``), and every pack's
+#: wording of the parser's errors came with the inbox settings: a vote 17; then 15 once the parser
+#: parsed and routed the raw mail in one call (``parse_and_route``) and built its own context of the
+#: parts the narrator names (``read_for``)). Issue 21's aim for the vote, 15, is reached: what is
+#: left of it is the parser's (parse and route, the game's info once per batch, read), the rules'
+#: (the registry, load, view, the vote value, apply, the sender's choices read, his receipt, the
+#: roles told, dump) and the stories' (the cast, the key, the render).
 VOTE_BUDGET = 15
 DAY_BUDGET = 29
 PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
