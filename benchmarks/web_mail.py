@@ -7,13 +7,15 @@ as `narrator serve` runs them).  Two runs, each on games of its own (`--games` W
 1. votes arrive by SMTP at `--rate` votes/s (open loop: each at its own moment, one connection
    per vote, from client processes), nobody reads a page;
 2. the same, while `--fetchers` client processes fetch the public page of one of the run's
-   games (`/games/{name}`) over and over, as fast as the daemon serves them.
+   games (`/games/{name}`) at `--page-rate` pages/s in all (open loop);
+3. the same, the fetchers fetching over and over, as fast as the daemon serves them.
 
 A vote's receipt latency is the time from the moment its client began to send it to the moment
 its receipt was queued in the outbox (its row's ``created_at``).  Prints the median, p90, p99
-and the largest latency of both runs, their ratios (with pages / without), and the pages served
+and the largest latency of the runs, their ratios (with pages / without), and the pages served
 per second.  Prints figures; asserts nothing.  Usage:
-    python benchmarks/web_mail.py [--games 2] [--players 100] [--rate 20] [--fetchers 2]
+    python benchmarks/web_mail.py [--games 2] [--players 100] [--rate 20] [--fetchers 2]\
+        [--page-rate 10]
 """
 
 from __future__ import annotations
@@ -65,13 +67,17 @@ def send_open_loop(
 CLIENTS = 4  # sending processes: a slow answer never holds back the next vote's moment
 
 
-def fetch_until(url: str, until: float) -> int:
-    """Fetch `url` over and over until the wall clock reaches `until`; return the count."""
+def fetch_until(url: str, start: float, until: float, interval: float) -> int:
+    """Fetch `url` from `start` until the wall clock reaches `until`, one fetch every `interval`
+    seconds (open loop; 0: over and over, as fast as it is served); return the count."""
     count = 0
+    time.sleep(max(0.0, start - time.time()))
     while time.time() < until:
         with urllib.request.urlopen(url, timeout=60) as response:
             response.read()
         count += 1
+        if interval:
+            time.sleep(max(0.0, start + count * interval - time.time()))
     return count
 
 
@@ -123,6 +129,7 @@ async def one_run(
     rate: float,
     fetchers: int,
     page: str,
+    page_rate: float = 0.0,
 ) -> tuple[dict[str, float], float]:
     """One run; returns the latencies' summary and the pages served per second."""
     smtp, web = free_port(), free_port()
@@ -141,8 +148,12 @@ async def one_run(
         start = time.time() + 1.0
         seconds = total / rate
         url = f"http://127.0.0.1:{web}{page}"
+        interval = fetchers / page_rate if page_rate else 0.0
         fetching = [
-            loop.run_in_executor(pool, fetch_until, url, start + seconds) for _ in range(fetchers)
+            loop.run_in_executor(
+                pool, fetch_until, url, start + n * interval / fetchers, start + seconds, interval
+            )
+            for n in range(fetchers)
         ]
         batches = [votes[n::CLIENTS] for n in range(CLIENTS)]
         senders = [
@@ -165,6 +176,7 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
     factory = session_factory(engine)
     print(f"setting up 2 x {args.games} games x {args.players} players")
     quiet = set_up_games(factory, args.games, args.players, speed=2 * 86400, prefix="Q")
+    steady = set_up_games(factory, args.games, args.players, speed=2 * 86400, prefix="S")
     busy = set_up_games(factory, args.games, args.players, speed=2 * 86400, prefix="P")
     engine.dispose()
     context = multiprocessing.get_context("spawn")
@@ -173,7 +185,17 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
         without, _ = await one_run(
             pool, database, workdir, quiet, rate=args.rate, fetchers=0, page="/games/Q1"
         )
-        with_pages, served = await one_run(
+        at_rate, steady_served = await one_run(
+            pool,
+            database,
+            workdir,
+            steady,
+            rate=args.rate,
+            fetchers=args.fetchers,
+            page="/games/S1",
+            page_rate=args.page_rate,
+        )
+        flat_out, served = await one_run(
             pool,
             database,
             workdir,
@@ -183,14 +205,20 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
             page="/games/P1",
         )
     print(f"{len(quiet)} votes per run at {args.rate:g} votes/s (open loop)")
-    print(f"{'receipt latency':24} {'no pages':>10} {'with pages':>11} {'ratio':>7}")
-    for key in ("median", "p90", "p99", "max"):
-        a, b = without[key], with_pages[key]
-        print(f"  {key:22} {1000 * a:8.0f}ms {1000 * b:9.0f}ms {b / a:7.2f}")
     print(
-        f"pages served meanwhile: {served:.1f}/s by {args.fetchers} fetchers "
-        f"(the public page of a {args.players}-player game)"
+        f"pages: {steady_served:.1f}/s offered at {args.page_rate:g}/s, then {served:.1f}/s "
+        f"flat out, by {args.fetchers} fetchers (the public page of a {args.players}-player game)"
     )
+    print(
+        f"{'receipt latency':16} {'no pages':>9} {'pages/s':>9} {'ratio':>6} {'flat out':>9} "
+        f"{'ratio':>6}"
+    )
+    for key in ("median", "p90", "p99", "max"):
+        a, b, c = without[key], at_rate[key], flat_out[key]
+        print(
+            f"  {key:14} {1000 * a:7.0f}ms {1000 * b:7.0f}ms {b / a:6.2f} {1000 * c:7.0f}ms "
+            f"{c / a:6.2f}"
+        )
 
 
 def main() -> None:
@@ -199,6 +227,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=100, help="players per game (100)")
     parser.add_argument("--rate", type=float, default=20.0, help="votes per second (20)")
     parser.add_argument("--fetchers", type=int, default=2, help="page-fetching clients (2)")
+    parser.add_argument(
+        "--page-rate",
+        type=float,
+        default=10.0,
+        help="pages per second offered in the second run (10: each of a 100-player game's "
+        "players opening the page every 10 s); the third run fetches flat out",
+    )
     args = parser.parse_args()
     began = datetime.now(UTC)
     with tempfile.TemporaryDirectory() as tmp:
