@@ -71,7 +71,7 @@ from narrator.service.inbox import (
 from narrator.service.mailer import Mailer
 from narrator.service.notices import notify_admins_of_failure
 from narrator.service.pages import build_missing_pages
-from narrator.service.wiring import inbox_settings, make_mailer, utc_now
+from narrator.service.wiring import check_story_defaults, inbox_settings, make_mailer, utc_now
 from narrator.web.admin import Panel
 from narrator.web.app import Site, make_app
 from narrator.web.server import WebServer
@@ -378,6 +378,7 @@ class Daemon:
 
     async def _start(self) -> None:
         config, options = self.config, self.options
+        check_story_defaults(config)
         url = config.database_url
         if options.migrate:
             await asyncio.to_thread(upgrade, url)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.config import Config
+from narrator.config import Config, ConfigError
 from narrator.db import transaction
 from narrator.outbound.outbox import outbox_sender
 from narrator.outbound.sender import PassReport
@@ -17,7 +17,9 @@ from narrator.service.authenticity import reply_addresses_from_config, sender_au
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import limits_from_config
 from narrator.service.mailer import Mailer, page_links_from_config
+from rules.core.registry import ruleset_ids
 from stories import FileStore
+from stories.words import languages_of
 
 
 def utc_now() -> datetime:
@@ -35,6 +37,28 @@ def inbox_settings(config: Config) -> InboxSettings:
         limits=limits_from_config(config),
         sender_auth=sender_auth_from_config(config),
     )
+
+
+def check_story_defaults(config: Config) -> None:
+    """Refuse a ``[narrator]`` ruleset and language without a story pack between them: mail that
+    names no game is answered in that language with that ruleset's words and templates.
+
+    Raises ConfigError naming the languages the ruleset has (or the rulesets there are)."""
+    ruleset, language = config.narrator.ruleset, config.narrator.language
+    label = str(config.path) if config.path else "built-in defaults"
+    if ruleset not in ruleset_ids():
+        raise ConfigError(
+            f"{label}: 'narrator.ruleset' is \"{ruleset}\", which is no ruleset: choose one of "
+            + ", ".join(ruleset_ids())
+        )
+    languages = languages_of(ruleset)
+    if language not in languages:
+        raise ConfigError(
+            f'{label}: \'narrator.language\' is "{language}", but the ruleset "{ruleset}" '
+            f"('narrator.ruleset') has story packs in {', '.join(languages)} only; mail that "
+            "names no game is answered in that language with that ruleset's stories: choose "
+            "one of those languages, or a ruleset that has a pack in yours"
+        )
 
 
 def make_mailer(config: Config, factory: sessionmaker[Session]) -> Mailer:

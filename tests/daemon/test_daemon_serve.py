@@ -122,6 +122,29 @@ def test_serve_reports_a_taken_port_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+def test_serve_refuses_a_language_the_default_ruleset_has_no_stories_in(tmp_path: Path) -> None:
+    """Mail that names no game is answered in [narrator] language with [narrator] ruleset's
+    stories: Italian with Wakkerdam (Dutch and English only) could answer nothing."""
+    (tmp_path / "narrator.toml").write_text(
+        f'[narrator]\nlanguage = "it"\n[inbound.smtp]\nport = {free_port()}\n[web]\nport = 0\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("narrator: error: ") and "'narrator.language' is \"it\"" in last
+    assert '"wakkerdam"' in last and "en, nl only" in last
+    assert "Traceback" not in done.stderr
+
+
 def test_serve_on_a_read_only_database_says_which_file_in_one_line(tmp_path: Path) -> None:
     """Issue 24: a read-only SQLite database was an 80-line traceback and exit 1."""
     database = tmp_path / "narrator.db"

@@ -427,6 +427,25 @@ def test_a_death_by_the_detonator_is_told_as_the_blast_not_a_last_word(renderer:
         assert "his own detonator" in told[0] and "blast of the Terrorist's detonator" in told[1]
 
 
+def test_a_dead_secretary_is_mourned_not_shown_walking_out(renderer: Renderer) -> None:
+    """A Secretary who lost the post by dying does not walk out of the town hall, nor is told
+    that he has no shield from now on; a Secretary whose Mayor fell is not told of the Mayor
+    with the Secretary's pronoun."""
+    for theme in THEMES:
+        key = StoryKey(RULESET, LANGUAGE, theme, "secretary_lost")
+        context = {"game": _game(theme, "vote_moves"), "players": CAST, "recipient": None}
+        for source in renderer.variants(key):
+            for reason in ("dead", "mayor_lost"):
+                event = Event.from_dict(
+                    {"type": "secretary_lost", "player": "Anna", "reason": reason}, RULESET
+                )
+                text = renderer.render_source_event(source, context, event, Random(0))
+                if reason == "dead":
+                    assert "walking out" not in text and "no shield" not in text, (source, text)
+                else:
+                    assert "with her" not in text, (source, text)
+
+
 def test_the_agents_role_mail_says_a_post_keeps_him_in_the_game(renderer: Renderer) -> None:
     """docs/rules/mafia.md §17.1, ruling 85: he leaves after day 3's vote unless he holds a
     post then, and stays while he holds it."""
