@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from rules import Accepted, ActionChoice, Choices, Seat, Settings, Vote
@@ -100,6 +101,7 @@ def play_and_compare(setup: Setup, policy: Policy) -> None:
         state = RS.resolve(state).state
 
 
+@pytest.mark.slow  # property-based games (`make test-fast` leaves them out)
 @settings(
     max_examples=200,
     derandomize=True,
@@ -112,6 +114,7 @@ def test_shared_choices_equal_the_per_player_computation(setup: Setup, policy: P
     play_and_compare(setup, policy)
 
 
+@pytest.mark.slow  # property-based games (`make test-fast` leaves them out)
 @settings(
     max_examples=15,
     derandomize=True,

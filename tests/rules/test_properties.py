@@ -608,6 +608,7 @@ REPLAYS = settings(
 )
 
 
+@pytest.mark.slow  # property-based games (`make test-fast` leaves them out)
 @pytest.mark.parametrize("part", range(GAME_PARTS))
 def test_random_games_end_legally_and_keep_the_invariants(part: int) -> None:
     """Steps, who is asked, votes and verdicts, deaths, winners and events follow the spec."""
@@ -638,6 +639,7 @@ def test_a_game_where_everybody_misses_every_vote_ends(setup: Setup) -> None:
     assert causes <= CAUSES - {"weerwolven", "vampiers", "psychopaat", "witte_weerwolf", "gif"}
 
 
+@pytest.mark.slow  # property-based games (`make test-fast` leaves them out)
 @REPLAYS
 @given(setup=setups(), policy=policies(max_random_steps=60), where=st.floats(0, 1))
 def test_seed_and_votes_replay_to_the_same_transcript(
@@ -656,6 +658,7 @@ def test_seed_and_votes_replay_to_the_same_transcript(
     assert end["winners"] == list(game.final.winners) and end["teams"] == list(game.final.teams)
 
 
+@pytest.mark.slow  # property-based games (`make test-fast` leaves them out)
 @REPLAYS
 @given(setup=setups(), policy=policies(max_random_steps=40))
 def test_every_state_survives_dump_and_load(setup: Setup, policy: Policy) -> None:

@@ -195,6 +195,7 @@ def test_a_player_votes_in_his_page_with_the_browser(
     assert len(receipts) >= by_page
 
 
+@pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_an_admin_logs_in_starts_a_game_and_closes_a_step(
     factory: sessionmaker[Session], browser: object, tmp_path: Path
 ) -> None:
