@@ -66,6 +66,19 @@ def start_serve(workdir: Path, port: int, web_port: int = 0) -> subprocess.Popen
     )
 
 
+def serve_until_it_stops(workdir: Path) -> subprocess.CompletedProcess[str]:
+    """`narrator serve` on ``workdir/narrator.toml``, expected to refuse to start."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.run(
+        [sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
     tmp_path: Path, stop_signal: signal.Signals
@@ -129,15 +142,7 @@ def test_serve_refuses_a_language_the_default_ruleset_has_no_stories_in(tmp_path
         f'[narrator]\nlanguage = "it"\n[inbound.smtp]\nport = {free_port()}\n[web]\nport = 0\n',
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    done = subprocess.run(
-        [sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = serve_until_it_stops(tmp_path)
     assert done.returncode == 2, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("narrator: error: ") and "'narrator.language' is \"it\"" in last
@@ -154,15 +159,7 @@ def test_serve_on_a_read_only_database_says_which_file_in_one_line(tmp_path: Pat
         f'[narrator]\ndatabase = "{read_only}"\n[inbound.smtp]\nport = {free_port()}\n',
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    done = subprocess.run(
-        [sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = serve_until_it_stops(tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         f"narrator: error: cannot start: the SQLite database {database} is read-only: "
