@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from operator import attrgetter, is_
 from typing import Annotated
 
 from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec
 from rules.core.model import Settings
+from rules.core.votefree import VoteFreeViews, vote_free_getter
 from rules.wakkerdam.actions import shared_targets_table
 
 RULESET_ID = "wakkerdam"
@@ -186,35 +186,11 @@ class GameState:
 
 
 @dataclass(frozen=True, eq=False)  # one table, shared by identity
-class VoteFree:
-    """The views of a state that depend on no vote, computed at most once (each on first use)
-    for all the states that differ only in their votes: a vote's new state holds the same
-    table (:meth:`GameState.with_votes`), by identity.
+class VoteFree(VoteFreeViews["GameState"]):
+    """The views of a state that depend on no vote (:class:`VoteFreeViews`), with this
+    ruleset's own."""
 
-    ``state`` is the state the table was built for; its votes are never read.
-    """
-
-    state: GameState
-
-    @cached_property
-    def key(self) -> tuple[object, ...]:
-        """The values of :attr:`state`'s fields that the views depend on (all but the votes)."""
-        return tuple(_vote_free_fields(self.state))
-
-    def fits(self, other: GameState) -> bool:
-        """Whether ``other`` differs from :attr:`state` in its votes only (field by field,
-        by identity: a state built anew gets a table of its own)."""
-        return self.state is other or all(map(is_, self.key, _vote_free_fields(other)))
-
-    @cached_property
-    def index(self) -> Mapping[str, int]:
-        """Player name -> seat number."""
-        return {player.name: seat for seat, player in enumerate(self.state.players)}
-
-    @cached_property
-    def folded_names(self) -> Mapping[str, str]:
-        """Case-folded name -> canonical name."""
-        return {player.name.casefold(): player.name for player in self.state.players}
+    FIELDS = vote_free_getter(GameState)
 
     @cached_property
     def living_names(self) -> tuple[str, ...]:
@@ -244,13 +220,6 @@ class VoteFree:
         and their positions: computed once, for every action of the step at once, then read
         only (:func:`rules.wakkerdam.actions.shared_targets_table` reads no vote)."""
         return shared_targets_table(self.state)
-
-
-_vote_free_fields = attrgetter(
-    *(spec.name for spec in fields(GameState) if spec.name not in {"votes", "table"})
-)
-"""The values of the fields a :class:`VoteFree` table depends on (all but the votes), in a
-tuple."""
 
 
 CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)
