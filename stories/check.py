@@ -24,7 +24,7 @@ from stories.context import (
 )
 from stories.helpers import Helpers, StoryError, helper_names
 from stories.keys import BASE_THEME, MAIL_TYPES, OPTIONAL_MAILS, StoryKey, keys_of
-from stories.layout import BIG_GAME, ROSTER_SEPARATOR, choices_elsewhere, link_lines
+from stories.layout import BIG_GAME, ROSTER_SEPARATOR, choices_elsewhere, is_big, link_lines
 from stories.pack import PackError, load_pack
 from stories.render import Renderer, main_theme
 from stories.samples import (
@@ -247,19 +247,34 @@ def _mail_content_problems(
                     f"{origin}: the big game's reminder for {action.kind} lists {len(listed)} "
                     f"choices (at most {BIG_GAME}: see unlisted(a))"
                 )
-    if source.key.event not in ("role", "step"):
+    if source.key.event not in ("role", "step", "error"):
         return
     words = Renderer(MemoryStore()).words(source.key)
     helpers = Helpers(words, sample_players(source.key.ruleset), random.Random(0))
+    cast = players_from(context.get("players", ()))
     if source.key.event == "role":
         role = context["role"]
         if helpers.role_name(role) not in text:
             yield f"{origin}: the role mail for {role} does not name the role"
+        link = context.get("game_link")
+        if link and is_big(cast):  # a big game: the game's page, not every name
+            yield from _big_list_problems(
+                f"{origin}: the big game's role mail",
+                [p.name for p in cast],
+                str(link),
+                text,
+                "unlisted(players)",
+            )
+    if source.key.event == "error":
+        choices = context.get("choices") or ()
+        elsewhere = choices_elsewhere(choices, cast, context.get("page_link"), words, helpers.count)
+        if elsewhere:  # a big game: where the choices are, not a list of them
+            what = f"{origin}: the big game's error mail"
+            yield from _big_list_problems(what, choices, elsewhere, text, "unlisted(choices)")
     if source.key.event == "step":
-        cast = players_from(context["players"])
         for action in context["actions"]:
             elsewhere = choices_elsewhere(
-                action, cast, context.get("page_link"), words, helpers.count
+                action.choices, cast, context.get("page_link"), words, helpers.count
             )
             if elsewhere:  # a big game: where the choices are, not a list of them
                 yield from _big_step_problems(origin, action, elsewhere, context, text)
@@ -278,17 +293,27 @@ def _big_step_problems(
 ) -> Iterable[str]:
     """A big game's step mail: it says where the choices are (the line `elsewhere`), lists no
     more than :data:`BIG_GAME` of them, and its roster links the game's page."""
-    if elsewhere not in text:
-        yield f"{origin}: the big game's step mail for {action.kind} does not say {elsewhere!r}"
-    listed = [name for name in action.choices if name in text]
-    if len(listed) > BIG_GAME:
-        yield (
-            f"{origin}: the big game's step mail for {action.kind} lists {len(listed)} "
-            f"choices (at most {BIG_GAME}: write unlisted(a) instead of the list)"
-        )
+    what = f"{origin}: the big game's step mail for {action.kind}"
+    yield from _big_list_problems(what, action.choices, elsewhere, text, "unlisted(a)")
     link = context.get("game_link")
     if link and link not in text:
         yield f"{origin}: the big game's step mail does not link the game's page {link}"
+
+
+def _big_list_problems(
+    what: str, names: Sequence[str], said: str, text: str, instead: str
+) -> Iterable[str]:
+    """A big game's mail (`what`): it says `said` (the line with the reader's page or the
+    game's, where the `names` are) and lists no more than :data:`BIG_GAME` of them (the
+    template writes `instead` instead of the list)."""
+    if said not in text:
+        yield f"{what} does not say {said!r}"
+    listed = [name for name in names if name in text]
+    if len(listed) > BIG_GAME:
+        yield (
+            f"{what} lists {len(listed)} names (at most {BIG_GAME}: write {instead} instead "
+            "of the list)"
+        )
 
 
 #: The mails to a player, which open with a greeting and close with the narrator's signature

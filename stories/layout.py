@@ -9,7 +9,7 @@ facts the text tells: so a new pack or a reworded template needs nothing here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -182,16 +182,32 @@ def summed_roster(
     )
 
 
+def is_unlisted(choices: Sized, cast: Cast) -> bool:
+    """Whether a big game's mail leaves these `choices` to the reader's page: more than
+    :data:`BIG_GAME` of them, in a big game (the mail needs his page's link to say so)."""
+    return len(choices) > BIG_GAME and is_big(cast)
+
+
 def choices_elsewhere(
-    action: Action, cast: Cast, page_link: str | None, words: Words, count: Callable[..., str]
+    choices: Sized, cast: Cast, page_link: str | None, words: Words, count: Callable[..., str]
 ) -> str:
-    """The line a big game's step mail writes instead of `action`'s list of choices when that
-    list is longer than :data:`BIG_GAME`: how many, and the reader's own page (`page_link`)
-    where they are.  "" when the mail lists them (a small game, a short list, no page)."""
-    if page_link is None or len(action.choices) <= BIG_GAME or not is_big(cast):
+    """The line a big game's mail (a step mail, a reminder, an error reply) writes instead of
+    its list of `choices` when that list is longer than :data:`BIG_GAME`: how many, and the
+    reader's own page (`page_link`) where they are.  "" when the mail lists them (a small
+    game, a short list, no page)."""
+    if page_link is None or not is_unlisted(choices, cast):
         return ""
-    many = count(len(action.choices), *words.mail.name_forms)
+    many = count(len(choices), *words.mail.name_forms)
     return fill(words.mail.choices_elsewhere, count=many, url=page_link)
+
+
+def roster_elsewhere(cast: Cast, words: Words, names: Callable[..., str], link: str | None) -> str:
+    """The line a big game's mail (a role mail) writes instead of naming every player of
+    `cast`: its summed-up roster (:func:`summed_roster`: the counts and the public game page
+    `link`) in one line.  "" when the mail names them (a small game, no game page)."""
+    if link is None or not is_big(cast):
+        return ""
+    return " ".join(summed_roster(cast, words, names, link, ()).summary)
 
 
 def _actions_asked(mail: str, ctx: Mapping[str, Any]) -> list[tuple[Action, Sequence[str]]]:
@@ -432,7 +448,10 @@ def lay_out(
     for action, choices in asked:
         heading, written = _move_heading(action, words)
         # A big game's long list: the story's line saying where the choices are stands for it.
-        elsewhere = unlisted(action) if unlisted is not None and choices is action.choices else ""
+        # (A step mail's are its action's; an error reply's, the valid names it gives.)
+        elsewhere = (
+            "" if unlisted is None else unlisted(action if choices is action.choices else choices)
+        )
         labels = tuple(label_of(choices)) if action.max > 0 and not elsewhere else ()
 
         def joined(labels: tuple[str, ...] = labels) -> list[str]:

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 from rules.core.registry import UnknownRuleset, get_ruleset
 from stories.context import (
     Action,
+    Cast,
     ContextError,
     Event,
     Game,
@@ -37,6 +38,7 @@ from stories.layout import (
     is_big,
     link_lines,
     mail_html,
+    roster_elsewhere,
     roster_of,
     summed_roster,
 )
@@ -282,10 +284,18 @@ class Renderer:
         page_link = None if link is None else clean_text(str(link))
         helper = helpers.as_dict()
 
-        def unlisted(action: Action) -> str:
-            """The line a big game's mail writes instead of `action`'s long list of choices
-            (its count and the reader's page); "" when the mail lists them."""
-            return choices_elsewhere(action, players, page_link, words, helper["count"])
+        game_link = context.get("game_link")
+        roster_link = None if game_link is None else clean_text(str(game_link))
+
+        def unlisted(listed: Action | Sequence[str]) -> str:
+            """The line a big game's mail writes instead of a long list (docs/stories.md, "A
+            big game"): of an action's choices or of the names an error reply gives, their
+            count and the reader's page; of the `players`, the summed-up roster and the
+            game's page.  "" when the mail lists them."""
+            if isinstance(listed, Cast):
+                return roster_elsewhere(listed, words, helper["names"], roster_link)
+            choices = listed.choices if isinstance(listed, Action) else listed
+            return choices_elsewhere(choices, players, page_link, words, helper["count"])
 
         return {
             **helper,
@@ -500,17 +510,17 @@ class Renderer:
 
 
 def _unlisted_of(
-    actions: Sequence[Action], unlisted: Callable[[Action], str]
-) -> Callable[[Action], str]:
+    actions: Sequence[Action], unlisted: Callable[[Action | Sequence[str]], str]
+) -> Callable[[Action | Sequence[str]], str]:
     """`unlisted` with its line for each of a mail's `actions` worked out once for the mail
-    (its template and its layout both ask), by identity; any other action as `unlisted`."""
+    (its template and its layout both ask), by identity; anything else as `unlisted`."""
     lines = [(action, unlisted(action)) for action in actions]
 
-    def once(action: Action) -> str:
+    def once(listed: Action | Sequence[str]) -> str:
         for asked, line in lines:
-            if asked is action:
+            if asked is listed:
                 return line
-        return unlisted(action)
+        return unlisted(listed)
 
     return once
 

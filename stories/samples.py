@@ -253,11 +253,69 @@ def big_players(ruleset: str) -> tuple[Player, ...]:
 
 
 def big_mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
-    """A big game's step or reminder mail asking each action kind (:func:`big_sample`); none
-    for the other mails.  `stories check` renders them besides :func:`mail_samples`."""
-    if key.event in ("step", "reminder") and _has_words(key):
+    """A big game's step or reminder mail asking each action kind (:func:`big_sample`), role
+    mail (:func:`big_role_sample`) and error replies (:func:`big_error_samples`); none for the
+    other mails.  `stories check` renders them besides :func:`mail_samples`."""
+    if not _has_words(key):
+        return
+    if key.event in ("step", "reminder"):
         for kind in action_kinds(key.ruleset):
             yield big_sample(key, kind)
+    elif key.event == "role":
+        yield big_role_sample(key)
+    elif key.event == "error":
+        yield from big_error_samples(key)
+
+
+def big_role_sample(key: StoryKey) -> dict[str, Any]:
+    """The role mail of a big game at its start: the first role the ruleset tells, the big
+    sample players (:func:`big_players`), the reader's page and the game's."""
+    rules = get_ruleset(key.ruleset)
+    role = _id_sets(key.ruleset)["told_roles"][0]
+    facts: Sequence[Mapping[str, Any]] = _table(load_pack(key.ruleset), "mails").get(
+        "role_facts"
+    ) or ({},)
+    players = big_players(key.ruleset)
+    return {
+        "game": sample_game(key, None, mayor=None),
+        "players": players,
+        "recipient": players[0].name,
+        "player": players[0].name,
+        "role": role,
+        "team": rules.roles[role].team,
+        "mates": (),
+        "announced": (),
+        "facts": facts[0],
+        "page_link": BIG_PAGE_LINK,
+        "game_link": BIG_GAME_LINK,
+    }
+
+
+def big_error_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
+    """A big game's error replies that give the choices: a refused vote (its action and every
+    living player to choose from, as the rules refuse it) and a mail the parser could not
+    read (the valid names, no action), with the reader's page and the game's."""
+    players = big_players(key.ruleset)
+    pack = load_pack(key.ruleset)
+    kinds = action_kinds(key.ruleset)
+    kind = str(_table(pack, "actions").get("error_action", kinds[0] if kinds else ""))
+    if not kind:
+        return
+    living = tuple(p.name for p in players if p.alive)
+    action = replace(sample_action(key.ruleset, kind, 1), choices=living)
+    for code, asked in (("wrong-count", action), ("too-many-names", None)):
+        yield {
+            "game": sample_game(key, _step_of_action(pack, kind)),
+            "players": players,
+            "recipient": players[0].name,
+            "player": players[0].name,
+            "code": code,
+            "message": "",
+            "action": asked,
+            "choices": living,
+            "page_link": BIG_PAGE_LINK,
+            "game_link": BIG_GAME_LINK,
+        }
 
 
 def big_sample(key: StoryKey, kind: str) -> dict[str, Any]:

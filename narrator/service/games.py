@@ -56,7 +56,7 @@ from rules.core.view import GameView
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
 from stories.context import story_events
-from stories.layout import DEATH_EVENTS
+from stories.layout import DEATH_EVENTS, is_unlisted
 from stories.render import moment_of
 from stories.words import load_words
 
@@ -700,7 +700,10 @@ class _Voting:
                 "choices": action["choices"] if action else [],
             }
         )
-        return _letter(batch, self.player, "error", context, self.identity, self.reply)
+        letter = _letter(batch, self.player, "error", context, self.identity, self.reply)
+        if is_unlisted(context["choices"], context["players"]):
+            return _personal(letter, self.player)  # a big game's: his choices are on his page
+        return letter
 
     def accept(self, state: RulesState) -> list[Letter]:
         """Store the vote (state, log, vote row); return its receipt and the group's copies."""

@@ -75,6 +75,7 @@ from parsing import Vote as ParsedVote
 from parsing.messages import Explain
 from parsing.names import looks_like
 from rules.core.model import ActionChoice
+from stories.layout import is_unlisted
 from stories.lexicon import (
     choice_label,
     choice_words_for,
@@ -891,12 +892,15 @@ def _error_reply(
         reveal = Reveal(dead=table.game.reveal_roles)  # the dead's: not even his own role
         context["players"] = roster(players, view, roles, reveal)
     sender_player = next((p for p in players if p.email == parsed.sender), None)
+    page = None
     if sender_player is not None:
         context["recipient"] = context["player"] = sender_player.name
+        if table is not None and is_unlisted(error.choices, table.cast()):
+            page = sender_player  # a big game's: his choices are on his page, which it links
     language = error.language or settings.language
     draft = Draft("error", context, identity, game=game, language=language)
     to = Recipient(parsed.sender, parsed.sender_name, identity)
-    return Letter(error.kind, draft, (to,), game=game, reply=reply)
+    return Letter(error.kind, draft, (to,), game=game, reply=reply, page=page)
 
 
 def _forward_help(mail: _Mail) -> Verdict[_Mail]:

@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from random import Random
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, OutboxMessage, Player, fold_name
 from narrator.service import games as service
+from narrator.service.inbox import InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from narrator.web.tokens import PageLinks
 from stories import FileStore
+from stories.helpers import Helpers
 from stories.layout import BIG_GAME, fill
 from stories.words import load_words
 
@@ -192,3 +197,124 @@ def test_a_small_games_step_mail_still_lists_every_name(
         for name in living:
             assert name in roster and name in story, (name, roster)
         assert "/games/" not in text
+
+
+def _outbox(factory: sessionmaker[Session], kind: str, after: int = 0) -> list[EmailMessage]:
+    """The queued mails of `kind` after outbox row `after`, as their readers read them."""
+    with factory.begin() as session:
+        rows = session.scalars(
+            select(OutboxMessage)
+            .where(OutboxMessage.id > after, OutboxMessage.kind == kind)
+            .order_by(OutboxMessage.id)
+        ).all()
+        raws = [row.raw for row in rows]
+    mails = [email.message_from_bytes(raw, policy=email.policy.default) for raw in raws]
+    return [m for m in mails if isinstance(m, EmailMessage)]
+
+
+def _last_outbox_id(factory: sessionmaker[Session]) -> int:
+    with factory.begin() as session:
+        return session.scalar(select(OutboxMessage.id).order_by(OutboxMessage.id.desc())) or 0
+
+
+def _start(factory: sessionmaker[Session], pack: tuple[str, str, str], players: int) -> None:
+    game_id = _new_game(factory, *pack, players)
+    mailer = Mailer(FileStore(), "verteller@example.org", pages=PAGES)
+    with unit_of_work(factory) as work:
+        service.start_game(work, mailer, work.session.get(Game, game_id), now=NOW, seed=3)
+
+
+@pytest.mark.parametrize("pack", PACKS[:3])
+def test_a_big_games_role_mails_sum_up_the_players_and_link_the_game_page(
+    factory: sessionmaker[Session], pack: tuple[str, str, str]
+) -> None:
+    """(Not Mafia: a Mafia game has at most 40 players, never a big game; tests/stories renders
+    its role mail with a big sample all the same.)"""
+    players = 60
+    _start(factory, pack, players)
+    mails = _outbox(factory, "role")
+    assert len(mails) == players
+    words = load_words(pack[0], pack[1]).mail
+    game_link = f"{BASE_URL}/games/Groot"
+    everybody = _names(players)
+    for mail in mails[:3]:
+        text, html = _text(mail), _html(mail)
+        # How many play, and where every name is: the game's page (and his own, as ever).
+        summary = " ".join(
+            [
+                fill(words.roster_count, alive=str(players), dead="0"),
+                fill(words.roster_link, url=game_link),
+            ]
+        )
+        assert summary in text, text
+        assert game_link in html
+        assert f"{BASE_URL}/p/" in text
+        # No list of the village: his own name, a mate or two, not every name.
+        shown = [name for name in everybody if re.search(rf"\b{name}\b", text)]
+        assert len(shown) <= 5, shown
+        assert len(text) < 4000, len(text)
+
+
+@pytest.mark.parametrize("pack", PACKS[:3])
+def test_a_small_games_role_mail_still_names_every_player(
+    factory: sessionmaker[Session], pack: tuple[str, str, str]
+) -> None:
+    _start(factory, pack, 12)
+    for mail in _outbox(factory, "role")[:3]:
+        text = _text(mail)
+        for name in _names(12):
+            assert name in text, (name, text)
+        assert "/games/" not in text
+
+
+def _write(factory: sessionmaker[Session], name: str, body: str, language: str) -> str:
+    """`name` mails `body` to the game Groot; return what the narrator made of it."""
+    raw = (
+        f"From: {name} <{name.lower()}@example.org>\r\nTo: verteller@example.org\r\n"
+        f"Subject: Groot\r\nMessage-ID: <{name.lower()}.{len(body)}@example.org>\r\n"
+        f"Date: Fri, 20 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"\r\n{body}\r\n"
+    ).encode()
+    DbSink(factory).store_sync(raw, source="inject")
+    mailer = Mailer(FileStore(), "verteller@example.org", pages=PAGES)
+    settings = InboxSettings(address="verteller@example.org", language=language)
+    return process_pending(factory, mailer, settings, lambda: NOW)[-1].what
+
+
+@pytest.mark.parametrize(
+    ("pack", "players"), [(("wakkerdam", "nl", "wakkerdam"), 100), (("lupus", "it", "lupus"), 60)]
+)
+def test_a_big_games_error_mail_counts_the_choices_and_links_his_page(
+    factory: sessionmaker[Session], pack: tuple[str, str, str], players: int
+) -> None:
+    _mails, living, _fallen = _step_mails(factory, pack, players)
+    before = _last_outbox_id(factory)
+    voter = living[0]
+    # A vote that names nobody: the parser's error, with what he may choose.
+    assert _write(factory, voter, "Hallo allemaal", pack[1]) == "error: no-name"
+    [mail] = _outbox(factory, "error", before)
+    text, html = _text(mail), _html(mail)
+    words = load_words(pack[0], pack[1])
+    helpers = Helpers(words, (), Random(0))
+    page = f"{BASE_URL}/p/"
+    count = helpers.count(len(living), *words.mail.name_forms)
+    said = [line for line in text.splitlines() if page in line and count in line]
+    assert said and said[0].startswith(words.mail.choices_elsewhere.partition("{")[0]), text
+    assert page in html
+    shown = [name for name in living if name != voter and re.search(rf"\b{name}\b", text)]
+    assert len(shown) <= 2, shown
+    assert len(text) < 3000, len(text)
+
+
+def test_a_small_games_error_mail_still_lists_every_choice(
+    factory: sessionmaker[Session],
+) -> None:
+    pack = ("wakkerdam", "nl", "wakkerdam")
+    _mails, living, _fallen = _step_mails(factory, pack, 12)
+    before = _last_outbox_id(factory)
+    assert _write(factory, living[0], "Hallo allemaal", "nl") == "error: no-name"
+    [mail] = _outbox(factory, "error", before)
+    text = _text(mail)
+    for name in living:
+        assert f"- {name}\n" in text, (name, text)
+    assert "/p/" not in text

@@ -1,10 +1,11 @@
-"""A big game's mails in every shipped pack (stories.layout.BIG_GAME): a step mail says how
-many choices there are and links the reader's page instead of listing them, its roster and a
-story mail's give the counts, who just died and the game's page; `stories check` holds every
-step template to it."""
+"""A big game's mails in every shipped pack (stories.layout.BIG_GAME): a step mail and an error
+reply say how many choices there are and link the reader's page instead of listing them, a
+role mail, its roster and a story mail's give the counts (who just died) and the game's page;
+`stories check` holds every step, role and error template to it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from random import Random
 
@@ -20,6 +21,8 @@ from stories.samples import (
     BIG_PAGE_LINK,
     BIG_SAMPLE_EXTRA,
     action_kinds,
+    big_error_samples,
+    big_role_sample,
     big_sample,
     sample_game,
 )
@@ -112,37 +115,6 @@ def test_a_game_of_forty_living_players_is_no_big_game(renderer: Renderer) -> No
         assert f"- {name}\n" in mail.text
 
 
-def test_stories_check_refuses_a_big_games_step_mail_that_lists_every_choice() -> None:
-    source = StorySource(
-        StoryKey("wakkerdam", "nl", "wakkerdam", "step"),
-        9,
-        "{% block subject %}{{ game.name }} — {{ moment }}: jouw beurt{% endblock %}"
-        "{% block body %}Beste {{ player.name }},\n\n{% for a in actions %}Je keuzes:\n"
-        "{% for name in a.choices %}- {{ name }}\n{% endfor %}\n{% endfor %}\n"
-        "Stuur je stem voor {{ when(game.deadline) }} ({{ game.timezone }}).\n\n"
-        "De Verteller{% endblock %}",
-        "test/step.9.j2",
-    )
-    report = validate_source(source, Renderer(over_shipped(source)))
-    problems = report.problems
-    assert any("big game" in p and "lists" in p for p in problems), problems
-    assert any("does not say" in p for p in problems), problems
-
-
-def test_stories_check_refuses_a_big_games_reminder_that_lists_every_choice() -> None:
-    source = StorySource(
-        StoryKey("wakkerdam", "nl", "wakkerdam", "reminder"),
-        9,
-        "{% block subject %}{{ game.name }} — {{ moment }}: nog even{% endblock %}"
-        "{% block body %}Beste {{ player.name }},\n\n{% for a in actions %}"
-        'Je kunt kiezen uit {{ names(a.choices, "or") }}.\n{% endfor %}\n'
-        "De Verteller{% endblock %}",
-        "test/reminder.9.j2",
-    )
-    problems = validate_source(source, Renderer(over_shipped(source))).problems
-    assert any("big game's reminder" in p for p in problems), problems
-
-
 @pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())
 def test_a_big_games_reminder_names_no_village(
     renderer: Renderer, ruleset: str, language: str, theme: str
@@ -155,3 +127,101 @@ def test_a_big_games_reminder_names_no_village(
         listed = [name for name in extra if name in mail.text]
         assert len(listed) <= 3, (key, kind, listed)
         assert BIG_GAME_LINK in mail.text, (key, kind)
+
+
+@pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())
+def test_a_big_games_role_mail_sums_up_the_players_and_links_the_game(
+    renderer: Renderer, ruleset: str, language: str, theme: str
+) -> None:
+    key = StoryKey(ruleset, language, theme, "role")
+    context = big_role_sample(key)
+    mail = renderer.render_mail(key, context, 1)
+    extra = [p.name for p in context["players"][-BIG_SAMPLE_EXTRA:]]
+    listed = [name for name in extra if name in mail.text]
+    assert not listed, (key, listed)
+    words = load_words(ruleset, language).mail
+    alive, dead, exiled = cast_counts(Cast(context["players"]))
+    counts = fill(words.roster_count, alive=str(alive), dead=str(dead))
+    if exiled:  # out of play but living (Lupus)
+        counts += " " + fill(words.exiled, count=str(exiled)) + "."
+    summary = f"{counts} {fill(words.roster_link, url=BIG_GAME_LINK)}"
+    assert summary in mail.text, (key, mail.text)
+    assert BIG_GAME_LINK in mail.html and not [n for n in extra if n in mail.html], key
+
+
+def test_a_big_games_role_mail_without_the_pages_names_every_player(renderer: Renderer) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", "role")
+    context = {**big_role_sample(key), "game_link": None, "page_link": None}
+    mail = renderer.render_mail(key, context, 1)
+    for player in context["players"]:
+        assert player.name in mail.text
+    assert BIG_GAME_LINK not in mail.text
+
+
+@pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())
+def test_a_big_games_error_mail_counts_the_choices_and_links_his_page(
+    renderer: Renderer, ruleset: str, language: str, theme: str
+) -> None:
+    key = StoryKey(ruleset, language, theme, "error")
+    words = load_words(ruleset, language)
+    helpers = Helpers(words, (), Random(0))
+    for context in big_error_samples(key):
+        mail = renderer.render_mail(key, context, 1)
+        where = (key, context["code"])
+        extra = [p.name for p in context["players"][-BIG_SAMPLE_EXTRA:]]
+        listed = [name for name in extra if name in mail.text]
+        assert len(listed) <= 1, (where, listed)  # an example at most, not the list
+        many = helpers.count(len(context["choices"]), *words.mail.name_forms)
+        line = fill(words.mail.choices_elsewhere, count=many, url=BIG_PAGE_LINK)
+        assert line in mail.text, (where, mail.text)
+        assert f'href="{BIG_PAGE_LINK}"' in mail.html, where
+        assert len([n for n in extra if f">{n}<" in mail.html]) <= 1, where
+
+
+#: Templates that list a big game's village: what `stories check` says of each (patterns).
+LISTING_THE_VILLAGE = [
+    (
+        "step",
+        "{% block subject %}{{ game.name }} — {{ moment }}: jouw beurt{% endblock %}"
+        "{% block body %}Beste {{ player.name }},\n\n{% for a in actions %}Je keuzes:\n"
+        "{% for name in a.choices %}- {{ name }}\n{% endfor %}\n{% endfor %}\n"
+        "Stuur je stem voor {{ when(game.deadline) }} ({{ game.timezone }}).\n\n"
+        "De Verteller{% endblock %}",
+        ("big game's step mail .* lists", "does not say"),
+    ),
+    (
+        "reminder",
+        "{% block subject %}{{ game.name }} — {{ moment }}: nog even{% endblock %}"
+        "{% block body %}Beste {{ player.name }},\n\n{% for a in actions %}"
+        'Je kunt kiezen uit {{ names(a.choices, "or") }}.\n{% endfor %}\n'
+        "De Verteller{% endblock %}",
+        ("big game's reminder .* lists",),
+    ),
+    (
+        "role",
+        "{% block subject %}{{ game.name }} — je rol{% endblock %}"
+        "{% block body %}Beste {{ player.name }},\n\nJe bent {{ role_name(role) }}.\n\n"
+        'Spelers: {{ names(players | map(attribute="name")) }}.\n\n'
+        "De Verteller{% endblock %}",
+        ("big game's role mail lists", "big game's role mail does not say"),
+    ),
+    (
+        "error",
+        "{% block subject %}{{ game.name if game else 'De Verteller' }} — mis{% endblock %}"
+        "{% block body %}Beste speler,\n\n{{ error_text(code) }}\n"
+        "{% if choices %}\nJe kunt kiezen uit:\n{% for name in choices %}- {{ name }}\n"
+        "{% endfor %}{% endif %}\nDe Verteller{% endblock %}",
+        ("big game's error mail lists", "big game's error mail does not say"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("mail", "template", "said"), LISTING_THE_VILLAGE)
+def test_stories_check_refuses_a_big_games_mail_that_lists_the_village(
+    mail: str, template: str, said: tuple[str, ...]
+) -> None:
+    key = StoryKey("wakkerdam", "nl", "wakkerdam", mail)
+    source = StorySource(key, 9, template, f"test/{mail}.9.j2")
+    problems = validate_source(source, Renderer(over_shipped(source))).problems
+    for pattern in said:
+        assert any(re.search(pattern, p) for p in problems), (pattern, problems)
