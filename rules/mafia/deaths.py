@@ -166,9 +166,11 @@ def after_deaths(
     return state, tuple(events)
 
 
-def pass_son(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+def pass_son(
+    state: GameState, dead: Sequence[str], reason: str = ""
+) -> tuple[GameState, tuple[Event, ...]]:
     """§16.1: a dead Son of the Boss's living successor becomes the Son, unless he would be the
-    last `mafia` member alive."""
+    last `mafia` member alive (`reason`: as :func:`inherit`'s)."""
     sons = [name for name in dead if state.get(name).negative == "son_of_boss"]
     heir = state.find(state.successor) if state.successor else None
     if not sons or heir is None or not heir.alive or heir.negative != "mafia":
@@ -180,13 +182,23 @@ def pass_son(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Ev
         replace(p, negative="son_of_boss") if p.name == heir.name else p for p in state.players
     )
     partners = tuple(p.name for p in others)
-    event = SideRoleChange(heir.name, "son_of_boss", sons[0], (), partners)
+    event = SideRoleChange(
+        player=heir.name,
+        role="son_of_boss",
+        from_player=sons[0],
+        history=(),
+        reason=reason,
+        partners=partners,
+    )
     return replace(state, players=players, successor=None), (event,)
 
 
-def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Event, ...]]:
+def inherit(
+    state: GameState, dead: Sequence[str], reason: str = ""
+) -> tuple[GameState, tuple[Event, ...]]:
     """Give the roles freed by ``dead`` to the living Active citizens, in order (§8.3), and pass
-    a dead Son of the Boss's status to his successor (§16.1)."""
+    a dead Son of the Boss's status to his successor (§16.1); each ``role_change`` tells the
+    `reason` (``removed``: an admin's removal, ruling 94; "": a death)."""
     seat = {p.name: i for i, p in enumerate(state.players)}
     freed = sorted(
         (
@@ -207,7 +219,13 @@ def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Eve
         changes[heir] = holder.peaceful
         history = tuple(json.loads(text) for text in state.memory_of(holder.peaceful).history)
         events.append(
-            RoleChange(player=heir, role=holder.peaceful, from_player=holder.name, history=history)
+            RoleChange(
+                player=heir,
+                role=holder.peaceful,
+                from_player=holder.name,
+                history=history,
+                reason=reason,
+            )
         )
     players = tuple(
         replace(p, peaceful=changes[p.name]) if p.name in changes else p for p in state.players
@@ -216,5 +234,5 @@ def inherit(state: GameState, dead: Sequence[str]) -> tuple[GameState, tuple[Eve
     if "hero" in changes.values():  # an inherited Hero gives only his night information (§8.3)
         hero = replace(state.memory_of("hero"), inherited=True)
         state = replace(state, memory={**state.memory, "hero": hero})
-    state, son = pass_son(state, dead)
+    state, son = pass_son(state, dead, reason)
     return state, (*events, *son)

@@ -314,18 +314,25 @@ class VictimTeam(Event):
 
 @dataclass(frozen=True)
 class RoleChange(_Private):
-    """``player`` inherits ``role`` from the dead ``from_`` with its ``history`` (§8.3)."""
+    """``player`` inherits ``role`` from the dead ``from_`` with its ``history`` (§8.3).
+
+    ``reason``: ``removed`` when the holder was removed by an admin (ruling 94: the removal
+    counts as a death, and the heir's mail says which); in the transcript only when given (an
+    optional field)."""
 
     type: ClassVar[str] = "role_change"
     player: str
     role: str
     from_player: str
     history: tuple[Mapping[str, JsonValue], ...]
+    reason: str = ""
 
     def to_dict(self) -> dict[str, JsonValue]:
         """The transcript form names the dead holder ``from`` (a Python keyword)."""
         data = super().to_dict()
         data["from"] = data.pop("from_player")
+        if not self.reason:
+            del data["reason"]
         return data
 
 

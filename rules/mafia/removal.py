@@ -15,8 +15,9 @@ def remove(state: GameState, name: str) -> Resolution[GameState]:
     """Return the state after ``name``'s death by removal (cause ``removed``) and its events:
     ``removed``, then what an inactivity death brings (§5.5): the ``death`` showing both his
     roles, a title holder's post lost (reason ``removed``: the notice told the death), the
-    roles he frees inherited, then the end check (§9) as after a day's vote.  The step and its
-    deadline stay; his votes and every vote naming him are withdrawn.
+    roles he frees inherited (each ``role_change`` with reason ``removed``: the heir's mail
+    tells a removal, not a death), then the end check (§9) as after a day's vote.  The step
+    and its deadline stay; his votes and every vote naming him are withdrawn.
 
     Raises ValueError for an unknown, dead or elite player (an agent is outside every count)
     or an ended game.
@@ -36,7 +37,7 @@ def remove(state: GameState, name: str) -> Resolution[GameState]:
     state = replace(state, votes=votes)
     state, died = deaths.kill(state, [(name, Cause.REMOVED)], at_night=False)
     state, posts = deaths.after_deaths(state, [name], reason="removed")
-    state, heirs = deaths.inherit(state, [name])
+    state, heirs = deaths.inherit(state, [name], reason="removed")
     events: list[Event] = [Removed(player=name), *died, *posts, *heirs]
     state, ending = wins.check_end(state, day_starts=False)
     events.extend(ending)

@@ -11,6 +11,7 @@ import pytest
 from rules.core import Seat, Settings, Vote
 from rules.core.model import Accepted
 from rules.core.registry import get_ruleset
+from rules.mafia.deaths import inherit
 
 
 def _game(ruleset: str, seats: list[tuple[str, str]], **options: Any) -> tuple[Any, Any]:
@@ -145,6 +146,32 @@ def test_mafia_removal_is_a_day_death_showing_both_roles_and_frees_a_role() -> N
     assert death["cause"] == "removed" and "team" in death["revealed"]
     assert rs.shown_role(result.state, holder) == result.state.get(holder).role
     assert result.events[0].type == "removed"
+
+
+def test_mafia_the_role_a_removal_frees_passes_for_a_removal_not_a_death() -> None:
+    """The heir's ``role_change`` tells the reason ``removed`` (ruling 94: his mail says the
+    holder was taken out of the game); an heir of the dead is told none (the transcript as
+    it was)."""
+    rs = get_ruleset("mafia")
+    names = [f"P{i}" for i in range(12)]
+    distribution = rs.pick_distribution(12, 5)
+    seats = rs.deal(names, distribution, 5)
+    state = rs.new_game(seats, Settings.from_dict({"seed": 5, **dict(distribution.options)}))
+    holder = next(s.name for s in seats if s.role.startswith("investigator"))
+    removed = [e.to_dict() for e in rs.remove(state, holder).events if e.type == "role_change"]
+    assert removed and removed[0]["from"] == holder and removed[0]["reason"] == "removed"
+    _, died = inherit(
+        replace(
+            state,
+            players=tuple(
+                replace(p, alive=False) if p.name == holder else p for p in state.players
+            ),
+        ),
+        [holder],
+    )
+    dead = [e.to_dict() for e in died if e.type == "role_change"]
+    assert dead and "reason" not in dead[0]
+    assert {k: v for k, v in removed[0].items() if k != "reason"} == dead[0]
 
 
 def test_the_example_ruleset_refuses_a_removal() -> None:

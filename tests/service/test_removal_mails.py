@@ -21,6 +21,7 @@ from narrator.models import Game, Player
 from narrator.service.removal import remove_player
 from narrator.service.table import GameTable, table_of
 from narrator.service.work import unit_of_work
+from rules.mafia.roles import INHERITED
 from rules.mafia.state import GameState as MafiaState
 from stories.context import Event
 from stories.words import load_words
@@ -385,3 +386,45 @@ def test_an_italian_notice_agrees_with_a_removed_woman(
     for to, text in removal.mails:
         his = [word for word in MASCULINE[language] if word in text.lower()]
         assert not his, (to, his, text)
+
+
+#: Per language: what the heir of a role freed by a removal reads of its holder (taken out of
+#: the game: ruling 94), and the words of a death that his mail never says of him, lowercased.
+HEIR_READS = {
+    "ru": ("выведенного из игры", ("погибш", "смерт", "умер", "мёртв")),
+    "en": ("has been taken out of the game", ("is gone", "dead", "died", "death")),
+}
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "language", "theme"), [pack for pack in PACKS if pack[0] == "mafia"]
+)
+def test_the_heir_of_a_removed_mafia_player_reads_a_removal_not_a_death(
+    factory: sessionmaker[Session], ruleset: str, language: str, theme: str
+) -> None:
+    """A Mafia player holding a role an Active citizen inherits is removed by the admin: the
+    heir's private mail says the holder was taken out of the game, not that he died (the
+    ``role_change`` carries reason ``removed``)."""
+    plan = BotGame(ruleset, language, "Rimosso", PLAYERS, seed=2)
+    table = Table(factory, language=language)
+    _open(table, plan, theme)
+    plan.start(table)
+    state = _mafia_state(factory)
+    heir = next(
+        name
+        for name in state.heirs
+        if state.get(name).alive and state.get(name).peaceful == "active_citizen"
+    )
+    holder = next(
+        p
+        for p in state.players
+        if p.alive and p.peaceful in INHERITED and not p.crippled and not p.negative
+    )  # a red (his death shows one role)
+    removal = _remove_one(table, plan, holder.name)
+    assert _mafia_state(factory).get(heir).peaceful == holder.peaceful
+    alone = ALONE[language]
+    [text] = [t for to, t in removal.mails if to == address_of(heir) and alone in t.lower()]
+    said, never = HEIR_READS[language]
+    lowered = text.lower()
+    assert holder.name in text and said in lowered, text
+    assert not [word for word in never if word in lowered], text
