@@ -501,10 +501,17 @@ def lay_out(
     return Laid(tuple(pieces), tuple(unplaced))
 
 
-def story_html(pieces: Sequence[tuple[str, Any]]) -> Markup:
+def story_html(pieces: Sequence[tuple[str, Any]], links: Mapping[str, str] | None = None) -> Markup:
     """The HTML of laid-out story pieces: paragraphs (a single line break a `<br>`), lists,
-    and each move in a box of its own; every text escaped."""
+    and each move in a box of its own; every text escaped.  `links`: line -> address, a big
+    game's line that stands for a list (:func:`unlisted_links`): a line or item holding it
+    has that address made a link."""
     out: list[str] = []
+
+    def shown(text: str) -> str:
+        url = next((url for line, url in (links or {}).items() if line in text), "")
+        return str(linked(text, url)) if url else str(escape(text))
+
     run: list[str] = []
     items: list[str] = []
     current: int | None = None
@@ -529,11 +536,11 @@ def story_html(pieces: Sequence[tuple[str, Any]]) -> Markup:
         if kind == "item":
             if run:
                 flush()
-            items.append(f"<li>{escape(text)}</li>")
+            items.append(f"<li>{shown(text)}</li>")
         else:
             if items:
                 flush()
-            run.append(str(escape(text)))
+            run.append(shown(text))
     flush()
     return Markup("\n".join(out))
 
@@ -632,6 +639,22 @@ def role_card(ctx: Mapping[str, Any], words: Words, body: str) -> dict[str, Any]
     return {"rows": rows}
 
 
+def unlisted_links(mail: str, ctx: Mapping[str, Any], game_link: str | None) -> dict[str, str]:
+    """The lines a big game's role or error mail writes instead of a list (``unlisted``: its
+    summed-up players, its choices), each with the address it gives (the game's page, the
+    reader's own): its HTML makes that address a link.  Empty for a small game's."""
+    unlisted = ctx.get("unlisted")
+    if unlisted is None:
+        return {}
+    if mail == "role" and game_link:
+        line, url = unlisted(ctx["players"]), game_link
+    elif mail == "error" and ctx.get("choices") and ctx.get("page_link"):
+        line, url = unlisted(ctx["choices"]), ctx["page_link"]
+    else:
+        return {}
+    return {line: url} if line else {}
+
+
 def deaths_of(ctx: Mapping[str, Any]) -> list[str]:
     """Who died in a story mail's events, in the order told."""
     dead: list[str] = []
@@ -677,12 +700,15 @@ def mail_html(
     body: str,
     roster: Roster | None,
     layout: Template,
+    game_link: str | None = None,
 ) -> str:
     """The HTML part of a rendered mail, laid out by `layout` (:func:`compile_layout`'s): a
     header (what kind of mail, game, moment; who died, in a story), the story `body` (the
     normalised text, escaped here) with each move of an action mail set apart where the story
     asks for it, the action box before the story's signature, the role card of a role mail,
-    the roster and a footer (how to vote, how to ask for help).  Every value is escaped."""
+    the roster and a footer (how to vote, how to ask for help).  Every value is escaped;
+    the game's page (`game_link`) and the reader's are links where a big game's line gives
+    them."""
     game: Game | None = ctx.get("game")
     label = words.mail
     laid = lay_out(body, _actions_asked(mail, ctx), words, ctx)
@@ -721,14 +747,15 @@ def mail_html(
     if kind is not None:
         header.update(kind=getattr(label, kind[0]), background=kind[1], colour=kind[2])
     dead = deaths_of(ctx) if mail in STORY_MAILS else []
+    links = unlisted_links(mail, ctx, game_link)
     return layout.render(
         lang=language,
         title=subject,
         header=header if header["game"] or header["kind"] else None,
         deaths=None if not dead else {"label": label.died, "names": ctx["names"](dead)},
         card=role_card(ctx, words, body) if mail == "role" else None,
-        story=story_html(pieces[:split]),
-        signature=story_html(pieces[split:]),
+        story=story_html(pieces[:split], links),
+        signature=story_html(pieces[split:], links),
         action=action,
         personal=personal,
         roster=None

@@ -388,6 +388,7 @@ class Renderer:
             # Below the usual signature separator: mail clients set it apart and leave it out
             # of a reply's quote, so a player's answer does not quote every name back.
             text += f"\n\n{ROSTER_SEPARATOR}\n" + "\n".join(roster.lines())
+        game_link = context.get("game_link")
         html = mail_html(
             key.event,
             ctx,
@@ -397,6 +398,7 @@ class Renderer:
             body=body,
             roster=roster,
             layout=self.layout,
+            game_link=None if game_link is None else clean_text(str(game_link)),
         )
         return RenderedMail(subject, text + "\n", html, key, source.variant)
 
