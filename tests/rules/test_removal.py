@@ -134,13 +134,19 @@ def test_vampiri_removal_is_a_death_rimosso() -> None:
     assert rs.load_state(rs.dump_state(result.state)) == result.state
 
 
-def test_mafia_removal_is_a_day_death_showing_both_roles_and_frees_a_role() -> None:
+def _mafia_of_twelve() -> tuple[Any, Any, str]:
+    """A Mafia game of twelve at its start, and the Investigator's holder (an Active citizen
+    inherits his role)."""
     rs = get_ruleset("mafia")
     names = [f"P{i}" for i in range(12)]
     distribution = rs.pick_distribution(12, 5)
     seats = rs.deal(names, distribution, 5)
     state = rs.new_game(seats, Settings.from_dict({"seed": 5, **dict(distribution.options)}))
-    holder = next(s.name for s in seats if s.role.startswith("investigator"))
+    return rs, state, next(s.name for s in seats if s.role.startswith("investigator"))
+
+
+def test_mafia_removal_is_a_day_death_showing_both_roles_and_frees_a_role() -> None:
+    rs, state, holder = _mafia_of_twelve()
     result = rs.remove(state, holder)
     death = next(e.to_dict() for e in result.events if e.type == "death")
     assert death["cause"] == "removed" and "team" in death["revealed"]
@@ -152,12 +158,7 @@ def test_mafia_the_role_a_removal_frees_passes_for_a_removal_not_a_death() -> No
     """The heir's ``role_change`` tells the reason ``removed`` (ruling 94: his mail says the
     holder was taken out of the game); an heir of the dead is told none (the transcript as
     it was)."""
-    rs = get_ruleset("mafia")
-    names = [f"P{i}" for i in range(12)]
-    distribution = rs.pick_distribution(12, 5)
-    seats = rs.deal(names, distribution, 5)
-    state = rs.new_game(seats, Settings.from_dict({"seed": 5, **dict(distribution.options)}))
-    holder = next(s.name for s in seats if s.role.startswith("investigator"))
+    rs, state, holder = _mafia_of_twelve()
     removed = [e.to_dict() for e in rs.remove(state, holder).events if e.type == "role_change"]
     assert removed and removed[0]["from"] == holder and removed[0]["reason"] == "removed"
     _, died = inherit(
