@@ -372,6 +372,43 @@ def test_a_relay_refusing_every_recipient_for_a_while_loses_no_mail(
     assert "given up" not in log
 
 
+def test_an_outbox_maildir_that_cannot_be_written_is_logged_and_leaves_no_file_in_tmp(
+    sink: SmtpCapture, tmp_path: Path
+) -> None:
+    """Issue 24: every failed Maildir write left a 0-byte file in ``outbox/tmp/``, and failures
+    were logged at INFO.  They are WARNINGs, from the third attempt on ERRORs; nothing stays in
+    ``tmp/``; once the Maildir is writable the mail is delivered, once."""
+    db_url = f"sqlite:///{tmp_path / 'narrator.db'}"
+    upgrade(db_url)
+    port = free_port()
+    config = write_config(tmp_path, db_url, smtp_port=port, outbound_port=None, admins=(ADMIN,))
+    cli(config, "game", "create", GAME, "--speed", "1h")
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    (outbox / "new").write_text("not a folder")  # every write fails
+    narrator = Narrator(ServeProcess(config), db_url, sink, port)
+    narrator.daemon.start()
+    narrator.daemon.wait_serving()
+    narrator.signup(0)  # its confirmation cannot be written
+    poll(lambda: "attempt 3 failed" in narrator.daemon.log(), 30, "three failed attempts")
+    log = narrator.stop()
+    lines = [line for line in log.splitlines() if "failed (cannot write to Maildir" in line]
+    levels = {line.split()[2] for line in lines if "attempt 1 failed" in line}
+    assert levels == {"WARNING"}, lines
+    third = next(line for line in lines if "attempt 3 failed" in line)
+    assert " ERROR narrator.outbound.sender: " in third, lines
+    assert list((outbox / "tmp").iterdir()) == []
+    # Made writable: delivered at the next attempt, once.
+    (outbox / "new").unlink()
+    (outbox / "new").mkdir()
+    narrator.daemon.start()
+    narrator.daemon.wait_serving()
+    narrator.wait_all_marked_sent(timeout=30)
+    narrator.stop()
+    assert len(list((outbox / "new").iterdir())) == 1
+    assert list((outbox / "tmp").iterdir()) == []
+
+
 def test_outgoing_server_timing_out_is_retried_same_message_id(
     sink: SmtpCapture, start_narrator: Callable[..., Narrator]
 ) -> None:
