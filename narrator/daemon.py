@@ -9,7 +9,8 @@ Assembled from the configuration by :class:`Daemon`:
   and every ``inbox_interval`` seconds (mail stored by ``narrator inject`` or another process),
   then wakes the outbox sender and, when a game's deadline or status changed (a vote closed a
   step early), re-reads the deadlines;
-- the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders;
+- the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders,
+  and the closing digests of players' Help floods once their hour is over;
 - the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission;
   its claims carry this daemon's owner id: at start it takes back every claim of a dead
   predecessor (SQLite), or holds an advisory lock and takes back the claims of owners whose
@@ -424,6 +425,7 @@ class Daemon:
             on_fired=options.on_fired,
             reminder_lead=options.reminder_lead,
             poll_interval=options.scheduler_poll,
+            admins=config.admins.emails,
         )
 
         async def after_pass(outcomes: list[Outcome]) -> None:

@@ -290,6 +290,20 @@ class ReplyCounter(Base):
     count: Mapped[int]
 
 
+class HeldHelp(Base):
+    """A player's Help mail held as a flood, until the closing digest of its hour lists it."""
+
+    __table__ = tables.held_help
+
+    id: Mapped[int]
+    sender: Mapped[str]
+    window_start: Mapped[datetime]
+    address: Mapped[str]
+    name: Mapped[str]
+    subject: Mapped[str]
+    language: Mapped[str]
+
+
 def find_game(session: Session, name: str) -> Game | None:
     """Return the game called `name` (case- and accent-insensitively), or None."""
     return session.scalars(select(Game).where(Game.name_key == fold_name(name))).one_or_none()

@@ -11,6 +11,10 @@ mail that moved a deadline: a vote that closed a step early), and every ``poll_i
 seconds, so deadlines changed by the CLI in another process (start, close-step, pause, resume,
 extend) are picked up.
 
+The same way it keeps one job for the closing digests of the players' Help floods
+(:func:`send_help_digests_if_due`): planned from the oldest hour with held Help, run when that
+hour is over (at once at start when it ended while the daemon was down).
+
 The jobs themselves (:func:`close_if_due`, :func:`remind_if_due`) are plain functions of one
 transaction each: they lock the game row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
 ``BEGIN IMMEDIATE`` serialises writers) and re-check the deadline inside it, so when two daemons
@@ -22,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -36,6 +40,7 @@ from narrator.db import transaction
 from narrator.models import Game, GameStatus
 from narrator.outages import log_failure
 from narrator.service import games as service
+from narrator.service import help as help_service
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 
@@ -129,6 +134,26 @@ def remind_if_due(
         return reminded
 
 
+def send_help_digests_if_due(
+    factory: sessionmaker[Session], mailer: Mailer, admins: Sequence[str], now: datetime
+) -> int:
+    """Queue the closing digest of every Help flood whose hour is over (one transaction);
+    return how many were queued.  Each is queued once: see
+    :func:`narrator.service.help.send_closing_digests`."""
+    with transaction(factory) as session:
+        return help_service.send_closing_digests(session, mailer, admins, now)
+
+
+def next_help_digest(factory: sessionmaker[Session]) -> datetime | None:
+    """When the next closing digest of a Help flood is due (None: no Help is held)."""
+    with transaction(factory) as session:
+        return help_service.next_closing_digest(session)
+
+
+#: The one job of the Help floods' closing digests (its "game id" is 0).
+HELP_DIGEST_JOB = "help-digest:0"
+
+
 @dataclass(frozen=True)
 class Plan:
     """What the scheduler should have for one running game: its deadline and reminder times."""
@@ -165,12 +190,14 @@ def scheduled_games(
 
 
 class DeadlineScheduler:
-    """APScheduler (asyncio) jobs for every running game's deadline and reminder.
+    """APScheduler (asyncio) jobs for every running game's deadline and reminder, and for the
+    closing digests of Help floods (to the configured `admins` and those added by the CLI).
 
     ``on_mail_queued`` is called (in the event loop) after a job queued mail — the daemon wakes
-    the outbox sender with it; ``on_fired`` after each deadline or reminder job ran, with its
-    kind, game id and whether it did something (tests watch the jobs with it).  Use
-    ``await start()`` / ``await stop()`` inside a running loop.
+    the outbox sender with it; ``on_fired`` after each job ran, with its kind (``deadline``,
+    ``reminder``, ``help-digest``), game id (0 for the digests) and whether it did something
+    (tests watch the jobs with it).  Use ``await start()`` / ``await stop()`` inside a running
+    loop.
     """
 
     def __init__(
@@ -183,8 +210,10 @@ class DeadlineScheduler:
         on_fired: Callable[[str, int, bool], None] | None = None,
         reminder_lead: ReminderLead = default_reminder_lead,
         poll_interval: float = 30.0,
+        admins: Sequence[str] = (),
     ) -> None:
         self._factory = factory
+        self._admins = tuple(admins)
         self._mailer = mailer
         self._clock = clock
         self._on_mail_queued = on_mail_queued
@@ -202,7 +231,8 @@ class DeadlineScheduler:
 
     @property
     def planned(self) -> dict[str, datetime]:
-        """The jobs scheduled now: ``deadline:<game id>`` / ``reminder:<game id>`` -> when."""
+        """The jobs scheduled now: ``deadline:<game id>`` / ``reminder:<game id>`` /
+        ``help-digest:0`` -> when."""
         return dict(self._planned)
 
     async def start(self) -> None:
@@ -249,7 +279,8 @@ class DeadlineScheduler:
         if self._scheduler is None or self._stopping:
             return
         async with self._sync_lock:
-            plans = await asyncio.to_thread(scheduled_games, self._factory, self._lead)
+            # One read (one wait): the plans are as fresh as before when the jobs are set.
+            plans, digest = await asyncio.to_thread(self._read_plans)
             if self._scheduler is None or self._stopping:
                 return
             now = self._clock()
@@ -262,6 +293,8 @@ class DeadlineScheduler:
                         self._reminder,
                         plan.game_id,
                     )
+            if digest is not None:
+                wanted[HELP_DIGEST_JOB] = (digest, self._help_digest, 0)
             for job_id in set(self._planned) - set(wanted) - self._running:
                 self._remove(job_id)
             for job_id, (when, func, game_id) in wanted.items():
@@ -293,6 +326,9 @@ class DeadlineScheduler:
                 log.debug("%s at %s%s", job_id, when.isoformat(), " (due: now)" if due else "")
         self._sync_failures = 0
 
+    def _read_plans(self) -> tuple[dict[int, Plan], datetime | None]:
+        return scheduled_games(self._factory, self._lead), next_help_digest(self._factory)
+
     def _remove(self, job_id: str) -> None:
         if self._planned.pop(job_id, None) is not None:
             log.debug("%s dropped", job_id)
@@ -321,6 +357,15 @@ class DeadlineScheduler:
 
         await self._guarded("reminder", game_id, work)
 
+    async def _help_digest(self, _: int) -> None:
+        async def work() -> bool:
+            queued = await asyncio.to_thread(
+                send_help_digests_if_due, self._factory, self._mailer, self._admins, self._clock()
+            )
+            return queued > 0
+
+        await self._guarded("help-digest", 0, work)
+
     async def _guarded(self, kind: str, game_id: int, work: Callable[[], Any]) -> None:
         """Run a job's work as a tracked task (stop waits for it); log errors, then re-sync."""
         if self._stopping:
@@ -339,7 +384,8 @@ class DeadlineScheduler:
                 self._sync_failed(error)
             else:
                 failures = self._job_failures[job_id] = self._job_failures.get(job_id, 0) + 1
-                what = f"{kind} job for game {game_id} failed ({failures} in a row)"
+                whose = f"for game {game_id} " if game_id else ""
+                what = f"{kind} job {whose}failed ({failures} in a row)"
                 log_failure(log, error, what, f"retrying in {self._poll_interval:g}s")
             did = False
             failed = True
@@ -375,7 +421,8 @@ class DeadlineScheduler:
         if self._scheduler is None or self._stopping:
             return
         when = self._clock() + timedelta(seconds=self._poll_interval)
-        func = self._deadline if kind == "deadline" else self._reminder
+        jobs = {"deadline": self._deadline, "reminder": self._reminder}
+        func = jobs.get(kind, self._help_digest)
         job_id = f"{kind}:{game_id}"
         self._scheduler.add_job(
             func,

@@ -408,3 +408,18 @@ reply_counters = Table(
     Column("count", Integer, default=0, nullable=False),
     UniqueConstraint("sender", "window_start"),
 )
+
+#: A player's Help mails held as a flood (beyond the first held in the hour, which the admins
+#: heard of at once): the closing digest after the hour lists them, then they are deleted.
+held_help = Table(
+    "held_help",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("sender", String(EMAIL_LENGTH), nullable=False),  # his reply limit's key
+    Column("window_start", UtcDateTime(), nullable=False),  # the clock hour it was held in
+    Column("address", String(EMAIL_LENGTH), nullable=False),  # From, for Reply-To
+    Column("name", Text, nullable=False),  # his From name ("" if none)
+    Column("subject", Text, nullable=False),  # his own words: shown only to the admins
+    Column("language", String(16), nullable=False),  # of the digest
+    Index(None, "window_start", "sender"),
+)

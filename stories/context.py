@@ -269,6 +269,8 @@ MAIL_FIELDS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             "forwarded": 0,
             "held": _REQUIRED,
             "subjects": (),
+            "closing": False,
+            "hour": None,
         },
         "help_received": {"player": None, "subject": "", "over": False},
         "epilogue": {

@@ -507,15 +507,29 @@ def _mail_samples(key: StoryKey) -> Iterator[dict[str, Any]]:
         yield from _epilogue_samples(key)
     elif key.event == "help_digest":
         for player in (None, "Anna"):
-            yield {
+            yield {  # at the first held Help
                 "game": None,
                 "players": (),
                 "recipient": None,
                 "sender": "anna@example.org",
                 "player": player,
                 "forwarded": 10,
-                "held": 2,
+                "held": 1,
+                "subjects": ["Help"],
+                "closing": False,
+                "hour": None,
+            }
+            yield {  # once the hour is over: the others held
+                "game": None,
+                "players": (),
+                "recipient": None,
+                "sender": "anna@example.org",
+                "player": player,
+                "forwarded": 10,
+                "held": 3,
                 "subjects": ["Help", ""],
+                "closing": True,
+                "hour": "2026-11-18 09:00 UTC",
             }
     elif key.event == "help_forward":
         for game in (None, sample_game(key, mails.get("help_step"))):

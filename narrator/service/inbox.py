@@ -40,6 +40,7 @@ from narrator.service.chain import Action, Rule, Verdict, go_on, walk
 from narrator.service.help import NO_ADMIN, held_help_digest, no_admin_text
 from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.limits import (
+    HELP_FORWARDS_PER_HOUR,
     NOTICE_KIND,
     Admission,
     Budget,
@@ -688,8 +689,6 @@ def _check_signup_limits(
 
 # Params of the parser's errors that repeat what the sender wrote.
 FREE_TEXT_PARAMS = ("written", "name")
-# Help mails of one player forwarded to the admins in a clock hour beyond his reply limit.
-HELP_FORWARDS_PER_HOUR = 10
 
 
 def _without_free_text(error: ParseError, game: Game | None, settings: InboxSettings) -> ParseError:

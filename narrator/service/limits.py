@@ -72,6 +72,8 @@ STRANGERS_KEY = "!strangers"
 FORGED_PREFIX = "!forged:"
 NOTICE_PREFIX = "!notice:"
 HELP_PREFIX = "!help:"
+# Help mails of one player forwarded to the admins in a clock hour beyond his reply limit.
+HELP_FORWARDS_PER_HOUR = 10
 HELD_PREFIX = "!held:"
 
 

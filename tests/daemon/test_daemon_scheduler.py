@@ -14,17 +14,21 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.db import make_engine, session_factory, transaction
 from narrator.models import Game, GameLogEntry, GameStatus, OutboxMessage, Step, game_players
 from narrator.scheduler import (
+    HELP_DIGEST_JOB,
     DeadlineScheduler,
     close_if_due,
     remind_if_due,
     scheduled_games,
 )
 from narrator.service import games as service
+from narrator.service.inbox import InboxSettings
 from narrator.service.letters import post
+from narrator.service.limits import Limits
 from narrator.service.mailer import Mailer
 from narrator.service.table import table_of
 from narrator.service.work import Work, unit_of_work
 from stories import FileStore
+from tests.security.security_support import Clock, Narrator, mail
 from tests.support.aio import run_async, wait_until
 from tests.support.clock import MovableClock
 
@@ -216,6 +220,55 @@ def test_a_deadline_and_a_reminder_due_by_the_clock_run_at_the_next_reading(
     assert game.deadline is not None and game.deadline > start.deadline + timedelta(minutes=59)
     [resolution] = resolutions(sessions, game_id)
     assert resolution.payload["step"] == start.step
+
+
+def test_a_help_floods_closing_digest_is_sent_once_its_hour_is_over_and_not_after_a_restart(
+    sessions: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """The scheduler plans the closing digest of a player's Help flood from the database (a
+    minute after the end of the hour), sends it when its clock gets there, and a scheduler
+    started afterwards (a restart) plans nothing and sends nothing again."""
+    clock = MovableClock()
+    admin = "beheer@example.org"
+    settings = InboxSettings(
+        address=NARRATOR, admins=(admin,), limits=Limits(replies_per_hour=1, replies_per_day=0)
+    )
+    narrator = Narrator(sessions, mailer, settings, Clock(clock()))
+    narrator.add_game("WW5")
+    narrator.sign_up("WW5", [("Anna", "anna@example.net")])
+    for n in range(13):  # 10 forwarded, one told at once, two held for the closing digest
+        narrator.receive(mail("anna@example.net", f"Help WW5 vraag{n:02}", "hoe?"))
+    hour = narrator.clock.now.replace(minute=0, second=0, microsecond=0)
+    due = hour + timedelta(hours=1, minutes=1)
+    fired: list[tuple[str, int, bool]] = []
+
+    async def scenario(move_to: datetime | None) -> dict[str, datetime]:
+        scheduler = DeadlineScheduler(
+            sessions,
+            mailer,
+            clock,
+            on_fired=lambda *job: fired.append(job),
+            poll_interval=60,
+            admins=(admin,),
+        )
+        await scheduler.start()
+        try:
+            planned = scheduler.planned
+            if move_to is not None:
+                clock.move_to(move_to)
+                await scheduler.sync()
+                await wait_until(lambda: bool(fired), timeout=10, message="the digest job")
+        finally:
+            await scheduler.stop()
+        return planned
+
+    assert run_async(scenario(due + timedelta(seconds=1))) == {HELP_DIGEST_JOB: due}
+    assert fired == [("help-digest", 0, True)]
+    digests = [m for m in narrator.outbox() if m.kind == "help_digest"]
+    assert [m.recipient for m in digests] == [admin, admin]  # at once, and the closing one
+    assert "vraag11" in digests[1].text and "vraag12" in digests[1].text
+    assert run_async(scenario(None)) == {}  # restarted: nothing left to plan
+    assert len([m for m in narrator.outbox() if m.kind == "help_digest"]) == 2
 
 
 # --- the scheduler on the real clock --------------------------------------------------------

@@ -6,16 +6,21 @@ from __future__ import annotations
 import errno
 import mailbox
 import os
+import pwd
+import shutil
 import signal
+import site
 import smtplib
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.exc import OperationalError
@@ -84,6 +89,8 @@ def test_serve_on_the_defaults_answers_mail_and_stops_on_a_signal(
     tmp_path: Path, stop_signal: signal.Signals
 ) -> None:
     workdir = tmp_path
+    if stop_signal is signal.SIGINT:  # issue 24: an outbox Maildir that exists, empty
+        (workdir / "outbox").mkdir()
     port, web_port = free_port(), free_port()
     process = start_serve(workdir, port, web_port)
     try:
@@ -165,6 +172,96 @@ def test_serve_on_a_read_only_database_says_which_file_in_one_line(tmp_path: Pat
         f"narrator: error: cannot start: the SQLite database {database} is read-only: "
         "the database URL opens it read-only (mode=ro)"
     ]
+
+
+def _interpreter_for(user: pwd.struct_passwd, env: dict[str, str]) -> str | None:
+    """A Python that `user` may run and that imports the narrator (with `env`): this one, or
+    the system's of the same version on this one's packages (a root-only pyenv, say)."""
+    candidates = [sys.executable, *filter(None, [shutil.which("python3", path="/usr/bin:/bin")])]
+    version = tuple(sys.version_info[:2])
+    probe = f"import sys, narrator.daemon; assert sys.version_info[:2] == {version}"
+    for python in candidates:
+        try:
+            done = subprocess.run(
+                [python, "-c", probe],
+                env=env,
+                cwd="/",
+                user=user.pw_uid,
+                group=user.pw_gid,
+                extra_groups=[],
+                capture_output=True,
+                timeout=120,
+            )
+        except PermissionError:  # in a folder he may not enter
+            continue
+        if done.returncode == 0:
+            return python
+    return None
+
+
+def test_serve_as_a_user_who_may_not_write_the_database_file_names_the_files(
+    tmp_path: Path,
+) -> None:
+    """Issue 24: a database file made read-only with chmod (not the URL's mode=ro).  Root
+    writes any file, so as root the daemon runs as `nobody`; otherwise as this user."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/nonexistent",
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).resolve().parents[2]), *site.getsitepackages()]
+        ),
+    }
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("nobody")
+        python = _interpreter_for(user, env)
+        if python is None:
+            pytest.skip("no Python that the user nobody may run imports the narrator")
+        # pytest's tmp_path is root's alone: a folder nobody may read, in one he may not write.
+        top = Path(tempfile.mkdtemp())
+        top.chmod(0o755)
+        run_as: dict[str, Any] = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+    else:
+        python, top, run_as = sys.executable, tmp_path / "top", {}
+        top.mkdir()
+    try:
+        folder = top / "data"
+        folder.mkdir()
+        database = folder / "narrator.db"
+        upgrade(f"sqlite:///{database}")
+        if run_as:
+            for path in (folder, database):
+                os.chown(path, run_as["user"], run_as["group"])
+        database.chmod(0o444)
+        (top / "narrator.toml").write_text(
+            f'[narrator]\ndatabase = "sqlite:///{database}"\n'
+            f"[inbound.smtp]\nport = {free_port()}\n[web]\nport = 0\n",
+            encoding="utf-8",
+        )
+
+        def serve() -> list[str]:
+            done = subprocess.run(
+                [python, "-m", "narrator", "serve", "--log-level", "WARNING"],
+                cwd=top,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                **run_as,
+            )
+            assert done.returncode == 2, done.stderr
+            return done.stderr.strip().splitlines()
+
+        said = f"narrator: error: cannot start: the SQLite database {database} is read-only: "
+        [line] = serve()
+        assert line.startswith(said + "make writable by this user: "), line
+        assert str(database) in line.removeprefix(said)
+        # Made writable, the database still fails on the -shm SQLite created read-only beside
+        # it: the line names that file.
+        database.chmod(0o644)
+        assert serve() == [said + f"make writable by this user: {database}-shm"]
+    finally:
+        if run_as:
+            shutil.rmtree(top)
 
 
 def test_a_read_only_database_file_names_the_files_to_fix(

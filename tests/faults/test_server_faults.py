@@ -49,18 +49,24 @@ ADMIN = "beheer@example.org"
 
 
 class FaultyHandler(CaptureHandler):
-    """The capture sink, plus: recipients refused at RCPT (``refused``: address -> reply), and
-    ``hang`` DATA commands answered only after the client's timeout has passed."""
+    """The capture sink, plus: recipients refused at RCPT (``refused``: address -> reply), the
+    next ``burst`` RCPT commands refused whoever they name (``burst_reply``: a relay in
+    trouble), and ``hang`` DATA commands answered only after the client's timeout has passed."""
 
     def __init__(self) -> None:
         super().__init__()
         self.refused: dict[str, str] = {}
+        self.burst = 0
+        self.burst_reply = "554 5.3.0 system trouble"
         self.hang = 0
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
     ) -> str:
-        """Refuse the addresses in ``refused``, accept the rest."""
+        """Refuse the next ``burst`` recipients and those in ``refused``, accept the rest."""
+        if self.burst > 0:
+            self.burst -= 1
+            return self.burst_reply
         if address in self.refused:
             return self.refused[address]
         envelope.rcpt_tos.append(address)
@@ -331,6 +337,76 @@ def test_outgoing_5xx_is_reported_to_the_admins_by_mail(
     (notice,) = [m for m in sink.received if ADMIN in m.rcpt_tos]
     assert refused.encode() in notice.raw  # it names the address that refused the mail
     narrator.stop()
+
+
+def test_a_relay_refusing_every_recipient_for_a_while_loses_no_mail(
+    sink: SmtpCapture, tmp_path: Path
+) -> None:
+    """Issue 24: five seconds of 5xx from the submission server failed 10 signup confirmations
+    for good.  A 5xx for three recipients in a row is the relay's fault: every mail (here eight
+    confirmations) is retried and arrives, once, and no admin is told of a mail given up."""
+    db_url = f"sqlite:///{tmp_path / 'narrator.db'}"
+    upgrade(db_url)
+    config = write_config(
+        tmp_path, db_url, smtp_port=None, outbound_port=sink.port, admins=(ADMIN,)
+    )
+    cli(config, "game", "create", GAME, "--speed", "1h")
+    signups = []
+    for name, gender in PLAYERS:
+        path = tmp_path / f"signup-{name}.eml"
+        path.write_bytes(compose(address(name), GAME, f"{name}, {gender}", f"su-{name}@x.org"))
+        signups.append(str(path))
+    cli(config, "inject", *signups)  # ten confirmations wait in the outbox
+    sink.handler.burst = 20  # the relay refuses everybody (each mail twice over), then recovers
+    narrator = Narrator(ServeProcess(config), db_url, sink, None)
+    narrator.daemon.start()
+    try:
+        narrator.daemon.wait_serving()
+        narrator.wait_all_marked_sent(timeout=60)
+    finally:
+        log = narrator.stop()
+    assert sink.handler.burst == 0  # the refusals were met
+    received = sorted(m.rcpt_tos[0] for m in sink.received)
+    assert received == sorted(address(name) for name, _ in PLAYERS)
+    assert "(a relay fault; retried)" in log
+    assert "given up" not in log
+
+
+def test_an_outbox_maildir_that_cannot_be_written_is_logged_and_leaves_no_file_in_tmp(
+    sink: SmtpCapture, tmp_path: Path
+) -> None:
+    """Issue 24: every failed Maildir write left a 0-byte file in ``outbox/tmp/``, and failures
+    were logged at INFO.  They are WARNINGs, from the third attempt on ERRORs; nothing stays in
+    ``tmp/``; once the Maildir is writable the mail is delivered, once."""
+    db_url = f"sqlite:///{tmp_path / 'narrator.db'}"
+    upgrade(db_url)
+    port = free_port()
+    config = write_config(tmp_path, db_url, smtp_port=port, outbound_port=None, admins=(ADMIN,))
+    cli(config, "game", "create", GAME, "--speed", "1h")
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    (outbox / "new").write_text("not a folder")  # every write fails
+    narrator = Narrator(ServeProcess(config), db_url, sink, port)
+    narrator.daemon.start()
+    narrator.daemon.wait_serving()
+    narrator.signup(0)  # its confirmation cannot be written
+    poll(lambda: "attempt 3 failed" in narrator.daemon.log(), 30, "three failed attempts")
+    log = narrator.stop()
+    lines = [line for line in log.splitlines() if "failed (cannot write to Maildir" in line]
+    levels = {line.split()[2] for line in lines if "attempt 1 failed" in line}
+    assert levels == {"WARNING"}, lines
+    third = next(line for line in lines if "attempt 3 failed" in line)
+    assert " ERROR narrator.outbound.sender: " in third, lines
+    assert list((outbox / "tmp").iterdir()) == []
+    # Made writable: delivered at the next attempt, once.
+    (outbox / "new").unlink()
+    (outbox / "new").mkdir()
+    narrator.daemon.start()
+    narrator.daemon.wait_serving()
+    narrator.wait_all_marked_sent(timeout=30)
+    narrator.stop()
+    assert len(list((outbox / "new").iterdir())) == 1
+    assert list((outbox / "tmp").iterdir()) == []
 
 
 def test_outgoing_server_timing_out_is_retried_same_message_id(

@@ -15,12 +15,13 @@ from sqlalchemy import func, select
 from narrator.config import ConfigError, load_config
 from narrator.db import transaction
 from narrator.models import Game, Vote
+from narrator.scheduler import send_help_digests_if_due
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth
 from narrator.service.limits import Limits
 from narrator.service.work import unit_of_work
 from tests.security.conftest import ADMIN
-from tests.security.security_support import NARRATOR, Narrator, mail, players
+from tests.security.security_support import NARRATOR, Narrator, Sent, mail, players
 from tests.support.games import game_taking_signups
 
 OURS = "mx.example.org"
@@ -197,6 +198,52 @@ def test_a_players_help_flood_gives_the_admins_one_digest_an_hour(
     assert outcomes[-1].startswith("help not forwarded"), outcomes
     digests = [m for m in narrator.outbox(after=before) if m.kind == "help_digest"]
     assert len(digests) == 1 and "Help WW5 b12" in digests[0].raw.decode()
+
+
+def test_every_held_help_reaches_the_admins_in_the_closing_digest_once(
+    make_narrator: Callable[..., Narrator],
+) -> None:
+    narrator = make_narrator(limits=Limits(replies_per_hour=1, replies_per_day=0))
+    narrator.add_game("WW5")
+    narrator.sign_up("WW5", [("Anna", "anna@example.net")])  # his one answer this hour
+    before = narrator.last_outbox_id()
+    outcomes = [
+        narrator.receive(mail("anna@example.net", f"Help WW5 vraag{n:02}", "hoe?")).what
+        for n in range(15)
+    ]
+    assert [w.startswith("help forwarded") for w in outcomes] == [True] * 10 + [False] * 5
+    sent = narrator.outbox(after=before)
+    assert [m.kind for m in sent].count("help_forward") == 10
+    [immediate] = [m for m in sent if m.kind == "help_digest"]
+    assert "vraag10" in immediate.text and "vraag11" not in immediate.text
+
+    def sweep() -> list[Sent]:
+        start = narrator.last_outbox_id()
+        send_help_digests_if_due(narrator.factory, narrator.mailer, (ADMIN,), narrator.clock())
+        return narrator.outbox(after=start)
+
+    narrator.clock.now += timedelta(minutes=59)  # the hour is not over: nothing yet
+    assert sweep() == []
+    narrator.clock.now += timedelta(minutes=2)
+    [closing] = sweep()
+    assert (closing.recipient, closing.kind) == (ADMIN, "help_digest")
+    assert closing.message["Reply-To"] == "anna@example.net"
+    listed = [n for n in range(15) if f"vraag{n:02}" in closing.text]
+    assert listed == [11, 12, 13, 14], closing.text  # every one held after the first
+    assert "In het uur vanaf 2026-11-18 09:00 UTC" in closing.text
+    assert "anna@example.net 5 hulpvragen boven de 10" in closing.text
+    # Run again (a restart, the next poll): nothing is sent twice.
+    assert sweep() == []
+    # His own words went only to the admins.
+    assert not any("vraag1" in m.text for m in narrator.outbox() if m.recipient != ADMIN)
+    # The next hour's flood (1 answered, 10 forwarded, 1 told at once) has a closing digest of
+    # its own.
+    for n in range(13):
+        narrator.receive(mail("anna@example.net", f"Help WW5 later{n:02}", "hoe?"))
+    narrator.clock.now += timedelta(hours=1, minutes=1)
+    [later] = sweep()
+    assert [n for n in range(13) if f"later{n:02}" in later.text] == [12]
+    assert later.message["Message-ID"] != closing.message["Message-ID"]
 
 
 def test_no_free_text_goes_back_to_strangers(narrator: Narrator) -> None:
