@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import Connection, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -21,6 +21,7 @@ from narrator.inbound.sink import (
     sender_and_body_digest,
 )
 from narrator.models import ImapSync, InboxMessage, InboxSource, InboxState
+from narrator.tables import inbox
 
 log = logging.getLogger("narrator.inbound.sink")
 
@@ -149,17 +150,15 @@ class DbSink:
         keys = [message_id_of(m.raw)[0] for m in messages]
         try:
             with transaction(self._factory) as session:
-                found = session.execute(
-                    select(InboxMessage.message_id, InboxMessage.id).where(
-                        InboxMessage.message_id.in_(set(keys))
-                    )
-                )
+                connection = session.connection()
+                found = connection.execute(_IDS_OF, {"keys": sorted(set(keys))})
                 known: dict[str | None, int] = {key: inbox_id for key, inbox_id in found}
                 if known or not _copies_are_same(messages, keys):
                     # A Message-ID seen before, or two mails under one: the same mail, or
                     # another under the same id?  Decided one mail at a time.
                     raise _OneByOne
-                results: list[StoreResult | InboxMessage] = []
+                results: list[StoreResult] = []
+                rows: dict[str, int] = {}
                 for message, key in zip(messages, keys, strict=True):
                     existing = known.get(key)
                     if existing is None and message.uid is not None:
@@ -167,12 +166,9 @@ class DbSink:
                     if existing is not None:
                         results.append(StoreResult(existing, key, duplicate=True))
                         continue
-                    row = self._row(message, key)
-                    session.add(row)
+                    rows[key] = self._insert(connection, message, key)
                     known[key] = -1  # a second copy in this group is a duplicate of this one
-                    results.append(row)
-                session.flush()
-                rows = {r.message_id: r.id for r in results if isinstance(r, InboxMessage)}
+                    results.append(StoreResult(rows[key], key, duplicate=False))
         except _OneByOne:
             return [self._result_of(m) for m in messages]
         except (OperationalError, InterfaceError) as error:  # the database, not a message
@@ -187,9 +183,7 @@ class DbSink:
             return [self._result_of(m) for m in messages]
         out: list[StoreResult | Exception] = []
         for result, key in zip(results, keys, strict=True):
-            if isinstance(result, InboxMessage):
-                out.append(StoreResult(result.id, key, duplicate=False))
-            elif result.inbox_id == -1:
+            if result.inbox_id == -1:  # the second copy of a mail of this group
                 out.append(StoreResult(rows[key], key, duplicate=True))
             else:
                 out.append(result)
@@ -209,17 +203,21 @@ class DbSink:
             return error
 
     @staticmethod
-    def _row(message: Incoming, message_id: str) -> InboxMessage:
-        return InboxMessage(
-            message_id=message_id,
-            source=InboxSource(message.source).value,
-            envelope_from=message.envelope_from,
-            mailbox=message.mailbox,
-            uidvalidity=message.uidvalidity,
-            uid=message.uid,
-            raw=message.raw,
-            state=InboxState.NEW.value,
-        )
+    def _insert(connection: Connection, message: Incoming, message_id: str) -> int:
+        """Add `message`'s row (state ``new``) under `message_id`; return its id."""
+        values = {
+            "message_id": message_id,
+            "source": InboxSource(message.source).value,
+            "envelope_from": message.envelope_from,
+            "mailbox": message.mailbox,
+            "uidvalidity": message.uidvalidity,
+            "uid": message.uid,
+            "raw": message.raw,
+            "state": InboxState.NEW.value,
+        }
+        key = connection.execute(_INSERT, values).inserted_primary_key
+        assert key is not None  # an INSERT of one row
+        return int(key[0])
 
     def store_sync(
         self,
@@ -248,10 +246,7 @@ class DbSink:
                     incoming = Incoming(
                         bytes(raw), source, mailbox, uidvalidity, uid, envelope_from
                     )
-                    row = self._row(incoming, message_id)
-                    session.add(row)
-                    session.flush()
-                    inbox_id = row.id
+                    inbox_id = self._insert(session.connection(), incoming, message_id)
             except IntegrityError:
                 # Another process stored the same mail between our look-up and our insert.
                 with transaction(self._factory) as session:
@@ -274,7 +269,7 @@ class DbSink:
         message_id: str,
         uid_key: tuple[str | None, int | None, int | None],
     ) -> int | None:
-        found = session.scalar(select(InboxMessage.id).where(InboxMessage.message_id == message_id))
+        found = session.connection().scalar(_ID_OF, {"key": message_id})
         if found is None:
             found = DbSink._find_uid(session, uid_key)
         return found
@@ -346,3 +341,11 @@ class DbSink:
                     row.last_uid = max(int(row.last_uid), uid)
         except SQLAlchemyError as error:
             raise StorageUnavailable(f"IMAP sync state update failed: {error}") from error
+
+
+# The sink's statements, built once (Core: every mail received runs them).
+_ID_OF = select(inbox.c.id).where(inbox.c.message_id == bindparam("key"))
+_IDS_OF = select(inbox.c.message_id, inbox.c.id).where(
+    inbox.c.message_id.in_(bindparam("keys", expanding=True))
+)
+_INSERT = insert(inbox)

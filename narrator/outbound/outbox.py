@@ -25,8 +25,9 @@ import logging
 import random
 import uuid
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import select, text, update
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import Config
@@ -36,6 +37,7 @@ from narrator.outbound.compose import OutgoingMail, compose, domain_of, make_mes
 from narrator.outbound.journal import SendJournal
 from narrator.outbound.sender import Clock, FailureHook, OutboxItem, OutboxSender, RetryPolicy
 from narrator.outbound.transport import Transport, transport_from_config
+from narrator.tables import outbox
 
 log = logging.getLogger("narrator.outbound.outbox")
 
@@ -87,32 +89,26 @@ class SqlOutbox:
     def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
         """See :meth:`OutboxRepository.claim_due`."""
         with transaction(self._factory) as session:
-            query = (
-                select(OutboxMessage)
-                .where(OutboxMessage.state == PENDING, OutboxMessage.next_attempt_at <= now)
-                .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
-                .limit(limit)
+            connection = session.connection()
+            due = _DUE_FOR_UPDATE if connection.dialect.name == "postgresql" else _DUE
+            rows = connection.execute(due, {"now": now, "limit": limit}).all()
+            if not rows:
+                return []
+            connection.execute(
+                _CLAIM,
+                {"ids": [row.id for row in rows], "until": now + lease, "owner": self._owner},
             )
-            if session.get_bind().dialect.name == "postgresql":
-                query = query.with_for_update(skip_locked=True)
-            items = []
-            for row in session.scalars(query):
-                row.attempts += 1
-                row.next_attempt_at = now + lease
-                row.claimed_by = self._owner
-                items.append(_item(row))
-            return items
+            return [_item(row) for row in rows]
 
-    def mark_sent(self, item: OutboxItem, now: datetime) -> None:
+    def mark_sent(self, item: OutboxItem, now: datetime) -> datetime | None:
         """See :meth:`OutboxRepository.mark_sent` (recorded even if the lease ran out)."""
         with transaction(self._factory) as session:
-            result = session.execute(
-                update(OutboxMessage)
-                .where(OutboxMessage.id == item.id, OutboxMessage.state == PENDING)
-                .values(state=OutboxState.SENT.value, sent_at=now, last_error=None, claimed_by=None)
-            )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+            connection = session.connection()
+            result = connection.execute(_SENT, {"row": item.id, "now": now})
+            due = connection.scalar(_NEXT_DUE)
+        if result.rowcount != 1:
             log.warning("outbox %s was sent but was no longer pending", item.message_id)
+        return due
 
     def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
         """See :meth:`OutboxRepository.mark_retry`."""
@@ -125,12 +121,7 @@ class SqlOutbox:
     def next_due(self) -> datetime | None:
         """See :meth:`OutboxRepository.next_due`."""
         with self._factory() as session:
-            return session.scalar(
-                select(OutboxMessage.next_attempt_at)
-                .where(OutboxMessage.state == PENDING)
-                .order_by(OutboxMessage.next_attempt_at)
-                .limit(1)
-            )
+            return session.connection().scalar(_NEXT_DUE)
 
     def reclaim_all(self, now: datetime) -> int:
         """Make every claim of a sender due again now; return how many rows.
@@ -181,7 +172,8 @@ class SqlOutbox:
             log.warning("outbox %s was claimed again meanwhile; left as it is", item.message_id)
 
 
-def _item(row: OutboxMessage) -> OutboxItem:
+def _item(row: Any) -> OutboxItem:
+    """The claimed item of a due row (a row of `_DUE`; its attempt counted: the claim adds one)."""
     return OutboxItem(
         id=row.id,
         message_id=row.message_id,
@@ -189,9 +181,51 @@ def _item(row: OutboxMessage) -> OutboxItem:
         raw=row.raw,
         kind=row.kind,
         game_id=row.game_id,
-        attempts=row.attempts,
+        attempts=row.attempts + 1,
         created_at=row.created_at,
     )
+
+
+# The sender's statements, built once (Core: every mail sent runs them).
+_TABLE = outbox  # the table OutboxMessage maps
+_DUE = (
+    select(
+        _TABLE.c.id,
+        _TABLE.c.message_id,
+        _TABLE.c.recipient,
+        _TABLE.c.raw,
+        _TABLE.c.kind,
+        _TABLE.c.game_id,
+        _TABLE.c.attempts,
+        _TABLE.c.created_at,
+    )
+    .where(_TABLE.c.state == PENDING, _TABLE.c.next_attempt_at <= bindparam("now"))
+    .order_by(_TABLE.c.next_attempt_at, _TABLE.c.id)
+    .limit(bindparam("limit"))
+)
+_DUE_FOR_UPDATE = _DUE.with_for_update(skip_locked=True)
+_CLAIM = (
+    update(_TABLE)
+    .where(_TABLE.c.id.in_(bindparam("ids", expanding=True)))
+    .values(
+        attempts=_TABLE.c.attempts + 1,
+        next_attempt_at=bindparam("until"),
+        claimed_by=bindparam("owner"),
+    )
+)
+_SENT = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("row"), _TABLE.c.state == PENDING)
+    .values(
+        state=OutboxState.SENT.value, sent_at=bindparam("now"), last_error=None, claimed_by=None
+    )
+)
+_NEXT_DUE = (
+    select(_TABLE.c.next_attempt_at)
+    .where(_TABLE.c.state == PENDING)
+    .order_by(_TABLE.c.next_attempt_at)
+    .limit(1)
+)
 
 
 def outbox_sender(

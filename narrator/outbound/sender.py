@@ -91,8 +91,9 @@ class OutboxRepository(Protocol):
         """
         ...
 
-    def mark_sent(self, item: OutboxItem, now: datetime) -> None:
-        """Record that the server accepted the mail."""
+    def mark_sent(self, item: OutboxItem, now: datetime) -> datetime | None:
+        """Record that the server accepted the mail; return what :meth:`next_due` returns
+        right after (read in the same transaction: the sender's pass asks no more)."""
         ...
 
     def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
@@ -158,13 +159,23 @@ FailureHook = Callable[[FailedMail], Awaitable[None] | None]
 
 
 @dataclass(frozen=True, slots=True)
+class NextDue:
+    """When the earliest pending row is due (None: no row is pending), as read by the
+    transaction that marked a mail sent."""
+
+    at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class PassReport:
-    """What one pass did."""
+    """What one pass did; `next_due`: when the next row is due, when the pass's last
+    transaction marked a mail sent (and read it), else None (not known: ask)."""
 
     claimed: int = 0
     sent: int = 0
     retried: int = 0
     failed: int = 0
+    next_due: NextDue | None = None
 
 
 class OutboxSender:
@@ -232,7 +243,7 @@ class OutboxSender:
                 if report.claimed >= self._batch_size:
                     errors = 0
                     continue  # there is probably more due right now
-                delay = await self._seconds_until_due()
+                delay = await self._seconds_until_due(report.next_due)
             except Exception as error:
                 # The database (locked, restarting) or a bug: this pass is lost, not the sender.
                 errors += 1
@@ -259,6 +270,7 @@ class OutboxSender:
             self._repository.claim_due, claimed_at, self._lease, self._batch_size
         )
         sent = retried = failed = 0
+        next_due: NextDue | None = None  # read by the pass's last transaction, if it sent
         # A mail claimed again may have been accepted already: the journal says (read only
         # then: a first attempt can't have been).
         journaled: frozenset[str] = frozenset()
@@ -268,6 +280,7 @@ class OutboxSender:
             except OSError as error:
                 log.warning("the send journal can't be read (%s): sending regardless", error)
         for index, item in enumerate(items):
+            next_due = None
             if self._clock() - claimed_at >= self._lease / 2:
                 for rest in items[index:]:
                     await self._requeue(rest, self._clock(), "requeued: the pass ran long")
@@ -280,7 +293,7 @@ class OutboxSender:
                     item.message_id,
                     item.recipient,
                 )
-                await self._record_sent(item)
+                next_due = await self._record_sent(item)
                 sent += 1
                 continue
             try:
@@ -293,13 +306,17 @@ class OutboxSender:
                     await self._requeue(rest, next_attempt or self._clock(), f"not tried: {error}")
                 retried += len(items) - index - 1
                 break
-            sent += outcome == "sent"
+            if isinstance(outcome, NextDue):
+                sent += 1
+                next_due = outcome
+                continue
             retried += outcome == "retry"
             failed += outcome == "failed"
-        return PassReport(claimed=len(items), sent=sent, retried=retried, failed=failed)
+        return PassReport(len(items), sent, retried, failed, next_due)
 
-    async def _deliver(self, item: OutboxItem) -> str:
-        """Send one item; raises ServerUnavailable (unhandled) for the pass to stop."""
+    async def _deliver(self, item: OutboxItem) -> NextDue | str:
+        """Send one item: sent (when the next row is due then), else ``retry`` or ``failed``;
+        raises ServerUnavailable (unhandled) for the pass to stop."""
         try:
             await self._transport.send(self._envelope_from, item.recipient, item.raw)
         except PermanentFailure as error:
@@ -335,11 +352,11 @@ class OutboxSender:
                 await asyncio.to_thread(self._journal.record, item.message_id, self._clock())
             except OSError as error:
                 log.warning("could not write %s in the send journal: %s", item.message_id, error)
-        await self._record_sent(item)
-        return "sent"
+        return await self._record_sent(item)
 
-    async def _record_sent(self, item: OutboxItem) -> None:
-        """Mark a delivered mail sent, insisting while the database is unavailable.
+    async def _record_sent(self, item: OutboxItem) -> NextDue:
+        """Mark a delivered mail sent, insisting while the database is unavailable; return
+        when the next row is due then.
 
         Giving up here would send the mail again once its claim runs out, so the sender keeps
         trying (with backoff) as long as it runs; only a crash or a stop in between leaves a
@@ -349,8 +366,9 @@ class OutboxSender:
         errors = 0
         while True:
             try:
-                await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
-                return
+                return NextDue(
+                    await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
+                )
             except Exception as error:
                 if self._stopping:
                     raise
@@ -411,8 +429,10 @@ class OutboxSender:
         except Exception:
             log.exception("outbox %s: the failure hook raised", item.message_id)
 
-    async def _seconds_until_due(self) -> float:
-        due = await asyncio.to_thread(self._repository.next_due)
+    async def _seconds_until_due(self, known: NextDue | None) -> float:
+        """Seconds until the next row is due, at most the poll interval; `known`: as the
+        pass's last transaction read it (else the repository is asked)."""
+        due = known.at if known is not None else await asyncio.to_thread(self._repository.next_due)
         if due is None:
             return self._poll_interval
         seconds = (due - self._clock()).total_seconds()

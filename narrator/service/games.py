@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from narrator.models import (
@@ -48,6 +48,7 @@ from narrator.service.story_context import (
 from narrator.service.table import GameTable, table_of
 from narrator.service.threads import moment_subject, reply_subject
 from narrator.service.work import NotStarted, Work, ruleset_of, state_of
+from narrator.tables import votes
 from rules.core import Distribution, Rejected, Seat, Settings
 from rules.core import Vote as RulesVote
 from rules.core.events import AudienceKind
@@ -648,6 +649,10 @@ def voting_state(table: GameTable) -> Any:
         raise GameError("not-started", str(error)) from None
 
 
+# Every accepted vote adds its row: a Core statement built once, not an ORM unit of work.
+_VOTE_ROW = insert(votes)
+
+
 @dataclass(frozen=True)
 class _Voting:
     """One vote being answered: the table, the voter, the view of the state he voted in."""
@@ -748,17 +753,17 @@ class _Voting:
             "keywords": list(self.keywords),
         }
         table.log("vote", payload, now)
-        table.work.session.add(
-            Vote(
-                game_id=game.id,
-                step_number=game.step_number,
-                player_id=player.id,
-                targets=targets,
-                blanco=ballot.blanco,
-                keywords=list(self.keywords),
-                inbox_id=ballot.inbox_id,
-                cast_at=now,
-            )
+        row = {"game_id": game.id, "step_number": game.step_number, "player_id": player.id}
+        table.work.session.connection().execute(
+            _VOTE_ROW,
+            {
+                **row,
+                "targets": targets,
+                "blanco": ballot.blanco,
+                "keywords": list(self.keywords),
+                "inbox_id": ballot.inbox_id,
+                "cast_at": now,
+            },
         )
 
     def relay(

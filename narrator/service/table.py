@@ -14,14 +14,20 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from narrator.models import Game, GameLogEntry, Player
+from sqlalchemy import insert
+
+from narrator.models import Game, Player
 from narrator.service.story_context import story_cast, story_game
 from narrator.service.work import NotStarted, Work
+from narrator.tables import game_log
 from parsing import GameInfo
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Cast
+
+# A vote logs an entry: a Core statement built once, not an ORM unit of work.
+_LOG_ENTRY = insert(game_log)
 
 
 class GameTable:
@@ -88,12 +94,11 @@ class GameTable:
         self._casts.clear()
 
     def log(self, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
-        """Add an entry to the game's log."""
+        """Add an entry to the game's log (inserted at once, in the unit of work's
+        transaction)."""
         seq = self.work.next_log_seq(self.game)
-        entry = GameLogEntry(
-            game_id=self.game.id, seq=seq, kind=kind, payload=dict(payload), at=now
-        )
-        self.work.session.add(entry)
+        entry = {"game_id": self.game.id, "seq": seq, "kind": kind, "payload": dict(payload)}
+        self.work.session.connection().execute(_LOG_ENTRY, {**entry, "at": now})
 
     # --- what the stories read -------------------------------------------------------------
 

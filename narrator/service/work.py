@@ -17,11 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, GameLogEntry, GameStatus, Player, game_players
+from narrator.models import Game, GameStatus, Player, game_players
+from narrator.tables import game_log
 from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
@@ -30,6 +31,21 @@ if TYPE_CHECKING:
     from narrator.service.table import GameTable
 
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
+
+
+# What every mail's unit of work asks, built once.
+_OPEN_GAMES = select(Game.id, Game.name, Game.status, Game.language).where(
+    Game.status.in_(OPEN_STATUSES)
+)
+_LOCKED_GAME = (
+    select(Game)
+    .where(Game.id == bindparam("game"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+_LAST_SEQ = select(func.coalesce(func.max(game_log.c.seq), 0)).where(
+    game_log.c.game_id == bindparam("game")
+)
 
 
 class NotStarted(LookupError):
@@ -85,10 +101,7 @@ class Work:
         """Id, name, status and language of every open game (the names a subject may match),
         read once per unit of work until :meth:`games_changed`."""
         if self._open_games is None:
-            query = select(Game.id, Game.name, Game.status, Game.language).where(
-                Game.status.in_(OPEN_STATUSES)
-            )
-            self._open_games = list(self.session.execute(query).all())
+            self._open_games = list(self.session.execute(_OPEN_GAMES).all())
         return list(self._open_games)
 
     def ended_game(self, subject: str) -> Any | None:
@@ -113,12 +126,7 @@ class Work:
         mail at a time per game, also across daemons (PostgreSQL).  Read and locked once."""
         if game_id in self._locked:
             return self._locked[game_id]
-        game = self.session.scalars(
-            select(Game)
-            .where(Game.id == game_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        ).one_or_none()
+        game = self.session.scalars(_LOCKED_GAME, {"game": game_id}).one_or_none()
         if game is not None:
             self._locked[game_id] = game
             self._plans[game_id] = _plan_of(game)
@@ -177,11 +185,7 @@ class Work:
         """The seq of the next entry of `game`'s log (read once, then counted here)."""
         seq = self._next_seq.get(game.id)
         if seq is None:
-            last = self.session.scalar(
-                select(func.coalesce(func.max(GameLogEntry.seq), 0)).where(
-                    GameLogEntry.game_id == game.id
-                )
-            )
+            last = self.session.connection().scalar(_LAST_SEQ, {"game": game.id})
             seq = int(last or 0) + 1
         self._next_seq[game.id] = seq + 1
         return seq

@@ -248,6 +248,20 @@ def test_a_crashed_claim_is_resent_with_the_same_bytes_after_its_lease(
     assert received.raw == crashed.raw == row.raw
 
 
+def test_marking_a_mail_sent_tells_when_the_next_is_due(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    with transaction(factory) as session:
+        for address in ("anna@example.org", "bram@example.org"):
+            queue_mail(session, mail_to(address), now=clock(), kind="receipt")
+    outbox = SqlOutbox(factory)
+    lease = timedelta(minutes=10)
+    anna, bram = outbox.claim_due(clock(), lease, 10)
+    assert (anna.attempts, bram.attempts) == (1, 1)
+    assert outbox.mark_sent(anna, clock()) == clock() + lease == outbox.next_due()
+    assert outbox.mark_sent(bram, clock()) is None is outbox.next_due()
+
+
 def test_a_stale_claimant_cannot_overwrite_the_new_claimants_outcome(
     factory: sessionmaker[Session], clock: FakeClock
 ) -> None:

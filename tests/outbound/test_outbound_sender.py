@@ -14,6 +14,7 @@ import pytest
 from narrator.outbound.journal import SendJournal
 from narrator.outbound.sender import (
     FailedMail,
+    NextDue,
     OutboxSender,
     RetryPolicy,
 )
@@ -131,6 +132,35 @@ def test_due_mail_is_sent_and_marked_sent_only_afterwards(clock: FakeClock) -> N
         assert (row.state, row.attempts, row.sent_at) == ("sent", 1, clock())
     assert outbox.next_due() is None
     assert run_async(make_sender(outbox, transport, clock).run_once()).claimed == 0
+
+
+def test_a_pass_that_ends_with_a_send_knows_the_next_due_without_asking(
+    clock: FakeClock,
+) -> None:
+    # Marking the last mail sent reads when the next row is due in the same transaction:
+    # the sender's loop asks the outbox no more (one transaction less per receipt).
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport()
+    queue(outbox, clock, "anna@example.org", 1)
+    later = queue(outbox, clock, "bram@example.org", 2)
+    outbox.get(later).next_attempt_at = clock() + timedelta(minutes=5)
+    report = run_async(make_sender(outbox, transport, clock).run_once())
+    assert (report.sent, report.next_due) == (1, NextDue(clock() + timedelta(minutes=5)))
+    outbox.get(later).next_attempt_at = clock()
+    report = run_async(make_sender(outbox, transport, clock).run_once())
+    assert (report.sent, report.next_due) == (1, NextDue(None))
+
+
+def test_a_pass_that_ends_with_a_retry_leaves_the_next_due_to_be_asked(
+    clock: FakeClock,
+) -> None:
+    outbox = MemoryOutbox()
+    transport = ScriptedTransport(outcomes={"bram@example.org": [TemporaryFailure("421", 421)]})
+    queue(outbox, clock, "anna@example.org", 1)
+    queue(outbox, clock, "bram@example.org", 2)
+    report = run_async(make_sender(outbox, transport, clock).run_once())
+    assert (report.sent, report.retried, report.next_due) == (1, 1, None)
+    assert run_async(make_sender(outbox, transport, clock).run_once()).next_due is None
 
 
 def test_mail_not_yet_due_waits(clock: FakeClock) -> None:

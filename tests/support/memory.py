@@ -80,11 +80,13 @@ class MemoryOutbox:
                 row.next_attempt_at = now + lease
             return [_item(row) for row in due]
 
-    def mark_sent(self, item: OutboxItem, now: datetime) -> None:
+    def mark_sent(self, item: OutboxItem, now: datetime) -> datetime | None:
         """See OutboxRepository.mark_sent."""
         with self._lock:
             row = self._row(item)
             row.state, row.sent_at = "sent", now
+            pending = [r.next_attempt_at for r in self.rows if r.state == "pending"]
+            return min(pending, default=None)
 
     def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
         """See OutboxRepository.mark_retry."""
