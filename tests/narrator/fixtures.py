@@ -133,9 +133,6 @@ class _PostgresServer:
         process is still ending, nor is one of another process (a daemon the test ran).
         Empty where that cannot be told (no /proc; a Unix socket).
         """
-        ours = _own_sockets_to(self.url.port or 5432)
-        if not ours:
-            return []
         with self.admin.connect() as connection:
             rows = connection.execute(
                 text(
@@ -144,6 +141,9 @@ class _PostgresServer:
                 ),
                 {"name": name},
             ).all()
+        if not rows:  # the common case: nobody is connected (no need to read /proc)
+            return []
+        ours = _own_sockets_to(self.url.port or 5432) or frozenset()
         return [
             f"backend {pid} ({state}; last statement: {query!r})"
             for pid, port, state, query in rows
