@@ -667,7 +667,8 @@ async def _dispose_when_returned(engine: Engine, timeout: float = RETURN_TIMEOUT
             await asyncio.sleep(0.02)
         if pool.checkedout():
             log.warning(
-                "%d database connection(s) still in use %gs after the stop; closing the rest",
+                "%d database connection(s) still in use %gs after the stop;"
+                " disposing of the engine anyway",
                 pool.checkedout(),
                 timeout,
             )
