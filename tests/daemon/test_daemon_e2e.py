@@ -20,7 +20,7 @@ from sqlalchemy import func, select, text
 
 from narrator.cli import main
 from narrator.config import Config, load_config
-from narrator.daemon import Daemon, DaemonFailed, DaemonOptions, serve
+from narrator.daemon import Daemon, DaemonFailed, DaemonOptions, _dispose_when_returned, serve
 from narrator.db import make_engine, session_factory, transaction
 from narrator.models import InboxMessage, Player
 from tests.daemon.driver import (
@@ -252,3 +252,17 @@ def test_a_stop_closes_the_connection_of_a_thread_its_cancelled_part_left_runnin
     else:  # sqlite3: a closed connection refuses to work
         with pytest.raises(sqlite3.ProgrammingError, match="closed"):
             connection.execute("SELECT 1")
+
+
+def test_a_stop_waits_for_a_connection_in_use_only_so_long(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A connection that does not come back (a hung database call) delays the stop by the
+    timeout only, with a warning saying so."""
+    engine = make_engine(sqlite_url)
+    held = engine.connect()
+    try:
+        run_async(_dispose_when_returned(engine, timeout=0.2))
+    finally:
+        held.close()
+    assert "1 database connection(s) still in use 0.2s after the stop" in caplog.text
