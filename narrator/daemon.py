@@ -38,6 +38,7 @@ import logging
 import os
 import random
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,6 +48,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import QueuePool
 
 from narrator.changes import ChangeWatcher
 from narrator.config import Config
@@ -540,7 +542,7 @@ class Daemon:
             await self._transport.close()
             self._transport = None
         if self.engine is not None:
-            self.engine.dispose()
+            await _dispose_when_returned(self.engine)
         log.info("narrator stopped")
 
     async def _take_over_claims(self, url: str, factory: sessionmaker[Session]) -> int:
@@ -647,6 +649,32 @@ async def _cancel(task: asyncio.Task[None] | None) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+#: How long a stop waits for the database connections still in use to come back to the pool.
+RETURN_TIMEOUT = 30.0
+
+
+async def _dispose_when_returned(engine: Engine, timeout: float = RETURN_TIMEOUT) -> None:
+    """Dispose of `engine` once every connection is back in its pool (within `timeout` s).
+
+    A part's task cancelled by the stop leaves the thread it was waiting on running to the end
+    of its transaction; a connection such a thread hands back after the dispose would go to the
+    disposed pool and stay open (a PostgreSQL session) until the garbage collector found it.
+    """
+    pool = engine.pool
+    if isinstance(pool, QueuePool):
+        deadline = time.monotonic() + timeout
+        while pool.checkedout() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        if pool.checkedout():
+            log.warning(
+                "%d database connection(s) still in use %gs after the stop;"
+                " disposing of the engine anyway",
+                pool.checkedout(),
+                timeout,
+            )
+    engine.dispose()
 
 
 def _shown_url(url: str) -> str:

@@ -8,6 +8,11 @@
   (test ids ``[sqlite]`` / ``[postgresql]``; the PostgreSQL one is marked ``postgres``). On
   PostgreSQL a test's database is emptied when it ends and handed to the next test of the
   worker (``_PostgresPool``), not created and dropped each time.
+- Every PostgreSQL database a test was given (``db_url``, ``postgres_db_url``,
+  ``fresh_database``) is checked when the test ends: a connection to it this process still has
+  open (an engine not disposed, a session or connection not closed) fails that test, instead
+  of being garbage-collected, with a ResourceWarning, in whichever later test runs the
+  collector.
 - ``sqlite_url`` / ``postgres_db_url``: the same on one backend only.
 - ``engine``, ``sessions`` (a sessionmaker) and ``session`` on ``db_url``.
 - ``config_file``: a ``narrator.toml`` in tmp_path pointing at ``db_url`` (Maildir in tmp_path).
@@ -57,6 +62,47 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+class LeakedConnectionError(AssertionError):
+    """A test left connections to its PostgreSQL database open in this process."""
+
+
+def _own_sockets_to(port: int) -> frozenset[int] | None:
+    """The local ports of this process's open TCP connections to ``port`` (on any host), read
+    from Linux's /proc; None where there is no /proc to read."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return None
+    inodes: set[str] = set()
+    for fd in os.listdir(fds):
+        try:
+            target = os.readlink(fds / fd)
+        except OSError:  # closed meanwhile (the listing's own descriptor, say)
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    ports: set[int] = set()
+    for table in (Path("/proc/self/net/tcp"), Path("/proc/self/net/tcp6")):
+        try:
+            rows = table.read_text(encoding="ascii").splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            # sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
+            fields = row.split()
+            if fields[9] in inodes and int(fields[2].rsplit(":", 1)[1], 16) == port:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return frozenset(ports)
+
+
+def _fail_if_leaked(leaked: list[str]) -> None:
+    if leaked:
+        raise LeakedConnectionError(
+            f"the test left {len(leaked)} connection(s) to its PostgreSQL database open"
+            " (dispose of engines, close sessions and connections, e.g. in a finally):\n  "
+            + "\n  ".join(leaked)
+        )
+
+
 class _PostgresServer:
     """Creates and drops uniquely named databases on one server (for parallel test runs)."""
 
@@ -77,6 +123,32 @@ class _PostgresServer:
 
     def url_of(self, name: str) -> str:
         return self.url.set(database=name).render_as_string(hide_password=False)
+
+    def open_here(self, name: str) -> list[str]:
+        """The connections to database ``name`` that this process still has open (a test
+        that ended should have closed them all), described for an error message.
+
+        Matched by the client's TCP port (pg_stat_activity) against this process's own open
+        sockets: a connection this process closed is never counted, even while its server
+        process is still ending, nor is one of another process (a daemon the test ran).
+        Empty where that cannot be told (no /proc; a Unix socket).
+        """
+        with self.admin.connect() as connection:
+            rows = connection.execute(
+                text(
+                    "SELECT pid, client_port, state, left(query, 200) FROM pg_stat_activity"
+                    " WHERE datname = :name AND pid <> pg_backend_pid()"
+                ),
+                {"name": name},
+            ).all()
+        if not rows:  # the common case: nobody is connected (no need to read /proc)
+            return []
+        ours = _own_sockets_to(self.url.port or 5432) or frozenset()
+        return [
+            f"backend {pid} ({state}; last statement: {query!r})"
+            for pid, port, state, query in rows
+            if port in ours
+        ]
 
     def drop(self, name: str) -> None:
         # FORCE ends the sessions still in it; one the server itself runs there (autovacuum)
@@ -153,11 +225,14 @@ class _PostgresPool:
         return self.idle.pop() if self.idle else self.server.create(template=self.template)
 
     def give_back(self, name: str) -> None:
-        """Empty ``name`` for the next test, or drop it."""
+        """Empty ``name`` for the next test, or drop it; then raise LeakedConnectionError if
+        the test left connections to it open (they are ended first either way)."""
+        leaked = self.server.open_here(name)
         if self._emptied(name):
             self.idle.append(name)
         else:
             self.server.drop(name)
+        _fail_if_leaked(leaked)
 
     def _connect(self, name: str) -> Engine:
         return create_engine(
@@ -248,8 +323,11 @@ def fresh_database(
         raise ValueError(f"unknown backend {backend!r}")
 
     yield make
+    leaked: list[str] = []
     for server, name in made:
+        leaked += server.open_here(name)
         server.drop(name)
+    _fail_if_leaked(leaked)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -5,17 +5,14 @@ from __future__ import annotations
 import asyncio
 import email
 import mailbox
-import os
 import random
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -36,37 +33,14 @@ from tests.outbound.helpers import FakeClock, SmtpServer
 from tests.support.aio import run_async
 
 NARRATOR = Address("verteller@example.org", "De Verteller")
-POSTGRES_URL = os.environ.get("NARRATOR_TEST_POSTGRES_URL")
-
-
-def _postgres_database() -> Iterator[str]:
-    if not POSTGRES_URL:
-        pytest.skip("NARRATOR_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)")
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    name = f"narrator_outbound_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as error:  # unreachable server: skip, as the other PostgreSQL tests do
-        admin.dispose()
-        pytest.skip(f"PostgreSQL at NARRATOR_TEST_POSTGRES_URL is not usable: {error}")
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def database_url(
+    request: pytest.FixtureRequest, fresh_database: Callable[[str], str]
+) -> Iterator[str]:
     """A fresh database with the narrator's tables: a SQLite file, or a private PostgreSQL db."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'narrator.db'}"
-        yield from _with_tables(url)
-    else:
-        for url in _postgres_database():
-            yield from _with_tables(url)
+    yield from _with_tables(fresh_database(request.param))
 
 
 def _with_tables(url: str) -> Iterator[str]:

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from rules import Accepted, AudienceKind, Event, Rejected, Vote
+from rules.core.events import RejectedVote
 from rules.scenario import run_scenario
-from rules.wakkerdam.events import RejectedVote
 from rules.wakkerdam.state import GameState, Player
 from tests.rules.strategies import (
     RS,

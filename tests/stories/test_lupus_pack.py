@@ -9,7 +9,7 @@ import random
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -724,6 +724,15 @@ def test_the_epilogue_tells_every_event_of_the_ruleset(
     assert "Notte 2" in text and all(name in text for name in DEALT)
 
 
+class _Vote(TypedDict):
+    """One vote of a step as the log stores it (what the epilogue tells)."""
+
+    player: str
+    role: str
+    targets: list[str]
+    keyword: str
+
+
 @pytest.mark.parametrize("pack", PACKS, ids=pack_id)
 def test_the_epilogue_tells_every_vote_of_every_step(
     renderer: Renderer, pack: tuple[str, str]
@@ -738,7 +747,7 @@ def test_the_epilogue_tells_every_vote_of_every_step(
     words = load_words(RULESET, language)
     generic = {"it": " scelse ", "en": " chose "}[language]
     ghosts = {f"G{n}": power for n, power in enumerate(sorted(GHOST_POWERS))}
-    night = [
+    night: list[_Vote] = [
         {
             "player": role.capitalize(),
             "role": role,
@@ -762,7 +771,7 @@ def test_the_epilogue_tells_every_vote_of_every_step(
         {"player": "Bram", "role": "veggente", "targets": ["Frank"], "keyword": "successore"},
         {"player": "Frank", "role": "trasformista", "targets": [], "keyword": ""},
     ]
-    day = [
+    day: list[_Vote] = [
         {"player": "Anna", "role": "lupo", "targets": ["Bram"], "keyword": ""},
         {"player": "Eva", "role": "divinatore", "targets": ["Carla"], "keyword": "sindaco"},
         {"player": "Dirk", "role": "contadino", "targets": [], "keyword": ""},
