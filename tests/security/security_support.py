@@ -89,6 +89,7 @@ class Sent:
     kind: str
     raw: bytes
     message: EmailMessage = field(repr=False)
+    at: datetime | None = None  # when it was queued (the outbox row's created_at)
 
     @property
     def text(self) -> str:
@@ -107,7 +108,7 @@ def decode(row: OutboxMessage) -> Sent:
     """An outbox row as a :class:`Sent`."""
     message = email.message_from_bytes(row.raw, policy=email.policy.default)
     assert isinstance(message, EmailMessage)
-    return Sent(row.id, row.recipient, row.kind, row.raw, message)
+    return Sent(row.id, row.recipient, row.kind, row.raw, message, row.created_at)
 
 
 @dataclass
