@@ -49,8 +49,10 @@ WALL_CLOCK = tuple(
 #: are their own (or shared through a file, as `shipped_check`) are listed: moving a test away
 #: from its module's would build a module fixture twice.
 LONG_TESTS = (
-    ("security/test_security_fuzz.py::test_fuzz_the_pipeline[postgresql]", 116),
-    ("security/test_security_fuzz.py::test_fuzz_the_pipeline[sqlite]", 82),
+    # The first of the two pipeline fuzz runs also draws their mails (9 s of CPU, 50 s on a
+    # busy machine): the other comes after a long test of its worker, once they are drawn.
+    ("security/test_security_fuzz.py::test_fuzz_the_pipeline[postgresql]", 166),
+    ("security/test_security_fuzz.py::test_fuzz_the_pipeline[sqlite]", 60),
     ("stories/test_stories_cli.py::test_check_of_the_shipped_packs_passes", 70),
     ("rules/test_properties.py::test_random_games_end_legally_and_keep_the_invariants", 40),
     ("web/test_public_secrets.py::test_no_public_page_of_a_whole_game_holds_a_secret[postgres", 10),

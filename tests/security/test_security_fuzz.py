@@ -8,6 +8,9 @@ narrator queues must have only the headers it writes and exactly one recipient.
 from __future__ import annotations
 
 import base64
+import fcntl
+import json
+import os
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -197,23 +200,8 @@ def run_group(
             assert len(mail_out.message["To"].addresses) == 1, (mail_out, raw[:500])
 
 
-@pytest.mark.slow
-def test_fuzz_the_pipeline(
-    make_narrator: Callable[..., Narrator], capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Hypothesis draws the mails (the same 5,000 at every run); they are stored and processed
-    in the daemon's groups and batches (one transaction per mail, as it was, made the run
-    minutes long on PostgreSQL), and each mail is checked on its own."""
-    narrator = make_narrator(limits=Limits(replies_per_hour=0, replies_per_day=0))
-    narrator.add_game("WW5")
-    narrator.add_game("WW6")
-    narrator.sign_up("WW6", CAST)
-    narrator.start("WW6")
-    narrator.sign_up("WW5", SIGNUP_CAST)
-    figures = {"cases": 0, "duplicates": 0, "done": 0, "ignored": 0, "mails": 0}
-    started = time.monotonic()
-    seen = [narrator.last_outbox_id()]
-    narrator.clock = TickingClock(narrator.clock.now)
+def draw_mails() -> list[bytes]:
+    """The mails Hypothesis draws from `mails`: the same 5,000 at every run."""
     drawn: list[bytes] = []
 
     @settings(
@@ -228,16 +216,57 @@ def test_fuzz_the_pipeline(
         drawn.append(raw)
 
     case()
-    drawing = time.monotonic() - started
-    figures["cases"] = len(drawn)
-    for at in range(0, len(drawn), GROUP_LIMIT):
-        run_group(narrator, drawn[at : at + GROUP_LIMIT], figures, seen)
+    return drawn
+
+
+@pytest.fixture(scope="session")
+def fuzz_mails(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
+    """The drawn mails, drawn once per test run for both databases (drawing them took as long
+    as storing and processing them).  Under pytest-xdist the first worker that needs them
+    draws them and leaves them in the run's temporary folder, which the workers share, for
+    the other to read (as tests/stories/conftest.py's pack check); a worker that comes while
+    the other is still drawing draws them too rather than wait (they are the same mails)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return draw_mails()
+    shared = tmp_path_factory.getbasetemp().parent / "pipeline-fuzz-mails.json"
+    with shared.with_suffix(".lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when the file closes
+        except BlockingIOError:
+            return draw_mails()  # the other worker is drawing them
+        if shared.exists():
+            encoded = json.loads(shared.read_text(encoding="ascii"))
+            return [base64.b64decode(raw) for raw in encoded]
+        drawn = draw_mails()
+        encoded = [base64.b64encode(raw).decode("ascii") for raw in drawn]
+        shared.write_text(json.dumps(encoded), encoding="ascii")
+        return drawn
+
+
+@pytest.mark.slow
+def test_fuzz_the_pipeline(
+    make_narrator: Callable[..., Narrator],
+    fuzz_mails: list[bytes],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Hypothesis draws the mails (`fuzz_mails`); they are stored and processed in the
+    daemon's groups and batches (one transaction per mail, as it was, made the run minutes
+    long on PostgreSQL), and each mail is checked on its own."""
+    narrator = make_narrator(limits=Limits(replies_per_hour=0, replies_per_day=0))
+    narrator.add_game("WW5")
+    narrator.add_game("WW6")
+    narrator.sign_up("WW6", CAST)
+    narrator.start("WW6")
+    narrator.sign_up("WW5", SIGNUP_CAST)
+    figures = {"cases": len(fuzz_mails), "duplicates": 0, "done": 0, "ignored": 0, "mails": 0}
+    started = time.monotonic()
+    seen = [narrator.last_outbox_id()]
+    narrator.clock = TickingClock(narrator.clock.now)
+    for at in range(0, len(fuzz_mails), GROUP_LIMIT):
+        run_group(narrator, fuzz_mails[at : at + GROUP_LIMIT], figures, seen)
     states = narrator.inbox_states()
     assert all(state in ("done", "ignored") for state, _ in states)
     elapsed = time.monotonic() - started
     with capsys.disabled():
-        print(
-            f"\npipeline fuzz: {figures} in {elapsed:.1f} s ({drawing:.1f} s drawing the"
-            f" mails); inbox rows {len(states)}"
-        )
+        print(f"\npipeline fuzz: {figures} in {elapsed:.1f} s; inbox rows {len(states)}")
     assert figures["cases"] >= EXAMPLES * 0.9
