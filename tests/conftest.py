@@ -66,7 +66,7 @@ LONG_TESTS = (
     ("rules/test_properties.py::test_seed_and_votes_replay_to_the_same_transcript", 22),
     ("rules/test_properties.py::test_big_villages_keep_the_invariants", 17),
     ("rules/test_properties.py::test_every_state_survives_dump_and_load", 14),
-    ("security/test_security_privacy.py::test_no_private_event_reaches_anyone_but_its_aud", 15),
+    ("security/test_security_privacy.py::test_no_private_event_reaches_anyone_but_its_aud", 6),
     ("security/test_security_privacy.py::test_the_dwaas_is_never_told", 12),
 )
 
