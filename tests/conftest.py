@@ -1,9 +1,11 @@
 """Root fixtures: the shared database fixtures of `tests/narrator/fixtures.py` for every suite;
-which tests are slow (`make test-fast` leaves them out), and which are bounded by the wall clock
-(`make test` runs them after the rest, one at a time)."""
+which tests are slow (`make test-fast` leaves them out), which need PostgreSQL, which are bounded
+by the wall clock (`make test` runs them after the rest, one at a time); and, in a parallel run,
+the order that starts the longest tests first on every worker."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,9 @@ TESTS = Path(__file__).resolve().parent
 SLOW_FOLDERS = (TESTS / "daemon", TESTS / "faults")
 #: Fixtures that make a test slow: a whole check of the shipped packs.
 SLOW_FIXTURES = frozenset({"shipped_check"})
+#: Fixtures that need a PostgreSQL server: a test using one is marked `postgres` (as the
+#: PostgreSQL run of a test of both databases is), so `make test-fast` (SQLite) leaves it out.
+POSTGRES_FIXTURES = frozenset({"postgres_url", "postgres_db_url"})
 #: Test modules whose every test is bounded by seconds of the wall clock (a daemon that must act
 #: within 2 s, timeouts and leases of seconds, crash storms killing at moments of the wall
 #: clock): beside a busy parallel worker those seconds are not theirs, so `make test` runs them
@@ -37,9 +42,74 @@ WALL_CLOCK = tuple(
 )
 
 
+#: The longest tests of the parallel run (node ids under tests/, or their beginnings; the first
+#: that fits counts) and about how many seconds each takes on a busy 2-CPU machine.  A parallel
+#: run starts them first, spread over the workers (see `longest_first`): one of them started
+#: late kept its worker busy minutes after the other had finished.  Only tests whose fixtures
+#: are their own (or shared through a file, as `shipped_check`) are listed: moving a test away
+#: from its module's would build a module fixture twice.
+LONG_TESTS = (
+    # The first of the two pipeline fuzz runs also draws their mails (9 s of CPU, 50 s on a
+    # busy machine): the other comes after a long test of its worker, once they are drawn.
+    ("security/test_security_fuzz.py::test_fuzz_the_pipeline[postgresql]", 166),
+    ("security/test_security_fuzz.py::test_fuzz_the_pipeline[sqlite]", 60),
+    ("stories/test_stories_cli.py::test_check_of_the_shipped_packs_passes", 70),
+    ("rules/test_properties.py::test_random_games_end_legally_and_keep_the_invariants", 40),
+    ("web/test_public_secrets.py::test_no_public_page_of_a_whole_game_holds_a_secret[postgres", 10),
+    ("parsing/test_fuzz.py::test_many_random_corpus_splices", 34),
+    ("parsing/test_fuzz.py::test_mutated_corpus_mail", 31),
+    ("parsing/test_fuzz.py::test_structured_malformed_mail", 17),
+    ("rules/test_choices.py::test_shared_choices", 32),
+    ("narrator/test_migrations.py::test_two_daemons_migrating", 28),
+    ("service/test_vampiri_mails_read.py::test_italian_mails_agree_with_the_player", 20),
+    ("rules/test_vampiri_properties.py::test_random_games_end_legally_and_replay", 26),
+    ("rules/test_properties.py::test_seed_and_votes_replay_to_the_same_transcript", 22),
+    ("rules/test_properties.py::test_big_villages_keep_the_invariants", 17),
+    ("rules/test_properties.py::test_every_state_survives_dump_and_load", 14),
+    ("security/test_security_privacy.py::test_no_private_event_reaches_anyone_but_its_aud", 6),
+    ("security/test_security_privacy.py::test_the_dwaas_is_never_told", 12),
+)
+
+
+def _weight(item: pytest.Item) -> int:
+    """`LONG_TESTS`'s seconds for `item`; 0 for the tests not listed."""
+    node = item.nodeid.removeprefix("tests/")
+    return next((seconds for start, seconds in LONG_TESTS if node.startswith(start)), 0)
+
+
+def longest_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """`items` ordered for `workers` workers of pytest-xdist's worksteal scheduling, which hands
+    each worker one contiguous share of the collection (the first ``n // workers`` tests, then
+    a share of the rest…) and lets an idle worker take the end of a busy one's queue: each
+    share starts with its part of the long tests, dealt longest first to the share with the
+    fewest seconds so far; the other tests keep their order (and their modules together)."""
+    long = sorted((item for item in items if _weight(item)), key=_weight, reverse=True)
+    if workers < 2 or not long:
+        return items
+    sizes, left = [], len(items)
+    for index in range(workers):
+        sizes.append(left // (workers - index))
+        left -= sizes[-1]
+    heads: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    seconds = [0] * workers
+    for item in long:
+        fits = [i for i in range(workers) if len(heads[i]) < sizes[i]]
+        share = min(fits, key=lambda i: seconds[i])
+        heads[share].append(item)
+        seconds[share] += _weight(item)
+    moved = {id(item) for item in long}
+    rest = iter(item for item in items if id(item) not in moved)
+    ordered: list[pytest.Item] = []
+    for head, size in zip(heads, sizes, strict=True):
+        ordered += head
+        ordered += [next(rest) for _ in range(size - len(head))]
+    return ordered
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark slow (besides the tests marked by hand) every test of `SLOW_FOLDERS` and every
-    test that uses one of `SLOW_FIXTURES`; mark wallclock every test of `WALL_CLOCK`."""
+    test that uses one of `SLOW_FIXTURES`; mark postgres every test that uses one of
+    `POSTGRES_FIXTURES`; mark wallclock every test of `WALL_CLOCK`."""
     for item in items:
         if item.path in WALL_CLOCK:
             item.add_marker(pytest.mark.wallclock)
@@ -47,3 +117,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         names = set(getattr(item, "fixturenames", ()))
         if in_slow_folder or names & SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
+        if names & POSTGRES_FIXTURES:
+            item.add_marker(pytest.mark.postgres)
+
+
+class _LongestFirst:
+    """Orders a pytest-xdist worker's tests by :func:`longest_first`, once `-m` and `-k` have
+    left out what they leave out (every worker orders the same tests the same way)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items[:] = longest_first(items, self.workers)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a pytest-xdist worker, order the tests longest first (see `longest_first`)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers > 1:
+        config.pluginmanager.register(_LongestFirst(workers), "longest-first")

@@ -247,6 +247,7 @@ def test_0009_stores_private_stories_and_the_epilogue_and_gives_them_back(
         engine.dispose()
 
 
+@pytest.mark.postgres  # its database is PostgreSQL's (fresh_database("postgresql"))
 def test_two_daemons_migrating_an_empty_postgresql_database_at_once_both_start(
     fresh_database: Callable[[str], str], tmp_path: Path
 ) -> None:

@@ -89,6 +89,7 @@ class Sent:
     kind: str
     raw: bytes
     message: EmailMessage = field(repr=False)
+    at: datetime | None = None  # when it was queued (the outbox row's created_at)
 
     @property
     def text(self) -> str:
@@ -103,11 +104,24 @@ class Sent:
         return {name.lower() for name in self.message}
 
 
+def plain_text(raw: bytes) -> str:
+    """The plain-text body of a mail the narrator wrote, as :attr:`Sent.text` reads it, with
+    the plain (compat32) parser: a whole game's hundreds of mails are read in a tenth of the
+    time :func:`decode` takes (its parser builds every header's structure)."""
+    message = email.message_from_bytes(raw)
+    for part in message.walk():
+        if part.get_content_type() == "text/plain":
+            payload = part.get_payload(decode=True)
+            assert isinstance(payload, bytes)
+            return payload.decode(part.get_content_charset() or "ascii")
+    raise AssertionError("no text/plain part")
+
+
 def decode(row: OutboxMessage) -> Sent:
     """An outbox row as a :class:`Sent`."""
     message = email.message_from_bytes(row.raw, policy=email.policy.default)
     assert isinstance(message, EmailMessage)
-    return Sent(row.id, row.recipient, row.kind, row.raw, message)
+    return Sent(row.id, row.recipient, row.kind, row.raw, message, row.created_at)
 
 
 @dataclass

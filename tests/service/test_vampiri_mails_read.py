@@ -7,12 +7,15 @@ what it recorded, a secret vote never explained.
 from __future__ import annotations
 
 import re
+import shutil
+from collections.abc import Iterator
+from email.message import Message
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import transaction
+from narrator.db import make_engine, session_factory, transaction
 from narrator.models import Game
 from tests.support.botgame import BotGame
 from tests.support.bymail import Table, address_of, game_view, text_of
@@ -26,20 +29,50 @@ GAMES = [
 #: What a story mail says when nobody died (every variant of every theme).
 NOBODY_FELL = re.compile(r"nessuno è caduto|nobody has fallen", re.IGNORECASE)
 
+#: The whole games the checks below read, on each database: (backend, game).
+PLAYED = [
+    pytest.param((backend, plan), id=f"{backend}-{plan.language}", marks=marks)
+    for backend, marks in (("sqlite", ()), ("postgresql", (pytest.mark.postgres,)))
+    for plan in GAMES
+]
 
-@pytest.mark.parametrize("plan", GAMES, ids=lambda p: p.language)
+
+@pytest.fixture(scope="module", params=PLAYED)
+def whole_game(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[tuple[str, str, Message]]]:
+    """The mails of one whole game of `GAMES` played by the bots, (recipient, kind, message):
+    played once for every check that reads it (each check played the same game for itself)."""
+    backend, plan = request.param
+    if backend == "sqlite":
+        path = tmp_path_factory.mktemp(f"vampiri-{plan.language}") / "narrator.db"
+        shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
+        url, give_back = f"sqlite:///{path}", None
+    else:
+        pool = request.getfixturevalue("_postgres_pool")
+        name = pool.take()
+        url, give_back = pool.server.url_of(name), lambda: pool.give_back(name)
+    engine = make_engine(url)
+    try:
+        table = Table(session_factory(engine), language=plan.language)
+        plan.open(table)
+        plan.start(table)
+        for _ in plan.steps(table, limit=40):
+            pass
+        yield table.mails()
+    finally:
+        engine.dispose()
+        if give_back is not None:
+            give_back()
+
+
 def test_no_private_mail_says_nobody_fell_when_the_village_is_told_a_death(
-    factory: sessionmaker[Session], plan: BotGame
+    whole_game: list[tuple[str, str, Message]],
 ) -> None:
     """Issue 22.1: the private nightfall mails (a hunter's quarry, an investigation) said
     "Stasera nessuno è caduto" on the evening the public mail told a death, to the dead too."""
-    table = Table(factory, language=plan.language)
-    plan.open(table)
-    plan.start(table)
-    for _ in plan.steps(table, limit=40):
-        pass
     batches: list[list[str]] = [[]]  # the story mails of one step follow each other
-    for _to, kind, message in table.mails():
+    for _to, kind, message in whole_game:
         if kind == "story":
             batches[-1].append(text_of(message))
         elif batches[-1]:
@@ -111,18 +144,12 @@ def test_the_secret_vote_is_explained_where_the_vote_is_asked(
         assert all((said in text) == secret for text in steps), steps[0]
 
 
-@pytest.mark.parametrize("plan", GAMES, ids=lambda p: p.language)
 def test_a_receipt_says_which_move_it_recorded(
-    factory: sessionmaker[Session], plan: BotGame
+    whole_game: list[tuple[str, str, Message]],
 ) -> None:
     """Issue 22.10: a role's power was confirmed as "la tua scelta è arrivata: Gina." /
     "Your choice has arrived: Gina.": the receipt says what the move will do."""
-    table = Table(factory, language=plan.language)
-    plan.open(table)
-    plan.start(table)
-    for _ in plan.steps(table, limit=40):
-        pass
-    receipts = [text_of(m) for _to, kind, m in table.mails() if kind == "receipt"]
+    receipts = [text_of(m) for _to, kind, m in whole_game if kind == "receipt"]
     orders = [t for t in receipts if "ordine è arrivato" in t or "order has arrived" in t]
     assert orders, receipts
     for text in receipts:
