@@ -315,7 +315,8 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
 ) -> None:
     """``game show`` and ``game list`` (reads) import neither the ORM nor Alembic, the mail
     parser, the stories, nor a ruleset they do not use, nor the parts of the game's ruleset
-    that play it (its engine): a new process, so that "imported" means it."""
+    that play it (its engine), nor the modules of other commands: a new process, so that
+    "imported" means it."""
     run_cli("game", "create", "WW5")
     _sign_up(sessions, "WW5")
     assert run_cli("game", "start", "WW5", "--seed", "7").status == 0
@@ -335,6 +336,9 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
     assert [m for m in modules if m.split(".")[0] in unwanted or m.startswith(unwanted)] == []
     assert {m.split(".")[1] for m in modules if m.startswith("rules.")} == rulesets
     assert [m for m in modules if m in {f"rules.wakkerdam.{name}" for name in NOT_READ}] == []
+    # nor another command's module (its helpers: the database's, the ruleset's)
+    commands = {m.split(".")[2] for m in modules if m.startswith("narrator.commands.")}
+    assert commands <= {"game", "db", "distributions"}
 
 
 def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:
