@@ -11,12 +11,15 @@ exit code (``int``) or ``None`` for success.  Bad input is reported by raising
 
 Building the parser must stay cheap (``narrator --help`` imports every command module): a
 command module imports at its top only the standard library and `narrator.cli`, and a handler
-imports the rest (database, rules, stories, daemon) when it runs.
+imports the rest (database, rules, stories, daemon) when it runs.  A command line that names a
+command and asks for no help (``narrator game show WW5``) imports and registers that command's
+module only: the others' parsers would never be used.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -39,8 +42,24 @@ class _OneLineErrorParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the full parser with every subcommand module registered."""
+COMMANDS = (
+    "admin",
+    "db",
+    "distributions",
+    "game",
+    "inject",
+    "parse",
+    "serve",
+    "simulate",
+    "stories",
+)
+"""The command modules, `narrator.commands.<name>`: each adds the command ``narrator <name>``."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Return the full parser with every command module registered; with `command` (one of
+    :data:`COMMANDS`), the parser of a command line that names it, where only that module is
+    imported and registered."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--config",
@@ -56,27 +75,45 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         title="commands", metavar="COMMAND", parser_class=_OneLineErrorParser
     )
-    # Here, not at the top: the command modules import `CommandError` and `Subparsers` from here.
-    from narrator.commands import (
-        admin,
-        db,
-        distributions,
-        game,
-        inject,
-        parse,
-        serve,
-        simulate,
-        stories,
-    )
-
-    for module in (admin, db, distributions, game, inject, parse, serve, simulate, stories):
-        module.register(subparsers, common)
+    # Imported here, not at the top: the command modules import `CommandError` and
+    # `Subparsers` from here.
+    for name in COMMANDS if command is None else (command,):
+        importlib.import_module(f"narrator.commands.{name}").register(subparsers, common)
     return parser
+
+
+class _NotPlain(Exception):
+    """A command line that :func:`named_command` leaves to the full parser."""
+
+
+class _Probe(argparse.ArgumentParser):
+    """The parser of :func:`named_command`: it reports nothing (the full parser does)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _NotPlain(message)
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names (``game`` for ``--config F game show WW5``) when it asks for no
+    help anywhere; None for any other command line (no command, an unknown one, ``-h``), which
+    the full parser reads and answers."""
+    probe = _Probe(prog="narrator", add_help=False)
+    probe.add_argument("-h", "--help", action="store_true")
+    probe.add_argument("--config")
+    probe.add_argument("command", nargs="?")
+    try:
+        known, _rest = probe.parse_known_args(argv)
+    except _NotPlain:
+        return None
+    if known.help or known.command not in COMMANDS:
+        return None
+    return str(known.command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     if not hasattr(args, "config"):
         args.config = None

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import stories
-from narrator.cli import build_parser
+from narrator.cli import COMMANDS, build_parser, named_command
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("sqlalchemy", "alembic", "jinja2", "aiosmtpd", "asyncio", "babel", "rules", "stories")
@@ -36,6 +36,72 @@ def imported_after(code: str) -> list[str]:
 
 def test_building_the_parser_imports_no_command_dependency() -> None:
     assert imported_after("import narrator.cli; narrator.cli.build_parser()") == []
+
+
+def test_a_named_command_imports_only_its_own_command_module() -> None:
+    probe = (
+        "import json, sys\n"
+        "from narrator.cli import build_parser\n"
+        "build_parser('game').parse_args(['game', 'show', 'WW5'])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('narrator.commands.'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == ["narrator.commands.game"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["game", "show", "WW5"], "game"),
+        (["--config", "n.toml", "game", "show", "WW5", "--json"], "game"),
+        (["--config=n.toml", "parse", "mail.eml"], "parse"),
+        (["--conf", "n.toml", "db", "upgrade"], "db"),
+        (["stories", "check", "--", "-h"], "stories"),
+        (["--help", "game"], None),
+        (["game", "show", "-h"], None),
+        (["game", "--help"], None),
+        ([], None),
+        (["--config", "n.toml"], None),
+        (["--config"], None),
+        (["no-such-command", "x"], None),
+        (["--json", "game", "list"], "game"),
+    ],
+)
+def test_the_command_a_command_line_names(argv: list[str], command: str | None) -> None:
+    """None: the full parser reads it (help, no command, an unknown one, a usage error)."""
+    assert named_command(argv) == command
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["game", "show", "WW5", "--json"],
+        ["--config", "n.toml", "game", "list"],
+        ["parse", "mail.eml", "--game", "WW5"],
+        ["db", "upgrade"],
+        ["stories", "list", "--files"],
+        ["distributions", "list", "--players", "8"],
+    ],
+)
+def test_a_named_commands_parser_reads_its_line_as_the_full_parser_does(argv: list[str]) -> None:
+    command = named_command(argv)
+    assert command in COMMANDS
+    assert build_parser(command).parse_args(argv) == build_parser().parse_args(argv)
+
+
+def test_a_usage_error_after_a_named_command_is_the_full_parsers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--json", "game", "list"]
+    messages = []
+    for parser in (build_parser(named_command(argv)), build_parser()):
+        with pytest.raises(SystemExit) as exit_:
+            parser.parse_args(argv)
+        assert exit_.value.code == 2
+        messages.append(capsys.readouterr().err)
+    assert messages[0] == messages[1] == "narrator: error: unrecognized arguments: --json\n"
 
 
 def test_reading_a_packs_words_loads_no_template_and_no_database() -> None:
@@ -77,7 +143,7 @@ def test_every_command_module_is_registered() -> None:
     modules = {p.stem for p in (ROOT / "narrator" / "commands").glob("*.py")} - {"__init__"}
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "==SUPPRESS==" and a.choices)
-    assert set(commands.choices) == modules
+    assert set(commands.choices) == modules == set(COMMANDS)
 
 
 @pytest.mark.parametrize("name", stories.__all__)

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rules.core.codec import StateCodec
 from rules.core.deal import deal_shuffled
-from rules.core.events import Audience, AudienceKind, Event, RoleChange, RoleInfo
 from rules.core.model import (
     ActionChoice,
     Choices,
@@ -43,6 +42,8 @@ from rules.core.view import JsonValue
 
 if TYPE_CHECKING:
     from typing_extensions import override as override
+
+    from rules.core.events import Audience, Event
 elif sys.version_info >= (3, 12):
     from typing import override as override
 else:  # Python 3.11 has no typing.override: the same marker (mypy reads typing_extensions')
@@ -181,6 +182,8 @@ class RulesetBase(Ruleset[S]):
 
     def start_events(self, state: S) -> tuple[Event, ...]:
         """One ``role`` event per player: his role as he is told it, his team, his mates."""
+        from rules.core.events import RoleInfo  # the events: only where a game is played
+
         mates = self.known_mates(state)
         return tuple(
             RoleInfo(
@@ -229,6 +232,8 @@ class RulesetBase(Ruleset[S]):
     def as_told(self, event: Event) -> Event:
         """A ``role_change`` to a role of ``told_as`` is told as that role (the log and the
         transcript keep the truth); every other event as it is."""
+        from rules.core.events import RoleChange
+
         if isinstance(event, RoleChange) and event.role in self.told_as:
             return RoleChange(player=event.player, role=self.told_as[event.role])
         return event
@@ -354,6 +359,8 @@ class RulesetBase(Ruleset[S]):
 
     def recipients(self, state: S, audience: Audience) -> frozenset[str] | None:
         """Who may learn an event (None: everybody); a team is its members in play."""
+        from rules.core.events import AudienceKind
+
         if audience.kind is AudienceKind.PUBLIC:
             return None
         if audience.kind is AudienceKind.PLAYERS:

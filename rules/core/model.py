@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from rules.core.events import Event
 from rules.core.view import JsonValue
+
+if TYPE_CHECKING:  # only annotated here: a read of a state loads no event class
+    from rules.core.events import Event
 
 S = TypeVar("S")
 

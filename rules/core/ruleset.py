@@ -8,9 +8,8 @@ read its state object: they read :meth:`Ruleset.view` and call these methods.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from rules.core.events import Audience, Event
 from rules.core.model import (
     Accepted,
     Choices,
@@ -26,6 +25,9 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.view import GameView, JsonValue
+
+if TYPE_CHECKING:  # only annotated here: a read of a state loads no event class
+    from rules.core.events import Audience, Event
 
 S = TypeVar("S")
 

@@ -1,4 +1,4 @@
-"""The Wakkerdam step table, the resolver of each step, and the advance to the next step."""
+"""The Wakkerdam resolver of each step and the advance to the next (the table: steps.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import replace
 
 from rules.core.events import Inactive, RoleChange, Win
 from rules.core.model import Resolution, Seat, Settings
-from rules.core.steps import StepSpec, StepTable
-from rules.core.view import JsonValue
+from rules.core.steps import StepSpec
 from rules.core.votes import count, leaders
 from rules.wakkerdam import actions
 from rules.wakkerdam.actions import actions_for, asked, vote_key
@@ -32,33 +31,10 @@ from rules.wakkerdam.events import (
 from rules.wakkerdam.night import resolve_night, saved_events
 from rules.wakkerdam.roles import ROLES
 from rules.wakkerdam.state import GameState, Player
+from rules.wakkerdam.steps import OPTIONS, STEP_TABLE
 from rules.wakkerdam.wins import check
 
 Deaths = list[tuple[str, str]]
-
-STEP_TABLE: StepTable[GameState] = StepTable(
-    (
-        StepSpec("dief", "start", asked, once=True),
-        StepSpec("cupido", "start", asked, once=True),
-        StepSpec("opdrachtgever", "start", asked, once=True),
-        StepSpec("grafrover", "night", asked),
-        StepSpec("klaas_vaak", "night", asked),
-        StepSpec("nacht", "night", asked),
-        StepSpec("heks", "night", asked),
-        StepSpec("ochtend", "night", asked),
-        StepSpec("doden", "night", asked, repeats=True),
-        StepSpec("burgemeesterverkiezing", "night", asked),
-        StepSpec("brandstapel", "day", asked),
-        StepSpec("na_brandstapel", "day", asked, repeats=True),
-    )
-)
-"""The order of play (spec §3), which drives the game: after the last step play goes on with
-the first that is not ``once`` (a new night).  ``asked`` (actions.asked) holds each step's "who
-is asked" rule, one branch per step in :func:`rules.wakkerdam.actions.actions_for`; what entering
-a step changes is in :func:`_enter`."""
-
-OPTIONS: Mapping[str, JsonValue] = {"mayor": True}
-"""The ruleset's own settings and a new game's defaults (a state without ``mayor`` has none)."""
 
 NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend", "doden"})
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from rules.core.base import RulesetBase, override
-from rules.core.model import Choices, Distribution
+from rules.core.model import Choices, Distribution, Resolution, Seat, Settings
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, SeatView
-from rules.wakkerdam import actions, distributions, engine, removal, state
-from rules.wakkerdam.events import EVENT_TYPES
+from rules.wakkerdam import actions, state
 from rules.wakkerdam.roles import CIRCLES, ROLES
 from rules.wakkerdam.state import GameState
+from rules.wakkerdam.steps import OPTIONS, STEP_TABLE
 from rules.wakkerdam.wins import TEAM_ORDER, team_of
+
+if TYPE_CHECKING:
+    from rules.core.events import Event
 
 # Roles a player is told he has instead of his own (spec: the Dwaas believes he is the Ziener).
 TOLD_AS: Mapping[str, str] = {"dwaas": "ziener"}
@@ -34,17 +38,22 @@ CAUSES = (
 
 
 class WakkerdamRuleset(RulesetBase[GameState]):
-    """The rules of "Weerwolven over de Mail" (docs/rules/wakkerdam.md)."""
+    """The rules of "Weerwolven over de Mail" (docs/rules/wakkerdam.md).
+
+    What reads a state (its view, who is asked, its stored form) loads the step table, the
+    actions and the state; the engine that resolves steps, the events, the removal and the
+    built-in distributions are imported by the members that use them, so that a command that
+    only shows a game (``narrator game show``) does not load them.
+    """
 
     id = "wakkerdam"
     roles = ROLES
-    step_table = engine.STEP_TABLE
+    step_table = STEP_TABLE
     causes = CAUSES
     teams = TEAM_ORDER
     keywords = actions.KEYWORD_ORDER
     action_kinds = actions.ACTION_KINDS
-    options = engine.OPTIONS
-    event_types = EVENT_TYPES
+    options = OPTIONS
     story_facts = MappingProxyType(
         {
             "death": ("role",),
@@ -54,13 +63,25 @@ class WakkerdamRuleset(RulesetBase[GameState]):
             "no_mayor": ("votes",),
         }
     )
-    distributions = distributions.DEFAULT_DISTRIBUTIONS
     told_as = TOLD_AS  # a thief or grave robber who takes the Dwaas's role is told Ziener too
-    new_game = staticmethod(engine.new_game)
     apply = staticmethod(actions.apply_vote)
-    resolve = staticmethod(engine.resolve)
-    remove = staticmethod(removal.remove)
     codec = state.CODEC
+
+    @property
+    @override
+    def event_types(self) -> Mapping[str, type[Event]]:
+        """Transcript event type -> its class, for every event the ruleset emits."""
+        from rules.wakkerdam.events import EVENT_TYPES
+
+        return EVENT_TYPES
+
+    @property
+    @override
+    def distributions(self) -> tuple[Distribution, ...]:
+        """The built-in role distributions."""
+        from rules.wakkerdam.distributions import DEFAULT_DISTRIBUTIONS
+
+        return DEFAULT_DISTRIBUTIONS
 
     @override
     def pick_distribution(
@@ -68,7 +89,31 @@ class WakkerdamRuleset(RulesetBase[GameState]):
     ) -> Distribution:
         """Return a distribution for ``n_players`` chosen by ``seed`` (a generated one when no
         built-in fits).  Raises ValueError outside 3..1000 players."""
-        return distributions.pick_distribution(n_players, seed, extra)
+        from rules.wakkerdam.distributions import pick_distribution
+
+        return pick_distribution(n_players, seed, extra)
+
+    @override
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
+        """Return the state of a new game at its first step that has someone asked (ValueError
+        on bad seats or settings)."""
+        from rules.wakkerdam.engine import new_game
+
+        return new_game(seats, settings)
+
+    @override
+    def resolve(self, state: GameState) -> Resolution[GameState]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        from rules.wakkerdam.engine import resolve
+
+        return resolve(state)
+
+    @override
+    def remove(self, state: GameState, name: str) -> Resolution[GameState]:
+        """Take ``name`` out of the game: a death by removal, with what follows from it."""
+        from rules.wakkerdam.removal import remove
+
+        return remove(state, name)
 
     @override
     def view(self, state: GameState) -> GameView:
@@ -76,7 +121,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
         step = state.step
         return GameView(
             step=step,
-            phase=engine.STEP_TABLE.get(step).phase if step is not None else None,
+            phase=STEP_TABLE.get(step).phase if step is not None else None,
             night=state.night,
             day=state.day,
             over=state.is_over,

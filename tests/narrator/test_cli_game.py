@@ -296,6 +296,11 @@ def test_show_prints_a_running_game_exactly(
     )
 
 
+# What a read of a started game's state does not run: the resolvers (engine, night), the
+# events, the removal and the built-in distributions.
+NOT_READ = ("engine", "night", "events", "removal", "distributions", "board", "deaths")
+
+
 @pytest.mark.parametrize(
     ("command", "rulesets"),
     [(["game", "show", "WW5"], {"core", "wakkerdam"}), (["game", "list"], set())],
@@ -309,8 +314,9 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
     rulesets: set[str],
 ) -> None:
     """``game show`` and ``game list`` (reads) import neither the ORM nor Alembic, the mail
-    parser, the stories, nor a ruleset they do not use: a new process, so that "imported"
-    means it."""
+    parser, the stories, nor a ruleset they do not use, nor the parts of the game's ruleset
+    that play it (its engine), nor the modules of other commands: a new process, so that
+    "imported" means it."""
     run_cli("game", "create", "WW5")
     _sign_up(sessions, "WW5")
     assert run_cli("game", "start", "WW5", "--seed", "7").status == 0
@@ -329,6 +335,11 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
     unwanted = ("sqlalchemy.orm", "alembic", "jinja2", "parsing", "stories", "narrator.models")
     assert [m for m in modules if m.split(".")[0] in unwanted or m.startswith(unwanted)] == []
     assert {m.split(".")[1] for m in modules if m.startswith("rules.")} == rulesets
+    assert [m for m in modules if m in {f"rules.wakkerdam.{name}" for name in NOT_READ}] == []
+    assert "rules.core.events" not in modules  # nor any event class
+    # nor another command's module (its helpers: the database's, the ruleset's)
+    commands = {m.split(".")[2] for m in modules if m.startswith("narrator.commands.")}
+    assert commands <= {"game", "db", "distributions"}
 
 
 def test_show_of_an_unknown_game_names_the_games(run_cli: Callable[..., CliResult]) -> None:

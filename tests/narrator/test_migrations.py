@@ -24,6 +24,7 @@ from narrator.db import (
     downgrade,
     head_revision,
     make_engine,
+    revision_ids,
     upgrade,
 )
 from narrator.models import Base, Game, PageChapter, Player
@@ -57,6 +58,32 @@ def test_the_revision_history_is_one_line() -> None:
     script = ScriptDirectory.from_config(alembic_config("sqlite://"))
     assert len(script.get_heads()) == 1
     assert _revisions_oldest_first()[-1] == head_revision()
+
+
+def test_every_revision_file_gives_alembic_s_ids() -> None:
+    """`head_revision` reads each file's ids from its lines: as Alembic reads them, file by
+    file (the merge and reassignment cases below are not in the shipped files)."""
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    for revision in script.walk_revisions():
+        assert revision.path is not None
+        assert revision_ids(Path(revision.path)) == {
+            "revision": revision.revision,
+            "down_revision": revision.down_revision,
+        }
+
+
+def test_revision_ids_are_the_module_level_literal_assignments(tmp_path: Path) -> None:
+    migration = tmp_path / "0010_merge.py"
+    migration.write_text(
+        '"""A merge.\n\nrevision = the words of a docstring, not an id\n"""\n'
+        'revision = "0009"\n'
+        "revision: str = '0010'  # the last assignment is the module's\n"
+        'down_revision: tuple[str, str] | None = ("0008", "0009")\n'
+        "def upgrade() -> None:\n"
+        '    revision = "local"\n',
+        encoding="utf-8",
+    )
+    assert revision_ids(migration) == {"revision": "0010", "down_revision": ("0008", "0009")}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

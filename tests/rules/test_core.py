@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+import rules
+import rules.core
 from rules import Audience, Distribution, UnknownRuleset, get_ruleset, ruleset_ids
 from rules.core.pipeline import Stage, run_pipeline
 from rules.core.rng import draw_index, shuffled
@@ -51,6 +57,25 @@ def test_events_have_the_transcript_form_and_an_audience() -> None:
     lynch = Lynch(player=None, totals={"Anna": 2.0, "Bram": 1.5})
     assert lynch.to_dict() == {"type": "lynch", "player": None, "totals": {"Anna": 2, "Bram": 1.5}}
     assert isinstance(lynch.to_dict()["totals"]["Anna"], int)
+
+
+def test_the_packages_give_the_event_classes_when_asked_and_only_then() -> None:
+    """`rules` and `rules.core` name the event classes without importing them (a read of a
+    state loads none): a new interpreter, the only place where "not imported" means it."""
+    probe = (
+        "import sys, rules, rules.core\n"
+        "assert 'rules.core.events' not in sys.modules\n"
+        "from rules import Audience, AudienceKind, Event\n"
+        "from rules.core import events\n"
+        "assert (Audience, AudienceKind, Event) == (events.Audience, events.AudienceKind,"
+        " events.Event)\n"
+        "assert rules.core.Event is events.Event\n"
+    )
+    root = Path(__file__).resolve().parent.parent.parent
+    subprocess.run([sys.executable, "-c", probe], cwd=root, check=True, capture_output=True)
+    for package in (rules, rules.core):
+        with pytest.raises(AttributeError, match="no_such_name"):
+            package.no_such_name  # noqa: B018
 
 
 def test_registry_knows_wakkerdam_only() -> None:
