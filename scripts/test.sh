@@ -29,9 +29,13 @@ if [ $# -gt 0 ]; then  # a selection of one's own (make test-fast, a folder): on
     exec "${pytest[@]}" -n "$workers" --dist worksteal "$@"
 fi
 # The whole suite in two runs: everything in parallel but the tests bounded by the wall clock
-# (marked wallclock: real daemons, crash storms), then those alone,
-# where a parallel worker can't take their seconds.  Both always run; either failing fails.
+# (marked wallclock: real daemons, crash storms), then those by themselves, where no CPU-bound
+# worker takes their seconds: two at a time (they mostly wait), a file's tests on one worker so
+# that two crash storms never overlap (one process when NARRATOR_TEST_WORKERS=0).  Both always
+# run; either failing fails.
 status=0
+wall_workers=2
+if [ "$workers" = 0 ]; then wall_workers=0; fi
 "${pytest[@]}" -n "$workers" --dist worksteal -m "not wallclock" || status=$?
-"${pytest[@]}" -n 0 -m wallclock || status=$?
+"${pytest[@]}" -n "$wall_workers" --dist loadfile -m wallclock || status=$?
 exit "$status"
