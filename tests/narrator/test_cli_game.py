@@ -305,6 +305,11 @@ NOT_READ_OF = {
     "wakkerdam": NOT_READ,
     "lupus": (*NOT_READ, "common", "dice", "blocks", "intake", "appearances"),
     "vampiri": NOT_READ,
+    "mafia": (
+        *NOT_READ,
+        *("day_roles", "night_optional", "night_results", "kills", "results", "moves"),
+        *("elite", "wins", "validate"),
+    ),
 }
 
 
