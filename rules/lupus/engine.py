@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from types import MappingProxyType
 
 from rules.core.events import Event, RoleInfo
 from rules.core.model import Resolution, Seat, Settings
-from rules.core.steps import StepSpec, StepTable
-from rules.core.view import JsonValue
 from rules.lupus.actions import asked
 from rules.lupus.day import resolve_day
 from rules.lupus.dice import Dice
 from rules.lupus.events import Knows, Mayor, Propositions
-from rules.lupus.ids import GIORNO, NOTTE, POPOLANI
+from rules.lupus.ids import POPOLANI
 from rules.lupus.night import resolve_night
 from rules.lupus.roles import LUPUS_ROLES
 from rules.lupus.state import GameState, Player
-
-OPTIONS: Mapping[str, JsonValue] = MappingProxyType({"mayor": True, "sindaco": None})
-"""The ruleset's own settings and a new game's defaults (a settings without ``mayor`` has no
-Sindaco, as a scenario file without the key; the daemon writes the default ``True``)."""
+from rules.lupus.steps import OPTIONS, STEP_TABLE
 
 MAX_SKIPPED = 4
 """Steps in which nobody is asked are resolved at once (§4); a run of them ends quickly."""
-
-STEP_TABLE: StepTable[GameState] = StepTable(
-    (
-        StepSpec(NOTTE, "night", asked),  # §4: night n precedes day n
-        StepSpec(GIORNO, "day", asked),
-    )
-)
-"""The order of play (§4); a step in which nobody is asked is resolved at once."""
 
 
 def check_seats(seats: Sequence[Seat]) -> None:

@@ -4,33 +4,49 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rules.core.base import RulesetBase, override
-from rules.core.events import Audience, AudienceKind
-from rules.core.model import Accepted, Choices, Distribution, Rejected, Vote
+from rules.core.model import (
+    Accepted,
+    Choices,
+    Distribution,
+    Rejected,
+    Resolution,
+    Seat,
+    Settings,
+    Vote,
+)
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, SeatView
-from rules.lupus import actions, distributions, engine, removal, state
-from rules.lupus.events import EVENT_TYPES
+from rules.lupus import actions, state
 from rules.lupus.ids import CAUSES, FACTIONS, KEYWORDS
 from rules.lupus.roles import ROLES
 from rules.lupus.state import GameState
+from rules.lupus.steps import OPTIONS, STEP_TABLE
+
+if TYPE_CHECKING:
+    from rules.core.events import Audience, Event
 
 
 class LupusRuleset(RulesetBase[GameState]):
-    """The rules of "Lupus in tempo reale", 7th edition (docs/rules/lupus.md)."""
+    """The rules of "Lupus in tempo reale", 7th edition (docs/rules/lupus.md).
+
+    What reads a state (its view, who is asked, its stored form) loads the step table, the
+    actions and the state; the engine that resolves steps, the events, the removal and the
+    built-in distributions are imported by the members that use them, so that a command that
+    only shows a game (``narrator game show``) does not load them.
+    """
 
     id = "lupus"
     roles = ROLES
-    step_table = engine.STEP_TABLE
+    step_table = STEP_TABLE
     causes = CAUSES
     teams = FACTIONS
     keywords = KEYWORDS
     action_kinds = actions.ACTION_KINDS
-    options = engine.OPTIONS
+    options = OPTIONS
     settings_defaults = MappingProxyType({"reveal_roles": False})  # docs/rules/lupus.md
-    event_types = EVENT_TYPES
     story_facts = MappingProxyType(
         {
             "death": ("role",),
@@ -41,19 +57,59 @@ class LupusRuleset(RulesetBase[GameState]):
         }
     )
     ballots_of = MappingProxyType({"election": "sindaco"})  # told with the sindaco ballots
-    distributions = distributions.DEFAULT_DISTRIBUTIONS
-    new_game = staticmethod(engine.new_game)
-    resolve = staticmethod(engine.resolve)
-    remove = staticmethod(removal.remove)
-    start_events = staticmethod(engine.start_events)
     codec = state.CODEC
+
+    @property
+    @override
+    def event_types(self) -> Mapping[str, type[Event]]:
+        """Transcript event type -> its class, for every event the ruleset emits."""
+        from rules.lupus.events import EVENT_TYPES
+
+        return EVENT_TYPES
+
+    @property
+    @override
+    def distributions(self) -> tuple[Distribution, ...]:
+        """The built-in role distributions."""
+        from rules.lupus.distributions import DEFAULT_DISTRIBUTIONS
+
+        return DEFAULT_DISTRIBUTIONS
+
+    @override
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
+        """Return the state of a new game (§10) at its first step (ValueError on bad seats or
+        settings)."""
+        from rules.lupus.engine import new_game
+
+        return new_game(seats, settings)
+
+    @override
+    def resolve(self, state: GameState) -> Resolution[GameState]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        from rules.lupus.engine import resolve
+
+        return resolve(state)
+
+    @override
+    def remove(self, state: GameState, name: str) -> Resolution[GameState]:
+        """Take ``name`` out of the game: a death by removal, with what follows from it."""
+        from rules.lupus.removal import remove
+
+        return remove(state, name)
+
+    @override
+    def start_events(self, state: GameState) -> tuple[Event, ...]:
+        """The start's events (§13.1): roles, what each knows, the propositions, the mayor."""
+        from rules.lupus.engine import start_events
+
+        return start_events(state)
 
     @override
     def view(self, state: GameState) -> GameView:
         """Return the typed view: step and phase, players (``alive`` = in play), the Sindaco."""
         return GameView(
             step=state.step,
-            phase=engine.STEP_TABLE.get(state.step).phase if state.step is not None else None,
+            phase=STEP_TABLE.get(state.step).phase if state.step is not None else None,
             night=state.night,
             day=state.day,
             over=state.is_over,
@@ -79,7 +135,9 @@ class LupusRuleset(RulesetBase[GameState]):
         self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
     ) -> Distribution:
         """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError: none fits)."""
-        return distributions.pick_distribution(n_players, seed, extra)
+        from rules.lupus.distributions import pick_distribution
+
+        return pick_distribution(n_players, seed, extra)
 
     @override
     def asked(self, state: GameState) -> tuple[str, ...]:
@@ -106,6 +164,8 @@ class LupusRuleset(RulesetBase[GameState]):
     def recipients(self, state: GameState, audience: Audience) -> frozenset[str] | None:
         """Return who may learn an event (None: everybody); a team is its members in play,
         the dead among them (only the exiled are out)."""
+        from rules.core.events import AudienceKind  # the events: only where a game is played
+
         if audience.kind is AudienceKind.PUBLIC:
             return None
         if audience.kind is AudienceKind.PLAYERS:
@@ -142,7 +202,7 @@ class LupusRuleset(RulesetBase[GameState]):
             "start": True,
             "night": 0,
             "day": 0,
-            "events": [event.to_dict() for event in engine.start_events(state)],
+            "events": [event.to_dict() for event in self.start_events(state)],
         }
 
 

@@ -2,64 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from types import MappingProxyType
 
 from rules.core.events import Event
 from rules.core.model import Resolution, Seat, Settings
 from rules.core.pipeline import run_pipeline
 from rules.core.rng import shuffled
-from rules.core.steps import StepSpec, StepTable
-from rules.core.view import JsonValue
 from rules.mafia import actions, day, elite, ledger, night, night_results, wins
 from rules.mafia.ids import Close, Step
 from rules.mafia.moves import Night
 from rules.mafia.roles import ELITE, NEGATIVE, PEACEFUL
 from rules.mafia.state import Day, GameState, Player
+from rules.mafia.steps import DISTRIBUTION_KEYS, OPTIONS, STEP_TABLE
 
-OPTIONS: Mapping[str, JsonValue] = {"mayor": True, "format": ""}
-"""The ruleset's own settings (§3): the day-1 election, and the format ("" = by player count)."""
-
-# Keys a distribution carries beside the settings (§11.1); they may reach the options unread.
-DISTRIBUTION_KEYS: Mapping[str, JsonValue] = {"negative": None, "faceless": None, "elite": None}
 FORMATS = ("standard", "extended")
 EXTENDED_FROM = 16
-
-_PHASES: Mapping[str, str] = {Step.NIGHT: "night"}
-_VOTE_CLOSES: Mapping[str, str] = {
-    Close.TIE: Step.REVOTE,
-    Close.LAST_MOVES: Step.LAST_MOVES,
-    Close.EXTRA: Step.EXTRA_VOTE,
-    Close.DONE: Step.NIGHT,
-}
-_VOTE: Mapping[str, str] = {Close.MOVES: Step.VOTE_MOVES, **_VOTE_CLOSES}
-_THEN: Mapping[Step, Mapping[str, str]] = {
-    Step.ELECTION: {Close.TIE: Step.RUNOFF, Close.CHOOSE: Step.SECRETARY, Close.DONE: Step.NIGHT},
-    Step.RUNOFF: {Close.CHOOSE: Step.SECRETARY, Close.DONE: Step.NIGHT},
-    Step.SECRETARY: {Close.DONE: Step.NIGHT},
-    Step.PRE_VOTE: {Close.HUNT: Step.HUNT, Close.DONE: Step.LYNCH},
-    Step.LYNCH: _VOTE,
-    Step.HUNT: _VOTE,
-    Step.REVOTE: _VOTE,
-    Step.VOTE_MOVES: _VOTE_CLOSES,  # the result of the vote they wait for (§6.9)
-    Step.LAST_MOVES: {Close.EXTRA: Step.EXTRA_VOTE, Close.DONE: Step.NIGHT},
-    Step.EXTRA_VOTE: _VOTE,
-    Step.NIGHT: {Close.DONE: Step.PRE_VOTE},
-}
-"""How each step goes on (§4, §6): a step's resolver tells only how it closed (:class:`Close`);
-a vote may come back to a revote, to the vote-time moves, or to the extra vote."""
-STEP_TABLE: StepTable[GameState] = StepTable(
-    tuple(
-        StepSpec(
-            step.value,
-            _PHASES.get(step, "day"),
-            actions.asked,
-            then=MappingProxyType({str(close): str(to) for close, to in _THEN[step].items()}),
-        )
-        for step in Step
-    )
-)
 
 
 def parse_seat_role(text: str) -> tuple[str, str | None, bool]:

@@ -3,59 +3,120 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rules.core.base import RulesetBase, override
-from rules.core.events import Audience, AudienceKind, Event
-from rules.core.model import Choices, Distribution, Seat
+from rules.core.model import (
+    Accepted,
+    Choices,
+    Distribution,
+    Rejected,
+    Resolution,
+    Seat,
+    Settings,
+    Vote,
+)
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, SeatView
-from rules.mafia import actions, distributions, engine, removal, state, validate, wins
-from rules.mafia.events import EVENT_TYPES, Death, RoleInfo, Setup
+from rules.mafia import actions, state
 from rules.mafia.ids import CAUSES, TEAMS, Cause
 from rules.mafia.roles import ROLES
 from rules.mafia.state import GameState
+from rules.mafia.steps import DISTRIBUTION_KEYS, OPTIONS, STEP_TABLE
+
+if TYPE_CHECKING:
+    from rules.core.events import Audience, Event
 
 
 class MafiaRuleset(RulesetBase[GameState]):
-    """The rules of forum Mafia (seed 004) by mail (docs/rules/mafia.md)."""
+    """The rules of forum Mafia (seed 004) by mail (docs/rules/mafia.md).
+
+    What reads a state (its view, who is asked, its stored form) loads the step table, the
+    actions and the state; the engine that resolves steps, the vote validation, the events,
+    the removal, the outcomes and the built-in distributions are imported by the members that
+    use them, so that a command that only shows a game (``narrator game show``) does not load
+    them.
+    """
 
     id = "mafia"
     roles = ROLES
-    step_table = engine.STEP_TABLE
+    step_table = STEP_TABLE
     causes = CAUSES
     teams = TEAMS
     keywords = actions.KEYWORD_ORDER
     action_kinds = actions.ACTION_KINDS
-    options = engine.OPTIONS
-    distribution_keys = engine.DISTRIBUTION_KEYS
+    options = OPTIONS
+    distribution_keys = DISTRIBUTION_KEYS
     settings_defaults = MappingProxyType({"strictness": 3})  # docs/rules/mafia.md §3
-    event_types = EVENT_TYPES
     story_facts = MappingProxyType(
         {"mayor": ("votes",), "no_mayor": ("votes",), "election_tie": ("votes",)}
     )
-    distributions = distributions.DEFAULT_DISTRIBUTIONS
-    new_game = staticmethod(engine.new_game)
-    apply = staticmethod(validate.apply_vote)
-    resolve = staticmethod(engine.resolve)
-    remove = staticmethod(removal.remove)
     codec = state.CODEC
+
+    @property
+    @override
+    def event_types(self) -> Mapping[str, type[Event]]:
+        """Transcript event type -> its class, for every event the ruleset emits."""
+        from rules.mafia.events import EVENT_TYPES
+
+        return EVENT_TYPES
+
+    @property
+    @override
+    def distributions(self) -> tuple[Distribution, ...]:
+        """The built-in role distributions."""
+        from rules.mafia.distributions import DEFAULT_DISTRIBUTIONS
+
+        return DEFAULT_DISTRIBUTIONS
+
+    @override
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
+        """Return the state of a new game at its first step (ValueError on bad seats or
+        settings)."""
+        from rules.mafia.engine import new_game
+
+        return new_game(seats, settings)
+
+    @override
+    def apply(self, state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
+        """Validate and store a vote."""
+        from rules.mafia.validate import apply_vote
+
+        return apply_vote(state, vote)
+
+    @override
+    def resolve(self, state: GameState) -> Resolution[GameState]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        from rules.mafia.engine import resolve
+
+        return resolve(state)
+
+    @override
+    def remove(self, state: GameState, name: str) -> Resolution[GameState]:
+        """Take ``name`` out of the game: a death by removal, with what follows from it."""
+        from rules.mafia.removal import remove
+
+        return remove(state, name)
 
     @override
     def pick_distribution(
         self, n_players: int, seed: int, extra: Sequence[Distribution] = ()
     ) -> Distribution:
         """Return a distribution for ``n_players`` chosen by ``seed`` (ValueError: none fits)."""
-        return distributions.pick(n_players, seed, extra)
+        from rules.mafia.distributions import pick
+
+        return pick(n_players, seed, extra)
 
     @override
     def deal(
         self, names: Sequence[str | tuple[str, str | None]], distribution: Distribution, seed: int
     ) -> tuple[Seat, ...]:
         """Deal the distribution (seat order kept); a black's role is ``peaceful+negative``."""
-        return distributions.deal(names, distribution, seed)
+        from rules.mafia.distributions import deal
+
+        return deal(names, distribution, seed)
 
     @override
     def view(self, state: GameState) -> GameView:
@@ -63,7 +124,7 @@ class MafiaRuleset(RulesetBase[GameState]):
         step = state.step
         return GameView(
             step=step,
-            phase=engine.STEP_TABLE.get(step).phase if step is not None else None,
+            phase=STEP_TABLE.get(step).phase if step is not None else None,
             night=state.night,
             day=state.day,
             over=state.is_over,
@@ -111,6 +172,8 @@ class MafiaRuleset(RulesetBase[GameState]):
     @override
     def start_events(self, state: GameState) -> tuple[Event, ...]:
         """The ``setup`` event and one ``role`` event per player (§10)."""
+        from rules.mafia.events import RoleInfo, Setup  # the events: only where a game is played
+
         peaceful = Counter(p.peaceful for p in state.players if not p.is_elite)
         negative = Counter(p.negative for p in state.players if p.negative)
         elite = {p.name: p.peaceful for p in state.players if p.is_elite}
@@ -146,6 +209,8 @@ class MafiaRuleset(RulesetBase[GameState]):
     @override
     def as_told(self, event: Event) -> Event:
         """A night death is told without its cause (§7.11); other events as they are."""
+        from rules.mafia.events import Death
+
         if isinstance(event, Death) and event.at_night:
             return Death(player=event.player, cause=None, revealed=event.revealed, via=event.via)
         return event
@@ -154,6 +219,8 @@ class MafiaRuleset(RulesetBase[GameState]):
     def recipients(self, state: GameState, audience: Audience) -> frozenset[str] | None:
         """Return who may learn an event (None: everybody); a team is its living main members
         (the elite players aside, §17)."""
+        from rules.core.events import AudienceKind
+
         if audience.kind is AudienceKind.PUBLIC:
             return None
         if audience.kind is AudienceKind.PLAYERS:
@@ -170,6 +237,8 @@ class MafiaRuleset(RulesetBase[GameState]):
     def transcript_end(self, state: GameState) -> dict[str, Any]:
         """The end line (§13.2): the base's (winners, teams, alive, roles in scenario form,
         mayor), then the outcomes."""
+        from rules.mafia import wins
+
         return {**super().transcript_end(state), "outcomes": wins.outcomes(state)}
 
 

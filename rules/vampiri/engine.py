@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from rules.core.events import Death, Event, Inactive, Removed, Win
 from rules.core.model import Resolution, Seat, Settings
-from rules.core.steps import StepSpec, StepTable
-from rules.core.view import JsonValue
 from rules.core.votes import withdraw
 from rules.vampiri import day, night
 from rules.vampiri.actions import NIGHT_STEPS, asked, has_voted, slots_for
@@ -25,34 +23,8 @@ from rules.vampiri.events import Hunters
 from rules.vampiri.roles import LORDS, ROLES, WITH_ABILITY
 from rules.vampiri.spec import Team
 from rules.vampiri.state import UNDERCOVER_ORDER, GameState, Player
+from rules.vampiri.steps import GIUSTIZIATO, INATTIVITA, OPTIONS, RIMOSSO, STEP_TABLE, UCCISO
 from rules.vampiri.wins import Outcome, award, check
-
-STEP_TABLE: StepTable[GameState] = StepTable(
-    (
-        StepSpec("votazione", "night", asked),
-        StepSpec("spareggio", "night", asked),
-        StepSpec("decisione", "night", asked),
-        StepSpec("giorno", "day", asked),
-    )
-)
-"""The order of play (docs/rules/vampiri.md, "Sequence of steps")."""
-
-OPTIONS: Mapping[str, JsonValue] = {
-    "mayor": False,
-    "secret_vote": False,
-    "tourist_hunters": False,
-    "lone_hunter": False,
-    "wolf_den": False,
-    "undercover": False,
-    "secret_lord": False,
-    "secret_werewolf": False,
-}
-"""The ruleset's own settings and their defaults.  ``mayor`` exists only to be refused when
-true; ``secret_lord``/``secret_werewolf`` come with a distribution that draws the Lord or the
-werewolf at the deal (the start mail then names only "Signore dei Vampiri"/"Lupo Mannaro")."""
-
-GIUSTIZIATO, UCCISO, INATTIVITA, RIMOSSO = "giustiziato", "ucciso", "inattivita", "rimosso"
-CAUSES = (GIUSTIZIATO, UCCISO, INATTIVITA, RIMOSSO)
 
 
 def _check_seats(seats: Sequence[Seat]) -> None:

@@ -5,40 +5,84 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from rules.core.base import RulesetBase, override
-from rules.core.events import Event
 from rules.core.model import Choices, Distribution, Seat
 from rules.core.ruleset import Ruleset
 from rules.core.view import GameView, JsonValue, SeatView
-from rules.vampiri import actions, distributions, engine, state
-from rules.vampiri.events import EVENT_TYPES, Composition, RoleInfo
+from rules.vampiri import actions, state
 from rules.vampiri.roles import CATEGORIES, LORDS, ROLES, WEREWOLVES, WITH_ABILITY
 from rules.vampiri.state import GameState
+from rules.vampiri.steps import CAUSES, OPTIONS, STEP_TABLE
 from rules.vampiri.wins import TEAM_ORDER
+
+if TYPE_CHECKING:
+    from rules.core.events import Event
+    from rules.core.model import Resolution, Settings
+    from rules.vampiri.events import Composition
 
 
 class VampiriRuleset(RulesetBase[GameState]):
-    """The rules of La Notte dei Vampiri (docs/rules/vampiri.md)."""
+    """The rules of La Notte dei Vampiri (docs/rules/vampiri.md).
+
+    What reads a state (its view, who is asked, its stored form) loads the step table, the
+    actions and the state; the engine that resolves steps, the events and the built-in
+    distributions are imported by the members that use them, so that a command that only
+    shows a game (``narrator game show``) does not load them.
+    """
 
     id = "vampiri"
     roles = ROLES
-    step_table = engine.STEP_TABLE
-    causes = engine.CAUSES
+    step_table = STEP_TABLE
+    causes = CAUSES
     teams = TEAM_ORDER
     keywords = actions.KEYWORD_ORDER
     action_kinds = actions.ACTION_KINDS
-    options = engine.OPTIONS
-    event_types = EVENT_TYPES
+    options = OPTIONS
     story_facts = MappingProxyType(
         {"death": ("role",), "execution": ("votes",), "tie": ("votes",), "verdict": ("ballots",)}
     )
-    distributions = distributions.DEFAULT_DISTRIBUTIONS
-    new_game = staticmethod(engine.new_game)
     apply = staticmethod(actions.apply_vote)
-    resolve = staticmethod(engine.resolve)
-    remove = staticmethod(engine.remove)
     codec = state.CODEC
+
+    @property
+    @override
+    def event_types(self) -> Mapping[str, type[Event]]:
+        """Transcript event type -> its class, for every event the ruleset emits."""
+        from rules.vampiri.events import EVENT_TYPES
+
+        return EVENT_TYPES
+
+    @property
+    @override
+    def distributions(self) -> tuple[Distribution, ...]:
+        """The built-in role distributions."""
+        from rules.vampiri.distributions import DEFAULT_DISTRIBUTIONS
+
+        return DEFAULT_DISTRIBUTIONS
+
+    @override
+    def new_game(self, seats: Sequence[Seat], settings: Settings) -> GameState:
+        """Return the state of a new game at its first step (ValueError on bad seats or
+        settings)."""
+        from rules.vampiri.engine import new_game
+
+        return new_game(seats, settings)
+
+    @override
+    def resolve(self, state: GameState) -> Resolution[GameState]:
+        """Resolve the current step and advance (ValueError when the game is over)."""
+        from rules.vampiri.engine import resolve
+
+        return resolve(state)
+
+    @override
+    def remove(self, state: GameState, name: str) -> Resolution[GameState]:
+        """Take ``name`` out of the game: a death by removal, with what follows from it."""
+        from rules.vampiri.engine import remove
+
+        return remove(state, name)
 
     @override
     def pick_distribution(
@@ -48,7 +92,9 @@ class VampiriRuleset(RulesetBase[GameState]):
 
         Raises ValueError for 4 or 5 players and outside 3..1000.
         """
-        return distributions.pick_distribution(n_players, seed, extra)
+        from rules.vampiri.distributions import pick_distribution
+
+        return pick_distribution(n_players, seed, extra)
 
     @override
     def deal(
@@ -58,7 +104,9 @@ class VampiriRuleset(RulesetBase[GameState]):
 
         Raises ValueError when the counts differ.
         """
-        return distributions.deal(names, distribution, seed)
+        from rules.vampiri.distributions import deal
+
+        return deal(names, distribution, seed)
 
     @override
     def view(self, state: GameState) -> GameView:
@@ -66,7 +114,7 @@ class VampiriRuleset(RulesetBase[GameState]):
         step = state.step
         return GameView(
             step=step,
-            phase=engine.STEP_TABLE.get(step).phase if step is not None else None,
+            phase=STEP_TABLE.get(step).phase if step is not None else None,
             night=state.night,
             day=state.day,
             over=state.over,
@@ -112,6 +160,8 @@ class VampiriRuleset(RulesetBase[GameState]):
     def start_events(self, state: GameState) -> tuple[Event, ...]:
         """Return one ``role`` event per player (with the names he knows), then the public
         ``composition`` of the start mail."""
+        from rules.vampiri.events import RoleInfo  # the events: only where a game is played
+
         events: list[Event] = []
         tourist = state.flag("tourist_hunters")
         wolves = tuple(p.name for p in state.players if p.role in WEREWOLVES)
@@ -137,6 +187,9 @@ class VampiriRuleset(RulesetBase[GameState]):
 
 def _composition(game: GameState) -> Composition:
     """The public composition: team sizes and the special roles, secret draws hidden."""
+    from rules.vampiri.distributions import LORD, WEREWOLF
+    from rules.vampiri.events import Composition
+
     teams = Counter(p.team for p in game.players)
     specials: list[str] = []
     for player in game.players:
@@ -144,11 +197,11 @@ def _composition(game: GameState) -> Composition:
         if role not in WITH_ABILITY:
             continue
         if role in LORDS and game.flag("secret_lord"):
-            role = distributions.LORD
+            role = LORD
         elif role in WEREWOLVES and game.flag("secret_werewolf"):
-            role = distributions.WEREWOLF
+            role = WEREWOLF
         specials.append(role)
-    order = [*ROLES, distributions.LORD, distributions.WEREWOLF]
+    order = [*ROLES, LORD, WEREWOLF]
     return Composition(
         players=tuple(p.name for p in game.players),
         teams={team: teams[team] for team in TEAM_ORDER if teams[team]},

@@ -48,11 +48,13 @@ def _error(result: CliResult, fragment: str) -> None:
     assert fragment in result.err, result.err
 
 
-def _sign_up(sessions: sessionmaker[Session], game_name: str) -> None:
+def _sign_up(
+    sessions: sessionmaker[Session], game_name: str, signups: list[tuple[str, str]] = SIGNUPS
+) -> None:
     with transaction(sessions) as session:
         game = find_game(session, game_name)
         assert game is not None
-        for seat, (name, gender) in enumerate(SIGNUPS, start=1):
+        for seat, (name, gender) in enumerate(signups, start=1):
             session.add(
                 Player(
                     game_id=game.id,
@@ -296,20 +298,34 @@ def test_show_prints_a_running_game_exactly(
     )
 
 
-# What a read of a started game's state does not run: the resolvers (engine, night), the
-# events, the removal and the built-in distributions.
-NOT_READ = ("engine", "night", "events", "removal", "distributions", "board", "deaths")
+# What a read of a started game's state does not run: the resolvers (engine, night, day and
+# their helpers), the events, the removal and the built-in distributions.
+NOT_READ = ("engine", "night", "day", "events", "removal", "distributions", "board", "deaths")
+NOT_READ_OF = {
+    "wakkerdam": NOT_READ,
+    "lupus": (*NOT_READ, "common", "dice", "blocks", "intake", "appearances"),
+    "vampiri": NOT_READ,
+    "mafia": (
+        *NOT_READ,
+        *("day_roles", "night_optional", "night_results", "kills", "results", "moves"),
+        *("elite", "wins", "validate"),
+    ),
+}
 
 
 @pytest.mark.parametrize(
-    ("command", "rulesets"),
-    [(["game", "show", "WW5"], {"core", "wakkerdam"}), (["game", "list"], set())],
-    ids=["show", "list"],
+    ("ruleset", "command", "rulesets"),
+    [
+        *((name, ["game", "show", "WW5"], {"core", name}) for name in NOT_READ_OF),
+        ("wakkerdam", ["game", "list"], set()),
+    ],
+    ids=[*(f"show-{name}" for name in NOT_READ_OF), "list"],
 )
 def test_reading_commands_use_core_and_only_the_games_ruleset(
     run_cli: Callable[..., CliResult],
     sessions: sessionmaker[Session],
     config_file: Path,
+    ruleset: str,
     command: list[str],
     rulesets: set[str],
 ) -> None:
@@ -317,8 +333,8 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
     parser, the stories, nor a ruleset they do not use, nor the parts of the game's ruleset
     that play it (its engine), nor the modules of other commands: a new process, so that
     "imported" means it."""
-    run_cli("game", "create", "WW5")
-    _sign_up(sessions, "WW5")
+    assert run_cli("game", "create", "WW5", "--ruleset", ruleset, "--lang", "en").status == 0
+    _sign_up(sessions, "WW5", [*SIGNUPS, ("Frank", "man")])  # vampiri: 3 or 6 players and more
     assert run_cli("game", "start", "WW5", "--seed", "7").status == 0
     probe = (
         "import json, sys\n"
@@ -335,7 +351,9 @@ def test_reading_commands_use_core_and_only_the_games_ruleset(
     unwanted = ("sqlalchemy.orm", "alembic", "jinja2", "parsing", "stories", "narrator.models")
     assert [m for m in modules if m.split(".")[0] in unwanted or m.startswith(unwanted)] == []
     assert {m.split(".")[1] for m in modules if m.startswith("rules.")} == rulesets
-    assert [m for m in modules if m in {f"rules.wakkerdam.{name}" for name in NOT_READ}] == []
+    assert [
+        m for m in modules if m in {f"rules.{ruleset}.{name}" for name in NOT_READ_OF[ruleset]}
+    ] == []
     assert "rules.core.events" not in modules  # nor any event class
     # nor another command's module (its helpers: the database's, the ruleset's)
     commands = {m.split(".")[2] for m in modules if m.startswith("narrator.commands.")}

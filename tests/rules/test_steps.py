@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rules.core.steps import DONE, StepSpec, StepTable
-from rules.mafia.engine import STEP_TABLE as MAFIA
 from rules.mafia.ids import Close, Step
+from rules.mafia.steps import STEP_TABLE as MAFIA
 
 MAFIA_DIR = Path(__file__).resolve().parents[2] / "rules" / "mafia"
 
