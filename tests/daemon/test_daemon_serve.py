@@ -6,21 +6,17 @@ from __future__ import annotations
 import errno
 import mailbox
 import os
-import pwd
 import shutil
 import signal
-import site
 import smtplib
 import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy.exc import OperationalError
@@ -71,11 +67,14 @@ def start_serve(workdir: Path, port: int, web_port: int = 0) -> subprocess.Popen
     )
 
 
-def serve_until_it_stops(workdir: Path) -> subprocess.CompletedProcess[str]:
-    """`narrator serve` on ``workdir/narrator.toml``, expected to refuse to start."""
+def serve_until_it_stops(
+    workdir: Path, prefix: Sequence[str] = ()
+) -> subprocess.CompletedProcess[str]:
+    """`narrator serve` on ``workdir/narrator.toml``, expected to refuse to start (run through
+    the command `prefix`, if any)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     return subprocess.run(
-        [sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
+        [*prefix, sys.executable, "-m", "narrator", "serve", "--log-level", "WARNING"],
         cwd=workdir,
         env=env,
         capture_output=True,
@@ -174,94 +173,42 @@ def test_serve_on_a_read_only_database_says_which_file_in_one_line(tmp_path: Pat
     ]
 
 
-def _interpreter_for(user: pwd.struct_passwd, env: dict[str, str]) -> str | None:
-    """A Python that `user` may run and that imports the narrator (with `env`): this one, or
-    the system's of the same version on this one's packages (a root-only pyenv, say)."""
-    candidates = [sys.executable, *filter(None, [shutil.which("python3", path="/usr/bin:/bin")])]
-    version = tuple(sys.version_info[:2])
-    probe = f"import sys, narrator.daemon; assert sys.version_info[:2] == {version}"
-    for python in candidates:
-        try:
-            done = subprocess.run(
-                [python, "-c", probe],
-                env=env,
-                cwd="/",
-                user=user.pw_uid,
-                group=user.pw_gid,
-                extra_groups=[],
-                capture_output=True,
-                timeout=120,
-            )
-        except PermissionError:  # in a folder he may not enter
-            continue
-        if done.returncode == 0:
-            return python
-    return None
+def _without_root_override() -> list[str]:
+    """The command prefix that runs a process of this user without the power to write any file
+    whatever its mode: none for a user, and for root `setpriv` dropping the capabilities that let
+    root ignore a file's permissions (so a chmod 0444 file is read-only to him, as to anyone)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")  # util-linux: on every Debian
+    assert setpriv is not None, "setpriv (util-linux) is needed to test a read-only file as root"
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"]
 
 
-def test_serve_as_a_user_who_may_not_write_the_database_file_names_the_files(
-    tmp_path: Path,
-) -> None:
-    """Issue 24: a database file made read-only with chmod (not the URL's mode=ro).  Root
-    writes any file, so as root the daemon runs as `nobody`; otherwise as this user."""
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": "/nonexistent",
-        "PYTHONPATH": os.pathsep.join(
-            [str(Path(__file__).resolve().parents[2]), *site.getsitepackages()]
-        ),
-    }
-    if os.geteuid() == 0:
-        user = pwd.getpwnam("nobody")
-        python = _interpreter_for(user, env)
-        if python is None:
-            pytest.skip("no Python that the user nobody may run imports the narrator")
-        # pytest's tmp_path is root's alone: a folder nobody may read, in one he may not write.
-        top = Path(tempfile.mkdtemp())
-        top.chmod(0o755)
-        run_as: dict[str, Any] = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
-    else:
-        python, top, run_as = sys.executable, tmp_path / "top", {}
-        top.mkdir()
-    try:
-        folder = top / "data"
-        folder.mkdir()
-        database = folder / "narrator.db"
-        upgrade(f"sqlite:///{database}")
-        if run_as:
-            for path in (folder, database):
-                os.chown(path, run_as["user"], run_as["group"])
-        database.chmod(0o444)
-        (top / "narrator.toml").write_text(
-            f'[narrator]\ndatabase = "sqlite:///{database}"\n'
-            f"[inbound.smtp]\nport = {free_port()}\n[web]\nport = 0\n",
-            encoding="utf-8",
-        )
+def test_serve_on_a_database_file_it_may_not_write_names_the_files(tmp_path: Path) -> None:
+    """Issue 24: a database file made read-only with chmod (not the URL's mode=ro).  Root writes
+    any file, so as root the daemon runs without that power (`setpriv`)."""
+    database = tmp_path / "narrator.db"
+    upgrade(f"sqlite:///{database}")
+    database.chmod(0o444)
+    (tmp_path / "narrator.toml").write_text(
+        f'[narrator]\ndatabase = "sqlite:///{database}"\n'
+        f"[inbound.smtp]\nport = {free_port()}\n[web]\nport = 0\n",
+        encoding="utf-8",
+    )
 
-        def serve() -> list[str]:
-            done = subprocess.run(
-                [python, "-m", "narrator", "serve", "--log-level", "WARNING"],
-                cwd=top,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                **run_as,
-            )
-            assert done.returncode == 2, done.stderr
-            return done.stderr.strip().splitlines()
+    def serve() -> list[str]:
+        done = serve_until_it_stops(tmp_path, _without_root_override())
+        assert done.returncode == 2, done.stderr
+        return done.stderr.strip().splitlines()
 
-        said = f"narrator: error: cannot start: the SQLite database {database} is read-only: "
-        [line] = serve()
-        assert line.startswith(said + "make writable by this user: "), line
-        assert str(database) in line.removeprefix(said)
-        # Made writable, the database still fails on the -shm SQLite created read-only beside
-        # it: the line names that file.
-        database.chmod(0o644)
-        assert serve() == [said + f"make writable by this user: {database}-shm"]
-    finally:
-        if run_as:
-            shutil.rmtree(top)
+    said = f"narrator: error: cannot start: the SQLite database {database} is read-only: "
+    [line] = serve()
+    assert line.startswith(said + "make writable by this user: "), line
+    assert str(database) in line.removeprefix(said)
+    # Made writable, the database still fails on the -shm SQLite created read-only beside it
+    # (with the database's mode): the line names that file.
+    database.chmod(0o644)
+    assert serve() == [said + f"make writable by this user: {database}-shm"]
 
 
 def test_a_read_only_database_file_names_the_files_to_fix(
