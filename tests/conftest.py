@@ -1,6 +1,6 @@
 """Root fixtures: the shared database fixtures of `tests/narrator/fixtures.py` for every suite;
 which tests are slow (`make test-fast` leaves them out), which need PostgreSQL, which are bounded
-by the wall clock (`make test` runs them after the rest, one at a time); and, in a parallel run,
+by the wall clock (`make test` runs them after the rest, by themselves); and, in a parallel run,
 the order that starts the longest tests first on every worker."""
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ POSTGRES_FIXTURES = frozenset({"postgres_url", "postgres_db_url"})
 #: Test modules whose every test is bounded by seconds of the wall clock (a daemon that must act
 #: within 2 s, timeouts and leases of seconds, crash storms killing at moments of the wall
 #: clock): beside a busy parallel worker those seconds are not theirs, so `make test` runs them
-#: alone, after the rest (scripts/test.sh).  A test elsewhere that is bounded so is marked
-#: `wallclock` by hand (the scheduler's tests on the real clock).  The whole-game tests are not:
-#: their deadlines come when the test moves the daemon's clock (tests/support/clock.py).  (The
-#: parser's fuzz bounds the parsing thread's CPU time instead: it runs in parallel.)
+#: by themselves, after the rest (scripts/test.sh: two at a time, a file's on one worker).  A
+#: test elsewhere that is bounded so is marked `wallclock` by hand (the scheduler's tests on the
+#: real clock).  The whole-game tests are not: their deadlines come when the test moves the
+#: daemon's clock (tests/support/clock.py).  (The parser's fuzz bounds the parsing thread's CPU
+#: time instead: it runs in parallel.)
 WALL_CLOCK = tuple(
     TESTS / path
     for path in (

@@ -20,6 +20,8 @@ from narrator.service.work import unit_of_work
 from stories import FileStore
 from tests.security.security_support import NARRATOR, Narrator, Sent, mail, players
 
+pytestmark = pytest.mark.slow  # every exchange with a responder played out
+
 MAIL_DIR = Path(__file__).resolve().parent.parent / "mail"
 
 # Machine mail, by the rule that must stop it; each is sent in every reply situation below.

@@ -20,6 +20,8 @@ from stories.words import load_words
 from tests.support.botgame import BotGame
 from tests.support.bymail import NARRATOR, Table, address_of, game_view, text_of
 
+pytestmark = pytest.mark.slow  # whole games by mail
+
 NAMES = ("Vito", "Rosa", "Sal", "Gina", "Tony", "Lena", "Marco")
 GENDERS = {"Vito": "man", "Rosa": "vrouw", "Sal": "man", "Gina": "vrouw", "Tony": "man",
            "Lena": "vrouw", "Marco": "man"}  # fmt: skip

@@ -28,6 +28,8 @@ from stories.words import load_words
 from tests.support.botgame import BotGame, power_word
 from tests.support.bymail import Table, above_roster, address_of, subject_of, text_of
 
+pytestmark = pytest.mark.slow  # whole games in every pack and language
+
 PLAYERS = (
     ("Anna", "vrouw"),
     ("Bram", "man"),

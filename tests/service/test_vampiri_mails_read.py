@@ -20,6 +20,8 @@ from narrator.models import Game
 from tests.support.botgame import BotGame
 from tests.support.bymail import Table, address_of, game_view, text_of
 
+pytestmark = pytest.mark.slow  # whole games by mail
+
 EIGHT = (("Lea", "vrouw"), ("Vera", "vrouw"), ("Carlo", "man"), ("Dina", "vrouw"),
          ("Ezio", "man"), ("Bruno", "man"), ("Gina", "vrouw"), ("Ugo", "man"))  # fmt: skip
 GAMES = [

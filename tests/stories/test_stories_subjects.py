@@ -12,6 +12,8 @@ from stories import FileStore, Renderer, StorySource
 from stories.samples import mail_samples
 from stories.words import load_words
 
+pytestmark = pytest.mark.slow  # every shipped template rendered
+
 
 def role_words(ruleset: str, language: str) -> list[str]:
     """Every playable role's name of `ruleset` in `language`, singular and plural (its pack's

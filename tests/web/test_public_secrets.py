@@ -24,6 +24,8 @@ from tests.support.botgame import BotGame, power_word
 from tests.support.bymail import NARRATOR, Table, above_roster, address_of, game_view, text_of
 from tests.support.web import Page, fetch, serving, site_of
 
+pytestmark = pytest.mark.slow  # whole games of every ruleset, every page scanned
+
 ITALIANS = (
     ("Lea", "vrouw"),
     ("Vera", "vrouw"),
