@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import delete, select
+from sqlalchemy import Engine, delete, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.config import load_config
+from narrator.config import Config, load_config
 from narrator.daemon import Daemon, DaemonOptions
 from narrator.db import make_engine, session_factory, transaction, upgrade
 from narrator.models import (
@@ -83,22 +84,30 @@ def _start_game(factory: sessionmaker[Session]) -> dict[str, str]:
         return {p.name: page_token(SECRET, game.id, p.id) for p in players}
 
 
-def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> None:
+def _configured(
+    tmp_path: Path, extra: str = "", environ: Mapping[str, str] | None = None
+) -> tuple[Config, Engine, sessionmaker[Session]]:
+    """A daemon's configuration on a new SQLite database in `tmp_path` (no SMTP receiver, its mail
+    to the Maildir ``outbox``, the pages on a free port, then the TOML `extra`), read with
+    `environ` (the pages' key by default); the database migrated, an engine and sessions on it."""
     database = f"sqlite:///{tmp_path / 'narrator.db'}"
     path = tmp_path / "narrator.toml"
     path.write_text(
         f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
         "[inbound.smtp]\nenabled = false\n"
         '[outbound]\nmaildir = "outbox"\n'
-        "[web]\nport = 0\n"
-        "[security]\nplus_addressing = true\n",
+        "[web]\nport = 0\n" + extra,
         encoding="utf-8",
     )
-    environ = {"NARRATOR_WEB_SECRET": SECRET, "NARRATOR_REPLY_SECRET": "reply key"}
-    config = load_config(path, environ=environ)
+    config = load_config(path, environ=environ or {"NARRATOR_WEB_SECRET": SECRET})
     upgrade(database)
     engine = make_engine(database)
-    factory = session_factory(engine)
+    return config, engine, session_factory(engine)
+
+
+def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> None:
+    environ = {"NARRATOR_WEB_SECRET": SECRET, "NARRATOR_REPLY_SECRET": "reply key"}
+    config, engine, factory = _configured(tmp_path, "[security]\nplus_addressing = true\n", environ)
     tokens = _start_game(factory)
 
     def receipts() -> list[str]:
@@ -141,20 +150,7 @@ def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> No
 def test_an_admin_panel_action_is_acted_on_by_the_daemon_at_once(tmp_path: Path) -> None:
     """An admin starts a game in the panel of a running daemon: its role mails go out at once,
     though every poll (and the change watcher's) is ten minutes away."""
-    database = f"sqlite:///{tmp_path / 'narrator.db'}"
-    path = tmp_path / "narrator.toml"
-    path.write_text(
-        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
-        "[inbound.smtp]\nenabled = false\n"
-        '[outbound]\nmaildir = "outbox"\n'
-        "[web]\nport = 0\n"
-        f'[admins]\nemails = ["{BOSS}"]\n',
-        encoding="utf-8",
-    )
-    config = load_config(path, environ={"NARRATOR_WEB_SECRET": SECRET})
-    upgrade(database)
-    engine = make_engine(database)
-    factory = session_factory(engine)
+    config, engine, factory = _configured(tmp_path, f'[admins]\nemails = ["{BOSS}"]\n')
     _sign_up(factory)
     set_password(factory, BOSS, PASSWORD)
 
@@ -189,19 +185,7 @@ def test_an_admin_panel_action_is_acted_on_by_the_daemon_at_once(tmp_path: Path)
 def test_the_daemon_builds_an_older_game_s_stories_once_at_its_start(tmp_path: Path) -> None:
     """A game whose stories were told before the pages stored them (an upgraded database):
     the daemon's start tells them again from the log and stores them, before any page."""
-    database = f"sqlite:///{tmp_path / 'narrator.db'}"
-    path = tmp_path / "narrator.toml"
-    path.write_text(
-        f'[narrator]\ndatabase = "{database}"\naddress = "{NARRATOR}"\n'
-        "[inbound.smtp]\nenabled = false\n"
-        '[outbound]\nmaildir = "outbox"\n'
-        "[web]\nport = 0\n",
-        encoding="utf-8",
-    )
-    config = load_config(path, environ={"NARRATOR_WEB_SECRET": SECRET})
-    upgrade(database)
-    engine = make_engine(database)
-    factory = session_factory(engine)
+    config, engine, factory = _configured(tmp_path)
     _start_game(factory)
     mailer = Mailer(FileStore(), NARRATOR)
     with unit_of_work(factory) as work:
