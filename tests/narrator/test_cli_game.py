@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -16,6 +17,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.db import transaction
 from narrator.models import Game, GameStatus, Player, find_game, fold_name
 from rules import Settings, get_ruleset
+from rules.core.model import Seat
+from rules.core.ruleset import Ruleset
 from tests.narrator.fixtures import CliResult
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -227,24 +230,32 @@ def test_show_lists_players_in_seat_order_without_roles_before_the_start(
     assert "1. Anna <anna@example.org> vrouw, role -, alive" in text
 
 
+def _run_the_game(
+    sessions: sessionmaker[Session], ruleset: Ruleset[Any]
+) -> tuple[tuple[Seat, ...], Any]:
+    """Deal the signed-up players of the one game a distribution of `ruleset` (seed 7) and store
+    its first step as running, with the deadline 2026-11-18 09:00 UTC: (the seats, the state)."""
+    distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
+    seats = ruleset.deal([name for name, _ in SIGNUPS], distribution, 7)
+    state = ruleset.new_game(
+        seats, Settings(seed=7, options={"mayor": distribution.options["mayor"]})
+    )
+    with transaction(sessions) as session:
+        game = session.scalars(select(Game)).one()
+        game.state = ruleset.dump_state(state)
+        game.status = GameStatus.RUNNING.value
+        game.step, game.night, game.day = state.step, state.night, state.day
+        game.deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
+    return seats, state
+
+
 def test_show_of_a_running_game_reads_the_rules_state(
     run_cli: Callable[..., CliResult], sessions: sessionmaker[Session]
 ) -> None:
     run_cli("game", "create", "WW5", "--tz", "Europe/Amsterdam")
     _sign_up(sessions, "WW5")
     ruleset = get_ruleset("wakkerdam")
-    distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
-    seats = ruleset.deal([name for name, _ in SIGNUPS], distribution, 7)
-    state = ruleset.new_game(
-        seats, Settings(seed=7, options={"mayor": distribution.options["mayor"]})
-    )
-    deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
-    with transaction(sessions) as session:
-        game = session.scalars(select(Game)).one()
-        game.state = ruleset.dump_state(state)
-        game.status = GameStatus.RUNNING.value
-        game.step, game.night, game.day = state.step, state.night, state.day
-        game.deadline = deadline
+    seats, state = _run_the_game(sessions, ruleset)
     view = _show(run_cli, "WW5")
     assert view["state"] == "running"
     assert view["step"] == state.step
@@ -269,17 +280,7 @@ def test_show_prints_a_running_game_exactly(
     run_cli("game", "create", "WW5", "--tz", "Europe/Amsterdam", "--speed", "1d")
     _sign_up(sessions, "WW5")
     ruleset = get_ruleset("wakkerdam")
-    distribution = ruleset.pick_distribution(len(SIGNUPS), 7)
-    seats = ruleset.deal([name for name, _ in SIGNUPS], distribution, 7)
-    state = ruleset.new_game(
-        seats, Settings(seed=7, options={"mayor": distribution.options["mayor"]})
-    )
-    with transaction(sessions) as session:
-        game = session.scalars(select(Game)).one()
-        game.state = ruleset.dump_state(state)
-        game.status = GameStatus.RUNNING.value
-        game.step, game.night, game.day = state.step, state.night, state.day
-        game.deadline = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
+    seats, state = _run_the_game(sessions, ruleset)
     assert run_cli("game", "unsubscribe", "WW5", "Bram").status == 0
     role = {seat.name: seat.role for seat in seats}
     asked = ", ".join(ruleset.asked(state)) or "nobody"
