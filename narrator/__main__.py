@@ -1,5 +1,5 @@
 """Allow `python -m narrator …` as an alias of the `narrator` console script."""
 
-from narrator.cli import main
+from narrator.cli import run
 
-raise SystemExit(main())
+run()

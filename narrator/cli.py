@@ -19,6 +19,8 @@ module only: the others' parsers would never be used.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -131,5 +133,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0 if result is None else int(result)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The `narrator` console script (and ``python -m narrator``): :func:`main` in a process of
+    its own, whose exit skips the interpreter's last search for garbage cycles.
+
+    At exit Python frees the modules and then walks every object the process still holds
+    (all of SQLAlchemy's, the ruleset's, the stories') looking for cycles to free: work for
+    nothing, the memory goes back with the process. Freezing the objects at exit (`gc.freeze`,
+    the last exit handler to run) leaves that walk nothing to do: a twentieth of the
+    instructions of ``narrator game show``. Every other exit handler (logging's flush, open
+    files closing as their modules are freed) runs as before. Tests call :func:`main`, in
+    their own process, which this leaves alone.
+    """
+    atexit.register(gc.freeze)
     raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    run()

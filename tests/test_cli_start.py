@@ -154,3 +154,40 @@ def test_every_public_story_name_is_found_in_its_module(name: str) -> None:
 def test_an_unknown_story_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no_such_name"):
         stories.no_such_name  # noqa: B018
+
+
+def test_the_console_script_exits_with_the_commands_status_and_its_exit_handlers_run() -> None:
+    """`run` (the console script) skips only the interpreter's last search for garbage cycles:
+    the status is the command's, and what the command left to do at exit (an exit handler of
+    its own, output still buffered) is done; the objects are frozen once those are."""
+    probe = (
+        "import atexit, gc, sys\n"
+        "import narrator.cli\n"
+        "atexit.register(lambda: print('frozen at the end', gc.get_freeze_count() > 0))\n"
+        "def command(argv=None):\n"
+        "    atexit.register(lambda: print('handler ran, frozen', gc.get_freeze_count() > 0))\n"
+        "    sys.stdout.write('buffered')\n"
+        "    return 3\n"
+        "narrator.cli.main = command\n"
+        "narrator.cli.run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 3
+    assert done.stdout.splitlines() == [
+        "bufferedhandler ran, frozen False",
+        "frozen at the end True",
+    ]
+
+
+def test_python_dash_m_narrator_is_the_console_script() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "narrator", "no-such-command"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("narrator: error: ")
