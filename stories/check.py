@@ -39,6 +39,7 @@ from stories.samples import (
     sampled_kinds,
     step_of_action,
 )
+from stories.sandbox import story_variables
 from stories.store import MemoryStore, StorySource, TemplateStore, over_shipped
 from stories.words import Words, languages_of
 
@@ -106,7 +107,8 @@ def validate_source(
         return report
     if source.key.is_partial:
         return report  # checked where it is included: it sees its includer's names
-    unknown = sorted(compiled.variables - allowed_names(source.key, words))
+    variables = story_variables(renderer.env, source.source, origin, source.key.template_name)
+    unknown = sorted(variables - allowed_names(source.key, words))
     if unknown:
         report.problems.append(f"{origin}: unknown variable(s): {', '.join(unknown)}")
         return report

@@ -97,12 +97,12 @@ def _names_of_a_cast_at_once(jinja_map: Callable[..., Any]) -> Callable[..., Any
 
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled story: the template, its block names, the free variables it uses, the
-    templates it includes or imports and the one it extends (full names)."""
+    """A compiled story: the template, its block names, the templates it includes or imports
+    and the one it extends (full names).  The context variables it uses are
+    :func:`story_variables`'s (only `stories check` asks)."""
 
     template: Template
     blocks: frozenset[str]
-    variables: frozenset[str]
     includes: tuple[str, ...] = ()
     parent: str | None = None
 
@@ -207,14 +207,27 @@ def compile_story(
             )
     elif blocks:
         raise StoryError(f"{origin}: event templates are fragments; remove the blocks")
-    # Names the template assigns itself ({% set %}, loops, macros) are not context variables,
-    # even where Jinja cannot prove the assignment runs first (a set inside an if).
-    assigned = {node.name for node in tree.find_all(nodes.Name) if node.ctx in ("store", "param")}
-    assigned |= {node.name for node in tree.find_all(nodes.Macro)}
     try:
-        variables = frozenset(meta.find_undeclared_variables(tree)) - assigned
         code = env.compile(tree, name=name, filename=origin)
         template = env.template_class.from_code(env, code, env.make_globals(None), None)
     except TemplateSyntaxError as error:  # e.g. an unknown filter
         raise StoryError(f"{origin}:{error.lineno}: {error.message}") from None
-    return Compiled(template, frozenset(blocks), variables, tuple(includes), parent)
+    return Compiled(template, frozenset(blocks), tuple(includes), parent)
+
+
+def story_variables(
+    env: ImmutableSandboxedEnvironment, source: str, origin: str, name: str | None = None
+) -> frozenset[str]:
+    """The context variables a template reads (`stories check` compares them with what its
+    event's context holds).
+
+    A template :func:`compile_story` accepted parses again here: finding them is a second
+    pass of Jinja's code generator over the template, as long as compiling it, which the
+    renderer, compiling every template the first time a mail needs it, has no use for.
+    """
+    tree = env.parse(keep_line_breaks(source), name=name or origin)
+    # Names the template assigns itself ({% set %}, loops, macros) are not context variables,
+    # even where Jinja cannot prove the assignment runs first (a set inside an if).
+    assigned = {node.name for node in tree.find_all(nodes.Name) if node.ctx in ("store", "param")}
+    assigned |= {node.name for node in tree.find_all(nodes.Macro)}
+    return frozenset(meta.find_undeclared_variables(tree)) - assigned
