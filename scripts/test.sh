@@ -46,11 +46,13 @@ fi
 # The whole suite in two runs: everything in parallel but the tests bounded by the wall clock
 # (marked wallclock: real daemons, crash storms), then those by themselves, where no CPU-bound
 # worker takes their seconds: two at a time (they mostly wait), a file's tests on one worker so
-# that two crash storms never overlap (one process when NARRATOR_TEST_WORKERS=0).  Both always
-# run; either failing fails.
+# that two crash storms never overlap (one process when NARRATOR_TEST_WORKERS=0), the files handed
+# out longest first (tests/conftest.py's WALL_CLOCK_ORDER: the collection's order, which
+# pytest-xdist would otherwise replace by the files with the most tests first, the crash storms
+# last).  Both always run; either failing fails.
 status=0
 wall_workers=2
 if [ "$workers" = 0 ]; then wall_workers=0; fi
 "${pytest[@]}" -n "$workers" --dist worksteal -m "not wallclock" || status=$?
-"${pytest[@]}" -n "$wall_workers" --dist loadfile -m wallclock || status=$?
+"${pytest[@]}" -n "$wall_workers" --dist loadfile --no-loadscope-reorder -m wallclock || status=$?
 exit "$status"

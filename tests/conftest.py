@@ -42,6 +42,36 @@ WALL_CLOCK = tuple(
     )
 )
 
+#: The files of the wall-clock run (`WALL_CLOCK` and the tests marked by hand) and about how many
+#: seconds their wall-clock tests take one after another on a busy 2-CPU machine, longest first:
+#: the collection puts their tests first in this order, and `make test`'s wall-clock run hands
+#: the files out in it (``--no-loadscope-reorder``; pytest-xdist would hand out first the files
+#: with the most tests, and the crash storms, the longest file with two tests, came last, to one
+#: worker, while the other had nothing left to do).  pytest-xdist gives a worker a second file
+#: at once when its first has two tests or fewer left: the crash storms share their worker with
+#: the third file, the other worker takes the second and then what is left, file by file.
+WALL_CLOCK_ORDER = (
+    ("faults/test_crash.py", 150),
+    ("faults/test_server_faults.py", 95),
+    ("daemon/test_daemon_scheduler.py", 35),
+    ("daemon/test_daemon_admin_commands.py", 30),
+    ("faults/test_lease_reclaim.py", 25),
+    ("daemon/test_daemon_outbound.py", 10),
+    ("daemon/test_daemon_outage_log.py", 6),
+    ("daemon/test_daemon_lmtp.py", 4),
+)
+
+
+def _wall_clock_rank(item: pytest.Item) -> int:
+    """The place of `item`'s file in `WALL_CLOCK_ORDER` if it is marked wallclock (a file not
+    listed: after those listed), else after them all."""
+    if item.get_closest_marker("wallclock") is None:
+        return len(WALL_CLOCK_ORDER) + 1
+    return next(
+        (n for n, (path, _) in enumerate(WALL_CLOCK_ORDER) if item.path == TESTS / path),
+        len(WALL_CLOCK_ORDER),
+    )
+
 
 #: The longest tests of the parallel run (node ids under tests/, or their beginnings; the first
 #: that fits counts) and about how many seconds each takes on a busy 2-CPU machine.  A parallel
@@ -110,7 +140,8 @@ def longest_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark slow (besides the tests marked by hand) every test of `SLOW_FOLDERS` and every
     test that uses one of `SLOW_FIXTURES`; mark postgres every test that uses one of
-    `POSTGRES_FIXTURES`; mark wallclock every test of `WALL_CLOCK`."""
+    `POSTGRES_FIXTURES`; mark wallclock every test of `WALL_CLOCK`; put the wallclock tests
+    first, their files in the order of `WALL_CLOCK_ORDER` (the others keep their order)."""
     for item in items:
         if item.path in WALL_CLOCK:
             item.add_marker(pytest.mark.wallclock)
@@ -120,6 +151,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if names & POSTGRES_FIXTURES:
             item.add_marker(pytest.mark.postgres)
+    items.sort(key=_wall_clock_rank)  # stable: a file's tests keep their order
 
 
 class _LongestFirst:

@@ -1,14 +1,23 @@
 """The parallel run's order (tests/conftest.py): each worker's share starts with its part of
-the longest tests; every test is run once and the others keep their order."""
+the longest tests; every test is run once and the others keep their order.  The wall-clock
+run's: every wall-clock file listed, longest first, their tests before the others."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import cast
 
 import pytest
 
-from tests.conftest import LONG_TESTS, longest_first
+from tests.conftest import (
+    LONG_TESTS,
+    TESTS,
+    WALL_CLOCK,
+    WALL_CLOCK_ORDER,
+    longest_first,
+    pytest_collection_modifyitems,
+)
 
 
 @dataclass(frozen=True)
@@ -59,3 +68,47 @@ def test_three_workers_each_start_with_a_long_test() -> None:
 
 def _weight_of(item: pytest.Item) -> int:
     return next((w for s, w in LONG_TESTS if item.nodeid == f"tests/{s}"), 0)
+
+
+def test_every_wall_clock_file_is_ordered_longest_first() -> None:
+    listed = [TESTS / path for path, _ in WALL_CLOCK_ORDER]
+    by_hand = {
+        path
+        for path in TESTS.rglob("test_*.py")
+        if "@pytest.mark.wallclock" in path.read_text(encoding="utf-8").split()
+    }
+    assert sorted(set(WALL_CLOCK) | by_hand) == sorted(listed)
+    seconds = [weight for _, weight in WALL_CLOCK_ORDER]
+    assert seconds == sorted(seconds, reverse=True)
+
+
+@dataclass
+class _FileItem:
+    path: Path
+    name: str
+    markers: set[str] = field(default_factory=set)
+
+    def add_marker(self, marker: pytest.MarkDecorator) -> None:
+        self.markers.add(marker.name)
+
+    def get_closest_marker(self, name: str) -> object:
+        return name if name in self.markers else None
+
+
+def test_the_wall_clock_tests_come_first_longest_file_first() -> None:
+    lmtp, crash = (TESTS / path for path in ("daemon/test_daemon_lmtp.py", "faults/test_crash.py"))
+    scheduler = TESTS / "daemon/test_daemon_scheduler.py"
+    plain = TESTS / "x/test_plain.py"
+    items = [
+        _FileItem(plain, "a"),
+        _FileItem(lmtp, "b"),
+        _FileItem(scheduler, "c"),
+        _FileItem(scheduler, "d", {"wallclock"}),  # marked by hand
+        _FileItem(crash, "e"),
+        _FileItem(lmtp, "f"),
+        _FileItem(crash, "g"),
+        _FileItem(plain, "h"),
+    ]
+    pytest_collection_modifyitems(cast(list[pytest.Item], items))
+    assert [item.name for item in items] == ["e", "g", "d", "b", "f", "a", "c", "h"]
+    assert all("wallclock" in item.markers for item in items[:5])

@@ -271,11 +271,10 @@ def test_a_help_floods_closing_digest_is_sent_once_its_hour_is_over_and_not_afte
     assert len([m for m in narrator.outbox() if m.kind == "help_digest"]) == 2
 
 
-# --- the scheduler on the real clock --------------------------------------------------------
-# (Bounded by seconds of the wall clock: `make test` runs these alone, after the rest.)
+# A deadline that passed while no scheduler ran is due at once when one starts: no timer is
+# waited for, so the test runs with the rest (not marked wallclock).
 
 
-@pytest.mark.wallclock
 def test_a_deadline_missed_while_down_fires_at_start(
     sessions: sessionmaker[Session], mailer: Mailer
 ) -> None:
@@ -310,6 +309,10 @@ def test_a_deadline_missed_while_down_fires_at_start(
     assert outbox_kinds(sessions, "reminder") == []
     game = game_row(sessions, game_id)
     assert game.deadline is not None and game.deadline > now() + timedelta(minutes=50)
+
+
+# --- the scheduler on the real clock --------------------------------------------------------
+# (Bounded by seconds of the wall clock: `make test` runs these alone, after the rest.)
 
 
 @pytest.mark.wallclock

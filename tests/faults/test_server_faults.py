@@ -436,17 +436,19 @@ def test_outgoing_server_timing_out_is_retried_same_message_id(
 
 
 @contextlib.contextmanager
-def locked(path: Path, seconds: float) -> Iterator[threading.Thread]:
-    """Another process's write transaction (``BEGIN IMMEDIATE``) on the SQLite file, held for
-    `seconds` in a thread; yields once the lock is taken."""
+def locked(path: Path, seconds: float) -> Iterator[threading.Event]:
+    """Another process's write transaction (``BEGIN IMMEDIATE``) on the SQLite file, held in a
+    thread for `seconds`, or until the test sets the yielded event (after what the lock was
+    for has been seen); yields once the lock is taken."""
     taken = threading.Event()
+    release = threading.Event()
 
     def hold() -> None:
         connection = sqlite3.connect(path, isolation_level=None, timeout=30)
         try:
             connection.execute("BEGIN IMMEDIATE")
             taken.set()
-            time.sleep(seconds)  # the lock held by "another process": the fault itself
+            release.wait(seconds)  # the lock held by "another process": the fault itself
             connection.execute("ROLLBACK")
         finally:
             connection.close()
@@ -455,8 +457,9 @@ def locked(path: Path, seconds: float) -> Iterator[threading.Thread]:
     holder.start()
     assert taken.wait(30), "could not take the write lock"
     try:
-        yield holder
+        yield release
     finally:
+        release.set()
         holder.join()
 
 
@@ -493,8 +496,9 @@ def test_sqlite_locked_by_another_process(
         code, took = _send_once(narrator.port, short_raw)
     assert code == 250 and took >= 0.5, (code, took)
 
-    # Locked for 6 s: the receiver gives up after the busy timeout and answers 451; the
-    # client keeps the mail and tries again once the lock is gone, and then it is stored.
+    # Locked for longer than the busy timeout (up to 6 s, released once the 451 is in): the
+    # receiver gives up after the busy timeout and answers 451; the client keeps the mail and
+    # tries again once the lock is gone, and then it is stored.
     long_id, long_raw = signup_mail(2)
     with locked(database, 6.0):
         code, _ = _send_once(narrator.port, long_raw)
