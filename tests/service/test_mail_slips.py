@@ -12,7 +12,6 @@ from narrator.models import Game as GameRow
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import Limits
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from rules import ruleset_ids
 from stories import FileStore, Game, Player, Renderer, StoryKey
@@ -20,6 +19,7 @@ from stories.lexicon import explainer_for
 from stories.words import languages_of
 from tests.security.security_support import NARRATOR, Narrator, mail, players
 from tests.support.bymail import above_roster
+from tests.support.shipped import shipped_mailer
 
 PACKS = [(lang, theme) for lang in ("nl", "en") for theme in ("wakkerdam", "haven")]
 PLAYERS = (
@@ -240,7 +240,7 @@ def test_the_narrator_speaks_as_i_and_signs_every_mail(lang: str, theme: str) ->
 )
 def test_the_from_name_is_the_packs(lang: str, theme: str, name: str) -> None:
     game = GameRow(name="WW5", ruleset="wakkerdam", language=lang, theme=theme)
-    mailer = Mailer(FileStore(), NARRATOR)
+    mailer = shipped_mailer(NARRATOR)
     assert mailer.sender_name(game) == name
     # A rendered mail of the game carries the same name (the post office signs with it).
     context = {"game": None, "players": PLAYERS, "recipient": None, "player": None}
@@ -251,7 +251,7 @@ def test_the_from_name_is_the_packs(lang: str, theme: str, name: str) -> None:
 def test_an_error_lists_the_valid_choices_once(sessions: sessionmaker[Session]) -> None:
     narrator = Narrator(
         sessions,
-        Mailer(FileStore(), NARRATOR),
+        shipped_mailer(NARRATOR),
         InboxSettings(address=NARRATOR, admins=("beheer@example.org",), limits=Limits()),
     )
     narrator.add_game()
