@@ -44,7 +44,7 @@ from tests.support.packs import (
     render_every_event,
     rendered_mails,
 )
-from tests.support.shipped import shipped_mailer
+from tests.support.shipped import SHIPPED_RENDERER, shipped_mailer
 
 RULESET, LANGUAGE, THEME = "example", "it", "example"
 #: How a mail of the pack quotes a word the player is to write: «nessuno», «risparmia».
@@ -62,7 +62,7 @@ def sources() -> list[StorySource]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 def _fold(word: str) -> str:
