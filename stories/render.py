@@ -196,9 +196,9 @@ class Renderer:
     """Renders stories from a template store; keeps compiled templates (per instance).
 
     Its store is fixed when it is built (`store` is read only): the templates it compiled
-    include, import and extend through that store, so what a renderer renders never changes
-    under the hands of whoever shares it.  (A store may change what it holds: the daemon's
-    mailer renders through one its reload swaps, :class:`narrator.storystore.ReloadedStore`.)
+    include, import and extend through that store, so none of those who share a renderer can
+    point it at other templates.  (What a store holds may change: the daemon's mailer renders
+    through a store of its own whose contents its reload replaces.)
     """
 
     def __init__(self, store: TemplateStore) -> None:
