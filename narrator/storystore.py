@@ -115,6 +115,28 @@ class LayeredStore:
         return sorted(first + rest, key=lambda s: (s.key, s.variant))
 
 
+class ReloadedStore:
+    """The templates a mailer renders now: `current`, which the mailer's reload replaces
+    (:meth:`narrator.service.mailer.Mailer.reload`).
+
+    Its renderer (and the web pages that share it) render through it, so a reload changes
+    what they render without a new renderer, and the templates compiled before it are kept.
+    Only the mailer that built it swaps `current`: no renderer shared by several mailers
+    renders through one (a renderer's store is fixed).
+    """
+
+    def __init__(self, current: TemplateStore) -> None:
+        self.current = current
+
+    def variants(self, key: StoryKey) -> Sequence[StorySource]:
+        """`current`'s variants of `key`."""
+        return self.current.variants(key)
+
+    def all(self) -> Sequence[StorySource]:
+        """Every template of `current`."""
+        return self.current.all()
+
+
 def runtime_store(session: Session) -> TemplateStore:
     """The store the daemon renders from: the stories table, over the shipped packs for keys
     the table does not have."""

@@ -193,14 +193,25 @@ def one_line(text: str) -> str:
 
 
 class Renderer:
-    """Renders stories from a template store; keeps compiled templates (per instance)."""
+    """Renders stories from a template store; keeps compiled templates (per instance).
+
+    Its store is fixed when it is built (`store` is read only): the templates it compiled
+    include, import and extend through that store, so none of those who share a renderer can
+    point it at other templates.  (What a store holds may change: the daemon's mailer renders
+    through a store of its own whose contents its reload replaces.)
+    """
 
     def __init__(self, store: TemplateStore) -> None:
-        self.store = store
+        self._store = store
         self.env = make_environment()
         self.env.loader = _StoreLoader(self)
         self._compiled: dict[tuple[str, str], Compiled] = {}
         self._layout: Template | None = None
+
+    @property
+    def store(self) -> TemplateStore:
+        """The templates this renderer renders (fixed at its construction)."""
+        return self._store
 
     @property
     def layout(self) -> Template:

@@ -1,15 +1,17 @@
 """The narrator's pen: story keys, rendering (with fallbacks), the From name, reply addresses.
 
-A :class:`Mailer` is built once per process (it keeps compiled templates).  Only the post
-office (:func:`narrator.service.letters.post`) uses it: it renders each letter with it and
-queues the mail in the caller's transaction.
+A :class:`Mailer` is built once per process (it keeps compiled templates).  Several mailers
+may share one renderer of an unchanged store (`shared`: the tests' renderer of the shipped
+packs); a mailer never changes a renderer it was given.  Only the post office
+(:func:`narrator.service.letters.post`) uses it: it renders each letter with it and queues the
+mail in the caller's transaction.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -17,7 +19,7 @@ from sqlalchemy.orm import Session
 from narrator.config import Config, NarratorSection
 from narrator.models import Game
 from narrator.service.authenticity import ReplyAddresses
-from narrator.storystore import DatabaseStore, LayeredStore
+from narrator.storystore import DatabaseStore, LayeredStore, ReloadedStore
 from narrator.web.tokens import PageLinks
 from stories import (
     FileStore,
@@ -56,6 +58,11 @@ class Mailer:
     inbox requires it on votes (:mod:`narrator.service.authenticity`).  With ``pages`` (the
     personal pages are configured) his role mail and the mails that ask him to act carry his
     personal link (:func:`narrator.service.letters.post` adds it to their context).
+
+    The mailer renders `store` with a renderer of its own, through a store its
+    :meth:`reload` swaps; or, given ``shared`` (a renderer of `store` built once and shared by
+    several mailers, keeping the templates it compiled for all of them), with that one until
+    its first reload, which never changes it: from then on the mailer renders with its own.
     """
 
     store: TemplateStore
@@ -67,21 +74,38 @@ class Mailer:
     default_language: str = NarratorSection.language
     reply_addresses: ReplyAddresses | None = None
     pages: PageLinks | None = None
+    shared: InitVar[Renderer | None] = None
     renderer: Renderer = field(init=False)
+    # The store the mailer's own renderer renders through (None while it renders with a
+    # shared one): its reload swaps what it holds.
+    _reloaded: ReloadedStore | None = field(init=False, default=None, repr=False)
     _shipped: Renderer | None = field(init=False, default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        self.renderer = Renderer(self.store)
+    def __post_init__(self, shared: Renderer | None) -> None:
+        if shared is None:
+            self._reloaded = ReloadedStore(self.store)
+            self.renderer = Renderer(self._reloaded)
+        elif shared.store is not self.store:
+            raise ValueError("a mailer's shared renderer must render the mailer's store")
+        else:
+            self.renderer = shared
 
     def reload(self, session: Session) -> None:
         """Render from the stories table from now on (over the shipped packs for keys it lacks).
 
         The table is read once here, not per mail: the daemon reloads it every little while,
-        so stories that writers add take effect without a restart.  Compiled templates are kept.
+        so stories that writers add take effect without a restart.  Compiled templates are
+        kept (the renderer stays the same: the web pages render with it too).  A mailer that
+        rendered with a shared renderer leaves that one as it is and renders from now on with
+        a renderer of its own.
         """
         rows = DatabaseStore(session).all()
         self.store = LayeredStore(MemoryStore(rows), FileStore())
-        self.renderer.store = self.store
+        if self._reloaded is None:
+            self._reloaded = ReloadedStore(self.store)
+            self.renderer = Renderer(self._reloaded)
+        else:
+            self._reloaded.current = self.store
 
     @property
     def domain(self) -> str:

@@ -10,8 +10,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import Limits
 from narrator.service.mailer import Mailer
-from stories import FileStore
 from tests.security.security_support import NARRATOR, Narrator
+from tests.support.shipped import shipped_mailer
 
 ADMIN = "beheer@example.org"
 
@@ -25,7 +25,7 @@ def make_narrator(sessions: sessionmaker[Session]) -> Callable[..., Narrator]:
         values.update(settings)
         return Narrator(
             sessions,
-            mailer or Mailer(FileStore(), NARRATOR),
+            mailer or shipped_mailer(NARRATOR),
             InboxSettings(**values),  # type: ignore[arg-type]
         )
 

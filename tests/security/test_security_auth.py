@@ -19,11 +19,10 @@ from narrator.service.authenticity import (
     parse_authentication_results,
     trusted_results,
 )
-from narrator.service.mailer import Mailer
 from narrator.service.wiring import make_mailer
 from narrator.service.work import unit_of_work
-from stories import FileStore
 from tests.security.security_support import NARRATOR, Narrator, mail, players
+from tests.support.shipped import shipped_mailer
 
 OURS = "mx.example.org"
 RECEIVED = ("Received", "from mail.example.net by mx.example.org; Wed, 18 Nov 2026 09:00:00")
@@ -226,7 +225,7 @@ def test_reply_addresses_are_per_game_and_player_and_stable() -> None:
 
 def test_votes_need_the_personal_reply_address(make_narrator: Callable[..., Narrator]) -> None:
     addresses = ReplyAddresses(NARRATOR, KEY)
-    narrator = make_narrator(Mailer(FileStore(), NARRATOR, reply_addresses=addresses))
+    narrator = make_narrator(shipped_mailer(NARRATOR, reply_addresses=addresses))
     cast = _running_game(narrator)
     with transaction(narrator.factory) as session:
         game = session.scalars(select(Game)).one()

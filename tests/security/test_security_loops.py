@@ -15,10 +15,9 @@ from narrator.models import Game, Vote
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import NOTICE_KIND, Limits
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
-from stories import FileStore
 from tests.security.security_support import NARRATOR, Narrator, Sent, mail, players
+from tests.support.shipped import shipped_mailer
 
 pytestmark = pytest.mark.slow  # every exchange with a responder played out
 
@@ -234,7 +233,7 @@ def test_vacation_responders_peer_narrator_and_echo_bot_never_loop(
         peer_address = "verteller@peer.example"
         peer = Narrator(
             peer_factory,
-            Mailer(FileStore(), peer_address),
+            shipped_mailer(peer_address),
             InboxSettings(address=peer_address, admins=("beheer@peer.example",)),
         )
         peer.clock = narrator.clock

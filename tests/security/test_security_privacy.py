@@ -35,7 +35,7 @@ from narrator.service.work import unit_of_work
 from narrator.storystore import LayeredStore
 from rules import get_ruleset
 from rules.core import Distribution
-from stories import Event, FileStore, MemoryStore, StoryKey, StorySource
+from stories import Event, FileStore, MemoryStore, Renderer, StoryKey, StorySource
 from stories.keys import events_of
 from tests.security.security_support import (
     NARRATOR,
@@ -256,12 +256,19 @@ def check_game(narrator: Narrator, game_name: str) -> Counter[str]:
     return checked
 
 
+@pytest.fixture(scope="module")
+def marker_renderer() -> Renderer:
+    """One renderer of :func:`marker_store` for the games of this module: its store is fixed
+    and no game reloads its mailer, so each template is compiled once, not once a game."""
+    return Renderer(marker_store())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("distribution", DISTRIBUTIONS + DWAAS_DISTRIBUTIONS, ids=lambda d: d.id)
 def test_no_private_event_reaches_anyone_but_its_audience(
-    make_narrator: Callable[..., Narrator], distribution: Any
+    make_narrator: Callable[..., Narrator], marker_renderer: Renderer, distribution: Any
 ) -> None:
-    mailer = Mailer(marker_store(), NARRATOR)
+    mailer = Mailer(marker_renderer.store, NARRATOR, shared=marker_renderer)
     narrator = make_narrator(mailer, limits=Limits(replies_per_hour=0, replies_per_day=0))
     add_distributions(narrator)
     totals: Counter[str] = Counter()

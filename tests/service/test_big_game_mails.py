@@ -19,13 +19,12 @@ from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, OutboxMessage, Player, fold_name
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from narrator.web.tokens import PageLinks
-from stories import FileStore
 from stories.helpers import Helpers
 from stories.layout import BIG_GAME, fill
 from stories.words import load_words
+from tests.support.shipped import shipped_mailer
 
 #: Who misses two votes in a row dies of it: a step kills, and its mail names the dead.
 STRICTNESS = 2
@@ -90,7 +89,7 @@ def _step_mails(
     that step, the living and who died in the step closed."""
     ruleset, language, theme = pack
     game_id = _new_game(factory, ruleset, language, theme, players)
-    mailer = Mailer(FileStore(), "verteller@example.org", pages=PAGES)
+    mailer = shipped_mailer("verteller@example.org", pages=PAGES)
     with unit_of_work(factory) as work:
         service.start_game(work, mailer, work.session.get(Game, game_id), now=NOW, seed=3)
     for _ in range(20):
@@ -219,7 +218,7 @@ def _last_outbox_id(factory: sessionmaker[Session]) -> int:
 
 def _start(factory: sessionmaker[Session], pack: tuple[str, str, str], players: int) -> None:
     game_id = _new_game(factory, *pack, players)
-    mailer = Mailer(FileStore(), "verteller@example.org", pages=PAGES)
+    mailer = shipped_mailer("verteller@example.org", pages=PAGES)
     with unit_of_work(factory) as work:
         service.start_game(work, mailer, work.session.get(Game, game_id), now=NOW, seed=3)
 
@@ -276,7 +275,7 @@ def _write(factory: sessionmaker[Session], name: str, body: str, language: str) 
         f"\r\n{body}\r\n"
     ).encode()
     DbSink(factory).store_sync(raw, source="inject")
-    mailer = Mailer(FileStore(), "verteller@example.org", pages=PAGES)
+    mailer = shipped_mailer("verteller@example.org", pages=PAGES)
     settings = InboxSettings(address="verteller@example.org", language=language)
     return process_pending(factory, mailer, settings, lambda: NOW)[-1].what
 

@@ -17,8 +17,8 @@ from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
-from stories import FileStore, default_pack_root
 from tests.support.bymail import NARRATOR, Clock, compose
+from tests.support.shipped import shipped_mailer
 
 
 def mail(sender: str, subject: str, body: str, n: int) -> bytes:
@@ -28,7 +28,7 @@ def mail(sender: str, subject: str, body: str, n: int) -> bytes:
 
 @pytest.fixture
 def mailer() -> Mailer:
-    return Mailer(FileStore(default_pack_root()), NARRATOR)
+    return shipped_mailer(NARRATOR)
 
 
 def outbox(factory: sessionmaker[Session]) -> list[tuple[str, str, Message]]:

@@ -27,11 +27,10 @@ from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, OutboxMessage, game_players
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
-from narrator.service.mailer import Mailer
 from narrator.service.threads import MAX_SUBJECT, reply_subject, root_message_id
 from narrator.service.work import unit_of_work
-from stories import FileStore, default_pack_root
 from tests.stories.test_stories_subjects import role_words
+from tests.support.shipped import shipped_mailer
 
 NARRATOR = "verteller@example.org"
 START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)  # 10:00 in Amsterdam (CET)
@@ -98,7 +97,7 @@ def test_a_whole_game_threads_per_game_and_per_day(
     factory: sessionmaker[Session], language: str
 ) -> None:
     clock = Clock()
-    mailer = Mailer(FileStore(default_pack_root()), NARRATOR)
+    mailer = shipped_mailer(NARRATOR)
     settings = InboxSettings(address=NARRATOR, admins=("beheer@example.org",))
     sink = DbSink(factory)
     with transaction(factory) as session:

@@ -19,10 +19,10 @@ from narrator.service import games as service
 from narrator.service.inbox import MAX_ATTEMPTS, InboxSettings, process_pending
 from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
-from stories import FileStore, default_pack_root
 from tests.service.test_game_by_mail import mail
 from tests.support.bymail import NARRATOR, Clock
 from tests.support.games import game_taking_signups
+from tests.support.shipped import shipped_mailer
 
 SETTINGS = InboxSettings(address=NARRATOR)
 
@@ -34,7 +34,7 @@ def factory(engine: Engine) -> Iterator[sessionmaker[Session]]:
 
 @pytest.fixture
 def mailer() -> Mailer:
-    return Mailer(FileStore(default_pack_root()), NARRATOR)
+    return shipped_mailer(NARRATOR)
 
 
 def new_game(factory: sessionmaker[Session]) -> None:

@@ -17,9 +17,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.models import Game, OutboxMessage
 from narrator.service import games as service
 from narrator.service.letters import Letter, post
+from narrator.service.mailer import Mailer
 from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
-from tests.support.bymail import Table
+from stories import FileStore
+from tests.support.bymail import NARRATOR, Table
 
 PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
 
@@ -107,6 +109,8 @@ def test_a_shared_draft_is_rendered_once(
             if letter.draft.story is not None and letter.draft.story.part == "public"
         }
         assert len(village) == 1 and len(stories) >= len(PLAYERS)
+        # A renderer of its own to count on (the table's is shared by the process's tests).
+        players.mailer = Mailer(FileStore(), NARRATOR)
         renderer = players.mailer.renderer
         render_story = renderer.render_story
         parts: list[str] = []

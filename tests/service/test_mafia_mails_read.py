@@ -19,6 +19,7 @@ from narrator.service.work import unit_of_work
 from stories.words import load_words
 from tests.support.botgame import BotGame
 from tests.support.bymail import NARRATOR, Table, address_of, game_view, text_of
+from tests.support.shipped import SHIPPED_RENDERER
 
 pytestmark = pytest.mark.slow  # whole games by mail
 
@@ -316,7 +317,9 @@ def test_a_mail_naming_no_game_says_each_thing_once(factory: sessionmaker[Sessio
     to write «помощь» in the subject for a question."""
     table = Table(factory, language="ru")
     table.settings = InboxSettings(address=NARRATOR, language="ru", ruleset="mafia")
-    table.mailer = replace(table.mailer, default_ruleset="mafia", default_language="ru")
+    table.mailer = replace(
+        table.mailer, default_ruleset="mafia", default_language="ru", shared=SHIPPED_RENDERER
+    )
     assert table.write("Vito", "Голосую за Розу", "Привет") == "error: no-game"
     to, kind, message = table.mails()[-1]
     text = text_of(message)

@@ -14,6 +14,7 @@ from narrator.models import Game, GameStatus
 from narrator.service.work import unit_of_work
 from stories.words import load_words
 from tests.support.bymail import Table, address_of, game_view, text_of
+from tests.support.shipped import SHIPPED_RENDERER
 
 GENDERS = {"nl": "man", "en": "man", "it": "uomo", "ru": "мужчина"}
 # (ruleset, language, the Help word): every pack the project ships.
@@ -115,7 +116,8 @@ def test_the_game_over_reply_links_the_games_public_page(factory: sessionmaker[S
     from narrator.web.tokens import PageLinks
 
     table = _ended(factory, "wakkerdam", "en")
-    table.mailer = replace(table.mailer, pages=PageLinks("k" * 32, "https://narrator.example.org"))
+    pages = PageLinks("k" * 32, "https://narrator.example.org")
+    table.mailer = replace(table.mailer, pages=pages, shared=SHIPPED_RENDERER)
     assert table.write("Anna", "Bram") == "error: game-over"
     text = text_of(table.mails()[-1][2])
     assert "The whole story: https://narrator.example.org/games/Borgo" in text, text

@@ -11,7 +11,8 @@ from narrator.models import Game, Player
 from narrator.service import story_context
 from rules import get_ruleset
 from rules.core import Seat, Settings
-from stories import FileStore, Renderer, StoryKey
+from stories import StoryKey
+from tests.support.shipped import SHIPPED_RENDERER
 
 RULES = get_ruleset("wakkerdam")
 NAMES = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
@@ -56,7 +57,7 @@ def test_every_reader_gets_the_villages_roster(reveal_roles: bool) -> None:
     game, players = _game(reveal_roles=reveal_roles), _players()
     state = _state(dead=("Dirk", "Eva"))
     cast = story_context.story_cast(game, players, state)
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "night_result")
     dead = "Dirk (Heks) en Eva (Burger)" if reveal_roles else "Dirk en Eva"
     for name in NAMES:  # the dead Dirk too: his own role is his, not the village's
@@ -80,7 +81,7 @@ def test_a_step_mail_shows_the_deadline_in_the_games_zone() -> None:
     context = story_context.mail_context(game, cast, state, "Carla")
     context.update({"player": "Carla", "actions": story_context.actions_of(RULES, state, "Carla")})
     key = StoryKey("wakkerdam", "nl", "wakkerdam", "step")
-    mail = Renderer(FileStore()).render_mail(key, context, "seed")
+    mail = SHIPPED_RENDERER.render_mail(key, context, "seed")
     when = "woensdag 18 november om 10:00 (Europe/Amsterdam)"
     # In the action box: the story's own line with the deadline (the deadline told once).
     box = mail.html.split('id="deadline"', 1)[1].split("</p>", 1)[0]

@@ -12,14 +12,14 @@ from narrator.models import Game as GameRow
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings
 from narrator.service.limits import Limits
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from rules import ruleset_ids
-from stories import FileStore, Game, Player, Renderer, StoryKey
+from stories import Game, Player, StoryKey
 from stories.lexicon import explainer_for
 from stories.words import languages_of
 from tests.security.security_support import NARRATOR, Narrator, mail, players
 from tests.support.bymail import above_roster
+from tests.support.shipped import SHIPPED_RENDERER, shipped_mailer
 
 PACKS = [(lang, theme) for lang in ("nl", "en") for theme in ("wakkerdam", "haven")]
 PLAYERS = (
@@ -32,13 +32,13 @@ SEEDS = range(8)  # enough draws to meet every variant of these packs
 
 
 def _mails(lang: str, theme: str, mail_kind: str, context: dict[str, Any]) -> list[str]:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     key = StoryKey("wakkerdam", lang, theme, mail_kind)
     return [renderer.render_mail(key, context, f"s{n}").text for n in SEEDS]
 
 
 def _events(lang: str, theme: str, event: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     key = StoryKey("wakkerdam", lang, theme, event["type"])
     return [renderer.render_event(key, context, event, f"s{n}") for n in SEEDS]
 
@@ -60,7 +60,7 @@ def test_no_subject_repeats_its_moment(lang: str, theme: str) -> None:
             "recipient": None,
             "stories": ["Iets."],
         }
-        renderer = Renderer(FileStore())
+        renderer = SHIPPED_RENDERER
         for n in SEEDS:
             subject = renderer.render_mail(
                 StoryKey("wakkerdam", lang, theme, "night_result"), context, f"s{n}"
@@ -240,7 +240,7 @@ def test_the_narrator_speaks_as_i_and_signs_every_mail(lang: str, theme: str) ->
 )
 def test_the_from_name_is_the_packs(lang: str, theme: str, name: str) -> None:
     game = GameRow(name="WW5", ruleset="wakkerdam", language=lang, theme=theme)
-    mailer = Mailer(FileStore(), NARRATOR)
+    mailer = shipped_mailer(NARRATOR)
     assert mailer.sender_name(game) == name
     # A rendered mail of the game carries the same name (the post office signs with it).
     context = {"game": None, "players": PLAYERS, "recipient": None, "player": None}
@@ -251,7 +251,7 @@ def test_the_from_name_is_the_packs(lang: str, theme: str, name: str) -> None:
 def test_an_error_lists_the_valid_choices_once(sessions: sessionmaker[Session]) -> None:
     narrator = Narrator(
         sessions,
-        Mailer(FileStore(), NARRATOR),
+        shipped_mailer(NARRATOR),
         InboxSettings(address=NARRATOR, admins=("beheer@example.org",), limits=Limits()),
     )
     narrator.add_game()

@@ -13,10 +13,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.models import Game, RoleDistribution
 from narrator.service import games as service
 from narrator.service.work import unit_of_work
-from stories import FileStore, Player, Renderer, StoryKey
 from stories import Game as StoryGame
+from stories import Player, StoryKey
 from stories.words import load_words
 from tests.support.bymail import Table, address_of, subject_of, text_of
+from tests.support.shipped import SHIPPED_RENDERER
 
 NAMES = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank", "Greta")
 WOMEN = frozenset({"Anna", "Carla", "Eva", "Greta"})
@@ -189,7 +190,7 @@ def test_a_quiet_first_night_is_told_before_the_mayors_election(
 
 def _win_and_dawn_mails(language: str, theme: str) -> list[str]:
     """Every variant of the story mails that end a game (the win told) and of a quiet dawn."""
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     players = (Player("Anna", "vrouw"), Player("Bram", "man", alive=False))
     win = {"type": "win", "teams": ["burgers"], "winners": ["Anna"], "audience": "public"}
     texts = []
@@ -456,7 +457,7 @@ def test_english_mails_ask_for_english_words_and_take_nobody(
 
 
 def test_no_muster_roll_and_no_expected_one() -> None:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     signup = {
         "game": StoryGame(name="Borgo", language="en", theme="haven"),
         "players": (),

@@ -22,8 +22,9 @@ from narrator.service.letters import post
 from narrator.service.mailer import Mailer
 from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
-from stories import FileStore, RenderedMail, default_pack_root
+from stories import RenderedMail
 from tests.support.bymail import above_roster
+from tests.support.shipped import SHIPPED_RENDERER
 
 NARRATOR = "verteller@example.org"
 START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
@@ -47,7 +48,7 @@ class RecordingMailer(Mailer):
     text), and each identity's subject (see :func:`recording`)."""
 
     def __init__(self) -> None:
-        super().__init__(FileStore(default_pack_root()), NARRATOR)
+        super().__init__(SHIPPED_RENDERER.store, NARRATOR, shared=SHIPPED_RENDERER)
         self.queued: list[tuple[str, str, str, str]] = []
         self.subjects: dict[str, str] = {}  # identity -> the subject it was given
 

@@ -34,6 +34,7 @@ from stories import default_pack_root
 from stories.words import languages_of, load_words
 from tests.support.botgame import BotGame, ballots, power_word
 from tests.support.bymail import Table, compose, game_view, header, subject_of, text_of
+from tests.support.shipped import SHIPPED_RENDERER
 
 pytestmark = pytest.mark.slow  # seventeen whole games
 
@@ -154,7 +155,10 @@ def _play(table: Table, plan: BotGame) -> Played:
     # The installation's own game kind (a mail naming no game is answered in its words).
     table.settings = replace(table.settings, ruleset=plan.ruleset)
     table.mailer = replace(
-        table.mailer, default_ruleset=plan.ruleset, default_language=plan.language
+        table.mailer,
+        default_ruleset=plan.ruleset,
+        default_language=plan.language,
+        shared=SHIPPED_RENDERER,
     )
     plan.open(table)
     played.answers.append(_send(table, "Zed <zed@example.org>", "zzz"))  # a signup without gender

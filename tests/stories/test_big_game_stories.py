@@ -28,6 +28,7 @@ from stories.samples import (
 )
 from stories.store import StorySource, over_shipped
 from stories.words import load_words
+from tests.support.shipped import SHIPPED_RENDERER
 
 
 def _packs() -> list[tuple[str, str, str]]:
@@ -37,7 +38,7 @@ def _packs() -> list[tuple[str, str, str]]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 @pytest.mark.parametrize(("ruleset", "language", "theme"), _packs())

@@ -21,7 +21,6 @@ from narrator.models import Game as GameRow
 from narrator.models import GameStatus, OutboxMessage
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from rules import get_ruleset
 from rules.core.model import Seat, Settings, Vote
@@ -34,7 +33,6 @@ from stories import (
     Renderer,
     StoryKey,
     check_store,
-    default_pack_root,
 )
 from stories.keys import events_of, keys_of
 from stories.samples import mail_samples
@@ -46,6 +44,7 @@ from tests.support.packs import (
     render_every_event,
     rendered_mails,
 )
+from tests.support.shipped import SHIPPED_RENDERER, shipped_mailer
 
 RULESET, LANGUAGE, THEME = "example", "it", "example"
 #: How a mail of the pack quotes a word the player is to write: «nessuno», «risparmia».
@@ -63,7 +62,7 @@ def sources() -> list[StorySource]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 def _fold(word: str) -> str:
@@ -297,7 +296,7 @@ def test_a_whole_game_by_mail_is_told_in_italian(engine: Engine) -> None:
     The votes are names only and the signups say man/vrouw: words every version of the parser
     reads for this game (see docs/dev/adding-a-ruleset.md, "What the parser takes")."""
     factory = session_factory(engine)
-    mailer = Mailer(FileStore(default_pack_root()), NARRATOR)
+    mailer = shipped_mailer(NARRATOR)
     settings = InboxSettings(address=NARRATOR, admins=("admin@example.org",))
     sink = DbSink(factory)
     clock = Clock()

@@ -38,6 +38,7 @@ from tests.support.packs import (
     rendered_mails,
     sample_names,
 )
+from tests.support.shipped import SHIPPED_RENDERER
 
 RULESET = "lupus"
 #: Every shipped (language, theme) of the ruleset: the same two themes in both languages.
@@ -97,7 +98,7 @@ def sources() -> list[StorySource]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 @pytest.fixture(scope="module")

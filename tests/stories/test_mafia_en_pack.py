@@ -44,6 +44,7 @@ from tests.support.packs import (
     rendered_mails,
     sample_names,
 )
+from tests.support.shipped import SHIPPED_RENDERER
 
 RULESET, LANGUAGE = "mafia", "en"
 THEMES = ("mafia", "express")
@@ -73,7 +74,7 @@ def sources() -> list[StorySource]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 @pytest.fixture(scope="module")

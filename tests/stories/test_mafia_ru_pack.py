@@ -49,6 +49,7 @@ from tests.support.packs import (
     rendered_mails,
     sample_names,
 )
+from tests.support.shipped import SHIPPED_RENDERER
 
 RULESET, LANGUAGE = "mafia", "ru"
 THEMES = ("mafia", "express")
@@ -74,7 +75,7 @@ def sources() -> list[StorySource]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 @pytest.fixture(scope="module")

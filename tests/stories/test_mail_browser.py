@@ -17,6 +17,7 @@ import pytest
 from stories import FileStore, Renderer, StoryKey
 from stories.keys import BASE_THEME, MAIL_TYPES
 from stories.samples import mail_samples
+from tests.support.shipped import SHIPPED_RENDERER
 
 pytestmark = pytest.mark.slow  # a browser per mail (`make test-fast` leaves them out)
 
@@ -44,7 +45,7 @@ def _cases() -> list[tuple[str, str, str, str]]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from stories.layout import BIG_GAME, HTML_ROSTER_MAILS, ROSTER_MAILS, ROSTER_SEP
 from stories.samples import big_mail_samples, mail_samples
 from stories.words import load_shared, load_words, read_words, words_path
 from tests.support.packs import pack_helpers
+from tests.support.shipped import SHIPPED_RENDERER
 
 AMSTERDAM = ZoneInfo("Europe/Amsterdam")
 DEADLINE = dt.datetime(2026, 11, 18, 10, 0, tzinfo=AMSTERDAM)
@@ -46,7 +47,7 @@ SEER = Action("ziener", choices=("Anna", "Bram", "Carla"), blanco=False)
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 def _game(language: str = "nl", **changes: object) -> Game:

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from rules.scenario import run_scenario
-from stories import FileStore, Game, Player, Renderer, StoryKey
+from stories import Game, Player, StoryKey
+from tests.support.shipped import SHIPPED_RENDERER
 
 SCENARIO: dict[str, Any] = {
     "ruleset": "wakkerdam",
@@ -48,7 +49,7 @@ def _players(line: dict[str, Any], dead: set[str]) -> tuple[Player, ...]:
 def test_every_event_of_a_full_game_is_told(
     transcript: tuple[dict[str, Any], ...], language: str, theme: str
 ) -> None:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     key = StoryKey("wakkerdam", language, theme, "night_result")
     dead: set[str] = set()
     told = 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from stories import (
-    FileStore,
     Game,
     MemoryStore,
     Player,
@@ -16,6 +15,7 @@ from stories import (
     validate_source,
 )
 from stories.check import CheckReport
+from tests.support.shipped import SHIPPED_RENDERER
 
 KEY = StoryKey("wakkerdam", "nl", "haven", "death")
 CONTEXT = {"game": Game(name="WW5"), "players": (Player("Anna", "vrouw"),), "recipient": None}
@@ -84,7 +84,7 @@ def test_check_reports_a_missing_include() -> None:
 
 
 def test_a_theme_extends_the_shared_error_mail() -> None:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     context = {"game": None, "players": (), "recipient": None, "code": "no-game"}
     haven = renderer.render_mail(KEY.with_event("error"), context, 1)
     main = renderer.render_mail(KEY.with_theme("wakkerdam").with_event("error"), context, 1)

@@ -20,6 +20,7 @@ from stories import (
 )
 from stories.helpers import Helpers
 from stories.words import load_words
+from tests.support.shipped import SHIPPED_RENDERER
 
 PLAYERS = (Player("Anna", "vrouw"), Player("Bram", "man"), Player("Cas", "man"))
 
@@ -30,7 +31,7 @@ def helpers(language: str) -> Helpers:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 def game(language: str = "nl", **changes: object) -> Game:

@@ -11,6 +11,7 @@ from rules import get_ruleset
 from stories import FileStore, Renderer, StorySource
 from stories.samples import mail_samples
 from stories.words import load_words
+from tests.support.shipped import SHIPPED_RENDERER
 
 pytestmark = pytest.mark.slow  # every shipped template rendered
 
@@ -30,7 +31,7 @@ def mail_sources() -> list[StorySource]:
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(FileStore())
+    return SHIPPED_RENDERER
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from stories import FileStore, Game, Player, Renderer, StoryKey
+from stories import Game, Player, StoryKey
+from tests.support.shipped import SHIPPED_RENDERER
 
 PLAYERS = tuple(
     Player(name, gender)
@@ -21,7 +22,7 @@ WORDS = {
 
 
 def _told(lang: str, theme: str, event: dict[str, Any], step: str) -> list[str]:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     game = Game(name="WW5", language=lang, theme=theme, step=step, night=1, day=1)
     key = StoryKey("wakkerdam", lang, theme, event["type"])
     context = {"game": game, "players": PLAYERS, "recipient": None}
@@ -88,7 +89,7 @@ def test_the_lynch_explains_the_raven_the_mayor_and_the_zondebok(lang: str, them
 
 
 def _private(lang: str, theme: str, event: dict[str, Any]) -> list[str]:
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     game = Game(name="WW5", language=lang, theme=theme, step="nacht", night=2, day=1)
     key = StoryKey("wakkerdam", lang, theme, event["type"])
     context = {"game": game, "players": PLAYERS, "recipient": event["player"]}

@@ -18,13 +18,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from narrator.config import AdminsSection, Config, NarratorSection
 from narrator.db import transaction
 from narrator.models import AdminPassword, utcnow
-from narrator.service.mailer import Mailer
 from narrator.service.wiring import utc_now
 from narrator.web.admin import Panel
 from narrator.web.app import Site
 from narrator.web.auth import LoginLimiter, hash_password
-from stories import FileStore
 from tests.support.bymail import NARRATOR
+from tests.support.shipped import shipped_mailer
 from tests.support.web import Page, site_of
 
 BOSS = "boss@example.org"
@@ -47,7 +46,7 @@ def panel_site(
     )
     panel = Panel(
         config,
-        Mailer(FileStore(), NARRATOR),
+        shipped_mailer(NARRATOR),
         on_change=on_change,
         limiter=limiter or LoginLimiter(),
         clock=clock,

@@ -25,13 +25,12 @@ from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, OutboxMessage
 from narrator.service import games as service
 from narrator.service.inbox import InboxSettings, process_pending
-from narrator.service.mailer import Mailer
 from narrator.service.work import unit_of_work
 from rules.core.model import ActionChoice, Choices
 from rules.core.registry import ruleset_ids
 from rules.core.view import GameView
-from stories import FileStore, default_pack_root
 from stories.words import Words, languages_of, load_shared
+from tests.support.shipped import shipped_mailer
 
 NARRATOR = "verteller@example.org"
 START = datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
@@ -187,7 +186,7 @@ class Table:
         self.factory = factory
         self.sink = DbSink(factory)
         self.clock = Clock()
-        self.mailer = Mailer(FileStore(default_pack_root()), NARRATOR)
+        self.mailer = shipped_mailer(NARRATOR)
         self.settings = InboxSettings(address=NARRATOR, language=language)
         self.count = 0
         # The players' mailboxes: every queued mail as read so far, (outbox id, recipient, kind,

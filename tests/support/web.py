@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.web.app import Site, make_app
 from narrator.web.server import WebServer
-from stories import FileStore, Renderer
 from tests.support.bymail import NARRATOR
+from tests.support.shipped import SHIPPED_RENDERER
 
 
 def site_of(
@@ -29,7 +29,7 @@ def site_of(
     """The pages of the database of `factory`, told with the shipped packs."""
     return Site(
         factory=factory,
-        renderer=Renderer(FileStore()),
+        renderer=SHIPPED_RENDERER,
         address=NARRATOR,
         ruleset=ruleset,
         language=language,

@@ -19,10 +19,11 @@ from narrator.service.removal import remove_player
 from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
 from narrator.web.tokens import page_token
-from stories import FileStore, Renderer
+from stories import Renderer
 from stories.store import MemoryStore
 from tests.support.botgame import BotGame
 from tests.support.bymail import Table, game_view
+from tests.support.shipped import SHIPPED_RENDERER
 from tests.support.web import fetch, serving, site_of
 
 SECRET = "the key of the personal links"
@@ -111,7 +112,7 @@ def test_built_stories_are_the_stored_ones_and_no_page_reads_the_log(
 ) -> None:
     table = Table(factory, language="nl")
     site = replace(site_of(factory), secret=SECRET)
-    renderer = Renderer(FileStore())
+    renderer = SHIPPED_RENDERER
     with serving(site) as root:
         GAME.open(table)
         GAME.start(table)
@@ -169,7 +170,7 @@ def test_a_running_game_s_pages_read_without_its_log(
         nothing = Renderer(MemoryStore())
         assert build_missing_pages(factory, nothing, lambda: NOW) == []
         assert _rows(factory) == [] and "building the pages of game" in caplog.text
-        assert build_missing_pages(factory, Renderer(FileStore()), lambda: NOW) == [GAME.name]
+        assert build_missing_pages(factory, SHIPPED_RENDERER, lambda: NOW) == [GAME.name]
         assert sorted(_rows(factory), key=repr) == sorted(stored, key=repr)
         with unit_of_work(factory) as work:
             game = work.session.scalars(select(Game).where(Game.name == GAME.name)).one()
