@@ -20,16 +20,16 @@ the migration files' parsing, the other commands' parsers and the event classes 
 of it (27 November 2026: 0.31 / 0.33 s best / median on an idle machine before, 0.29 / 0.30 s
 after at a load of 0.8, 0.30 / 0.31 s at 1.6; the target is met by a hair, or not).  The
 console script then stopped the interpreter's last search for garbage cycles at exit
-(`narrator.cli.run` freezes the objects as the process ends): 1.34 -> 1.26 G, ``--help``
-0.34 -> 0.33 G.  Of the 1.34 G, each part with its share of the interpreter's exit, which frees what it loaded (7% of
-the instructions, more of the time: about 0.06 s on an idle machine): importing SQLAlchemy 56%;
-the interpreter's start and the ``game`` command's module and parser 18% (with the standard
-library modules they import, most of which SQLAlchemy needs too); the ruleset's read parts
-12% (rules.core's value classes, the state and its codec, the actions and the 28 role
-modules: a frozen dataclass costs half a millisecond to create, and the process makes 40, 27
-of them in rules.core and the ruleset, 10 in the configuration); the configuration 4%; the
-tables 4%; the engine and its SQLite dialect 3%; the migration check, the two queries and the
-view 3%.
+(`narrator.cli.run` freezes the objects as the process ends): 1.34 -> 1.26 G, ``--help`` 0.34
+-> 0.33 G.  Of the 1.34 G before it, each part with its share of the interpreter's exit, which
+frees what it loaded (7% of the instructions, more of the time: about 0.06 s on an idle
+machine): importing SQLAlchemy 56%; the interpreter's start and the ``game`` command's module
+and parser 18% (with the standard library modules they import, most of which SQLAlchemy needs
+too); the ruleset's read parts 12% (rules.core's value classes, the state and its codec, the
+actions and the 28 role modules: a frozen dataclass costs half a millisecond to create, and the
+process makes 40, 27 of them in rules.core and the ruleset, 10 in the configuration); the
+configuration 4%; the tables 4%; the engine and its SQLite dialect 3%; the migration check, the
+two queries and the view 3%.
 
 Two columns: with ``PYTHONDONTWRITEBYTECODE=1`` as the environment has it (the machines here
 set it: the project's own modules are compiled at every start unless a ``__pycache__`` exists),
