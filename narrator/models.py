@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, deferred
 
 from narrator import tables
@@ -318,8 +318,13 @@ def find_player(session: Session, game: Game, name: str) -> Player | None:
 def game_players(session: Session, game: Game) -> list[Player]:
     """Return the players of `game` in seat order (read each time: a unit of work keeps them,
     see :class:`narrator.service.work.Work`)."""
-    query = select(Player).where(Player.game_id == game.id).order_by(Player.seat, Player.id)
-    return list(session.scalars(query))
+    return list(session.scalars(_PLAYERS_OF, {"game": game.id}))
+
+
+# Every unit of work that touches a game reads its players: the statement is built once.
+_PLAYERS_OF = (
+    select(Player).where(Player.game_id == bindparam("game")).order_by(Player.seat, Player.id)
+)
 
 
 def admin_emails(session: Session, configured: tuple[str, ...] = ()) -> list[str]:
