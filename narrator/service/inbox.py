@@ -30,6 +30,8 @@ from narrator.models import (
     InboxMessage,
     InboxState,
     Player,
+    PlayerInfo,
+    PlayerRow,
     admin_emails,
     fold_email,
 )
@@ -175,7 +177,7 @@ class _Answer:
     game: Game | None
     reply: ReplyTo
     admission: Admission
-    player: Player | None = None  # the sender, when he plays in the game (once it is read)
+    player: PlayerInfo | None = None  # the sender, when he plays in the game (once it is read)
     in_game: bool = False  # the sender plays in `game`: his own words may be quoted back
     playing: bool = False  # the sender plays in an open game (his answers count as a player's)
 
@@ -558,7 +560,7 @@ class Reading:
     that are no names (a role, a team, a number) and his moves."""
 
     info: GameInfo
-    player: Player | None
+    player: PlayerInfo | None
     lexicon: Lexicon
     explain: Explain
     name_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -623,7 +625,7 @@ def reading_for(table: GameTable, sender: str, explain: Explain | None = None) -
     )
 
 
-def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, Player]]:
+def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, PlayerRow]]:
     """The parser's view of the table's game (its name index included) and its players by
     address.
 
@@ -674,7 +676,7 @@ def _is_usable_address(address: str) -> bool:
 
 
 def _check_signup_limits(
-    session: Session, game: Game, players: list[Player], sender: str, limits: Limits
+    session: Session, game: Game, players: list[PlayerRow], sender: str, limits: Limits
 ) -> None:
     """Raise GameError when a new signup would exceed the players or games limits."""
     if any(p.email == sender for p in players):
@@ -803,7 +805,7 @@ def _notice(mail: _Mail) -> Letter:
     return _error_reply(mail.work, game, mail.parsed, notice, error, settings)
 
 
-def _valid_choices(table: GameTable, player: Player | None) -> list[str]:
+def _valid_choices(table: GameTable, player: PlayerInfo | None) -> list[str]:
     """What `player` may choose now, in the order the rules give it (none when he is not asked,
     dead, or the game has not started): the players' names, and the other choices (a role, a
     team) by their names in the game's language."""

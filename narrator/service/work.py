@@ -21,7 +21,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, Player, game_players
+from narrator.models import Game, GameStatus, PlayerInfo, PlayerRow, player_rows
 from narrator.tables import game_log
 from parsing import find_game
 from rules import get_ruleset
@@ -89,7 +89,7 @@ class Work:
         # What each locked game's deadline and reminder were planned from when it was read
         # (see :meth:`plans_changed`).
         self._plans: dict[int, tuple[Any, ...]] = {}
-        self._players: dict[int, list[Player]] = {}
+        self._players: dict[int, list[PlayerRow]] = {}
         self._states: dict[int, _Loaded] = {}
         self._next_seq: dict[int, int] = {}
         # The game tables of the games an operation touched (narrator.service.table.table_of).
@@ -140,15 +140,18 @@ class Work:
 
     # --- players -------------------------------------------------------------------------
 
-    def players(self, game: Game) -> list[Player]:
-        """The players of `game` in seat order (a copy of the list: callers may extend it)."""
+    def players(self, game: Game) -> list[PlayerRow]:
+        """The players of `game` in seat order, as plain rows read once (a copy of the list:
+        callers may extend it); a player is changed through his ORM ``Player``, and then
+        :meth:`player_changed`."""
         known = self._players.get(game.id)
         if known is None:
-            known = self._players[game.id] = game_players(self.session, game)
+            known = self._players[game.id] = player_rows(self.session, game)
         return list(known)
 
-    def player_added(self, game: Game, player: Player) -> None:
-        """`player` joined `game` (a signup): the players are read again when next asked."""
+    def player_changed(self, game: Game, player: PlayerInfo) -> None:
+        """`player` joined `game` (a signup) or changed: the players are read again when next
+        asked."""
         self._players.pop(game.id, None)
 
     # --- rules states --------------------------------------------------------------------
