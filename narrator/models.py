@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, deferred
 
 from narrator import tables
@@ -86,6 +87,47 @@ class Player(Base):
     page_generation: Mapped[int]
     created_at: Mapped[datetime] = deferred(tables.players.c.created_at)
     updated_at: Mapped[datetime] = deferred(tables.players.c.updated_at)
+
+
+class PlayerInfo(Protocol):
+    """What the game service reads of a player: an ORM :class:`Player` (to change him) or a
+    :class:`PlayerRow` (what a unit of work reads of every player of a game)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def game_id(self) -> int: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def name_key(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def gender(self) -> str: ...
+    @property
+    def unsubscribed(self) -> bool: ...
+    @property
+    def page_generation(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    """A player as read by a Core select (:func:`player_rows`), not an ORM object: a vote's
+    transaction reads every player of its game, and fifty ORM objects cost several times the
+    select.  To change a player, get his :class:`Player` (``session.get(Player, row.id)``)."""
+
+    id: int
+    game_id: int
+    seat: int
+    name: str
+    name_key: str
+    email: str
+    gender: str
+    unsubscribed: bool
+    page_generation: int
 
 
 class Step(Base):
@@ -318,8 +360,40 @@ def find_player(session: Session, game: Game, name: str) -> Player | None:
 def game_players(session: Session, game: Game) -> list[Player]:
     """Return the players of `game` in seat order (read each time: a unit of work keeps them,
     see :class:`narrator.service.work.Work`)."""
-    query = select(Player).where(Player.game_id == game.id).order_by(Player.seat, Player.id)
-    return list(session.scalars(query))
+    return list(session.scalars(_PLAYERS_OF, {"game": game.id}))
+
+
+def player_rows(session: Session, game: Game) -> list[PlayerRow]:
+    """The players of `game` in seat order, as plain rows (a Core select; what the session
+    holds unflushed is flushed first, as an ORM query would)."""
+    session.flush()
+    return [PlayerRow(*row) for row in session.connection().execute(_ROWS_OF, {"game": game.id})]
+
+
+# Every unit of work that touches a game reads its players: the statements are built once.
+_PLAYERS_OF = (
+    select(Player).where(Player.game_id == bindparam("game")).order_by(Player.seat, Player.id)
+)
+_ROWS_OF = (
+    select(
+        *(
+            tables.players.c[name]
+            for name in (
+                "id",
+                "game_id",
+                "seat",
+                "name",
+                "name_key",
+                "email",
+                "gender",
+                "unsubscribed",
+                "page_generation",
+            )
+        )
+    )
+    .where(tables.players.c.game_id == bindparam("game"))
+    .order_by(tables.players.c.seat, tables.players.c.id)
+)
 
 
 def admin_emails(session: Session, configured: tuple[str, ...] = ()) -> list[str]:

@@ -1,7 +1,7 @@
 """The outbox in the database: queue_mail (inside the caller's transaction) and SqlOutbox.
 
-``queue_mail`` composes a mail and adds its outbox row to the caller's session, so the mail is
-committed together with whatever caused it (a vote, a resolved step) or not at all.
+``queue_mail`` composes a mail and inserts its outbox row in the caller's transaction, so the
+mail is committed together with whatever caused it (a vote, a resolved step) or not at all.
 
 :class:`SqlOutbox` is the sender's :class:`~narrator.outbound.sender.OutboxRepository` on
 SQLite and PostgreSQL.  A claim is one short transaction that selects due pending rows and
@@ -24,10 +24,11 @@ import asyncio
 import logging
 import random
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, select, text, update
+from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import Config
@@ -44,6 +45,14 @@ log = logging.getLogger("narrator.outbound.outbox")
 PENDING = OutboxState.PENDING.value
 
 
+@dataclass(frozen=True)
+class Queued:
+    """A mail added to the outbox: its Message-ID and the bytes every attempt sends."""
+
+    message_id: str
+    raw: bytes
+
+
 def queue_mail(
     session: Session,
     mail: OutgoingMail,
@@ -52,8 +61,9 @@ def queue_mail(
     kind: str,
     game_id: int | None = None,
     message_id: str | None = None,
-) -> OutboxMessage:
-    """Compose ``mail`` and add it to the outbox in ``session`` (no commit); return the row.
+) -> Queued:
+    """Compose ``mail`` and insert its outbox row in ``session``'s transaction (a Core insert,
+    at once; no commit); return what was queued.
 
     ``kind`` is the mail's kind for the log and admins (``receipt``, ``error``, ``step``...).
     ``message_id`` fixes the Message-ID (see ``make_message_id``); by default a fresh random one
@@ -63,19 +73,19 @@ def queue_mail(
     if message_id is None:
         message_id = make_message_id(domain_of(mail.sender.email), uuid.uuid4().hex)
     raw = compose(mail, message_id=message_id, date=now)
-    row = OutboxMessage(
-        message_id=message_id,
-        game_id=game_id,
-        recipient=mail.to.email,
-        raw=raw,
-        kind=kind,
-        state=PENDING,
-        attempts=0,
-        next_attempt_at=now,
-        created_at=now,
-    )
-    session.add(row)
-    return row
+    row = {
+        "message_id": message_id,
+        "game_id": game_id,
+        "recipient": mail.to.email,
+        "raw": raw,
+        "kind": kind,
+        "state": PENDING,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "created_at": now,
+    }
+    session.connection().execute(_QUEUE, row)
+    return Queued(message_id, raw)
 
 
 class SqlOutbox:
@@ -188,6 +198,7 @@ def _item(row: Any) -> OutboxItem:
 
 # The sender's statements, built once (Core: every mail sent runs them).
 _TABLE = outbox  # the table OutboxMessage maps
+_QUEUE = insert(_TABLE)
 _DUE = (
     select(
         _TABLE.c.id,

@@ -27,6 +27,7 @@ from narrator.models import (
     GameLogEntry,
     GameStatus,
     Player,
+    PlayerInfo,
     RoleDistribution,
     Step,
     Vote,
@@ -145,7 +146,7 @@ def _batch(table: GameTable, public: Mapping[str, Any]) -> _Batch:
 
 def _letter(
     batch: _Batch,
-    player: Player,
+    player: PlayerInfo,
     mail: str,
     context: Mapping[str, Any],
     identity: str,
@@ -164,7 +165,7 @@ def _letter(
     )
 
 
-def _personal(letter: Letter, player: Player) -> Letter:
+def _personal(letter: Letter, player: PlayerInfo) -> Letter:
     """`letter` (his role mail, a mail asking him to act) with `player`'s personal link, when
     the pages are configured (:func:`narrator.service.letters.post` adds it)."""
     return replace(letter, page=player)
@@ -214,19 +215,20 @@ def signup(
     for other in players:
         if other.name_key == key and other.email != email:
             raise GameError("name-taken", f"the name {other.name} is already taken in {game.name}")
-    mine = next((p for p in players if p.email == email), None)
-    replaced = mine is not None
-    if mine is None:
+    known = next((p for p in players if p.email == email), None)
+    replaced = known is not None
+    if known is None:
         seat = max((p.seat for p in players), default=0) + 1
         mine = Player(
             game_id=game.id, seat=seat, email=email, name=name, name_key=key, gender=gender
         )
         work.session.add(mine)
-        players.append(mine)
     else:
+        mine = work.session.get_one(Player, known.id)
         mine.name, mine.name_key, mine.gender = name, key, gender
     work.session.flush()
-    table.player_added(mine)
+    table.player_changed(mine)
+    players = table.players
     table.log("signup", {"email": email, "name": name, "gender": gender}, now)
     cast = story_cast(game, players, None, rules=table.rules)
     context: dict[str, Any] = {
@@ -610,7 +612,11 @@ class VoteOutcome:
 
 
 def cast_vote(
-    table: GameTable, player: Player, ballot: Ballot, now: datetime, reply: ReplyTo | None = None
+    table: GameTable,
+    player: PlayerInfo,
+    ballot: Ballot,
+    now: datetime,
+    reply: ReplyTo | None = None,
 ) -> VoteOutcome:
     """Apply `player`'s vote; return its receipt, or an error reply stating why and what is
     valid, as letters (to :func:`post`)."""
@@ -658,7 +664,7 @@ class _Voting:
     """One vote being answered: the table, the voter, the view of the state he voted in."""
 
     table: GameTable
-    player: Player
+    player: PlayerInfo
     view: GameView
     keywords: Sequence[str]
     ballot: Ballot
@@ -959,6 +965,7 @@ def revoke_link(work: Work, game: Game, player: Player, *, now: datetime) -> int
     so the links of the old one open nothing and his next mails carry the new one.  Logged in
     the game's log (his name and the new generation, never a token).  Returns the generation."""
     player.page_generation += 1
+    table_of(work, game).player_changed(player)
     table_of(work, game).log(
         "revoke-link", {"player": player.name, "generation": player.page_generation}, now
     )

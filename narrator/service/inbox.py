@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -30,6 +30,8 @@ from narrator.models import (
     InboxMessage,
     InboxState,
     Player,
+    PlayerInfo,
+    PlayerRow,
     admin_emails,
     fold_email,
 )
@@ -55,6 +57,8 @@ from narrator.service.moves import cast_moves
 from narrator.service.story_context import Reveal, roster, story_game
 from narrator.service.table import GameTable, table_of
 from narrator.service.work import Work, unit_of_work
+from narrator.tables import games as games_table
+from narrator.tables import inbox, players
 from parsing import (
     ErrorCode,
     GameInfo,
@@ -155,6 +159,17 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Claimed:
+    """An inbox row claimed for processing: what of it processing reads (its state is set by
+    a Core update, :func:`_done`, in the same transaction)."""
+
+    id: int
+    message_id: str | None
+    envelope_from: str | None
+    raw: bytes
+
+
+@dataclass(frozen=True)
 class _Answer:
     """How a mail is answered: the game it is about (None: none named), the threading of the
     reply, the sender's reply admission (over his limit, the reply is silent), and who he is."""
@@ -162,7 +177,7 @@ class _Answer:
     game: Game | None
     reply: ReplyTo
     admission: Admission
-    player: Player | None = None  # the sender, when he plays in the game (once it is read)
+    player: PlayerInfo | None = None  # the sender, when he plays in the game (once it is read)
     in_game: bool = False  # the sender plays in `game`: his own words may be quoted back
     playing: bool = False  # the sender plays in an open game (his answers count as a player's)
 
@@ -177,7 +192,7 @@ class _Mail:
     work: Work
     mailer: Mailer
     settings: InboxSettings
-    row: InboxMessage
+    row: Claimed
     parsed: ParsedMail
     items: list[tuple[str, str]]
     now: datetime
@@ -195,7 +210,7 @@ class _Mail:
 
 
 def process_message(
-    work: Work, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
+    work: Work, mailer: Mailer, settings: InboxSettings, row: Claimed, now: datetime
 ) -> Outcome:
     """Process one inbox row inside the unit of work `work`; set its state; return what was done.
 
@@ -212,12 +227,12 @@ def process_message(
         outcome = _read(decision.mail)
     else:
         state = InboxState.IGNORED if verdict.action is Action.IGNORE else InboxState.DONE
-        outcome = _done(row, now, state, verdict.what)
+        outcome = _done(work, row, now, state, verdict.what)
     return replace(outcome, rule=decision.rule, hits=decision.hits)
 
 
 def _arrived(
-    work: Work, mailer: Mailer, settings: InboxSettings, row: InboxMessage, now: datetime
+    work: Work, mailer: Mailer, settings: InboxSettings, row: Claimed, now: datetime
 ) -> _Mail:
     """The mail as it arrived: parsed (a too-large one's header only) and routed."""
     too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
@@ -427,7 +442,8 @@ def _game_over(mail: _Mail, answer: _Answer, game: Game) -> Outcome:
     error = _Error("game-over", text)
     letter = _error_reply(mail.work, game, mail.parsed, answer.reply, error, mail.settings)
     post(mail.work.session, mail.mailer, [letter], mail.now)
-    return _done(mail.row, mail.now, InboxState.DONE, _suffix("error: game-over", answer.admission))
+    what = _suffix("error: game-over", answer.admission)
+    return _done(mail.work, mail.row, mail.now, InboxState.DONE, what)
 
 
 def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
@@ -448,11 +464,10 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
         refused = _Error(error.code, error.reply_text)
         letter = _error_reply(work, answer.game, mail.parsed, answer.reply, refused, settings)
         post(work.session, mailer, [letter], mail.now)
-        return _done(
-            mail.row, mail.now, InboxState.DONE, _suffix(f"error: {error.code}", answer.admission)
-        )
+        what = _suffix(f"error: {error.code}", answer.admission)
+        return _done(work, mail.row, mail.now, InboxState.DONE, what)
     post(work.session, mailer, letters, mail.now)
-    return _done(mail.row, mail.now, InboxState.DONE, _suffix(what, answer.admission))
+    return _done(work, mail.row, mail.now, InboxState.DONE, _suffix(what, answer.admission))
 
 
 def _handle(
@@ -516,7 +531,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
     letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
     post(work.session, mail.mailer, [letter], mail.now)
     what = _suffix(f"error: {command.code.value}", answer.admission)
-    return _done(mail.row, mail.now, InboxState.DONE, what)
+    return _done(work, mail.row, mail.now, InboxState.DONE, what)
 
 
 def _winners(table: GameTable) -> list[str]:
@@ -545,7 +560,7 @@ class Reading:
     that are no names (a role, a team, a number) and his moves."""
 
     info: GameInfo
-    player: Player | None
+    player: PlayerInfo | None
     lexicon: Lexicon
     explain: Explain
     name_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -610,7 +625,7 @@ def reading_for(table: GameTable, sender: str, explain: Explain | None = None) -
     )
 
 
-def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, Player]]:
+def _game_info(table: GameTable) -> tuple[GameInfo, dict[str, PlayerRow]]:
     """The parser's view of the table's game (its name index included) and its players by
     address.
 
@@ -661,7 +676,7 @@ def _is_usable_address(address: str) -> bool:
 
 
 def _check_signup_limits(
-    session: Session, game: Game, players: list[Player], sender: str, limits: Limits
+    session: Session, game: Game, players: list[PlayerRow], sender: str, limits: Limits
 ) -> None:
     """Raise GameError when a new signup would exceed the players or games limits."""
     if any(p.email == sender for p in players):
@@ -715,13 +730,7 @@ def _known_words_of_subject(parsed: ParsedMail, routed: object, game: Game | Non
 
 def _plays_anywhere(session: Session, sender: str) -> bool:
     """Whether `sender` plays in an open game (his answers are counted as a player's)."""
-    found = session.scalar(
-        select(Player.id)
-        .join(Game, Game.id == Player.game_id)
-        .where(Player.email == sender, Game.status.in_(OPEN_STATUSES))
-        .limit(1)
-    )
-    return found is not None
+    return session.connection().scalar(_PLAYS_ANYWHERE, {"sender": sender}) is not None
 
 
 def _help_admission(session: Session, sender: str, now: datetime) -> Admission:
@@ -796,7 +805,7 @@ def _notice(mail: _Mail) -> Letter:
     return _error_reply(mail.work, game, mail.parsed, notice, error, settings)
 
 
-def _valid_choices(table: GameTable, player: Player | None) -> list[str]:
+def _valid_choices(table: GameTable, player: PlayerInfo | None) -> list[str]:
     """What `player` may choose now, in the order the rules give it (none when he is not asked,
     dead, or the game has not started): the players' names, and the other choices (a role, a
     team) by their names in the game's language."""
@@ -837,10 +846,10 @@ def _other_choices(
     return offered, frozenset(numbers)
 
 
-def _done(row: InboxMessage, now: datetime, state: InboxState, what: str) -> Outcome:
-    row.state = state.value
-    row.processed_at = now
-    row.error = None
+def _done(work: Work, row: Claimed, now: datetime, state: InboxState, what: str) -> Outcome:
+    """Set the processed row's state (a Core update in the unit of work's transaction)."""
+    values = {"row": row.id, "new_state": state.value, "at": now}
+    work.session.connection().execute(_MARK_PROCESSED, values)
     return Outcome(state.value, what)
 
 
@@ -935,7 +944,7 @@ def _forward_help(mail: _Mail) -> Verdict[_Mail]:
 def _help_forward(
     work: Work,
     settings: InboxSettings,
-    row: InboxMessage,
+    row: Claimed,
     parsed: ParsedMail,
     game: Game | None,
     admins: Sequence[str],
@@ -973,7 +982,7 @@ def _help_forward(
 
 def _acknowledge_help(
     settings: InboxSettings,
-    row: InboxMessage,
+    row: Claimed,
     parsed: ParsedMail,
     game: Game | None,
     forwarded: Mapping[str, Any],
@@ -1005,18 +1014,38 @@ def _acknowledge_help(
 # --- the worker -----------------------------------------------------------------------------
 
 
-def _claim(session: Session, url_is_sqlite: bool, skip: set[int], size: int) -> list[InboxMessage]:
-    query = (
-        select(InboxMessage)
-        .where(InboxMessage.state == InboxState.NEW.value)
-        .order_by(InboxMessage.attempts, InboxMessage.id)
-        .limit(size)
-    )
-    if skip:
-        query = query.where(InboxMessage.id.not_in(skip))
-    if not url_is_sqlite:
-        query = query.with_for_update(skip_locked=True)
-    return list(session.scalars(query))
+def _claim(session: Session, url_is_sqlite: bool, skip: set[int], size: int) -> list[Claimed]:
+    """The oldest new rows, up to `size`, but those in `skip` (on PostgreSQL locked, skipping
+    rows another daemon holds)."""
+    if url_is_sqlite:
+        query = _CLAIM_SKIPPING if skip else _CLAIM
+    else:
+        query = _CLAIM_SKIPPING_LOCKED if skip else _CLAIM_LOCKED
+    params: dict[str, Any] = {"size": size, "skip": sorted(skip)} if skip else {"size": size}
+    return [Claimed(*row) for row in session.connection().execute(query, params)]
+
+
+# What every mail's pass runs, built once (Core: the claimed rows are read, not mapped).
+_CLAIM = (
+    select(inbox.c.id, inbox.c.message_id, inbox.c.envelope_from, inbox.c.raw)
+    .where(inbox.c.state == InboxState.NEW.value)
+    .order_by(inbox.c.attempts, inbox.c.id)
+    .limit(bindparam("size"))
+)
+_CLAIM_SKIPPING = _CLAIM.where(inbox.c.id.not_in(bindparam("skip", expanding=True)))
+_CLAIM_LOCKED = _CLAIM.with_for_update(skip_locked=True)
+_CLAIM_SKIPPING_LOCKED = _CLAIM_SKIPPING.with_for_update(skip_locked=True)
+_MARK_PROCESSED = (
+    update(inbox)
+    .where(inbox.c.id == bindparam("row"))
+    .values(state=bindparam("new_state"), processed_at=bindparam("at"), error=None)
+)
+_PLAYS_ANYWHERE = (
+    select(players.c.id)
+    .join(games_table, games_table.c.id == players.c.game_id)
+    .where(players.c.email == bindparam("sender"), games_table.c.status.in_(OPEN_STATUSES))
+    .limit(1)
+)
 
 
 # Mails processed in one transaction.  A batch saves a commit per mail and lets the mails of

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from narrator.models import ChapterKind, Game, PageChapter, Player
+from narrator.models import ChapterKind, Game, PageChapter, PlayerInfo
 from narrator.outbound.compose import (
     Address,
     Content,
@@ -111,7 +111,7 @@ class Letter:
     subject: str | None = None
     reply: ReplyTo | None = None
     reply_to: Address | None = None
-    page: Player | None = None
+    page: PlayerInfo | None = None
 
 
 def post(session: Session, mailer: Mailer, letters: Iterable[Letter], now: datetime) -> list[str]:

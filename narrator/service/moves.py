@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from narrator.models import Player
+from narrator.models import PlayerInfo
 from narrator.service.games import (
     Ballot,
     VoteOutcome,
@@ -35,7 +35,7 @@ from stories.lexicon import explainer_for
 
 def cast_moves(
     table: GameTable,
-    player: Player,
+    player: PlayerInfo,
     moves: Sequence[Move],
     now: datetime,
     reply: ReplyTo | None = None,

@@ -23,7 +23,15 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from narrator.models import ChapterKind, Game, GameLogEntry, GameStatus, PageChapter, Player, Step
+from narrator.models import (
+    ChapterKind,
+    Game,
+    GameLogEntry,
+    GameStatus,
+    PageChapter,
+    PlayerInfo,
+    Step,
+)
 from narrator.service.games import public_tallies
 from narrator.service.story_context import (
     audience_dicts,
@@ -163,7 +171,7 @@ class _Teller:
         self,
         work: Work,
         game: Game,
-        players: Sequence[Player],
+        players: Sequence[PlayerInfo],
         renderer: Renderer,
         words: Words,
     ) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from narrator.durations import format_duration
-from narrator.models import Game, Player
+from narrator.models import Game, PlayerInfo
 from narrator.service.work import ruleset_of
 from narrator.zones import zone_or_utc
 from rules.core import ActionChoice, Event, Rejected, Resolution, Seat, Settings
@@ -85,7 +85,7 @@ class Reveal:
 
 def story_players(
     rs: Ruleset[RulesState],
-    players: Sequence[Player],
+    players: Sequence[PlayerInfo],
     state: RulesState | None,
     *,
     reveal_to: str | None = None,
@@ -106,7 +106,7 @@ def story_players(
 
 
 def roster(
-    players: Sequence[Player],
+    players: Sequence[PlayerInfo],
     view: GameView | None,
     roles: ToldRoles | None,
     reveal: Reveal,
@@ -137,7 +137,7 @@ def roster(
 
 def story_cast(
     game: Game,
-    players: Sequence[Player],
+    players: Sequence[PlayerInfo],
     state: RulesState | None,
     *,
     reveal_all: bool = False,
@@ -247,7 +247,7 @@ def step_actions(
     return [StoryAction.from_any(action, names) for action in actions_of(rs, state, player, mates)]
 
 
-def story_names(players: Sequence[Player]) -> dict[str, str]:
+def story_names(players: Sequence[PlayerInfo]) -> dict[str, str]:
     """Each player's name -> the name as stories write it (one line), for :func:`step_actions`."""
     return clean_names([player.name for player in players])
 

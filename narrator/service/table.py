@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import insert
 
-from narrator.models import Game, Player
+from narrator.models import Game, PlayerInfo, PlayerRow
 from narrator.service.story_context import story_cast, story_game
 from narrator.service.work import NotStarted, Work
 from narrator.tables import game_log
@@ -41,18 +41,19 @@ class GameTable:
         self._casts: dict[bool, Cast] = {}  # by reveal_all, until the seats change
         # The parser's view of a started game (its name index) and its players by address:
         # a started game's names never change, so the mails of a batch share them.
-        self.parser_view: tuple[GameInfo, dict[str, Player]] | None = None
+        self.parser_view: tuple[GameInfo, dict[str, PlayerRow]] | None = None
 
     # --- the players and the rules state ---------------------------------------------------
 
     @property
-    def players(self) -> list[Player]:
+    def players(self) -> list[PlayerRow]:
         """The players in seat order (a copy: callers may extend it)."""
         return self.work.players(self.game)
 
-    def player_added(self, player: Player) -> None:
-        """`player` signed up: players, cast and parser view are built again when next asked."""
-        self.work.player_added(self.game, player)
+    def player_changed(self, player: PlayerInfo) -> None:
+        """`player` signed up or changed: players, cast and parser view are built again when
+        next asked."""
+        self.work.player_changed(self.game, player)
         self._casts.clear()
         self.parser_view = None
 

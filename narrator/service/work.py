@@ -17,12 +17,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.exc import StaleDataError
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, Player, game_players
-from narrator.tables import game_log
+from narrator.models import Game, GameStatus, PlayerInfo, PlayerRow, player_rows
+from narrator.tables import game_log, games, utcnow
 from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
@@ -34,8 +36,8 @@ OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.P
 
 
 # What every mail's unit of work asks, built once.
-_OPEN_GAMES = select(Game.id, Game.name, Game.status, Game.language).where(
-    Game.status.in_(OPEN_STATUSES)
+_OPEN_GAMES = select(games.c.id, games.c.name, games.c.status, games.c.language).where(
+    games.c.status.in_(OPEN_STATUSES)
 )
 _LOCKED_GAME = (
     select(Game)
@@ -45,6 +47,13 @@ _LOCKED_GAME = (
 )
 _LAST_SEQ = select(func.coalesce(func.max(game_log.c.seq), 0)).where(
     game_log.c.game_id == bindparam("game")
+)
+# A game whose rules state alone changed (a vote): its row written by a Core update, checked
+# and counted by its version as the ORM's would be.
+_WRITE_STATE = (
+    update(games)
+    .where(games.c.id == bindparam("game"), games.c.version == bindparam("read"))
+    .values(state=bindparam("new_state"), version=bindparam("written"), updated_at=bindparam("at"))
 )
 
 
@@ -89,7 +98,7 @@ class Work:
         # What each locked game's deadline and reminder were planned from when it was read
         # (see :meth:`plans_changed`).
         self._plans: dict[int, tuple[Any, ...]] = {}
-        self._players: dict[int, list[Player]] = {}
+        self._players: dict[int, list[PlayerRow]] = {}
         self._states: dict[int, _Loaded] = {}
         self._next_seq: dict[int, int] = {}
         # The game tables of the games an operation touched (narrator.service.table.table_of).
@@ -101,7 +110,8 @@ class Work:
         """Id, name, status and language of every open game (the names a subject may match),
         read once per unit of work until :meth:`games_changed`."""
         if self._open_games is None:
-            self._open_games = list(self.session.execute(_OPEN_GAMES).all())
+            self.session.flush()  # a game added or changed here counts, as autoflush did
+            self._open_games = list(self.session.connection().execute(_OPEN_GAMES).all())
         return list(self._open_games)
 
     def ended_game(self, subject: str) -> Any | None:
@@ -140,15 +150,18 @@ class Work:
 
     # --- players -------------------------------------------------------------------------
 
-    def players(self, game: Game) -> list[Player]:
-        """The players of `game` in seat order (a copy of the list: callers may extend it)."""
+    def players(self, game: Game) -> list[PlayerRow]:
+        """The players of `game` in seat order, as plain rows read once (a copy of the list:
+        callers may extend it); a player is changed through his ORM ``Player``, and then
+        :meth:`player_changed`."""
         known = self._players.get(game.id)
         if known is None:
-            known = self._players[game.id] = game_players(self.session, game)
+            known = self._players[game.id] = player_rows(self.session, game)
         return list(known)
 
-    def player_added(self, game: Game, player: Player) -> None:
-        """`player` joined `game` (a signup): the players are read again when next asked."""
+    def player_changed(self, game: Game, player: PlayerInfo) -> None:
+        """`player` joined `game` (a signup) or changed: the players are read again when next
+        asked."""
         self._players.pop(game.id, None)
 
     # --- rules states --------------------------------------------------------------------
@@ -193,11 +206,30 @@ class Work:
     # --- the end -------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Write every rules state stored since the last flush into its game's row."""
+        """Write every rules state stored since the last flush into its game's row.
+
+        A game whose row changed in nothing else (a vote changes only the rules state) is
+        written by one Core update, as the ORM's flush would write it (the state, the version
+        it checks and counts, the time), and the game object is told the values written; a
+        game changed otherwise (a step closed, the game ended) takes its state with the rest
+        of its changes, in the ORM's flush at the commit.
+        """
         for loaded in self._states.values():
-            if loaded.dirty:
-                loaded.game.state = loaded.rules.dump_state(loaded.state)
-                loaded.dirty = False
+            if not loaded.dirty:
+                continue
+            state, game = loaded.rules.dump_state(loaded.state), loaded.game
+            loaded.dirty = False
+            if game in self.session.new or self.session.is_modified(game):
+                game.state = state
+                continue
+            read, now = game.version, utcnow()
+            values = {"game": game.id, "read": read, "written": read + 1, "new_state": state}
+            written = self.session.connection().execute(_WRITE_STATE, {**values, "at": now})
+            if written.rowcount != 1:
+                raise StaleDataError(f"game {game.id} was changed by another transaction")
+            set_committed_value(game, "state", state)
+            set_committed_value(game, "version", read + 1)
+            set_committed_value(game, "updated_at", now)
 
 
 def _plan_of(game: Game) -> tuple[Any, ...]:

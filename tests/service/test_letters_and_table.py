@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.exc import StaleDataError
 
 from narrator.models import Game, OutboxMessage
 from narrator.service import games as service
@@ -20,6 +21,7 @@ from narrator.service.letters import Letter, post
 from narrator.service.mailer import Mailer
 from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
+from narrator.tables import games
 from stories import FileStore
 from tests.support.bymail import NARRATOR, Table
 
@@ -93,6 +95,37 @@ def test_the_table_asks_for_one_view_per_state(
         # telling of the step, Ruleset.tell_step, asks for its own two, inside the rules.)
         assert asked.count(id(state)) <= 2 and len(asked) <= 4, asked
         assert table.view is table.view and len(asked) <= 4
+
+
+def test_a_state_written_alone_counts_the_version_and_the_game_goes_on_in_the_transaction(
+    factory: sessionmaker[Session],
+) -> None:
+    players = _started(factory)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        read = game.version
+        table = table_of(work, game)
+        table.store(table.state, vote_only=True)  # only the rules state changes, as a vote's
+        work.flush()  # written at once, the object told the version written
+        assert game.version == read + 1
+        game.reminded_at = players.clock()  # the row changes again in the same transaction
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        assert game.version == read + 2 and game.reminded_at == players.clock()
+        assert game.state == table.rules.dump_state(table.state)
+
+
+def test_a_state_written_alone_is_refused_when_the_version_moved_meanwhile(
+    factory: sessionmaker[Session],
+) -> None:
+    _started(factory)
+    with pytest.raises(StaleDataError), unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        table = table_of(work, game)
+        table.store(table.state, vote_only=True)
+        # another writer's change of the row, as a second daemon's on PostgreSQL
+        bump = update(games).where(games.c.id == game.id).values(version=games.c.version + 1)
+        work.session.connection().execute(bump)
 
 
 def test_a_shared_draft_is_rendered_once(
