@@ -26,7 +26,7 @@ from narrator.service.inbox import process_pending
 from narrator.web.tokens import page_token
 from narrator.web.vote import Envelope
 from stories.words import load_words
-from tests.support.admin import BOSS, PASSWORD, panel_site, set_password
+from tests.support.admin import BOSS, PASSWORD, panel_site, store_hash
 from tests.support.botgame import BotGame, ballots
 from tests.support.browser import chromium
 from tests.support.bymail import NARRATOR, Table
@@ -164,14 +164,14 @@ def test_a_player_votes_in_his_page_with_the_browser(
 
 @pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_an_admin_logs_in_starts_a_game_and_closes_a_step(
-    factory: sessionmaker[Session], browser: object, tmp_path: Path
+    factory: sessionmaker[Session], browser: object, tmp_path: Path, boss_hash: str
 ) -> None:
     """The admin panel in the browser: at each width an admin logs in; at a phone's width he
     starts the game and closes its first step; every kind of admin page is screenshot."""
     from playwright.sync_api import Browser, Page
 
     assert isinstance(browser, Browser)
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     table = Table(factory, language="en")
     GAME.open(table)
     shots: list[Path] = []
