@@ -1,7 +1,7 @@
 """A real browser opens the HTML of every kind of mail: headless Chromium screenshots each one.
 
 Needs the Debian package ``chromium`` (CI installs it: .ci/run).  Without it the test fails in
-CI (``CI=true``) and is skipped, with the reason, elsewhere.  The browser is the run's
+CI (``CI=true``) and is skipped, with the reason, elsewhere.  The browser is the module's
 (`browser`, tests/support/browser.py); one page of it loads every mail in turn.  Screenshots
 go to tmp_path only.
 """

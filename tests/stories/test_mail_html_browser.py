@@ -5,7 +5,7 @@ DOM (which part comes first, what each holds), not their pixels.
 
 Needs the Debian package ``chromium`` and the ``playwright`` package of the test extras (never
 its own browser download): without Chromium the test fails in CI and is skipped elsewhere
-(the run's `browser`, tests/support/browser.py).
+(the module's `browser`, tests/support/browser.py).
 """
 
 from __future__ import annotations

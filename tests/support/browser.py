@@ -1,10 +1,12 @@
-"""The system Chromium, driven by Playwright, launched once per test run: the `browser` fixture.
+"""The system Chromium, driven by Playwright, launched once per test module: the `browser` fixture.
 
-Launching it (Playwright's driver and the browser) costs about 1.4 s of CPU; the browser tests
-(tests/web/test_pages_browser.py, tests/stories/test_mail_browser.py and
-tests/stories/test_mail_html_browser.py) share one launch and open their pages each in a
-fresh context (``browser.new_page()`` or ``browser.new_context()``): a test's cookies, storage
-and viewport are its own.  The root conftest enables it (``pytest_plugins``).
+Launching it (Playwright's driver and the browser) costs about 1.4 s of CPU; the tests of a
+module share one launch (tests/web/test_pages_browser.py launched one per test, and
+tests/stories/test_mail_browser.py one Chromium process per mail) and open their pages in
+contexts of their own (``browser.new_page()``, ``browser.new_context()``).  Not one per run:
+while Playwright's synchronous API is open, its event loop counts as the thread's running loop,
+so a later test's ``asyncio.run`` would fail ("cannot be called from a running event loop");
+the module's end closes it.  The root conftest enables it (``pytest_plugins``).
 
 Needs the Debian package ``chromium`` (/usr/bin/chromium; CI installs it: .ci/run) and the
 ``playwright`` package of the test extras (never its own browser download).  Without Chromium
@@ -42,11 +44,11 @@ def chromium() -> Path:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """The system Chromium (a Playwright ``Browser``), launched at the first test that needs
-    it and closed at the end of the run; a test opens its pages in contexts of its own and
-    closes them."""
+    """The system Chromium (a Playwright ``Browser``), launched at the module's first test that
+    needs it and closed at the module's end; a test opens its pages in contexts of its own and
+    closes them.  A module that uses it runs no ``asyncio.run`` of its own in between."""
     executable = chromium()
     from playwright.sync_api import sync_playwright
 

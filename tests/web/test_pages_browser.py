@@ -5,8 +5,8 @@ phone's width (400 px) and a desktop's (1,100 px), with screenshots.
 Needs the Debian package ``chromium`` (/usr/bin/chromium; CI installs it: .ci/run) and the
 ``playwright`` package of the test extras (never its own browser download).  Without Chromium
 the test fails in CI (``CI=true``) and is skipped, with the reason, elsewhere.  The browser is
-the run's (`browser`, tests/support/browser.py); each test opens its pages in fresh contexts.
-Screenshots go to tmp_path only.
+the module's (`browser`, tests/support/browser.py); each test opens its pages in fresh
+contexts.  Screenshots go to tmp_path only.
 """
 
 from __future__ import annotations
