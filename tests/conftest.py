@@ -1,4 +1,5 @@
-"""Root fixtures: the shared database fixtures of `tests/narrator/fixtures.py` for every suite;
+"""Root fixtures: the shared database fixtures of `tests/narrator/fixtures.py` and the browser of
+`tests/support/browser.py` for every suite;
 which tests are slow (`make test-fast` leaves them out), which need PostgreSQL, which are bounded
 by the wall clock (`make test` runs them after the rest, by themselves); and, in a parallel run,
 the order that starts the longest tests first on every worker."""
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.narrator.fixtures"]
+pytest_plugins = ["tests.narrator.fixtures", "tests.support.browser"]
 
 TESTS = Path(__file__).resolve().parent
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -25,6 +26,7 @@ from stories import (
     Renderer,
     StoryKey,
 )
+from stories.context import event_schema
 from stories.keys import OPTIONAL_MAILS, events_of, keys_of
 from stories.lexicon import lexicon_for
 from stories.samples import mail_samples
@@ -99,6 +101,13 @@ def sources() -> list[StorySource]:
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
     return SHIPPED_RENDERER
+
+
+@pytest.fixture(scope="module")
+def schema() -> Mapping[str, Mapping[str, Any]]:
+    """The ruleset's events and their fields (`event_schema`), worked out once for the module:
+    `render_event` given an event as a dict works it out for every event it renders."""
+    return event_schema(RULESET)
 
 
 @pytest.fixture(scope="module")
@@ -538,7 +547,9 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
-def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) -> None:
+def test_every_event_of_the_scenarios_is_told(
+    renderer: Renderer, schema: Mapping[str, Mapping[str, Any]], path: Path
+) -> None:
     """The engine's own events (every shape the rules emit) render, to the player and to
     nobody in particular; the public ones never say a night death's cause."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -565,9 +576,10 @@ def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) ->
                 if event["type"] == "role":
                     continue  # the role mail tells it
                 subject = event.get("player")
+                told_event = Event.from_dict(event, RULESET, schema)  # once for both recipients
                 for recipient in (None, subject):
                     context = {"game": game, "players": players, "recipient": recipient}
-                    text = renderer.render_event(key, context, event, number)
+                    text = renderer.render_event(key, context, told_event, number)
                     assert text.strip(), event
                     if event["type"] == "death":
                         assert not any(words in text for words in causes.values()), text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -24,7 +25,7 @@ from stories import (
     Renderer,
     StoryKey,
 )
-from stories.context import Event
+from stories.context import Event, event_schema
 from stories.keys import MAIL_TYPES, OPTIONAL_MAILS, events_of, keys_of
 from stories.lexicon import lexicon_for
 from stories.samples import mail_samples, sample_players
@@ -75,6 +76,13 @@ def sources() -> list[StorySource]:
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
     return SHIPPED_RENDERER
+
+
+@pytest.fixture(scope="module")
+def schema() -> Mapping[str, Mapping[str, Any]]:
+    """The ruleset's events and their fields (`event_schema`), worked out once for the module:
+    `render_event` given an event as a dict works it out for every event it renders."""
+    return event_schema(RULESET)
 
 
 @pytest.fixture(scope="module")
@@ -577,7 +585,9 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
-def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) -> None:
+def test_every_event_of_the_scenarios_is_told(
+    renderer: Renderer, schema: Mapping[str, Mapping[str, Any]], path: Path
+) -> None:
     """The engine's own events (every shape the rules emit) render, to the player and to
     nobody in particular, in both themes; a night death is told without its cause."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -607,9 +617,10 @@ def test_every_event_of_the_scenarios_is_told(renderer: Renderer, path: Path) ->
                 if event["type"] == "death" and "team" not in event["revealed"]:
                     event = {**event, "cause": None}  # as told (rules: as_told)
                 subject = event.get("player")
+                told_event = Event.from_dict(event, RULESET, schema)  # once for both recipients
                 for recipient in (None, subject):
                     context = {"game": game, "players": players, "recipient": recipient}
-                    text = renderer.render_event(key, context, event, number)
+                    text = renderer.render_event(key, context, told_event, number)
                     assert text.strip(), event
                     if event["type"] == "death" and event["cause"] is None:
                         assert not any(words in text for words in causes.values()), text

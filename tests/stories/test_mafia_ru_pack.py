@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from rules.mafia.roles import ACTIONS, PEACEFUL
 from rules.mafia.spec import Holder
 from rules.scenario import run_scenario
 from stories import FileStore, Game, MemoryStore, Player, Renderer, StoryKey, check_store
-from stories.context import Event
+from stories.context import Event, event_schema
 from stories.keys import events_of, keys_of
 from stories.lexicon import lexicon_for
 from stories.samples import event_samples, mail_samples, sample_players
@@ -76,6 +77,13 @@ def sources() -> list[StorySource]:
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
     return SHIPPED_RENDERER
+
+
+@pytest.fixture(scope="module")
+def schema() -> Mapping[str, Mapping[str, Any]]:
+    """The ruleset's events and their fields (`event_schema`), worked out once for the module:
+    `render_event` given an event as a dict works it out for every event it renders."""
+    return event_schema(RULESET)
 
 
 @pytest.fixture(scope="module")
@@ -575,7 +583,9 @@ def test_the_inheritance_event_reads_in_its_transcript_form(renderer: Renderer) 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / RULESET
 
 
-def test_every_event_of_the_scenarios_is_told(renderer: Renderer) -> None:
+def test_every_event_of_the_scenarios_is_told(
+    renderer: Renderer, schema: Mapping[str, Mapping[str, Any]]
+) -> None:
     """The engine's own events (every shape the rules emit) render, to the player and to
     nobody in particular; a public night death never says its cause."""
     rs = get_ruleset(RULESET)
@@ -606,9 +616,10 @@ def test_every_event_of_the_scenarios_is_told(renderer: Renderer) -> None:
                 if event["type"] == "death" and "team" not in event["revealed"]:
                     event = {**event, "cause": None}  # as_told: a night death's cause is dropped
                 subject = event.get("player")
+                told_event = Event.from_dict(event, RULESET, schema)  # once for both recipients
                 for recipient in (None, subject):
                     context = {"game": game, "players": players, "recipient": recipient}
-                    text = renderer.render_event(key, context, event, number)
+                    text = renderer.render_event(key, context, told_event, number)
                     assert text.strip(), (path.name, event)
                     if event["type"] == "death" and event["cause"] is None:
                         assert not any(words in text for words in causes.values()), text

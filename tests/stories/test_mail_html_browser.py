@@ -5,7 +5,7 @@ DOM (which part comes first, what each holds), not their pixels.
 
 Needs the Debian package ``chromium`` and the ``playwright`` package of the test extras (never
 its own browser download): without Chromium the test fails in CI and is skipped elsewhere
-(tests/web/test_pages_browser.py).
+(the module's `browser`, tests/support/browser.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from narrator.db import make_engine, session_factory
 from stories.words import Words, load_words
 from tests.support.botgame import BotGame, power_word
 from tests.support.bymail import Table, address_of
-from tests.web.test_pages_browser import ARGS, chromium
 
 pytestmark = pytest.mark.slow  # whole games and a browser
 
@@ -101,19 +100,6 @@ def played(
     engine.dispose()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    executable = chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
 class Shown:
     """One mail open in the browser at one width."""
 
@@ -152,26 +138,35 @@ class Shown:
         assert scroll <= self.width, (self.width, scroll)
 
 
-def _open(browser: object, html: str) -> Iterator[Shown]:
+@pytest.fixture(scope="module")
+def tab(browser: object) -> Iterator[object]:
+    """One browser page for every mail of the module: `Shown` sets its window's width and
+    replaces its document whole with the mail's (a mail holds no script and stores nothing),
+    so a fresh context per mail (a renderer process each, a third of a second of CPU) would
+    show nothing more."""
     from playwright.sync_api import Browser
 
     assert isinstance(browser, Browser)
-    page = browser.new_page()
+    context = browser.new_context()
     try:
-        for width in WIDTHS:
-            shown = Shown(page, html, width)
-            shown.fits()
-            yield shown
+        yield context.new_page()
     finally:
-        page.close()
+        context.close()
 
 
-def test_the_role_mail_sets_the_role_apart(played: Played, browser: object) -> None:
+def _open(tab: object, html: str) -> Iterator[Shown]:
+    for width in WIDTHS:
+        shown = Shown(tab, html, width)
+        shown.fits()
+        yield shown
+
+
+def test_the_role_mail_sets_the_role_apart(played: Played, tab: object) -> None:
     label = played.words.mail
     to, html = played.of("role")[0]
     name = next(n for n, _g in played.plan.players if address_of(n) == to)
     role = played.words.roles[played.roles[name].split("+")[0]].name
-    for shown in _open(browser, html):
+    for shown in _open(tab, html):
         assert shown.parts()[:3] == ["header", "role-card", "story"]
         assert shown.text("#kind").casefold() == label.kind_role.casefold()
         card = shown.text("#role-card")
@@ -179,7 +174,7 @@ def test_the_role_mail_sets_the_role_apart(played: Played, browser: object) -> N
 
 
 def test_step_mails_set_each_move_apart_once_before_the_signature(
-    played: Played, browser: object
+    played: Played, tab: object
 ) -> None:
     label = played.words.mail
     spelt = {forms[0] for forms in played.words.keywords.values()}
@@ -188,7 +183,7 @@ def test_step_mails_set_each_move_apart_once_before_the_signature(
     # The step mail of most moves, and the first one (a plain vote, most often).
     most = max(steps, key=lambda mail: mail[1].count('class="move"'))
     for _to, html in {most, steps[0]}:
-        for shown in _open(browser, html):
+        for shown in _open(tab, html):
             parts = shown.parts()
             assert parts[0] == "header" and shown.text("#kind").casefold() == (
                 label.action.casefold()
@@ -215,15 +210,15 @@ def test_step_mails_set_each_move_apart_once_before_the_signature(
 
 
 @pytest.mark.parametrize("played", ["mafia"], indirect=True)
-def test_a_ten_player_mafia_night_step_fits_a_phone(played: Played, browser: object) -> None:
+def test_a_ten_player_mafia_night_step_fits_a_phone(played: Played, tab: object) -> None:
     _to, html = max(played.of("step"), key=lambda mail: mail[1].count('class="move"'))
     assert html.count('class="move"') >= 6  # a black Blocker's night: seven moves
-    heights = {shown.width: shown.height() for shown in _open(browser, html)}
+    heights = {shown.width: shown.height() for shown in _open(tab, html)}
     assert heights[400] <= MAFIA_NIGHT_MAX, heights
     assert heights[1100] <= heights[400]
 
 
-def test_receipts_errors_and_stories_say_what_they_are(played: Played, browser: object) -> None:
+def test_receipts_errors_and_stories_say_what_they_are(played: Played, tab: object) -> None:
     label = played.words.mail
     for kind, said in (
         ("receipt", label.kind_receipt),
@@ -233,7 +228,7 @@ def test_receipts_errors_and_stories_say_what_they_are(played: Played, browser: 
         mails = played.of(kind)
         assert mails, kind
         _to, html = mails[-1]
-        for shown in _open(browser, html):
+        for shown in _open(tab, html):
             assert shown.parts()[0] == "header"
             assert shown.text("#kind").casefold() == said.casefold(), kind
             if kind == "error":  # its action box: the deadline, before the signature
@@ -244,11 +239,11 @@ def test_receipts_errors_and_stories_say_what_they_are(played: Played, browser: 
                 assert "action" not in shown.parts()
 
 
-def test_deaths_stand_out_in_the_story_mails(played: Played, browser: object) -> None:
+def test_deaths_stand_out_in_the_story_mails(played: Played, tab: object) -> None:
     label = played.words.mail
     told = [html for _to, html in played.of("story") if 'id="deaths"' in html]
     assert told, "no story mail told a death"
-    for shown in _open(browser, told[0]):
+    for shown in _open(tab, told[0]):
         assert shown.parts()[:2] == ["header", "deaths"]
         deaths = shown.text("#deaths")
         assert deaths.startswith(label.died)

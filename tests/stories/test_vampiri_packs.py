@@ -113,6 +113,20 @@ def rendered(
                 yield source, context, out.subject, out.text
 
 
+Rendered = dict[tuple[str, str], list[tuple[StorySource, dict, str, str]]]
+
+
+@pytest.fixture(scope="module")
+def mails(store: FileStore, renderer: Renderer) -> Rendered:
+    """(language, theme) -> :func:`rendered` of every pack, rendered once for the three tests
+    that read them (the words a mail tells to write, the subjects, the greetings); they read the
+    mails and their sample contexts and never change them."""
+    return {
+        (language, theme): list(rendered(store, renderer, language, theme))
+        for language, theme in PACKS
+    }
+
+
 def test_every_vampiri_pack_passes_stories_check(shipped_check: CheckReport) -> None:
     """In Italian and English (`languages_of`, which the shipped packs' check uses)."""
     assert languages_of(RULESET) == ("en", "it")
@@ -170,10 +184,10 @@ def accepted_words(language: str, context: dict) -> set[str]:
 
 @pytest.mark.parametrize(("language", "theme"), PACKS)
 def test_every_word_a_mail_tells_to_write_is_accepted(
-    store: FileStore, renderer: Renderer, language: str, theme: str
+    mails: Rendered, language: str, theme: str
 ) -> None:
     told = 0
-    for source, context, _subject, text in rendered(store, renderer, language, theme):
+    for source, context, _subject, text in mails[(language, theme)]:
         allowed = accepted_words(language, context)
         for phrase in TOLD[language].findall(text):
             for word in _WORD.findall(phrase):
@@ -206,11 +220,11 @@ def role_words(language: str) -> list[str]:
 
 @pytest.mark.parametrize(("language", "theme"), PACKS)
 def test_subjects_name_no_role_and_repeat_no_word(
-    store: FileStore, renderer: Renderer, language: str, theme: str
+    mails: Rendered, language: str, theme: str
 ) -> None:
     patterns = [re.compile(rf"\b{re.escape(fold(w))}\b") for w in role_words(language)]
     subjects = set()
-    for source, context, subject, _text in rendered(store, renderer, language, theme):
+    for source, context, subject, _text in mails[(language, theme)]:
         for pattern in patterns:
             assert not pattern.search(fold(subject)), f"{source.origin}: {subject!r}"
         game = context.get("game")
@@ -223,10 +237,10 @@ def test_subjects_name_no_role_and_repeat_no_word(
 
 @pytest.mark.parametrize(("language", "theme"), PACKS)
 def test_every_mail_greets_and_signs_in_the_theme_s_voice(
-    store: FileStore, renderer: Renderer, language: str, theme: str
+    mails: Rendered, language: str, theme: str
 ) -> None:
     greeting, signature = VOICE[(language, theme)]
-    for source, _context, _subject, text in rendered(store, renderer, language, theme):
+    for source, _context, _subject, text in mails[(language, theme)]:
         first = text.strip().splitlines()[0]
         assert re.match(greeting, first), (source.origin, first)
         last = above_roster(text).rstrip().splitlines()[-1]

@@ -48,6 +48,7 @@ from tests.support.admin import (
     csrf_of,
     panel_site,
     set_password,
+    store_hash,
 )
 from tests.support.botgame import BotGame
 from tests.support.bymail import Clock, Table
@@ -138,8 +139,8 @@ def test_the_cli_records_who_acted(
 # --- logging in --------------------------------------------------------------------------------
 
 
-def test_an_admin_logs_in_and_out(factory: sessionmaker[Session]) -> None:
-    set_password(factory, BOSS, PASSWORD)
+def test_an_admin_logs_in_and_out(factory: sessionmaker[Session], boss_hash: str) -> None:
+    store_hash(factory, BOSS, boss_hash)
     with serving(panel_site(factory)) as root:
         client = AdminClient(root)
         first = client.get("/admin")
@@ -169,9 +170,9 @@ def test_an_admin_logs_in_and_out(factory: sessionmaker[Session]) -> None:
 
 
 def test_a_wrong_password_or_a_stranger_gets_nothing(
-    factory: sessionmaker[Session], caplog: pytest.LogCaptureFixture
+    factory: sessionmaker[Session], caplog: pytest.LogCaptureFixture, boss_hash: str
 ) -> None:
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     set_password(factory, "gone@example.org", PASSWORD)  # a password, but no admin any more
     with serving(panel_site(factory)) as root, caplog.at_level(logging.INFO):
         client = AdminClient(root)
@@ -195,8 +196,9 @@ def test_a_wrong_password_or_a_stranger_gets_nothing(
 
 def test_failed_logins_are_limited_per_address_and_per_client(
     factory: sessionmaker[Session],
+    boss_hash: str,
 ) -> None:
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     now = [0.0]
     limiter = LoginLimiter(per_address=3, per_client=5, window=600.0, clock=lambda: now[0])
     with serving(panel_site(factory, limiter=limiter)) as root:
@@ -217,8 +219,9 @@ def test_failed_logins_are_limited_per_address_and_per_client(
 
 def test_a_forged_expired_or_outdated_session_opens_nothing(
     factory: sessionmaker[Session],
+    boss_hash: str,
 ) -> None:
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     with transaction(factory) as session:
         session.add(Admin(email="ann@example.org"))
     set_password(factory, "ann@example.org", PASSWORD)
@@ -271,8 +274,10 @@ def test_a_forged_expired_or_outdated_session_opens_nothing(
     assert _actions(factory) == []
 
 
-def test_an_action_without_its_csrf_token_is_refused(factory: sessionmaker[Session]) -> None:
-    set_password(factory, BOSS, PASSWORD)
+def test_an_action_without_its_csrf_token_is_refused(
+    factory: sessionmaker[Session], boss_hash: str
+) -> None:
+    store_hash(factory, BOSS, boss_hash)
     table = Table(factory, language="en")
     GAME.open(table)
     with serving(panel_site(factory)) as root:
@@ -296,8 +301,9 @@ def test_an_action_without_its_csrf_token_is_refused(factory: sessionmaker[Sessi
 
 def test_the_pages_show_games_players_votes_log_help_distributions_and_stories(
     factory: sessionmaker[Session],
+    boss_hash: str,
 ) -> None:
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     table = Table(factory, language="en")
     GAME.open(table)
     GAME.start(table)
@@ -336,8 +342,9 @@ def test_the_pages_show_games_players_votes_log_help_distributions_and_stories(
 
 def test_each_action_does_what_the_cli_does_and_is_recorded(
     factory: sessionmaker[Session],
+    boss_hash: str,
 ) -> None:
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     table = Table(factory, language="en")
     changes: list[int] = []
     site = panel_site(factory, clock=table.clock, on_change=lambda: changes.append(1))
@@ -441,8 +448,8 @@ def _kinds(factory: sessionmaker[Session]) -> list[str]:
         return list(db.scalars(select(OutboxMessage.kind)))
 
 
-def test_without_the_key_there_is_no_panel(factory: sessionmaker[Session]) -> None:
-    set_password(factory, BOSS, PASSWORD)
+def test_without_the_key_there_is_no_panel(factory: sessionmaker[Session], boss_hash: str) -> None:
+    store_hash(factory, BOSS, boss_hash)
     with serving(replace(panel_site(factory), secret=None)) as root:
         client = AdminClient(root)
         assert client.get("/admin").status == 404
@@ -450,8 +457,10 @@ def test_without_the_key_there_is_no_panel(factory: sessionmaker[Session]) -> No
         assert client.post("/admin/login", {"email": BOSS, "password": PASSWORD}).status == 404
 
 
-def test_a_session_ends_eight_hours_after_the_login(factory: sessionmaker[Session]) -> None:
-    set_password(factory, BOSS, PASSWORD)
+def test_a_session_ends_eight_hours_after_the_login(
+    factory: sessionmaker[Session], boss_hash: str
+) -> None:
+    store_hash(factory, BOSS, boss_hash)
     clock = Clock()
     with serving(panel_site(factory, clock=clock)) as root:
         client = AdminClient(root)

@@ -4,16 +4,15 @@ phone's width (400 px) and a desktop's (1,100 px), with screenshots.
 
 Needs the Debian package ``chromium`` (/usr/bin/chromium; CI installs it: .ci/run) and the
 ``playwright`` package of the test extras (never its own browser download).  Without Chromium
-the test fails in CI (``CI=true``) and is skipped, with the reason, elsewhere.  Screenshots go
-to tmp_path only.
+the test fails in CI (``CI=true``) and is skipped, with the reason, elsewhere.  The browser is
+the module's (`browser`, tests/support/browser.py); each test opens its pages in fresh
+contexts.  Screenshots go to tmp_path only.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import struct
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,21 +26,12 @@ from narrator.service.inbox import process_pending
 from narrator.web.tokens import page_token
 from narrator.web.vote import Envelope
 from stories.words import load_words
-from tests.support.admin import BOSS, PASSWORD, panel_site, set_password
+from tests.support.admin import BOSS, PASSWORD, panel_site, store_hash
 from tests.support.botgame import BotGame, ballots
+from tests.support.browser import chromium
 from tests.support.bymail import NARRATOR, Table
 from tests.support.web import serving, site_of
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",  # root in a container has no user namespace for the sandbox
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 WIDTHS = (400, 1100)
 SECRET = "the key of the personal links"
 GAME = BotGame(
@@ -51,29 +41,6 @@ GAME = BotGame(
     (("Anna", "vrouw"), ("Bram", "man"), ("Carla", "vrouw"), ("Dirk", "man"), ("Eva", "vrouw")),
     seed=3,
 )
-
-
-def chromium() -> Path:
-    """The system Chromium; a failure in CI without it, else a skip with the reason."""
-    if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
-        return CHROMIUM
-    message = f"headless Chromium is not installed at {CHROMIUM} (Debian: apt-get install chromium)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{message}; CI must install it (.ci/run)")
-    pytest.skip(message)
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    executable = chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -197,14 +164,14 @@ def test_a_player_votes_in_his_page_with_the_browser(
 
 @pytest.mark.slow  # a browser (`make test-fast` leaves it out)
 def test_an_admin_logs_in_starts_a_game_and_closes_a_step(
-    factory: sessionmaker[Session], browser: object, tmp_path: Path
+    factory: sessionmaker[Session], browser: object, tmp_path: Path, boss_hash: str
 ) -> None:
     """The admin panel in the browser: at each width an admin logs in; at a phone's width he
     starts the game and closes its first step; every kind of admin page is screenshot."""
     from playwright.sync_api import Browser, Page
 
     assert isinstance(browser, Browser)
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
     table = Table(factory, language="en")
     GAME.open(table)
     shots: list[Path] = []

@@ -33,7 +33,7 @@ from narrator.service.work import unit_of_work
 from narrator.web.tokens import page_token
 from stories import FileStore
 from stories.words import load_words
-from tests.support.admin import BOSS, PASSWORD, AdminClient, csrf_of, set_password
+from tests.support.admin import BOSS, AdminClient, csrf_of, store_hash
 from tests.support.aio import run_async, wait_until
 from tests.support.bymail import NARRATOR
 from tests.support.web import fetch, post_form
@@ -147,12 +147,14 @@ def test_a_form_vote_wakes_the_daemon_and_gets_its_receipt(tmp_path: Path) -> No
     engine.dispose()
 
 
-def test_an_admin_panel_action_is_acted_on_by_the_daemon_at_once(tmp_path: Path) -> None:
+def test_an_admin_panel_action_is_acted_on_by_the_daemon_at_once(
+    tmp_path: Path, boss_hash: str
+) -> None:
     """An admin starts a game in the panel of a running daemon: its role mails go out at once,
     though every poll (and the change watcher's) is ten minutes away."""
     config, engine, factory = _configured(tmp_path, f'[admins]\nemails = ["{BOSS}"]\n')
     _sign_up(factory)
-    set_password(factory, BOSS, PASSWORD)
+    store_hash(factory, BOSS, boss_hash)
 
     def sent() -> list[str]:
         with transaction(factory) as session:
