@@ -22,15 +22,20 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("sqlalchemy", "alembic", "jinja2", "aiosmtpd", "asyncio", "babel", "rules", "stories")
 
 
+def new_python(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """A new interpreter run with `args` (``-c CODE``, ``-m MODULE …``) in the checkout."""
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, check=check
+    )
+
+
 def imported_after(code: str) -> list[str]:
     """The heavy top-level packages a new interpreter has imported after running `code`."""
     probe = (
         f"{code}\nimport json, sys\n"
         f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    done = new_python("-c", probe)
     return list(json.loads(done.stdout.splitlines()[-1]))
 
 
@@ -45,9 +50,7 @@ def test_a_named_command_imports_only_its_own_command_module() -> None:
         "build_parser('game').parse_args(['game', 'show', 'WW5'])\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('narrator.commands.'))))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    done = new_python("-c", probe)
     assert json.loads(done.stdout) == ["narrator.commands.game"]
 
 
@@ -120,9 +123,7 @@ def test_parsing_a_mail_file_loads_no_database_template_or_downloader() -> None:
         f"    status = main(['parse', {str(mail)!r}])\n"
         "print(json.dumps([status, out.getvalue(), sorted(sys.modules)]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    done = new_python("-c", probe)
     status, printed, modules = json.loads(done.stdout.splitlines()[-1])
     assert status == 0 and "blanco" in printed, done.stderr
     unwanted = {"sqlalchemy", "alembic", "jinja2", "urllib.request", "http.client"}
@@ -131,9 +132,7 @@ def test_parsing_a_mail_file_loads_no_database_template_or_downloader() -> None:
 
 def test_importing_the_story_keys_loads_no_ruleset() -> None:
     probe = "import json, sys, stories.keys; print(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    done = new_python("-c", probe)
     rules = [m for m in json.loads(done.stdout) if m.split(".")[0] == "rules"]
     assert rules and all(m == "rules" or m.startswith("rules.core") for m in rules), rules
 
@@ -171,9 +170,7 @@ def test_the_console_script_exits_with_the_commands_status_and_its_exit_handlers
         "narrator.cli.main = command\n"
         "narrator.cli.run()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    done = new_python("-c", probe, check=False)
     assert done.returncode == 3
     assert done.stdout.splitlines() == [
         "bufferedhandler ran, frozen False",
@@ -182,12 +179,6 @@ def test_the_console_script_exits_with_the_commands_status_and_its_exit_handlers
 
 
 def test_python_dash_m_narrator_is_the_console_script() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "narrator", "no-such-command"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = new_python("-m", "narrator", "no-such-command", check=False)
     assert done.returncode == 2
     assert done.stderr.startswith("narrator: error: ")
