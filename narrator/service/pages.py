@@ -52,6 +52,7 @@ from rules.core.view import GameView
 from stories import Cast, Renderer, StoryKey, StoryNotFound
 from stories import Event as StoryEvent
 from stories import Game as StoryGame
+from stories.context import event_schema
 from stories.render import moment_of
 from stories.words import Words, load_words
 
@@ -181,6 +182,7 @@ class _Teller:
         self.words = words
         self.rules: Ruleset[Any] = table_of(work, game).rules
         self.key = StoryKey(game.ruleset, game.language, game.theme, "night_result")
+        self.schema = event_schema(game.ruleset)  # its events' fields, for every step told
         query = select(Step.number, Step.deadline).where(Step.game_id == game.id)
         self._cast: tuple[tuple[tuple[str, bool], ...], Cast] | None = None
         self.deadlines = {number: at for number, at in work.session.execute(query)}
@@ -274,7 +276,7 @@ class _Teller:
         cast = self._cast_of(state, view)
         told_as = {"announcement": True} if announcement else {}
         context = {"game": public, "players": cast, "recipient": None, **told_as}
-        story_events = [StoryEvent.from_dict(e, game.ruleset) for e in told]
+        story_events = [StoryEvent.from_dict(e, game.ruleset, self.schema) for e in told]
         moment = moment_of(StoryGame.from_any(public), self.words)
         rendered = self.renderer.render_story(
             self.key, context, story_events, seed, send_empty=send_empty, part="public"

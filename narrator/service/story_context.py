@@ -21,9 +21,8 @@ from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Action as StoryAction
 from stories import Cast
-from stories import Event as StoryEvent
 from stories import Game as StoryGame
-from stories.context import clean_names
+from stories.context import clean_names, story_events
 from stories.render import moment_of
 from stories.words import Words, load_words
 
@@ -366,7 +365,5 @@ def _chapter(
         "votes": votes,
         # every field of its type, defaults included (the Dorpsoudste's
         # extra_life is in a transcript only when true)
-        "events": [
-            dict(StoryEvent.from_dict(event, game.ruleset).as_context()) for event in events
-        ],
+        "events": [dict(event.as_context()) for event in story_events(events, game.ruleset)],
     }
