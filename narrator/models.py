@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -375,22 +375,7 @@ _PLAYERS_OF = (
     select(Player).where(Player.game_id == bindparam("game")).order_by(Player.seat, Player.id)
 )
 _ROWS_OF = (
-    select(
-        *(
-            tables.players.c[name]
-            for name in (
-                "id",
-                "game_id",
-                "seat",
-                "name",
-                "name_key",
-                "email",
-                "gender",
-                "unsubscribed",
-                "page_generation",
-            )
-        )
-    )
+    select(*(tables.players.c[column.name] for column in fields(PlayerRow)))
     .where(tables.players.c.game_id == bindparam("game"))
     .order_by(tables.players.c.seat, tables.players.c.id)
 )
