@@ -13,7 +13,11 @@ outbox Maildir (read by the receipt's ``In-Reply-To``; the file's modification t
 per rate: p50, p90, p99 and the worst, and the daemon process's CPU per vote (user + system,
 from ``/proc``, over the run); then, at the same rate, a bare aiosmtpd sink's CPU per message:
 a process of its own that accepts and drops every mail, sent the same mails at the same moments
-by the same clients, its CPU read from ``/proc`` in the same way; and the ratio.  Below them, as
+by the same clients, its CPU read from ``/proc`` in the same way; and the ratio.  Beside it, the
+same for a durable floor (:class:`FloorHandler`): a sink that, before its ``250``, commits each
+mail to SQLite and writes a reply into a Maildir, both fsynced as the daemon's: what keeping a
+vote and answering it cost before any reading of it, so that the figures say how much of the
+daemon's CPU is the mail's safe keeping and how much the game's work.  Below them, as
 before 28 November 2026, the sink's CPU per message when its clients send as fast as they can
 (benchmarks/pipeline.py's sink, its clients in other processes): a sink kept busy spends less
 per message (its event loop wakes once for many), so that ratio compares a daemon that waits
@@ -34,6 +38,7 @@ import multiprocessing
 import os
 import random
 import smtplib
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -50,7 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from aiosmtpd.smtp import SMTP  # noqa: E402
+from aiosmtpd.smtp import SMTP, Envelope  # noqa: E402
 from pipeline import (  # noqa: E402
     NARRATOR,
     NullHandler,
@@ -76,6 +81,7 @@ class Result:
     missing: int  # votes without a receipt in time
     cpu_ms: float  # the daemon's CPU per vote
     sink_ms: float  # the bare sink's CPU per message, sent the same mails at the same moments
+    floor_ms: float  # the durable floor's (FloorHandler), sent the same mails at the same moments
 
 
 def process_cpu(pid: int) -> float:
@@ -169,7 +175,9 @@ def run_rate(workdir: Path, rate: float, games: int, players: int, seed: int) ->
         process.wait(timeout=60)
     latencies = [found[m] - acked[m] for m in acked if m in found]
     sink = open_loop_sink_cpu(moments, votes)
-    return Result(rate, latencies, len(acked) - len(latencies), 1000 * cpu / len(votes), sink)
+    floor = open_loop_sink_cpu(moments, votes, floor=workdir)
+    missing = len(acked) - len(latencies)
+    return Result(rate, latencies, missing, 1000 * cpu / len(votes), sink, floor)
 
 
 def offer(port: int, moments: list[float], votes: list[tuple[str, bytes]]) -> dict[str, float]:
@@ -196,12 +204,58 @@ def offer(port: int, moments: list[float], votes: list[tuple[str, bytes]]) -> di
     return acked
 
 
-def _serve_sink(port: int, ready: ProcessEvent) -> None:
-    """A bare aiosmtpd sink on `port` (benchmarks/pipeline.py's handler), until terminated."""
+class FloorHandler:
+    """The least a narrator that loses nothing does for a vote, and nothing more: before its
+    ``250`` it commits the mail to SQLite (WAL, ``synchronous = NORMAL``, as the daemon's
+    database; one transaction, in a worker thread) and writes a reply into a Maildir (the file
+    and the ``new/`` directory fsynced, as the daemon's Maildir).  No parsing, no game, no
+    template: what storing each mail and answering it durably cost by themselves."""
+
+    def __init__(self, workdir: Path) -> None:
+        self._db = sqlite3.connect(
+            workdir / "floor.db", isolation_level=None, check_same_thread=False
+        )
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS inbox (id INTEGER PRIMARY KEY, raw BLOB)")
+        self._maildir = workdir / "floor-outbox"
+        for sub in ("tmp", "new", "cur"):
+            (self._maildir / sub).mkdir(parents=True, exist_ok=True)
+        self._count = 0
+        self._lock = threading.Lock()  # one connection: one transaction at a time
+
+    async def handle_DATA(self, server: SMTP, session: object, envelope: Envelope) -> str:
+        await asyncio.to_thread(self._keep_and_answer, envelope.original_content or b"")
+        return "250 OK"
+
+    def _keep_and_answer(self, raw: bytes) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("INSERT INTO inbox (raw) VALUES (?)", (raw,))
+            self._db.execute("COMMIT")
+            self._count += 1
+            name = f"{self._count}.floor"
+        temporary = self._maildir / "tmp" / name
+        with open(temporary, "wb") as reply:
+            reply.write(b"Subject: Re: your vote\r\n\r\nReceived.\r\n")
+            reply.flush()
+            os.fsync(reply.fileno())
+        os.link(temporary, self._maildir / "new" / name)
+        temporary.unlink()
+        directory = os.open(self._maildir / "new", os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def _serve_sink(port: int, ready: ProcessEvent, floor: str | None = None) -> None:
+    """A bare aiosmtpd sink on `port` (benchmarks/pipeline.py's handler), or with `floor` (a
+    folder) the :class:`FloorHandler` keeping its files there, until terminated."""
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
-        handler = NullHandler()
+        handler = NullHandler() if floor is None else FloorHandler(Path(floor))
         await loop.create_server(
             lambda: SMTP(handler, hostname="localhost", loop=loop), "127.0.0.1", port
         )
@@ -211,13 +265,17 @@ def _serve_sink(port: int, ready: ProcessEvent) -> None:
     asyncio.run(serve())
 
 
-def open_loop_sink_cpu(moments: list[float], votes: list[tuple[str, bytes]]) -> float:
+def open_loop_sink_cpu(
+    moments: list[float], votes: list[tuple[str, bytes]], floor: Path | None = None
+) -> float:
     """The bare sink's CPU per message (ms), in a process of its own, sent `votes` at
-    `moments` as the daemon was."""
+    `moments` as the daemon was; with `floor` (a folder), the durable floor's
+    (:class:`FloorHandler`)."""
     context = multiprocessing.get_context("spawn")
     ready = context.Event()
     port = free_port()
-    sink = context.Process(target=_serve_sink, args=(port, ready), daemon=True)
+    where = None if floor is None else str(floor)
+    sink = context.Process(target=_serve_sink, args=(port, ready, where), daemon=True)
     sink.start()
     try:
         if not ready.wait(60):
@@ -261,7 +319,9 @@ def main() -> None:
             f" ms, p99 {1000 * percentile(lat, 0.99):.0f} ms, worst {1000 * max(lat):.0f} ms"
             f"{f', {result.missing} without a receipt' if result.missing else ''}; "
             f"daemon CPU {result.cpu_ms:.2f} ms per vote, the bare sink's at the same rate "
-            f"{result.sink_ms:.2f} ms per message ({result.cpu_ms / result.sink_ms:.1f} x)"
+            f"{result.sink_ms:.2f} ms per message ({result.cpu_ms / result.sink_ms:.1f} x); "
+            f"the durable floor's {result.floor_ms:.2f} ms ({result.floor_ms / result.sink_ms:.1f}"
+            f" x the sink; the daemon {result.cpu_ms / result.floor_ms:.1f} x the floor)"
         )
     with tempfile.TemporaryDirectory(prefix="narrator-bench-latency-") as tmp:
         database = f"sqlite:///{Path(tmp) / 'sink.db'}"
