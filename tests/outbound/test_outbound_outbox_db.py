@@ -232,8 +232,8 @@ def test_marking_a_mail_sent_tells_when_the_next_is_due(
     lease = timedelta(minutes=10)
     anna, bram = outbox.claim_due(clock(), lease, 10)
     assert (anna.attempts, bram.attempts) == (1, 1)
-    assert outbox.mark_sent(anna, clock()) == clock() + lease == outbox.next_due()
-    assert outbox.mark_sent(bram, clock()) is None is outbox.next_due()
+    assert outbox.mark_sent([anna], clock()) == clock() + lease == outbox.next_due()
+    assert outbox.mark_sent([bram], clock()) is None is outbox.next_due()
 
 
 def test_a_stale_claimant_cannot_overwrite_the_new_claimants_outcome(
@@ -247,7 +247,7 @@ def test_a_stale_claimant_cannot_overwrite_the_new_claimants_outcome(
     clock.advance(lease)
     (fresh,) = outbox.claim_due(clock(), lease, 10)
     assert (stale.attempts, fresh.attempts) == (1, 2)
-    outbox.mark_sent(fresh, clock())
+    outbox.mark_sent([fresh], clock())
     outbox.mark_failed(stale, clock(), "timed out")  # too late: ignored
     outbox.mark_retry(stale, clock(), "timed out")
     (row,) = rows(factory)
