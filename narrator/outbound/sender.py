@@ -360,7 +360,8 @@ class OutboxSender:
         tally: _Tally,
     ) -> None:
         """Hand the mails to the transport at once; the accepted ones (durable by then) are
-        marked sent together, in one transaction, after the others' outcomes."""
+        marked sent together, in one transaction, after the others' outcomes are recorded and
+        the mails the transport did not try (it was unavailable) handed back."""
         if not items:
             return
         tally.next_due = None
@@ -371,15 +372,25 @@ class OutboxSender:
         mails = [Delivery(item.recipient, item.raw, item.attempts == 1) for item in items]
         outcomes = await transport.send_group(self._envelope_from, mails)
         accepted: list[OutboxItem] = []
-        for index, (item, error) in enumerate(zip(items, outcomes, strict=False)):
+        # Every mail with an outcome was tried: each is settled, even after one that stops a
+        # one-by-one pass (a relay fault's is retried like it).
+        stop: ServerUnavailable | None = None
+        resume_at: datetime | None = None
+        for item, error in zip(items, outcomes, strict=False):
             try:
                 outcome = await self._settle(item, error)
-            except ServerUnavailable as stop:
-                await self._stop_pass(item, items[index + 1 :], stop, tally)
-                break
+            except ServerUnavailable as unavailable:
+                stop = unavailable
+                resume_at = await self._retry_or_fail(item, str(unavailable))
+                outcome = "retry" if resume_at is not None else "failed"
             if outcome == "sent":
                 accepted.append(item)
             tally.count(outcome)
+        untried = items[len(outcomes) :]  # after the transport's ServerUnavailable
+        if untried:
+            reason = f"not tried: {stop}" if stop is not None else "not tried"
+            await self._hand_back(untried, resume_at or self._clock(), reason)
+            tally.retried += len(untried)
         if accepted:
             await self._journal_accepted(accepted)
             tally.next_due = await self._record_sent(accepted)

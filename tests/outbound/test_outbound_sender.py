@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from narrator.outbound.sender import (
     RetryPolicy,
 )
 from narrator.outbound.transport import (
+    Delivery,
     DeliveryError,
     MaildirTransport,
     PermanentFailure,
@@ -812,3 +814,53 @@ def test_a_maildir_write_error_marks_what_was_written_and_hands_back_the_rest(
     clock.set(second.next_attempt_at)
     assert run_async(sender.run_once()).sent == 2
     assert len(list((box / "new").iterdir())) == 3
+
+
+@dataclass
+class ScriptedGroupTransport:
+    """A transport that takes groups and answers each with the outcomes it is given."""
+
+    outcomes: list[Exception | None]
+    groups: list[list[str]] = field(default_factory=list)
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        raise AssertionError("a group transport is handed groups")
+
+    async def send_group(self, sender: str, mails: Sequence[Delivery]) -> list[Exception | None]:
+        self.groups.append([mail.recipient for mail in mails])
+        return self.outcomes[: len(mails)]
+
+    async def close(self) -> None:
+        pass
+
+
+def test_every_mail_of_a_group_is_settled_after_a_relay_fault_and_the_untried_handed_back(
+    clock: FakeClock,
+) -> None:
+    """Three recipients refused in a row stop a one-by-one pass (a relay fault); in a group
+    every mail was tried already: the refused are retried, the accepted marked sent, and only
+    what the transport did not try is handed back."""
+    outbox = MemoryOutbox()
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(6)]
+    refused = PermanentFailure("recipient refused: 550 5.1.1 no", 550)
+    down = ServerUnavailable("cannot write")
+    transport = ScriptedGroupTransport([refused, refused, refused, None, down])
+    failures: list[FailedMail] = []
+    sender = OutboxSender(
+        outbox,
+        transport,
+        envelope_from=SENDER,
+        clock=clock,
+        rng=FixedRandom(0.0),
+        policy=POLICY,
+        on_failed=failures.append,
+    )
+    report = run_async(sender.run_once())
+    assert transport.groups == [[f"p{n}@example.org" for n in range(6)]]
+    assert (report.claimed, report.sent, report.retried, report.failed) == (6, 1, 4, 1)
+    states = [outbox.get(i).state for i in ids]
+    assert states == ["failed", "pending", "pending", "sent", "pending", "pending"]
+    assert "relay fault" in (outbox.get(ids[2]).last_error or "")
+    assert outbox.get(ids[5]).last_error == f"not tried: {down}"
+    assert outbox.get(ids[5]).next_attempt_at == outbox.get(ids[4]).next_attempt_at
+    assert [f.message_id for f in failures] == [ids[0]]
