@@ -17,14 +17,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
 from narrator.db import transaction
 from narrator.models import Game, GameStatus, PlayerInfo, PlayerRow, player_rows
-from narrator.tables import game_log, games, utcnow
+from narrator.tables import games, utcnow
 from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
@@ -44,9 +44,6 @@ _LOCKED_GAME = (
     .where(Game.id == bindparam("game"))
     .with_for_update()
     .execution_options(populate_existing=True)
-)
-_LAST_SEQ = select(func.coalesce(func.max(game_log.c.seq), 0)).where(
-    game_log.c.game_id == bindparam("game")
 )
 # A game whose rules state alone changed (a vote): its row written by a Core update, checked
 # and counted by its version as the ORM's would be.
@@ -100,7 +97,6 @@ class Work:
         self._plans: dict[int, tuple[Any, ...]] = {}
         self._players: dict[int, list[PlayerRow]] = {}
         self._states: dict[int, _Loaded] = {}
-        self._next_seq: dict[int, int] = {}
         # The game tables of the games an operation touched (narrator.service.table.table_of).
         self.tables: dict[int, GameTable] = {}
 
@@ -191,17 +187,6 @@ class Work:
         keeps its plain columns in step."""
         rules = rules if rules is not None else ruleset_of(game)
         self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
-
-    # --- the game log --------------------------------------------------------------------
-
-    def next_log_seq(self, game: Game) -> int:
-        """The seq of the next entry of `game`'s log (read once, then counted here)."""
-        seq = self._next_seq.get(game.id)
-        if seq is None:
-            last = self.session.connection().scalar(_LAST_SEQ, {"game": game.id})
-            seq = int(last or 0) + 1
-        self._next_seq[game.id] = seq + 1
-        return seq
 
     # --- the end -------------------------------------------------------------------------
 
