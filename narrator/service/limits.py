@@ -220,8 +220,7 @@ _ADD_ONES = {
 }
 _UPSERTS = {name: add.returning(_TABLE.c.count) for name, add in _ADD_ONES.items()}
 _HOUR_UPSERTS = {
-    name: add.returning(_TABLE.c.count, _REST_OF_DAY, _ANY_STALE)
-    for name, add in _ADD_ONES.items()
+    name: add.returning(_TABLE.c.count, _REST_OF_DAY, _ANY_STALE) for name, add in _ADD_ONES.items()
 }
 
 
