@@ -12,7 +12,7 @@ session: whoever needs a game's state is handed the ``Work``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, PlayerInfo, PlayerRow, player_rows
+from narrator.models import (
+    Game,
+    GameStatus,
+    PlayerInfo,
+    PlayerRow,
+    player_rows,
+    player_rows_of,
+)
 from narrator.tables import games, utcnow
 from parsing import find_game
 from rules import get_ruleset
@@ -42,6 +49,15 @@ _OPEN_GAMES = select(games.c.id, games.c.name, games.c.status, games.c.language)
 _LOCKED_GAME = (
     select(Game)
     .where(Game.id == bindparam("game"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+# The games a batch's mails name, locked together in the order of their ids (two daemons'
+# batches lock what they share in one order).
+_LOCKED_GAMES = (
+    select(Game)
+    .where(Game.id.in_(bindparam("games", expanding=True)))
+    .order_by(Game.id)
     .with_for_update()
     .execution_options(populate_existing=True)
 )
@@ -137,6 +153,19 @@ class Work:
             self._locked[game_id] = game
             self._plans[game_id] = _plan_of(game)
         return game
+
+    def lock_games(self, game_ids: Iterable[int]) -> None:
+        """Lock the games `game_ids` as :meth:`locked_game` does, and read their players: one
+        statement for the games and one for their players, for the mails of a batch (each
+        then finds its game by :meth:`locked_game`, and its players, already read)."""
+        wanted = sorted(set(game_ids) - self._locked.keys())
+        if not wanted:
+            return
+        for game in self.session.scalars(_LOCKED_GAMES, {"games": wanted}):
+            self._locked[game.id] = game
+            self._plans[game.id] = _plan_of(game)
+        unread = [game_id for game_id in wanted if game_id in self._locked]
+        self._players.update(player_rows_of(self.session, unread))
 
     def plans_changed(self) -> bool:
         """Whether a game locked here changed what its deadline and reminder are planned from
