@@ -62,8 +62,11 @@ class Player:
     revealed: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "name", clean_text(self.name))
-        object.__setattr__(self, "gender", _gender(self.gender))
+        name, gender = clean_text(self.name), _gender(self.gender)
+        if name is not self.name:  # most names are clean already: no write for them
+            object.__setattr__(self, "name", name)
+        if gender is not self.gender:
+            object.__setattr__(self, "gender", gender)
 
     @classmethod
     def from_any(cls, value: Player | Mapping[str, Any]) -> Player:
