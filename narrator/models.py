@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol
@@ -370,6 +371,18 @@ def player_rows(session: Session, game: Game) -> list[PlayerRow]:
     return [PlayerRow(*row) for row in session.connection().execute(_ROWS_OF, {"game": game.id})]
 
 
+def player_rows_of(session: Session, game_ids: Sequence[int]) -> dict[int, list[PlayerRow]]:
+    """The players of each game of `game_ids` in seat order, as :func:`player_rows` reads
+    them, by one select for them all (a game without players has an empty list)."""
+    session.flush()
+    found: dict[int, list[PlayerRow]] = {game_id: [] for game_id in game_ids}
+    if found:
+        for row in session.connection().execute(_ROWS_OF_GAMES, {"games": list(found)}):
+            player = PlayerRow(*row)
+            found[player.game_id].append(player)
+    return found
+
+
 # Every unit of work that touches a game reads its players: the statements are built once.
 _PLAYERS_OF = (
     select(Player).where(Player.game_id == bindparam("game")).order_by(Player.seat, Player.id)
@@ -378,6 +391,11 @@ _ROWS_OF = (
     select(*(tables.players.c[column.name] for column in fields(PlayerRow)))
     .where(tables.players.c.game_id == bindparam("game"))
     .order_by(tables.players.c.seat, tables.players.c.id)
+)
+_ROWS_OF_GAMES = (
+    select(*(tables.players.c[column.name] for column in fields(PlayerRow)))
+    .where(tables.players.c.game_id.in_(bindparam("games", expanding=True)))
+    .order_by(tables.players.c.game_id, tables.players.c.seat, tables.players.c.id)
 )
 
 

@@ -178,6 +178,8 @@ def _decode_word(match: re.Match[str]) -> str:
 
 
 def _addresses(values: list[str]) -> list[tuple[str, str]]:
+    if not values:
+        return []
     try:
         pairs = email.utils.getaddresses(values[:5])
     except (ValueError, IndexError, TypeError, AttributeError):

@@ -282,9 +282,26 @@ def _cut_unquoted_original(lines: list[str]) -> list[str]:
         if _is_header_block(lines, index):
             return lines[:index]
     # quotequail knows more reply and forward markers than the patterns above.
+    if not _may_hold_quotequail_marker(lines):
+        return lines
     text = "\n".join(lines)
     own = _quotequail_own(text)
     return lines if own is None else own.split("\n")
+
+
+#: The last character of every line quotequail takes for a reply header or a forward marker
+#: ("On … wrote:", "… <address>", "---- Original Message ----", a line of underscores): its
+#: patterns all end so (tests/parsing/test_units.py checks them).
+QUOTEQUAIL_MARKER_ENDS = (":", ">", "-", "_")
+
+
+def _may_hold_quotequail_marker(lines: list[str]) -> bool:
+    """Whether quotequail may find a quoted original in ``lines``: a line ends as a marker of
+    its does, or there are so many lines that its limit cuts them (a mail of one line "Bram"
+    is not scanned with its forty patterns)."""
+    return len(lines) >= MAX_LINES or any(
+        line.rstrip().endswith(QUOTEQUAIL_MARKER_ENDS) for line in lines
+    )
 
 
 def _quotequail_own(text: str) -> str | None:

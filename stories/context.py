@@ -17,6 +17,8 @@ from rules.core.registry import get_ruleset, ruleset_ids
 from stories.keys import MAIL_TYPES
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+_GENDERS = frozenset({"man", "vrouw"})
+_PLAYER_KEYS = frozenset({"name", "gender", "role", "alive", "exiled", "revealed", "email"})
 
 
 class ContextError(ValueError):
@@ -25,6 +27,8 @@ class ContextError(ValueError):
 
 def clean_text(value: str) -> str:
     """A one-line string: control characters (CR, LF, TAB, NUL…) become single spaces."""
+    if value.isprintable():  # no control character, nor a line or paragraph separator
+        return value.strip()
     return _CONTROL.sub(" ", value).strip()
 
 
@@ -34,6 +38,8 @@ def clean_names(names: Iterable[str]) -> dict[str, str]:
 
 
 def _gender(value: str) -> str:
+    if value in _GENDERS:
+        return value
     lowered = value.strip().lower()
     if lowered in ("man", "m", "male", "he"):
         return "man"
@@ -56,17 +62,19 @@ class Player:
     revealed: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "name", clean_text(self.name))
-        object.__setattr__(self, "gender", _gender(self.gender))
+        name, gender = clean_text(self.name), _gender(self.gender)
+        if name is not self.name:  # most names are clean already: no write for them
+            object.__setattr__(self, "name", name)
+        if gender is not self.gender:
+            object.__setattr__(self, "gender", gender)
 
     @classmethod
     def from_any(cls, value: Player | Mapping[str, Any]) -> Player:
         """A Player from a Player or a mapping with name, gender, role, alive."""
         if isinstance(value, Player):
             return value
-        unknown = set(value) - {"name", "gender", "role", "alive", "exiled", "revealed", "email"}
-        if unknown:
-            raise ContextError(f"unknown player fields {sorted(unknown)}")
+        if not _PLAYER_KEYS.issuperset(value):
+            raise ContextError(f"unknown player fields {sorted(set(value) - _PLAYER_KEYS)}")
         return cls(
             name=str(value["name"]),
             gender=str(value.get("gender", "man")),

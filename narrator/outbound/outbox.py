@@ -24,6 +24,7 @@ import asyncio
 import logging
 import random
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -110,14 +111,16 @@ class SqlOutbox:
             )
             return [_item(row) for row in rows]
 
-    def mark_sent(self, item: OutboxItem, now: datetime) -> datetime | None:
+    def mark_sent(self, items: Sequence[OutboxItem], now: datetime) -> datetime | None:
         """See :meth:`OutboxRepository.mark_sent` (recorded even if the lease ran out)."""
         with transaction(self._factory) as session:
             connection = session.connection()
-            result = connection.execute(_SENT, {"row": item.id, "now": now})
+            marked = connection.scalars(_SENT, {"rows": [item.id for item in items], "now": now})
+            done = set(marked)
             due = connection.scalar(_NEXT_DUE)
-        if result.rowcount != 1:
-            log.warning("outbox %s was sent but was no longer pending", item.message_id)
+        for item in items:
+            if item.id not in done:
+                log.warning("outbox %s was sent but was no longer pending", item.message_id)
         return due
 
     def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
@@ -226,10 +229,11 @@ _CLAIM = (
 )
 _SENT = (
     update(_TABLE)
-    .where(_TABLE.c.id == bindparam("row"), _TABLE.c.state == PENDING)
+    .where(_TABLE.c.id.in_(bindparam("rows", expanding=True)), _TABLE.c.state == PENDING)
     .values(
         state=OutboxState.SENT.value, sent_at=bindparam("now"), last_error=None, claimed_by=None
     )
+    .returning(_TABLE.c.id)
 )
 _NEXT_DUE = (
     select(_TABLE.c.next_attempt_at)

@@ -3,10 +3,14 @@
 One pass (:meth:`OutboxSender.run_once`) *claims* a batch of due rows through the repository:
 a claim counts the attempt and moves the row's next attempt a lease into the future, in its own
 committed transaction, so another sender process (or this one after a crash) skips it until
-the lease has run out.  Each claimed mail is then handed to the transport and:
+the lease has run out.  The claimed mails are then handed to the transport: one by one (SMTP),
+or all at once to a :class:`~narrator.outbound.transport.GroupTransport` (the Maildir: one
+hand-off to a worker thread and one directory fsync for the batch), and each mail is:
 
-- accepted: marked sent (only now; a crash before this resends the same bytes, same Message-ID,
-  once the lease expires);
+- accepted: marked sent (only now, once the transport has made it durable; a crash before
+  this resends the same bytes, same Message-ID, once the lease expires).  One mail at a time,
+  each is marked in a transaction of its own as soon as it is accepted (and written to the send
+  journal); a group's accepted mails are marked together, in one transaction;
 - temporary failure: rescheduled with exponential backoff and jitter, or marked failed once it
   has had ``max_attempts`` attempts or would pass ``max_age``;
 - permanent failure (5xx for that recipient): marked failed at once;
@@ -26,7 +30,7 @@ import inspect
 import logging
 import random
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -35,7 +39,10 @@ from narrator.config import OutboundSection
 from narrator.outages import log_failure
 from narrator.outbound.journal import SendJournal
 from narrator.outbound.transport import (
+    Delivery,
     DeliveryError,
+    GroupTransport,
+    Outcome,
     PermanentFailure,
     ServerUnavailable,
     TemporaryFailure,
@@ -91,9 +98,10 @@ class OutboxRepository(Protocol):
         """
         ...
 
-    def mark_sent(self, item: OutboxItem, now: datetime) -> datetime | None:
-        """Record that the server accepted the mail; return what :meth:`next_due` returns
-        right after (read in the same transaction: the sender's pass asks no more)."""
+    def mark_sent(self, items: Sequence[OutboxItem], now: datetime) -> datetime | None:
+        """Record that the server accepted these mails (one transaction for all); return what
+        :meth:`next_due` returns right after (read in the same transaction: the sender's pass
+        asks no more)."""
         ...
 
     def mark_retry(self, item: OutboxItem, next_attempt_at: datetime, error: str) -> None:
@@ -178,6 +186,23 @@ class PassReport:
     next_due: NextDue | None = None
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What a pass has done so far (see :class:`PassReport`)."""
+
+    claimed: int = 0
+    sent: int = 0
+    retried: int = 0
+    failed: int = 0
+    next_due: NextDue | None = None
+
+    def count(self, outcome: str) -> None:
+        """Count one mail's outcome (``sent``, ``retry`` or ``failed``)."""
+        self.sent += outcome == "sent"
+        self.retried += outcome == "retry"
+        self.failed += outcome == "failed"
+
+
 class OutboxSender:
     """Delivers the outbox through a transport; see the module docstring for the rules."""
 
@@ -199,6 +224,8 @@ class OutboxSender:
     ) -> None:
         self._repository = repository
         self._transport = transport
+        # A transport that takes the whole batch at once gets it so (see run_once).
+        self._group = transport if isinstance(transport, GroupTransport) else None
         self._envelope_from = envelope_from
         self._clock = clock
         self._rng = rng
@@ -269,8 +296,9 @@ class OutboxSender:
         items = await asyncio.to_thread(
             self._repository.claim_due, claimed_at, self._lease, self._batch_size
         )
-        sent = retried = failed = 0
-        next_due: NextDue | None = None  # read by the pass's last transaction, if it sent
+        if not items:
+            return PassReport()
+        tally = _Tally(claimed=len(items))
         # A mail claimed again may have been accepted already: the journal says (read only
         # then: a first attempt can't have been).
         journaled: frozenset[str] = frozenset()
@@ -279,47 +307,103 @@ class OutboxSender:
                 journaled = await asyncio.to_thread(self._journal.accepted, claimed_at)
             except OSError as error:
                 log.warning("the send journal can't be read (%s): sending regardless", error)
-        for index, item in enumerate(items):
-            next_due = None
-            if self._clock() - claimed_at >= self._lease / 2:
-                for rest in items[index:]:
-                    await self._requeue(rest, self._clock(), "requeued: the pass ran long")
-                retried += len(items) - index
-                break
-            if item.message_id in journaled:
-                log.warning(
-                    "outbox %s to %s was accepted before an interruption (send journal); "
-                    "not sent again",
-                    item.message_id,
-                    item.recipient,
-                )
-                next_due = await self._record_sent(item)
-                sent += 1
+        to_send: list[OutboxItem] = []
+        for item in items:
+            if item.message_id not in journaled:
+                to_send.append(item)
                 continue
-            try:
-                outcome = await self._deliver(item)
-            except ServerUnavailable as error:
-                next_attempt = await self._retry_or_fail(item, str(error))
-                retried += next_attempt is not None
-                failed += next_attempt is None
-                for rest in items[index + 1 :]:
-                    await self._requeue(rest, next_attempt or self._clock(), f"not tried: {error}")
-                retried += len(items) - index - 1
-                break
-            if isinstance(outcome, NextDue):
-                sent += 1
-                next_due = outcome
-                continue
-            retried += outcome == "retry"
-            failed += outcome == "failed"
-        return PassReport(len(items), sent, retried, failed, next_due)
+            log.warning(
+                "outbox %s to %s was accepted before an interruption (send journal); "
+                "not sent again",
+                item.message_id,
+                item.recipient,
+            )
+            tally.next_due = await self._record_sent([item])
+            tally.sent += 1
+        if self._group is not None:
+            await self._send_group(self._group, to_send, claimed_at, tally)
+        else:
+            await self._send_one_by_one(to_send, claimed_at, tally)
+        return PassReport(tally.claimed, tally.sent, tally.retried, tally.failed, tally.next_due)
 
-    async def _deliver(self, item: OutboxItem) -> NextDue | str:
-        """Send one item: sent (when the next row is due then), else ``retry`` or ``failed``;
-        raises ServerUnavailable (unhandled) for the pass to stop."""
-        try:
-            await self._transport.send(self._envelope_from, item.recipient, item.raw)
-        except PermanentFailure as error:
+    async def _send_one_by_one(
+        self, items: Sequence[OutboxItem], claimed_at: datetime, tally: _Tally
+    ) -> None:
+        """Hand the mails to the transport in turn; each accepted one is written to the
+        journal and marked sent before the next is tried."""
+        for index, item in enumerate(items):
+            tally.next_due = None
+            if self._clock() - claimed_at >= self._lease / 2:
+                await self._hand_back(items[index:], self._clock(), "requeued: the pass ran long")
+                tally.retried += len(items) - index
+                return
+            error: Exception | None = None
+            try:
+                await self._transport.send(self._envelope_from, item.recipient, item.raw)
+            except Exception as caught:  # sorted out by _settle, with the bug ones
+                error = caught
+            try:
+                outcome = await self._settle(item, error)
+            except ServerUnavailable as stop:
+                await self._stop_pass(item, items[index + 1 :], stop, tally)
+                return
+            if outcome == "sent":
+                await self._journal_accepted([item])
+                tally.next_due = await self._record_sent([item])
+            tally.count(outcome)
+
+    async def _send_group(
+        self,
+        transport: GroupTransport,
+        items: Sequence[OutboxItem],
+        claimed_at: datetime,
+        tally: _Tally,
+    ) -> None:
+        """Hand the mails to the transport at once; the accepted ones (durable by then) are
+        marked sent together, in one transaction, after the others' outcomes are recorded and
+        the mails the transport did not try (it was unavailable) handed back."""
+        if not items:
+            return
+        tally.next_due = None
+        if self._clock() - claimed_at >= self._lease / 2:
+            await self._hand_back(items, self._clock(), "requeued: the pass ran long")
+            tally.retried += len(items)
+            return
+        mails = [Delivery(item.recipient, item.raw, item.attempts == 1) for item in items]
+        outcomes = await transport.send_group(self._envelope_from, mails)
+        accepted: list[OutboxItem] = []
+        # Every mail with an outcome was tried: each is settled, even after one that stops a
+        # one-by-one pass (a relay fault's is retried like it).
+        stop: ServerUnavailable | None = None
+        resume_at: datetime | None = None
+        for item, error in zip(items, outcomes, strict=False):
+            try:
+                outcome = await self._settle(item, error)
+            except ServerUnavailable as unavailable:
+                stop = unavailable
+                resume_at = await self._retry_or_fail(item, str(unavailable))
+                outcome = "retry" if resume_at is not None else "failed"
+            if outcome == "sent":
+                accepted.append(item)
+            tally.count(outcome)
+        untried = items[len(outcomes) :]  # after the transport's ServerUnavailable
+        if untried:
+            reason = f"not tried: {stop}" if stop is not None else "not tried"
+            await self._hand_back(untried, resume_at or self._clock(), reason)
+            tally.retried += len(untried)
+        if accepted:
+            await self._journal_accepted(accepted)
+            tally.next_due = await self._record_sent(accepted)
+
+    async def _settle(self, item: OutboxItem, error: Outcome) -> str:
+        """Sort out one attempt: ``sent`` (`error` None: accepted, to be marked sent by the
+        caller), else ``retry`` or ``failed`` (recorded here); raises ServerUnavailable for
+        the pass to stop."""
+        if error is None:
+            self._refused_in_a_row.clear()
+            log.info("outbox %s sent to %s", item.message_id, item.recipient)
+            return "sent"
+        if isinstance(error, PermanentFailure):
             self._refused_in_a_row.add(item.recipient)
             if len(self._refused_in_a_row) >= RELAY_BURST:
                 # Many recipients refused in a row: the relay is at fault, not they.
@@ -336,54 +420,72 @@ class OutboxSender:
             log.warning("outbox %s to %s refused: %s", item.message_id, item.recipient, error)
             await self._fail(item, str(error), permanent=True)
             return "failed"
-        except ServerUnavailable:
-            raise
-        except TemporaryFailure as error:
+        if isinstance(error, ServerUnavailable):
+            raise error
+        if isinstance(error, TemporaryFailure):
             next_attempt = await self._retry_or_fail(item, str(error))
             return "retry" if next_attempt is not None else "failed"
-        except Exception as error:  # a bug in a transport must not stop the outbox
-            log.exception("outbox %s: unexpected error from the transport", item.message_id)
-            next_attempt = await self._retry_or_fail(item, f"unexpected error: {error!r}")
-            return "retry" if next_attempt is not None else "failed"
-        self._refused_in_a_row.clear()
-        log.info("outbox %s sent to %s", item.message_id, item.recipient)
-        if self._journal is not None:
+        # A bug in a transport must not stop the outbox.
+        log.error("outbox %s: unexpected error from the transport", item.message_id, exc_info=error)
+        next_attempt = await self._retry_or_fail(item, f"unexpected error: {error!r}")
+        return "retry" if next_attempt is not None else "failed"
+
+    async def _stop_pass(
+        self,
+        item: OutboxItem,
+        rest: Sequence[OutboxItem],
+        error: ServerUnavailable,
+        tally: _Tally,
+    ) -> None:
+        """The server is unavailable: `item` is retried (or given up), `rest` handed back
+        untried for the same time."""
+        next_attempt = await self._retry_or_fail(item, str(error))
+        tally.count("retry" if next_attempt is not None else "failed")
+        await self._hand_back(rest, next_attempt or self._clock(), f"not tried: {error}")
+        tally.retried += len(rest)
+
+    async def _journal_accepted(self, items: Sequence[OutboxItem]) -> None:
+        """Write the accepted mails in the send journal (if any) before they are marked sent."""
+        if self._journal is None:
+            return
+        for item in items:
             try:
                 await asyncio.to_thread(self._journal.record, item.message_id, self._clock())
             except OSError as error:
                 log.warning("could not write %s in the send journal: %s", item.message_id, error)
-        return await self._record_sent(item)
 
-    async def _record_sent(self, item: OutboxItem) -> NextDue:
-        """Mark a delivered mail sent, insisting while the database is unavailable; return
-        when the next row is due then.
+    async def _record_sent(self, items: Sequence[OutboxItem]) -> NextDue:
+        """Mark delivered mails sent (one transaction), insisting while the database is
+        unavailable; return when the next row is due then.
 
-        Giving up here would send the mail again once its claim runs out, so the sender keeps
-        trying (with backoff) as long as it runs; only a crash or a stop in between leaves a
-        resend, of the same bytes with the same Message-ID.
+        Giving up here would send the mails again once their claim runs out, so the sender
+        keeps trying (with backoff) as long as it runs; only a crash or a stop in between
+        leaves a resend, of the same bytes with the same Message-ID.
         """
         delay = 0.5
         errors = 0
         while True:
             try:
                 return NextDue(
-                    await asyncio.to_thread(self._repository.mark_sent, item, self._clock())
+                    await asyncio.to_thread(self._repository.mark_sent, items, self._clock())
                 )
             except Exception as error:
                 if self._stopping:
                     raise
                 errors += 1
+                names = ", ".join(item.message_id for item in items)
                 what = (
-                    f"outbox {item.message_id} was sent but could not be marked sent "
-                    f"({errors} in a row)"
+                    f"outbox {names} {'was' if len(items) == 1 else 'were'} sent but could not "
+                    f"be marked sent ({errors} in a row)"
                 )
                 log_failure(log, error, what, f"trying again in {delay:g}s")
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30.0)
 
-    async def _requeue(self, item: OutboxItem, at: datetime, reason: str) -> None:
-        """Hand a claimed item back untried, due at ``at``."""
-        await asyncio.to_thread(self._repository.mark_retry, item, at, reason)
+    async def _hand_back(self, items: Sequence[OutboxItem], at: datetime, reason: str) -> None:
+        """Hand claimed items back untried, due at ``at``."""
+        for item in items:
+            await asyncio.to_thread(self._repository.mark_retry, item, at, reason)
 
     async def _retry_or_fail(self, item: OutboxItem, error: str) -> datetime | None:
         """Reschedule after a temporary failure; None when given up (marked failed)."""

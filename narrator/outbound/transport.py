@@ -10,22 +10,27 @@ server cannot take any mail at the moment: unreachable, 421, a refused login) or
 Problems that say nothing about the message itself, such as a 5xx greeting, a refused login or
 a server without STARTTLS when STARTTLS is required, are *temporary*: they need an operator, and
 the mail must wait in the outbox for the fix instead of being marked failed.
+
+A :class:`GroupTransport` (the Maildir) also takes a whole group of mails at once
+(:meth:`GroupTransport.send_group`): one hand-off to a worker thread and one ``fsync`` of the
+Maildir's ``new/`` for the group instead of one per mail.  SMTP stays one mail at a time: the
+sender writes each accepted mail to its send journal and marks it sent before the next.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
 import hashlib
 import os
 import re
 import smtplib
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from ssl import SSLContext, create_default_context
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from narrator.config import OutboundSection, SmtpSubmissionSection
 from narrator.outbound.compose import check_address
@@ -65,6 +70,37 @@ class Transport(Protocol):
 
     async def close(self) -> None:
         """Release connections and threads; the transport is not used afterwards."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One mail of a group handed to a :class:`GroupTransport`.
+
+    ``first_claim``: the outbox row is being sent for the first time (its first claim), so no
+    earlier attempt can have delivered it and the transport need not look for it first.
+    """
+
+    recipient: str
+    message: bytes
+    first_claim: bool = False
+
+
+#: What became of one mail of a group: None (accepted, and durable), or the error.
+Outcome = Exception | None
+
+
+@runtime_checkable
+class GroupTransport(Transport, Protocol):
+    """A transport that also takes many mails at once (the Maildir)."""
+
+    async def send_group(self, sender: str, mails: Sequence[Delivery]) -> list[Outcome]:
+        """Hand `mails` over in order, envelope sender `sender`; one outcome per mail tried.
+
+        A mail whose outcome is None is accepted and durable when this returns.  When the last
+        outcome is a :class:`ServerUnavailable` the mails after it were not tried (the list is
+        shorter than `mails`).
+        """
         ...
 
 
@@ -281,13 +317,15 @@ class MaildirTransport:
     """Dev mode: each mail becomes a file in a Maildir (``new/``, written to ``tmp/`` first).
 
     Like a delivery agent it prepends ``Return-Path`` and ``Delivered-To``, so that tests and
-    developers can tell whose mailbox a file belongs to, and stores LF line ends.  The file and
-    the ``new/`` directory are fsynced before ``send`` returns.
+    developers can tell whose mailbox a file belongs to, and stores LF line ends.  Each file is
+    fsynced, and the ``new/`` directory once per group (:meth:`send_group`; :meth:`send` is a
+    group of one), before the mails are reported delivered.
 
     The file's name is derived from the mail (its recipient and Message-ID, one outbox row's),
     and a mail whose file is already in ``new/`` or ``cur/`` is not written again: a mail sent
-    again after a crash (between the write and the outbox's "sent") is never doubled.  A write
-    that fails leaves nothing in ``tmp/``.
+    again after a crash (between the write and the outbox's "sent") is never doubled.  Only a
+    mail on its first claim (:attr:`Delivery.first_claim`), which no earlier attempt can have
+    written, is written without looking.  A write that fails leaves nothing in ``tmp/``.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -304,47 +342,107 @@ class MaildirTransport:
         return self._path
 
     async def send(self, sender: str, recipient: str, message: bytes) -> None:
-        """Write the mail into ``new/``; raises :class:`TemporaryFailure` on an OS error."""
-        envelope = (
-            f"Return-Path: <{check_address(sender)}>\nDelivered-To: {check_address(recipient)}\n"
-        ).encode("ascii")
-        data = envelope + message.replace(b"\r\n", b"\n")
-        name = maildir_name(recipient, message)
-        async with self._lock:
+        """Write the mail into ``new/`` unless it is there already (or in ``cur/``); raises
+        :class:`ServerUnavailable` on an OS error, ValueError for an unsafe address."""
+        (outcome,) = await self.send_group(sender, [Delivery(recipient, message)])
+        if outcome is not None:
+            raise outcome
+
+    async def send_group(self, sender: str, mails: Sequence[Delivery]) -> list[Outcome]:
+        """Write the mails into ``new/``, one worker-thread hand-off and one directory fsync
+        for all (see :meth:`GroupTransport.send_group`).  A mail with an unsafe address gets
+        its ValueError; an OS error stops the group with a :class:`ServerUnavailable`."""
+        files: list[_MaildirFile | ValueError] = []
+        for mail in mails:
             try:
-                await asyncio.to_thread(self._deliver, name, data)
-            except OSError as error:
-                raise ServerUnavailable(f"cannot write to Maildir {self._path}: {error}") from error
+                envelope = (
+                    f"Return-Path: <{check_address(sender)}>\n"
+                    f"Delivered-To: {check_address(mail.recipient)}\n"
+                ).encode("ascii")
+            except ValueError as error:
+                files.append(error)
+                continue
+            data = envelope + mail.message.replace(b"\r\n", b"\n")
+            name = maildir_name(mail.recipient, mail.message)
+            files.append(_MaildirFile(name, data, mail.first_claim))
+        async with self._lock:
+            return await asyncio.to_thread(self._deliver, files)
 
     async def close(self) -> None:
         """Nothing to release (present for the Transport interface)."""
 
     def is_delivered(self, name: str) -> bool:
         """Whether the mail of file name `name` is in ``new/`` or (read) in ``cur/``."""
-        if (self._path / "new" / name).exists():
-            return True
-        return any((self._path / "cur").glob(glob.escape(name) + "*"))
+        return name in self._delivered([name])
 
-    def _deliver(self, name: str, data: bytes) -> None:
-        if self.is_delivered(name):
-            return
-        temporary = self._path / "tmp" / name
+    def _delivered(self, names: Sequence[str]) -> set[str]:
+        """Which of `names` are in ``new/`` or in ``cur/`` (where a reader moves a file,
+        appending ``:2,`` and flags): ``new/`` by name, ``cur/`` in one listing for all."""
+        found = {name for name in names if os.path.lexists(self._path / "new" / name)}
+        wanted = set(names) - found
+        if wanted:
+            lengths = {len(name) for name in wanted}
+            with os.scandir(self._path / "cur") as entries:
+                for entry in entries:
+                    found.update(entry.name[:n] for n in lengths if entry.name[:n] in wanted)
+        return found
+
+    def _deliver(self, files: Sequence[_MaildirFile | ValueError]) -> list[Outcome]:
         new = self._path / "new"
+        outcomes: list[Outcome] = []
+        durable_needed = False  # a file was linked into new/ (or found there): fsync new/
         try:
-            with open(temporary, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
+            again = [f.name for f in files if isinstance(f, _MaildirFile) and not f.first_claim]
+            there = self._delivered(again) if again else set()
+            for file in files:
+                if isinstance(file, ValueError):
+                    outcomes.append(file)
+                    continue
+                if file.name not in there:
+                    self._write(file, new)
+                durable_needed = True
+                outcomes.append(None)
+        except OSError as error:
+            outcomes.append(self._unavailable(error))
+        if durable_needed:
+            try:
+                directory = os.open(new, os.O_RDONLY)
+                try:
+                    os.fsync(directory)
+                finally:
+                    os.close(directory)
+            except OSError as error:
+                # Nothing of the group is known durable: the first mail is retried, the rest
+                # handed back (found in new/ then, not written twice).
+                return [self._unavailable(error)]
+        return outcomes
+
+    def _write(self, file: _MaildirFile, new: Path) -> None:
+        temporary = self._path / "tmp" / file.name
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(file.data)
+                handle.flush()
+                os.fsync(handle.fileno())
             with contextlib.suppress(FileExistsError):  # another sender of the row was first
-                os.link(temporary, new / name)
+                os.link(temporary, new / file.name)
         finally:
             with contextlib.suppress(OSError):
                 temporary.unlink()
-        directory = os.open(new, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+
+    def _unavailable(self, error: OSError) -> ServerUnavailable:
+        unavailable = ServerUnavailable(f"cannot write to Maildir {self._path}: {error}")
+        unavailable.__cause__ = error
+        return unavailable
+
+
+@dataclass(frozen=True, slots=True)
+class _MaildirFile:
+    """One mail of a group as its Maildir file: name, bytes, whether on its first claim."""
+
+    name: str
+    data: bytes
+    first_claim: bool
 
 
 _MESSAGE_ID_LINE = re.compile(rb"^message-id:[ \t]*(<[^>\r\n]*>)", re.IGNORECASE | re.MULTILINE)

@@ -72,9 +72,11 @@ from parsing import (
     ParseError,
     Read,
     Route,
+    Routed,
     Signup,
-    parse_and_route,
+    parse_mail,
     read_for,
+    route,
 )
 from parsing import Vote as ParsedVote
 from parsing.messages import Explain
@@ -210,7 +212,12 @@ class _Mail:
 
 
 def process_message(
-    work: Work, mailer: Mailer, settings: InboxSettings, row: Claimed, now: datetime
+    work: Work,
+    mailer: Mailer,
+    settings: InboxSettings,
+    row: Claimed,
+    now: datetime,
+    arrival: Arrival | None = None,
 ) -> Outcome:
     """Process one inbox row inside the unit of work `work`; set its state; return what was done.
 
@@ -219,8 +226,9 @@ def process_message(
     unauthenticated non-player address) is marked ``ignored`` with the rule; everything else
     is ``done`` with exactly one answer (a refusal, a Help forward; for a command the game
     table's receipt, confirmation or error), unless its sender is over his reply limit.
+    `arrival` is the row as its batch read it already (default: read here).
     """
-    mail = _arrived(work, mailer, settings, row, now)
+    mail = _arrived(work, mailer, settings, row, now, arrival)
     decision = walk(INBOX_CHAIN, mail, lambda letters: post(work.session, mailer, letters, now))
     verdict = decision.verdict
     if verdict.action is Action.HAND_OFF:
@@ -231,22 +239,48 @@ def process_message(
     return replace(outcome, rule=decision.rule, hits=decision.hits)
 
 
-def _arrived(
-    work: Work, mailer: Mailer, settings: InboxSettings, row: Claimed, now: datetime
-) -> _Mail:
-    """The mail as it arrived: parsed (a too-large one's header only) and routed."""
+@dataclass(frozen=True)
+class Arrival:
+    """An inbox row as read before the chain looks at it: parsed (a too-large one's header
+    only), its header fields, and where it routes among the open games `names`."""
+
+    parsed: ParsedMail
+    items: list[tuple[str, str]]
+    too_large: bool
+    names: tuple[str, ...]
+    routed: Routed
+
+
+def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) -> Arrival:
+    """`row` parsed, and routed among the open games `names`."""
     too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
-    items = header_items(row.raw)
+    parsed = parse_mail(_headers_only(row.raw) if too_large else row.raw)
+    routed = _route(settings, parsed, names)
+    return Arrival(parsed, header_items(row.raw), too_large, names, routed)
+
+
+def _route(settings: InboxSettings, parsed: ParsedMail, names: tuple[str, ...]) -> Routed:
+    return route(parsed, names, settings.addresses, settings.explain, settings.help_words)
+
+
+def _arrived(
+    work: Work,
+    mailer: Mailer,
+    settings: InboxSettings,
+    row: Claimed,
+    now: datetime,
+    arrival: Arrival | None = None,
+) -> _Mail:
+    """The mail as it arrived: parsed (a too-large one's header only) and routed among the
+    games open now (`arrival`, read before, is routed again when they changed since)."""
     # Only the names of the open games are needed to route the mail; the one game it is about
     # is loaded whole by the ``game`` link (its rules state can be large).
     games = work.open_games()
-    parsed, routed = parse_and_route(
-        _headers_only(row.raw) if too_large else row.raw,
-        [g.name for g in games],
-        settings.addresses,
-        settings.explain,
-        settings.help_words,
-    )
+    names = tuple(g.name for g in games)
+    if arrival is None:
+        arrival = arrival_of(settings, row, names)
+    parsed, items, too_large = arrival.parsed, arrival.items, arrival.too_large
+    routed = arrival.routed if arrival.names == names else _route(settings, parsed, names)
     names_none = isinstance(routed, Help) and routed.game is None
     if names_none or (isinstance(routed, ParseError) and routed.code is ErrorCode.NO_GAME):
         # No open game is named: one that has ended may be (a late vote, a question about it).
@@ -1129,13 +1163,20 @@ class _Pass:
             if not rows:
                 return None
             claimed.extend(row.id for row in rows)
+            # The games the mails name are locked (and their players read) together, before
+            # the first mail is processed: a few statements per batch, not per mail.
+            games = work.open_games()
+            names = tuple(g.name for g in games)
+            arrivals = [arrival_of(self.settings, row, names) for row in rows]
+            named = {a.routed.game for a in arrivals if isinstance(a.routed, Route | Help)}
+            work.lock_games(g.id for g in games if g.name in named)
             done = [
                 (
                     row.id,
                     row.message_id,
-                    process_message(work, self.mailer, self.settings, row, self.clock()),
+                    process_message(work, self.mailer, self.settings, row, self.clock(), arrival),
                 )
-                for row in rows
+                for row, arrival in zip(rows, arrivals, strict=True)
             ]
             if not work.plans_changed():
                 return done

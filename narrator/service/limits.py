@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import and_, bindparam, delete, exists, func, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -133,13 +133,8 @@ def admit_reply(
     # transaction has pending (a batch's earlier mails) need not be flushed first, and is
     # flushed together at the end.
     with session.no_autoflush:
-        hour_count = _count_one(session, key, window)
-        # The sender's few counter rows (one per hour, two days at most) give the day's count
-        # and tell whether any are old enough to drop: one query, a delete only when needed.
-        counters = session.connection().execute(_COUNTERS_OF, {"sender": key}).all()
-        day_start = window - timedelta(hours=24)
-        day_count = sum(count for start, count in counters if start > day_start)
-        if any(start < now - COUNTER_RETENTION for start, _ in counters):
+        hour_count, day_count, stale = _count_hour(session, key, window, now - COUNTER_RETENTION)
+        if stale:
             session.execute(
                 delete(ReplyCounter).where(
                     ReplyCounter.sender.in_(
@@ -202,16 +197,54 @@ _TABLE = reply_counters  # the table ReplyCounter maps
 _COUNTERS_OF = select(_TABLE.c.window_start, _TABLE.c.count).where(
     _TABLE.c.sender == bindparam("sender")
 )
-_UPSERTS = {
+# A sender's counters but the one of the hour counted (read beside it: the day's count, and
+# whether any is old enough to drop).
+_OTHERS = _TABLE.alias("others")
+_OTHERS_OF = and_(
+    _OTHERS.c.sender == bindparam("sender"), _OTHERS.c.window_start != bindparam("window")
+)
+_REST_OF_DAY = (
+    select(func.coalesce(func.sum(_OTHERS.c.count), 0))
+    .where(_OTHERS_OF, _OTHERS.c.window_start > bindparam("day"))
+    .scalar_subquery()
+)
+_ANY_STALE = exists().where(_OTHERS_OF, _OTHERS.c.window_start < bindparam("stale"))
+_ADD_ONES = {
     name: insert(_TABLE)
     .values(sender=bindparam("sender"), window_start=bindparam("window"), count=1)
     .on_conflict_do_update(
         index_elements=[_TABLE.c.sender, _TABLE.c.window_start],
         set_={"count": _TABLE.c.count + 1},
     )
-    .returning(_TABLE.c.count)
     for name, insert in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
 }
+_UPSERTS = {name: add.returning(_TABLE.c.count) for name, add in _ADD_ONES.items()}
+_HOUR_UPSERTS = {
+    name: add.returning(_TABLE.c.count, _REST_OF_DAY, _ANY_STALE) for name, add in _ADD_ONES.items()
+}
+
+
+def _count_hour(
+    session: Session, key: str, window: datetime, stale: datetime
+) -> tuple[int, int, bool]:
+    """Add one to `key`'s counter of the clock hour `window`; return the hour's new count, the
+    day's (the 24 hours up to this one) and whether any of his counters started before
+    `stale`.
+
+    On SQLite and PostgreSQL one statement does it: the hour's upsert returns the rest beside
+    its count (the sender's few counter rows: one per hour, two days at most).
+    """
+    connection = session.connection()
+    upsert = _HOUR_UPSERTS.get(connection.dialect.name)
+    day = window - timedelta(hours=24)
+    if upsert is not None:
+        values = {"sender": key, "window": window, "day": day, "stale": stale}
+        hour, rest, any_stale = connection.execute(upsert, values).one()
+        return int(hour), int(hour) + int(rest), bool(any_stale)
+    hour = _count_one(session, key, window)
+    counters = connection.execute(_COUNTERS_OF, {"sender": key}).all()
+    day_count = sum(count for start, count in counters if start > day)
+    return hour, day_count, any(start < stale for start, _ in counters)
 
 
 def _count_one(session: Session, sender: str, window: datetime) -> int:

@@ -6,7 +6,7 @@ Everything a template may read of a game comes from here, through the ruleset's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -22,6 +22,7 @@ from rules.core.view import GameView
 from stories import Action as StoryAction
 from stories import Cast
 from stories import Game as StoryGame
+from stories import Player as StoryPlayer
 from stories.context import clean_names, story_events
 from stories.render import moment_of
 from stories.words import Words, load_words
@@ -113,6 +114,23 @@ def roster(
     """:func:`story_players` from the state's `view` and the `roles` its readers are told
     (both None before the start)."""
     out = []
+    for player, role, alive, exiled, revealed in _roster_rows(players, view, roles, reveal):
+        row = {"name": player.name, "gender": player.gender, "role": role, "alive": alive}
+        if exiled:
+            row["exiled"] = True
+        if revealed:
+            row["revealed"] = True
+        out.append(row)
+    return out
+
+
+def _roster_rows(
+    players: Sequence[PlayerInfo],
+    view: GameView | None,
+    roles: ToldRoles | None,
+    reveal: Reveal,
+) -> Iterator[tuple[PlayerInfo, str | None, bool, bool, bool]]:
+    """Each player of :func:`roster` with the role shown, alive, exiled, revealed."""
     seats = {seat.name: seat for seat in view.players} if view is not None else {}
     for player in players:
         alive, exiled, role = True, False, None
@@ -125,13 +143,7 @@ def roster(
                 role = roles.shown.get(player.name)
             elif player.name == reveal.to:  # his own role, as he was told it
                 role = roles.own.get(player.name)
-        row = {"name": player.name, "gender": player.gender, "role": role, "alive": alive}
-        if exiled:
-            row["exiled"] = True
-        if seat is not None and seat.revealed and alive:
-            row["revealed"] = True
-        out.append(row)
-    return out
+        yield player, role, alive, exiled, seat is not None and seat.revealed and alive
 
 
 def story_cast(
@@ -156,7 +168,11 @@ def story_cast(
         view = rs.view(state)
     roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
-    return Cast(roster(players, view, roles, reveal), roles.own if roles is not None else None)
+    cast = (  # the roster's rows as stories' Players, without a dict for each first
+        StoryPlayer(str(player.name), str(player.gender), role, alive, exiled, revealed)
+        for player, role, alive, exiled, revealed in _roster_rows(players, view, roles, reveal)
+    )
+    return Cast(cast, roles.own if roles is not None else None)
 
 
 def recipient_cast(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, func, insert, select
 
 from narrator.models import Game, PlayerInfo, PlayerRow
 from narrator.service.story_context import story_cast, story_game
@@ -26,8 +26,20 @@ from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Cast
 
-# A vote logs an entry: a Core statement built once, not an ORM unit of work.
-_LOG_ENTRY = insert(game_log)
+# A vote logs an entry: a Core statement built once, not an ORM unit of work.  Its seq (1, 2,
+# … per game) is the game's last one plus one, read by the insert itself: one statement, and
+# this transaction's earlier entries count.  The game's row is locked meanwhile (SQLite's
+# BEGIN IMMEDIATE, PostgreSQL's FOR UPDATE), so no other transaction logs for it.
+_LOG_ENTRY = insert(game_log).from_select(
+    ["game_id", "seq", "kind", "payload", "at"],
+    select(
+        bindparam("game", type_=game_log.c.game_id.type),
+        func.coalesce(func.max(game_log.c.seq), 0) + 1,
+        bindparam("kind", type_=game_log.c.kind.type),
+        bindparam("payload", type_=game_log.c.payload.type),
+        bindparam("at", type_=game_log.c.at.type),
+    ).where(game_log.c.game_id == bindparam("game")),
+)
 
 
 class GameTable:
@@ -96,10 +108,9 @@ class GameTable:
 
     def log(self, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
         """Add an entry to the game's log (inserted at once, in the unit of work's
-        transaction)."""
-        seq = self.work.next_log_seq(self.game)
-        entry = {"game_id": self.game.id, "seq": seq, "kind": kind, "payload": dict(payload)}
-        self.work.session.connection().execute(_LOG_ENTRY, {**entry, "at": now})
+        transaction), numbered after its last."""
+        entry = {"game": self.game.id, "kind": kind, "payload": dict(payload), "at": now}
+        self.work.session.connection().execute(_LOG_ENTRY, entry)
 
     # --- what the stories read -------------------------------------------------------------
 

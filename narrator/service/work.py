@@ -12,19 +12,26 @@ session: whoever needs a game's state is handed the ``Work``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
 from narrator.db import transaction
-from narrator.models import Game, GameStatus, PlayerInfo, PlayerRow, player_rows
-from narrator.tables import game_log, games, utcnow
+from narrator.models import (
+    Game,
+    GameStatus,
+    PlayerInfo,
+    PlayerRow,
+    player_rows,
+    player_rows_of,
+)
+from narrator.tables import games, utcnow
 from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
@@ -45,8 +52,14 @@ _LOCKED_GAME = (
     .with_for_update()
     .execution_options(populate_existing=True)
 )
-_LAST_SEQ = select(func.coalesce(func.max(game_log.c.seq), 0)).where(
-    game_log.c.game_id == bindparam("game")
+# The games a batch's mails name, locked together in the order of their ids (two daemons'
+# batches lock what they share in one order).
+_LOCKED_GAMES = (
+    select(Game)
+    .where(Game.id.in_(bindparam("games", expanding=True)))
+    .order_by(Game.id)
+    .with_for_update()
+    .execution_options(populate_existing=True)
 )
 # A game whose rules state alone changed (a vote): its row written by a Core update, checked
 # and counted by its version as the ORM's would be.
@@ -100,7 +113,6 @@ class Work:
         self._plans: dict[int, tuple[Any, ...]] = {}
         self._players: dict[int, list[PlayerRow]] = {}
         self._states: dict[int, _Loaded] = {}
-        self._next_seq: dict[int, int] = {}
         # The game tables of the games an operation touched (narrator.service.table.table_of).
         self.tables: dict[int, GameTable] = {}
 
@@ -141,6 +153,19 @@ class Work:
             self._locked[game_id] = game
             self._plans[game_id] = _plan_of(game)
         return game
+
+    def lock_games(self, game_ids: Iterable[int]) -> None:
+        """Lock the games `game_ids` as :meth:`locked_game` does, and read their players: one
+        statement for the games and one for their players, for the mails of a batch (each
+        then finds its game by :meth:`locked_game`, and its players, already read)."""
+        wanted = sorted(set(game_ids) - self._locked.keys())
+        if not wanted:
+            return
+        for game in self.session.scalars(_LOCKED_GAMES, {"games": wanted}):
+            self._locked[game.id] = game
+            self._plans[game.id] = _plan_of(game)
+        unread = [game_id for game_id in wanted if game_id in self._locked]
+        self._players.update(player_rows_of(self.session, unread))
 
     def plans_changed(self) -> bool:
         """Whether a game locked here changed what its deadline and reminder are planned from
@@ -191,17 +216,6 @@ class Work:
         keeps its plain columns in step."""
         rules = rules if rules is not None else ruleset_of(game)
         self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
-
-    # --- the game log --------------------------------------------------------------------
-
-    def next_log_seq(self, game: Game) -> int:
-        """The seq of the next entry of `game`'s log (read once, then counted here)."""
-        seq = self._next_seq.get(game.id)
-        if seq is None:
-            last = self.session.connection().scalar(_LAST_SEQ, {"game": game.id})
-            seq = int(last or 0) + 1
-        self._next_seq[game.id] = seq + 1
-        return seq
 
     # --- the end -------------------------------------------------------------------------
 

@@ -104,21 +104,28 @@ class _Compiler:
         return _plain
 
     def _record_encoder(self, kind: type, key: Any) -> Convert:
-        fields: list[tuple[str, Convert | None]] = []  # None: the value as it is
+        names: list[str] = []  # the stored fields, in field order
+        converted: list[tuple[str, Convert]] = []  # those whose JSON form is not the value
 
         def encode(value: Any) -> dict[str, Any]:
             data = vars(value)
-            return {
-                name: data[name] if convert is None else convert(data[name])
-                for name, convert in fields
-            }
+            # a record whose attributes are its stored fields, in field order (as its __init__
+            # set them), is copied whole; one with more (a cached property, a field not stored)
+            # is read field by field
+            same = list(data) == names
+            result = data.copy() if same else {name: data[name] for name in names}
+            for name, convert in converted:
+                result[name] = convert(result[name])
+            return result
 
         self.encoders[key] = encode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
         for spec in dataclasses.fields(kind):
             if _stored(spec):
+                names.append(spec.name)
                 convert = self.encoder(hints[spec.name])
-                fields.append((spec.name, None if convert is _same else convert))
+                if convert is not _same:
+                    converted.append((spec.name, convert))
         return encode
 
     def decoder(self, kind: Any) -> Convert:
@@ -147,7 +154,9 @@ class _Compiler:
         if origin in (tuple, frozenset, set, list):
             if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
                 return _fixed_decoder([self.decoder(a) for a in args])
-            return _sequence_decoder(origin, self.decoder(args[0]) if args else _same)
+            if not args:
+                return _sequence_decoder(origin, _same, frozenset())
+            return _sequence_decoder(origin, self.decoder(args[0]), _plain_types(args[0]))
         if origin in (Mapping, dict, typing.Mapping):
             key_type, value_type = _mapping_args(kind)
             return _mapping_decoder(key_type is int, self.decoder(value_type))
@@ -156,19 +165,63 @@ class _Compiler:
         raise ValueError(f"cannot load type {kind!r}")
 
     def _record_decoder(self, kind: type, key: Any) -> Convert:
-        fields: list[tuple[str, Convert]] = []
+        fields: list[tuple[str, Convert]] = []  # every stored field, in field order
+        names: list[str] = []  # their names
+        plain: list[int] = []  # where the fields whose JSON form is the value are ...
+        types_of_plain: list[frozenset[type]] = []  # ... and the types each of them may have
+        converted: list[tuple[int, Convert]] = []  # the other fields: where, and their decoder
+        init = [f.name for f in dataclasses.fields(kind) if f.init]
+
+        def decode_each(data: Mapping[str, Any]) -> Any:
+            """Each field by its own decoder: data that has an error or lacks a field."""
+            return kind(**{name: convert(data[name]) for name, convert in fields if name in data})
 
         def decode(data: Any) -> Any:
-            if not isinstance(data, Mapping):
+            if not isinstance(data, dict) and not isinstance(data, Mapping):
                 raise ValueError(f"{kind.__name__}: expected an object, got {data!r}")
-            return kind(**{name: convert(data[name]) for name, convert in fields if name in data})
+            try:
+                values = list(map(data.__getitem__, names))
+            except KeyError:
+                return decode_each(data)
+            # the plain values' types checked in one pass (exact types: a bool is no int here);
+            # a value of another type goes to its field's decoder, which says what is wrong
+            plain_values = map(values.__getitem__, plain)
+            if not all(map(frozenset.__contains__, types_of_plain, map(type, plain_values))):
+                return decode_each(data)
+            for at, convert in converted:
+                values[at] = convert(values[at])
+            return kind(*values) if positional else kind(**dict(zip(names, values, strict=True)))
 
         self.decoders[key] = decode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
-        fields.extend(
-            (f.name, self.decoder(hints[f.name])) for f in dataclasses.fields(kind) if _stored(f)
-        )
+        for spec in dataclasses.fields(kind):
+            if _stored(spec):
+                hint, at = hints[spec.name], len(fields)
+                fields.append((spec.name, self.decoder(hint)))
+                names.append(spec.name)
+                exact = _plain_types(hint)
+                if exact:
+                    plain.append(at)
+                    types_of_plain.append(exact)
+                else:
+                    converted.append((at, fields[-1][1]))
+        positional = names == init[: len(names)]  # the stored fields lead the arguments
         return decode
+
+
+def _plain_types(kind: Any) -> frozenset[type]:
+    """The JSON types whose values are already values of ``kind`` (``str | None``: str and
+    NoneType), or nothing when a value of ``kind`` is not its JSON form (a float, written ``1``
+    for ``1.0``; a tuple; a record)."""
+    if kind in (str, int, bool):
+        return frozenset({kind})
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        options = [_plain_types(option) for option in typing.get_args(kind)]
+        if all(options):
+            return frozenset().union(*options)
+    if kind is type(None):
+        return frozenset({kind})
+    return frozenset()
 
 
 def _cache_key(kind: Any) -> Any:
@@ -235,10 +288,14 @@ def _fixed_decoder(items: list[Convert]) -> Convert:
     return decode
 
 
-def _sequence_decoder(origin: Any, item: Convert) -> Convert:
+def _sequence_decoder(origin: Any, item: Convert, exact: frozenset[type]) -> Convert:
+    """``exact``: the types of the items that are their own JSON form (see :func:`_plain_types`)."""
+
     def decode(data: Any) -> Any:
         if not isinstance(data, list | tuple):
             raise ValueError(f"expected a list, got {data!r}")
+        if exact and exact.issuperset(map(type, data)):
+            return origin(data)
         return origin(item(x) for x in data)
 
     return decode
@@ -324,10 +381,8 @@ class StateCodec(Generic[S]):
         KeyError: a field without default is missing)."""
         if self.ruleset is not None and data.get("ruleset", self.ruleset) != self.ruleset:
             raise ValueError(f"not a {self.ruleset} state: {data.get('ruleset')!r}")
-        fields = {f.name for f in dataclasses.fields(self.state_type) if _stored(f)}  # type: ignore[arg-type]
-        body = {key: value for key, value in data.items() if key in fields}
         try:
-            result: S = self.decode(body)
+            result: S = self.decode(data)  # reads the state's fields, not the header
             return result
         except TypeError as error:  # a required field is missing
             raise KeyError(str(error)) from error

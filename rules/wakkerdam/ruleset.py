@@ -128,13 +128,16 @@ class WakkerdamRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
+                # positional, in SeatView's field order (name, alive, role, team, missed,
+                # exiled, revealed): a view of a big game builds one for every player
                 SeatView(
-                    name=player.name,
-                    alive=player.alive,
-                    role=player.role,
-                    team=team_of(player),
-                    missed=player.missed,
-                    revealed=player.fool_revealed,
+                    player.name,
+                    player.alive,
+                    player.role,
+                    team_of(player),
+                    player.missed,
+                    False,
+                    player.fool_revealed,
                 )
                 for player in state.players
             ),

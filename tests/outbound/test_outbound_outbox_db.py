@@ -232,8 +232,29 @@ def test_marking_a_mail_sent_tells_when_the_next_is_due(
     lease = timedelta(minutes=10)
     anna, bram = outbox.claim_due(clock(), lease, 10)
     assert (anna.attempts, bram.attempts) == (1, 1)
-    assert outbox.mark_sent(anna, clock()) == clock() + lease == outbox.next_due()
-    assert outbox.mark_sent(bram, clock()) is None is outbox.next_due()
+    assert outbox.mark_sent([anna], clock()) == clock() + lease == outbox.next_due()
+    assert outbox.mark_sent([bram], clock()) is None is outbox.next_due()
+
+
+def test_a_group_of_mails_is_marked_sent_in_one_call(
+    factory: sessionmaker[Session], clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    with transaction(factory) as session:
+        for address in ("anna@example.org", "bram@example.org", "carl@example.org"):
+            queue_mail(session, mail_to(address), now=clock(), kind="receipt")
+    outbox = SqlOutbox(factory)
+    lease = timedelta(minutes=10)
+    anna, bram, carl = outbox.claim_due(clock(), lease, 10)
+    outbox.mark_failed(bram, clock(), "given up meanwhile")  # no longer pending
+    clock.advance(timedelta(seconds=1))
+    assert outbox.mark_sent([anna, bram, carl], clock()) is None  # nothing pending is left
+    assert [(row.state, row.sent_at is not None) for row in rows(factory)] == [
+        ("sent", True),
+        ("failed", False),
+        ("sent", True),
+    ]
+    assert f"outbox {bram.message_id} was sent but was no longer pending" in caplog.text
+    assert anna.message_id not in caplog.text
 
 
 def test_a_stale_claimant_cannot_overwrite_the_new_claimants_outcome(
@@ -247,7 +268,7 @@ def test_a_stale_claimant_cannot_overwrite_the_new_claimants_outcome(
     clock.advance(lease)
     (fresh,) = outbox.claim_due(clock(), lease, 10)
     assert (stale.attempts, fresh.attempts) == (1, 2)
-    outbox.mark_sent(fresh, clock())
+    outbox.mark_sent([fresh], clock())
     outbox.mark_failed(stale, clock(), "timed out")  # too late: ignored
     outbox.mark_retry(stale, clock(), "timed out")
     (row,) = rows(factory)

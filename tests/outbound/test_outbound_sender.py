@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,14 +16,18 @@ from narrator.outbound.journal import SendJournal
 from narrator.outbound.sender import (
     FailedMail,
     NextDue,
+    OutboxItem,
     OutboxSender,
     RetryPolicy,
 )
 from narrator.outbound.transport import (
+    Delivery,
     DeliveryError,
+    MaildirTransport,
     PermanentFailure,
     ServerUnavailable,
     TemporaryFailure,
+    maildir_name,
 )
 from tests.outbound.helpers import FakeClock
 from tests.support.aio import run_async, wait_until
@@ -712,3 +717,150 @@ def test_the_send_journal_keeps_an_accepted_mail_from_being_sent_again(
     clock.advance(timedelta(days=3))
     assert journal.accepted(clock()) == frozenset()
     assert list((tmp_path / "journal").iterdir()) == []
+
+
+# -- a Maildir pass: one group, marked sent together -----------------------------------------------
+
+
+@dataclass
+class WatchedOutbox:
+    """An outbox that records each ``mark_sent`` call with what the Maildir's new/ held then."""
+
+    inner: MemoryOutbox
+    new: Path
+    marked: list[tuple[list[str], set[str]]] = field(default_factory=list)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def mark_sent(self, items: list[OutboxItem], now: datetime) -> datetime | None:
+        files = {path.name for path in self.new.iterdir()}
+        self.marked.append(([item.message_id for item in items], files))
+        return self.inner.mark_sent(items, now)
+
+
+def maildir_sender(
+    outbox: MemoryOutbox | WatchedOutbox, path: Path, clock: FakeClock
+) -> OutboxSender:
+    return OutboxSender(
+        outbox,  # type: ignore[arg-type]
+        MaildirTransport(path),
+        envelope_from=SENDER,
+        clock=clock,
+        rng=FixedRandom(0.0),
+        policy=POLICY,
+    )
+
+
+def test_a_maildir_pass_marks_its_mails_sent_together_once_their_files_are_in_new(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    outbox = MemoryOutbox()
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(3)]
+    watched = WatchedOutbox(outbox, tmp_path / "outbox" / "new")
+    report = run_async(maildir_sender(watched, tmp_path / "outbox", clock).run_once())
+    assert (report.claimed, report.sent, report.retried, report.failed) == (3, 3, 0, 0)
+    assert report.next_due is not None and report.next_due.at is None
+    ((marked, files_then),) = watched.marked  # one transaction for the three
+    assert marked == ids
+    names = {maildir_name(outbox.get(i).recipient, outbox.get(i).raw) for i in ids}
+    assert files_then == names  # written (and new/ fsynced) before they were marked
+    assert {outbox.get(i).state for i in ids} == {"sent"}
+
+
+def test_a_mail_claimed_again_is_not_written_twice_and_a_first_claim_is_written(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    """A sender wrote anna's mail and died before marking it sent (a reader has moved the file
+    to cur/ since); the pass that claims it again finds it, and writes bram's new one."""
+    outbox = MemoryOutbox()
+    anna = queue(outbox, clock, "anna@example.org", 1)
+    lease = timedelta(minutes=10)
+    (crashed,) = outbox.claim_due(clock(), lease, 10)
+    box = tmp_path / "outbox"
+    run_async(MaildirTransport(box).send(SENDER, crashed.recipient, crashed.raw))
+    (written,) = (box / "new").iterdir()
+    written.rename(box / "cur" / (written.name + ":2,S"))
+    clock.advance(lease)
+    bram = queue(outbox, clock, "bram@example.org", 2)
+    report = run_async(maildir_sender(outbox, box, clock).run_once())
+    assert (report.claimed, report.sent) == (2, 2)
+    assert (outbox.get(anna).state, outbox.get(anna).attempts) == ("sent", 2)
+    assert (outbox.get(bram).state, outbox.get(bram).attempts) == ("sent", 1)
+    assert [path.name for path in (box / "cur").iterdir()] == [written.name + ":2,S"]
+    (new,) = (box / "new").iterdir()
+    assert new.name == maildir_name("bram@example.org", outbox.get(bram).raw)
+
+
+def test_a_maildir_write_error_marks_what_was_written_and_hands_back_the_rest(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    outbox = MemoryOutbox()
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(3)]
+    box = tmp_path / "outbox"
+    sender = maildir_sender(outbox, box, clock)
+    second = outbox.get(ids[1])
+    obstacle = box / "tmp" / maildir_name(second.recipient, second.raw)
+    obstacle.mkdir(parents=True)
+    report = run_async(sender.run_once())
+    assert (report.claimed, report.sent, report.retried, report.failed) == (3, 1, 2, 0)
+    first, second, third = (outbox.get(i) for i in ids)
+    assert first.state == "sent"
+    assert second.state == third.state == "pending"
+    assert "cannot write to Maildir" in (second.last_error or "")
+    assert (third.last_error or "").startswith("not tried: cannot write to Maildir")
+    assert third.next_attempt_at == second.next_attempt_at == clock() + timedelta(seconds=15)
+    obstacle.rmdir()
+    clock.set(second.next_attempt_at)
+    assert run_async(sender.run_once()).sent == 2
+    assert len(list((box / "new").iterdir())) == 3
+
+
+@dataclass
+class ScriptedGroupTransport:
+    """A transport that takes groups and answers each with the outcomes it is given."""
+
+    outcomes: list[Exception | None]
+    groups: list[list[str]] = field(default_factory=list)
+
+    async def send(self, sender: str, recipient: str, message: bytes) -> None:
+        raise AssertionError("a group transport is handed groups")
+
+    async def send_group(self, sender: str, mails: Sequence[Delivery]) -> list[Exception | None]:
+        self.groups.append([mail.recipient for mail in mails])
+        return self.outcomes[: len(mails)]
+
+    async def close(self) -> None:
+        pass
+
+
+def test_every_mail_of_a_group_is_settled_after_a_relay_fault_and_the_untried_handed_back(
+    clock: FakeClock,
+) -> None:
+    """Three recipients refused in a row stop a one-by-one pass (a relay fault); in a group
+    every mail was tried already: the refused are retried, the accepted marked sent, and only
+    what the transport did not try is handed back."""
+    outbox = MemoryOutbox()
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(6)]
+    refused = PermanentFailure("recipient refused: 550 5.1.1 no", 550)
+    down = ServerUnavailable("cannot write")
+    transport = ScriptedGroupTransport([refused, refused, refused, None, down])
+    failures: list[FailedMail] = []
+    sender = OutboxSender(
+        outbox,
+        transport,
+        envelope_from=SENDER,
+        clock=clock,
+        rng=FixedRandom(0.0),
+        policy=POLICY,
+        on_failed=failures.append,
+    )
+    report = run_async(sender.run_once())
+    assert transport.groups == [[f"p{n}@example.org" for n in range(6)]]
+    assert (report.claimed, report.sent, report.retried, report.failed) == (6, 1, 4, 1)
+    states = [outbox.get(i).state for i in ids]
+    assert states == ["failed", "pending", "pending", "sent", "pending", "pending"]
+    assert "relay fault" in (outbox.get(ids[2]).last_error or "")
+    assert outbox.get(ids[5]).last_error == f"not tried: {down}"
+    assert outbox.get(ids[5]).next_attempt_at == outbox.get(ids[4]).next_attempt_at
+    assert [f.message_id for f in failures] == [ids[0]]

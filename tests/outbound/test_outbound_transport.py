@@ -15,12 +15,14 @@ import pytest
 from narrator.config import ConfigError, OutboundSection, SmtpSubmissionSection
 from narrator.outbound.compose import Address, OutgoingMail, compose, make_message_id
 from narrator.outbound.transport import (
+    Delivery,
     MaildirTransport,
     PermanentFailure,
     ServerUnavailable,
     SmtpSettings,
     SmtpTransport,
     TemporaryFailure,
+    maildir_name,
     transport_from_config,
 )
 from tests.outbound.helpers import PASSWORD, USERNAME, Certificate, SmtpServer
@@ -404,3 +406,70 @@ def test_a_failed_maildir_write_leaves_nothing_in_tmp(tmp_path: Path) -> None:
     with pytest.raises(TemporaryFailure, match="Maildir"):
         run_async(transport.send(SENDER, "anna@example.org", raw_mail("1")))
     assert list((tmp_path / "outbox" / "tmp").iterdir()) == []
+
+
+# -- a group of mails at once (one thread hand-off, one fsync of new/) ---------------------------
+
+
+def test_a_group_gets_one_outcome_per_mail_and_an_unsafe_address_stops_only_its_mail(
+    tmp_path: Path,
+) -> None:
+    transport = MaildirTransport(tmp_path / "outbox")
+    bad = "b@example.org\nBcc: x@example.org"
+    mails = [
+        Delivery("anna@example.org", raw_mail("1"), first_claim=True),
+        Delivery(bad, raw_mail("2"), first_claim=True),
+        Delivery("carl@example.org", raw_mail("3", "carl@example.org"), first_claim=True),
+    ]
+    outcomes = run_async(transport.send_group(SENDER, mails))
+    assert outcomes[0] is None is outcomes[2]
+    assert isinstance(outcomes[1], ValueError)
+    box = mailbox.Maildir(tmp_path / "outbox", create=False)
+    assert sorted(message["Delivered-To"] for message in box) == [
+        "anna@example.org",
+        "carl@example.org",
+    ]
+    assert list((tmp_path / "outbox" / "tmp").iterdir()) == []
+
+
+def test_a_write_error_stops_the_group_after_the_mails_already_written(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path / "outbox")
+    mails = [
+        Delivery(f"p{n}@example.org", raw_mail(str(n), f"p{n}@example.org"), first_claim=True)
+        for n in range(3)
+    ]
+    # The second mail's file can't be made (a folder in its way in tmp/).
+    obstacle = tmp_path / "outbox" / "tmp" / maildir_name("p1@example.org", mails[1].message)
+    obstacle.mkdir()
+    outcomes = run_async(transport.send_group(SENDER, mails))
+    assert len(outcomes) == 2  # the third was not tried
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], ServerUnavailable)
+    assert "cannot write to Maildir" in str(outcomes[1])
+    assert len(list((tmp_path / "outbox" / "new").iterdir())) == 1
+    # Tried again (claimed again: looked for first), the first is not written twice.
+    obstacle.rmdir()
+    again = [Delivery(mail.recipient, mail.message) for mail in mails]
+    assert run_async(transport.send_group(SENDER, again)) == [None, None, None]
+    assert len(list((tmp_path / "outbox" / "new").iterdir())) == 3
+
+
+def test_only_a_mail_claimed_again_is_looked_for_in_new_and_cur(tmp_path: Path) -> None:
+    """A mail on its first claim can't have been written by an earlier attempt: it is written
+    without looking through the Maildir (whose cur/ a reader may have filled)."""
+    transport = MaildirTransport(tmp_path / "outbox")
+    cur = tmp_path / "outbox" / "cur"
+    for n in range(300):  # a mailbox that has been read
+        (cur / f"{maildir_name(f'x{n}@example.org', raw_mail(str(n)))}:2,S").write_bytes(b"x")
+    run_async(transport.send(SENDER, "anna@example.org", raw_mail("1")))
+    (written,) = (tmp_path / "outbox" / "new").iterdir()
+    written.rename(cur / (written.name + ":2,RS"))  # read and answered by a mail client
+    claimed_again = Delivery("anna@example.org", raw_mail("1"), first_claim=False)
+    assert run_async(transport.send_group(SENDER, [claimed_again])) == [None]
+    assert list((tmp_path / "outbox" / "new").iterdir()) == []  # found in cur/: not doubled
+    assert transport.is_delivered(written.name)
+    # The same bytes announced as a first claim are not looked for (a state the outbox
+    # never produces: a row is claimed for the first time once).
+    first = Delivery("anna@example.org", raw_mail("1"), first_claim=True)
+    assert run_async(transport.send_group(SENDER, [first])) == [None]
+    assert [path.name for path in (tmp_path / "outbox" / "new").iterdir()] == [written.name]

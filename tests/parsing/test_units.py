@@ -120,6 +120,51 @@ def test_unquoted_originals_are_cut(block: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "marker",
+    [  # markers of quotequail's list that parsing/clients.py's tables do not have
+        "Vidarebefordrat meddelande:",
+        "2026/1/2 Anna <anna@example.org>",
+        "--- Mensaje reenviado ---",
+        "Inicio del mensaje reenviado:",
+        "Пересылаемое сообщение:",
+        "El lunes, Anna escribió:",
+    ],
+)
+def test_quotequail_s_markers_cut_an_unquoted_original(marker: str) -> None:
+    assert strip_quotes(f"Carla\n\n{marker}\nAnna Bram Dirk\n") == "Carla"
+    assert strip_quotes(f"Carla\n{marker}   \n\nAnna\n") == "Carla"
+
+
+def test_every_quotequail_marker_ends_a_line_as_the_quick_check_expects() -> None:
+    # parsing/quotes.py asks quotequail only when a line ends as one of its markers can:
+    # a newer quotequail with another kind of marker must widen that check
+    from quotequail import _patterns
+
+    from parsing.quotes import QUOTEQUAIL_MARKER_ENDS
+
+    patterns = [p.pattern for p in _patterns.COMPILED_PATTERNS]
+    assert len(patterns) > 20
+    for pattern in patterns:
+        assert pattern.endswith("$"), pattern
+        body = pattern[:-1].removesuffix(")")
+        ends = {body[-1]} if not body.endswith("+") else {body[-2]}
+        assert ends <= set(QUOTEQUAIL_MARKER_ENDS), pattern
+
+
+@pytest.mark.parametrize(
+    "text", ["Bram", "Bram\n\nGroet, Anna", "ik stem op Bram :-)\n", "a\nb\nc"]
+)
+def test_a_text_without_a_marker_ending_is_what_quotequail_leaves_whole(text: str) -> None:
+    import quotequail
+
+    from parsing.quotes import _may_hold_quotequail_marker
+
+    lines = text.split("\n")
+    assert not _may_hold_quotequail_marker(lines)
+    assert quotequail.quote(text, limit=5000, quote_intro_line=True) == [(True, text)]
+
+
+@pytest.mark.parametrize(
     "footer",
     [
         "-- \nBob Jansen\nBram's grootste fan",
@@ -379,3 +424,9 @@ def test_cli_parse_readable_and_bad_input(capsys: pytest.CaptureFixture[str]) ->
     assert main(["parse", str(MAIL_DIR / "signup_plain.eml"), "--count", "x"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 2 and "cannot read" in err
+
+
+def test_a_text_at_quotequail_s_line_limit_is_cut_there_as_before() -> None:
+    # quotequail takes the line at its limit for the start of the quoted rest
+    assert strip_quotes("Bram\n" * 6000).split("\n") == ["Bram"] * 4999
+    assert strip_quotes("Bram\n" * 4998).split("\n") == ["Bram"] * 4998

@@ -202,3 +202,25 @@ def test_a_player_is_asked_as_the_role_he_was_told() -> None:
     told = rs.told_roles(state)
     assert told.own == {n: {"dwaas": "ziener"}.get(r, r) for n, r in zip(names, roles, strict=True)}
     assert told.shown == {}
+
+
+def test_the_wakkerdam_view_gives_each_seat_its_player_s_fields() -> None:
+    from dataclasses import replace
+
+    from rules.core.view import SeatView
+
+    rs = get_ruleset("wakkerdam")
+    seats = [Seat("Anna", "weerwolf"), Seat("Bram", "dwaas"), Seat("Carla", "burger")]
+    state = rs.new_game(seats, Settings(seed=1))
+    anna, bram, carla = state.players
+    players = (
+        replace(anna, missed=2),
+        replace(bram, fool_revealed=True),
+        replace(carla, alive=False, cause="lynch"),
+    )
+    view = rs.view(replace(state, players=players))
+    assert view.players == (
+        SeatView(name="Anna", alive=True, role="weerwolf", team="weerwolven", missed=2),
+        SeatView(name="Bram", alive=True, role="dwaas", team="burgers", revealed=True),
+        SeatView(name="Carla", alive=False, role="burger", team="burgers"),
+    )

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
+import pytest
+
 from narrator.service.story_context import audience_dicts, with_story_facts
 from rules import Seat, Settings, Vote, get_ruleset
 from rules.core.model import Accepted
+from rules.core.registry import ruleset_ids
 
 RULES = get_ruleset("wakkerdam")
 SEATS = [
@@ -154,3 +159,36 @@ def test_a_promoted_welp_is_told_the_pack_he_now_wakes_with() -> None:
     told = with_story_facts(events, RULES, state, resolution.state, reveal_roles=False)
     change = next(e for e in told if e["type"] == "role_change")
     assert (change["player"], change["role"], change["mates"]) == ("Bram", "weerwolf", ["Carla"])
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+@pytest.mark.parametrize("reveal_all", [False, True])
+def test_the_shared_cast_is_the_roster_as_stories_players(
+    ruleset_id: str, reveal_all: bool
+) -> None:
+    """story_cast builds the stories' Players from the roster's rows without the dicts of
+    story_players: the same players, names cleaned, roles shown as the roster shows them."""
+    from types import SimpleNamespace
+
+    from narrator.service.story_context import Reveal, roster, story_cast
+    from stories.context import Cast
+
+    rs = get_ruleset(ruleset_id)
+    distribution = rs.pick_distribution(9, 1)
+    names = [f"Speler{i}" for i in range(distribution.players - 1)] + ["Zoë\r\nBcc: x"]
+    seats = rs.deal(names, distribution, 1)
+    state = rs.new_game(seats, Settings(seed=2))
+    people = [
+        SimpleNamespace(name=n, gender="vrouw" if i % 2 else "man") for i, n in enumerate(names)
+    ]
+    states = [state]
+    while not rs.view(state).over:  # every step of a game where nobody votes: deaths, the end
+        state = rs.resolve(state).state
+        states.append(state)
+    for state, reveal_roles in itertools.product(states, (False, True)):
+        game = SimpleNamespace(reveal_roles=reveal_roles)
+        cast = story_cast(game, people, state, reveal_all=reveal_all, rules=rs)  # type: ignore[arg-type]
+        reveal = Reveal(dead=reveal_all or reveal_roles, living=reveal_all)
+        rows = roster(people, rs.view(state), rs.told_roles(state), reveal)  # type: ignore[arg-type]
+        assert tuple(cast) == tuple(Cast(rows))
+        assert cast[-1].name == "Zoë Bcc: x"

@@ -18,6 +18,7 @@ from stories import (
     StoryKey,
     StorySource,
 )
+from stories.context import clean_text
 from stories.helpers import Helpers
 from stories.words import load_words
 from tests.support.shipped import SHIPPED_RENDERER
@@ -283,3 +284,36 @@ def test_no_helper_shares_its_name_with_a_mail_s_field() -> None:
     fields.discard("player")
     for ruleset, language in (("wakkerdam", "nl"), ("mafia", "ru"), ("lupus", "it")):
         assert not helper_names(words_of(ruleset, language)) & fields, (ruleset, language)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Anna",
+        "  Anna de Vries ",
+        "Anna\nBram",
+        "Anna\r\n\tBram\x00",
+        "Anna\x7fBram",
+        "Anna\u2028Bram\u2029",
+        "Anna\u00a0Bram",  # a no-break space: not printable to Python, no control character
+        "\u200bAnna\u200e",
+        "Zoë ✓ 🐺",
+        "\n",
+        "",
+    ],
+)
+def test_a_text_is_made_one_line_as_the_control_pattern_says(text: str) -> None:
+    expected = re.sub(r"[\x00-\x1f\x7f\u2028\u2029]+", " ", text).strip()
+    assert clean_text(text) == expected
+    assert Player(text, "vrouw").name == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "gender"), [("man", "man"), ("vrouw", "vrouw"), (" Vrouw ", "vrouw"), ("M", "man")]
+)
+def test_a_player_s_gender_is_read_in_any_of_its_spellings(given: str, gender: str) -> None:
+    assert Player.from_any({"name": "Anna", "gender": given}).gender == gender
+    with pytest.raises(ContextError, match="gender must be"):
+        Player.from_any({"name": "Anna", "gender": "Man?"})
+    with pytest.raises(ContextError, match=r"unknown player fields \['age'\]"):
+        Player.from_any({"name": "Anna", "age": 3})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -80,11 +81,12 @@ class MemoryOutbox:
                 row.next_attempt_at = now + lease
             return [_item(row) for row in due]
 
-    def mark_sent(self, item: OutboxItem, now: datetime) -> datetime | None:
+    def mark_sent(self, items: Sequence[OutboxItem], now: datetime) -> datetime | None:
         """See OutboxRepository.mark_sent."""
         with self._lock:
-            row = self._row(item)
-            row.state, row.sent_at = "sent", now
+            for item in items:
+                row = self._row(item)
+                row.state, row.sent_at = "sent", now
             pending = [r.next_attempt_at for r in self.rows if r.state == "pending"]
             return min(pending, default=None)
 

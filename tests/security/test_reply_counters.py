@@ -1,0 +1,73 @@
+"""The reply limit's counters: the hour's and the day's counts, and the old rows dropped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from narrator.db import transaction
+from narrator.models import ReplyCounter
+from narrator.service.limits import NOTICE_PREFIX, Admission, Limits, admit_reply
+
+NOW = datetime(2026, 3, 4, 12, 30, tzinfo=UTC)
+HOUR = NOW.replace(minute=0)
+
+
+def _counters(sessions: sessionmaker[Session]) -> dict[tuple[str, datetime], int]:
+    with transaction(sessions) as session:
+        rows = session.scalars(select(ReplyCounter)).all()
+        return {(row.sender, row.window_start): row.count for row in rows}
+
+
+def _admit(sessions: sessionmaker[Session], sender: str, limits: Limits) -> Admission:
+    with transaction(sessions) as session:
+        return admit_reply(session, sender, NOW, limits)
+
+
+def test_the_day_counts_the_24_hours_up_to_this_one_and_old_counters_go(
+    sessions: sessionmaker[Session],
+) -> None:
+    old = HOUR - timedelta(days=3)
+    with transaction(sessions) as session:
+        session.add_all(
+            [
+                ReplyCounter(sender="flood@example.net", window_start=HOUR, count=1),
+                ReplyCounter(
+                    sender="flood@example.net", window_start=HOUR - timedelta(hours=1), count=2
+                ),
+                ReplyCounter(
+                    sender="flood@example.net", window_start=HOUR - timedelta(hours=23), count=1
+                ),
+                # Not in the day: the hour 24 hours before this one, and older.
+                ReplyCounter(
+                    sender="flood@example.net", window_start=HOUR - timedelta(hours=24), count=50
+                ),
+                ReplyCounter(sender="flood@example.net", window_start=old, count=50),
+                ReplyCounter(sender=NOTICE_PREFIX + "flood@example.net", window_start=old, count=1),
+                # Another sender's counters count nothing of his, and are not his to drop.
+                ReplyCounter(sender="other@example.net", window_start=HOUR, count=70),
+                ReplyCounter(sender="other@example.net", window_start=old, count=1),
+            ]
+        )
+    limits = Limits(replies_per_hour=10, replies_per_day=6)
+    # 2 this hour, 2 + 1 + 2 = 5 in the day: within both.
+    assert _admit(sessions, "Flood+1@Example.net", limits) is Admission.SEND
+    counters = _counters(sessions)
+    assert counters[("flood@example.net", HOUR)] == 2
+    # His counters older than two days went (his notices' too); the other sender's stayed.
+    assert ("flood@example.net", old) not in counters
+    assert (NOTICE_PREFIX + "flood@example.net", old) not in counters
+    assert counters[("other@example.net", old)] == 1
+    assert counters[("flood@example.net", HOUR - timedelta(hours=24))] == 50
+    # 6 in the day, then 7: over the day's 6 (the hour has room), one notice, then silence.
+    assert _admit(sessions, "flood@example.net", limits) is Admission.SEND
+    assert _admit(sessions, "flood@example.net", limits) is Admission.NOTICE
+    assert _admit(sessions, "flood@example.net", limits) is Admission.SILENT
+    # The hour alone: its 11th answer is over the hour's 10, whatever the day allows.
+    hourly = Limits(replies_per_hour=10, replies_per_day=0)
+    assert _admit(sessions, "newcomer@example.net", hourly) is Admission.SEND
+    for _ in range(9):
+        assert _admit(sessions, "newcomer@example.net", hourly) is Admission.SEND
+    assert _admit(sessions, "newcomer@example.net", hourly) is Admission.NOTICE
