@@ -9,10 +9,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, func, select
+from sqlalchemy import Engine, event, func, select, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import session_factory, transaction
+from narrator.db import make_engine, session_factory, transaction
 from narrator.inbound.dbsink import DbSink
 from narrator.models import (
     Game,
@@ -370,3 +371,33 @@ def test_a_mail_read_before_the_open_games_changed_is_routed_again(
         assert arrived.routed == Route("WW5") and arrived.parsed is early.parsed
         current = arrival_of(SETTINGS, row, ("WW5",))
         assert _arrived(work, mailer, SETTINGS, row, now, current).routed is current.routed
+
+
+def test_the_games_a_batch_locks_stay_locked_to_other_daemons(postgres_db_url: str) -> None:
+    """PostgreSQL: the games a batch locks together are held ``FOR UPDATE`` until its commit
+    (another daemon's lock of one waits; here it asks NOWAIT and is refused), and their
+    players are read with them."""
+    engine = make_engine(postgres_db_url)
+    other = make_engine(postgres_db_url)
+    try:
+        factory = session_factory(engine)
+        with transaction(factory) as session:
+            session.add_all(game_taking_signups(name) for name in ("WW5", "WW6", "WW7"))
+        with unit_of_work(factory) as work:
+            ids = {g.name: g.id for g in work.open_games()}
+            work.lock_games([ids["WW6"], ids["WW5"]])
+            game = work.locked_game(ids["WW5"])
+            assert game is not None and game.name == "WW5" and work.players(game) == []
+            with other.connect() as connection:
+                for name, locked in (("WW5", True), ("WW6", True), ("WW7", False)):
+                    query = text("SELECT id FROM games WHERE id = :id FOR UPDATE NOWAIT")
+                    if locked:
+                        with pytest.raises(OperationalError, match="could not obtain lock"):
+                            connection.execute(query, {"id": ids[name]})
+                        connection.rollback()
+                    else:
+                        assert connection.execute(query, {"id": ids[name]}).scalar() == ids[name]
+                        connection.rollback()
+    finally:
+        other.dispose()
+        engine.dispose()
