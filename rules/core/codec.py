@@ -296,7 +296,7 @@ def _sequence_decoder(origin: Any, item: Convert, exact: frozenset[type]) -> Con
             raise ValueError(f"expected a list, got {data!r}")
         if exact and exact.issuperset(map(type, data)):
             return origin(data)
-        return origin(item(x) for x in data)
+        return origin(map(item, data))
 
     return decode
 
