@@ -74,7 +74,7 @@ from parsing import (
     Route,
     Routed,
     Signup,
-    parse_mail,
+    parse_and_route,
     read_for,
     route,
 )
@@ -254,8 +254,13 @@ class Arrival:
 def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) -> Arrival:
     """`row` parsed, and routed among the open games `names`."""
     too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
-    parsed = parse_mail(_headers_only(row.raw) if too_large else row.raw)
-    routed = _route(settings, parsed, names)
+    parsed, routed = parse_and_route(
+        _headers_only(row.raw) if too_large else row.raw,
+        names,
+        settings.addresses,
+        settings.explain,
+        settings.help_words,
+    )
     return Arrival(parsed, header_items(row.raw), too_large, names, routed)
 
 
