@@ -493,6 +493,17 @@ class Cast(tuple[Player, ...]):
         cast._counts = (alive, len(cast) - alive - exiled, exiled)
         return cast
 
+    @classmethod
+    def of_rows(
+        cls,
+        rows: Iterable[tuple[str, str, str | None, bool, bool, bool]],
+        own_roles: Mapping[str, str | None] | None = None,
+    ) -> Cast:
+        """A cast of players given by their fields in :class:`Player`'s order (name, gender,
+        role, alive, exiled, revealed): one call for a caller that holds them so, without a
+        mapping per player to check again."""
+        return cls([Player(*row) for row in rows], own_roles)
+
     def find(self, name: str) -> Player | None:
         """The player called `name` (case ignored), or None."""
         return self._by_folded.get(name.casefold())

@@ -22,7 +22,6 @@ from rules.core.view import GameView
 from stories import Action as StoryAction
 from stories import Cast
 from stories import Game as StoryGame
-from stories import Player as StoryPlayer
 from stories.context import clean_names, story_events
 from stories.render import moment_of
 from stories.words import Words, load_words
@@ -168,11 +167,11 @@ def story_cast(
         view = rs.view(state)
     roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
-    cast = (  # the roster's rows as stories' Players, without a dict for each first
-        StoryPlayer(str(player.name), str(player.gender), role, alive, exiled, revealed)
+    rows = [  # the roster's rows in the stories' Player's order, without a dict for each
+        (str(player.name), str(player.gender), role, alive, exiled, revealed)
         for player, role, alive, exiled, revealed in _roster_rows(players, view, roles, reveal)
-    )
-    return Cast(cast, roles.own if roles is not None else None)
+    ]
+    return Cast.of_rows(rows, roles.own if roles is not None else None)
 
 
 def recipient_cast(
