@@ -433,7 +433,7 @@ class Daemon:
         )
 
         async def after_pass(outcomes: list[Outcome]) -> None:
-            # The pass queued its mail claimed for the sender: it delivers them, unclaimed.
+            # The pass queued its mail claimed for the sender: delivered with no claim pass.
             queued = [item for outcome in outcomes for item in outcome.queued]
             if queued:
                 sender.hand_over(queued)
