@@ -7,8 +7,9 @@ Assembled from the configuration by :class:`Daemon`:
   wakes the inbox worker;
 - the inbox worker: runs :func:`~narrator.service.inbox.process_pending` in a thread when woken
   and every ``inbox_interval`` seconds (mail stored by ``narrator inject`` or another process),
-  then wakes the outbox sender and, when a game's deadline or status changed (a vote closed a
-  step early), re-reads the deadlines;
+  queueing its replies already claimed by the sender (this daemon's owner id and lease), then
+  hands the sender those mails to deliver (no claim pass of its own) and, when a game's deadline
+  or status changed (a vote closed a step early), re-reads the deadlines;
 - the :class:`~narrator.scheduler.DeadlineScheduler` (APScheduler): deadlines and reminders,
   and the closing digests of players' Help floods once their hour is over;
 - the :class:`~narrator.outbound.sender.OutboxSender`: the Maildir (default) or SMTP submission;
@@ -40,7 +41,7 @@ import random
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ from narrator.inbound.smtp import SmtpReceiver, SmtpSettings
 from narrator.models import InboxState
 from narrator.outages import log_failure
 from narrator.outbound.leases import LeaseKeeper, OwnerLock, new_owner_id
-from narrator.outbound.outbox import SqlOutbox, outbox_sender
+from narrator.outbound.outbox import Claimant, SqlOutbox, outbox_sender
 from narrator.outbound.sender import FailedMail, OutboxSender
 from narrator.outbound.transport import MaildirTransport, Transport, transport_from_config
 from narrator.scheduler import DeadlineScheduler, ReminderLead, default_reminder_lead
@@ -122,9 +123,10 @@ class DaemonOptions:
 class InboxWorker:
     """Processes stored mail: on every wake-up of ``notifier`` and every ``interval`` seconds.
 
-    ``after_pass`` is awaited after a pass that processed something (the daemon wakes the
-    sender, and re-reads the deadlines when the pass moved one).  After a pass that took every
-    mail there was (:func:`took_all`) it waits for the next wake-up instead of looking again.
+    ``after_pass`` is awaited after a pass that processed something (the daemon hands the
+    sender the mail the pass queued claimed by the settings' claimant, and re-reads the
+    deadlines when the pass moved one).  After a pass that took every mail there was
+    (:func:`took_all`) it waits for the next wake-up instead of looking again.
     """
 
     def __init__(
@@ -431,7 +433,10 @@ class Daemon:
         )
 
         async def after_pass(outcomes: list[Outcome]) -> None:
-            sender.wake()
+            # The pass queued its mail claimed for the sender: delivered with no claim pass.
+            queued = [item for outcome in outcomes for item in outcome.queued]
+            if queued:
+                sender.hand_over(queued)
             if not any(outcome.replan for outcome in outcomes):
                 return  # no deadline moved: the scheduler's jobs stand
             try:
@@ -444,7 +449,8 @@ class Daemon:
         self.worker = InboxWorker(
             factory,
             mailer,
-            inbox_settings(config),
+            # The replies are queued claimed by this daemon's sender (delivered by after_pass).
+            replace(inbox_settings(config), claimant=Claimant(owner, config.outbound.lease)),
             self._clock,
             notifier,
             interval=options.inbox_interval,

@@ -16,6 +16,12 @@ A claim also records its sender (``claimed_by``, the daemon's owner id, see
 :mod:`narrator.outbound.leases`), so that the claims of a sender that died are taken back at
 once (:meth:`SqlOutbox.reclaim_all`, :meth:`SqlOutbox.reclaim_orphaned`) instead of when
 their lease runs out; every outcome clears it.
+
+The daemon's inbox pass queues its replies already claimed for the daemon's own sender
+(:class:`Claim`): each row is inserted as its first claim would leave it, in the pass's
+transaction, and after the commit the sender is handed the claimed mails to deliver
+(:meth:`~narrator.outbound.sender.OutboxSender.hand_over`), with no claim of its own.  Should
+the daemon die first, the rows are a dead sender's claims like any other, taken back as above.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import logging
 import random
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -54,6 +60,24 @@ class Queued:
     raw: bytes
 
 
+@dataclass(frozen=True)
+class Claimant:
+    """A sender that claims the mail a transaction queues: its owner id (recorded with each
+    claim, see :mod:`narrator.outbound.leases`) and its lease."""
+
+    owner: int
+    lease: timedelta
+
+
+@dataclass
+class Claim:
+    """The mail one transaction queued claimed by `claimant` (:func:`queue_mail`): the items
+    its sender is handed once the transaction committed (meaningless if it rolled back)."""
+
+    claimant: Claimant
+    items: list[OutboxItem] = field(default_factory=list)
+
+
 def queue_mail(
     session: Session,
     mail: OutgoingMail,
@@ -62,6 +86,7 @@ def queue_mail(
     kind: str,
     game_id: int | None = None,
     message_id: str | None = None,
+    claim: Claim | None = None,
 ) -> Queued:
     """Compose ``mail`` and insert its outbox row in ``session``'s transaction (a Core insert,
     at once; no commit); return what was queued.
@@ -69,6 +94,9 @@ def queue_mail(
     ``kind`` is the mail's kind for the log and admins (``receipt``, ``error``, ``step``...).
     ``message_id`` fixes the Message-ID (see ``make_message_id``); by default a fresh random one
     in the sender's domain.  The stored bytes, Date included, are what every attempt sends.
+    With ``claim``, the row is inserted claimed by its claimant, as :meth:`SqlOutbox.claim_due`
+    would leave it at ``now`` (its owner id, one attempt, due again a lease later), and its item
+    is added to ``claim.items``; without, it is due at once for any sender.
     Raises what :func:`~narrator.outbound.compose.compose` raises for unusable input.
     """
     if message_id is None:
@@ -84,8 +112,29 @@ def queue_mail(
         "attempts": 0,
         "next_attempt_at": now,
         "created_at": now,
+        "claimed_by": None,
     }
-    session.connection().execute(_QUEUE, row)
+    if claim is None:
+        session.connection().execute(_QUEUE, row)
+        return Queued(message_id, raw)
+    row.update(
+        attempts=1, next_attempt_at=now + claim.claimant.lease, claimed_by=claim.claimant.owner
+    )
+    inserted = session.connection().execute(_QUEUE, row).inserted_primary_key
+    assert inserted is not None, "an outbox row without its id"
+    row_id: int = inserted[0]
+    claim.items.append(
+        OutboxItem(
+            id=row_id,
+            message_id=message_id,
+            recipient=mail.to.email,
+            raw=raw,
+            kind=kind,
+            game_id=game_id,
+            attempts=1,
+            created_at=now,
+        )
+    )
     return Queued(message_id, raw)
 
 

@@ -17,6 +17,12 @@ hand-off to a worker thread and one directory fsync for the batch), and each mai
 - server unavailable (unreachable, 421, login refused): rescheduled like a temporary failure,
   and the rest of the batch is handed back for the same time, untried.
 
+Mail queued already claimed for this sender (the daemon's inbox pass queues its replies so,
+see :class:`~narrator.outbound.outbox.Claim`) is handed to it by :meth:`OutboxSender.hand_over`
+once its transaction committed: the next pass delivers those mails, before it would claim any,
+as it would deliver its own claim's (their claim was made when they were queued, and the same
+half-lease rule holds); what is still in hand when the sender stops is handed back, due at once.
+
 Every mail marked failed is passed to the ``on_failed`` hook (the daemon tells the admins).
 :meth:`OutboxSender.run` repeats passes until stopped, sleeping until the next row is due, the
 poll interval ends, or :meth:`OutboxSender.wake` is called because new mail was queued.
@@ -240,6 +246,8 @@ class OutboxSender:
         # is the relay's fault).
         self._refused_in_a_row: set[str] = set()
         self._journal = journal
+        # Mails claimed for this sender when they were queued, to deliver (see hand_over).
+        self._handed: list[OutboxItem] = []
 
     @property
     def transport(self) -> Transport:
@@ -253,6 +261,16 @@ class OutboxSender:
 
     def wake(self) -> None:
         """Start a pass now instead of at the next poll (call after committing new mail)."""
+        self._wakeup.set()
+
+    def hand_over(self, items: Sequence[OutboxItem]) -> None:
+        """Deliver `items` in the next pass (started now), before any due mail is claimed.
+
+        Each must be claimed for this sender already, by a transaction that committed, as
+        :func:`~narrator.outbound.outbox.queue_mail` claims with a ``Claim``: its claim was made
+        when it was queued (its ``created_at``), with this sender's lease.
+        """
+        self._handed.extend(items)
         self._wakeup.set()
 
     def stop(self) -> None:
@@ -284,18 +302,35 @@ class OutboxSender:
                 # Due rows that could not be claimed are another process's: don't spin on them.
                 delay = min(1.0, self._poll_interval)
             await self._sleep(delay)
+        await self._release_handed()
+
+    async def _release_handed(self) -> None:
+        """Hand back, due at once, the mails handed over but not delivered (the sender stops)."""
+        left, self._handed = self._handed, []
+        if not left:
+            return
+        try:
+            await self._hand_back(left, self._clock(), "requeued: the sender stopped")
+        except Exception as error:  # their claim runs out, or the next daemon takes it back
+            log_failure(log, error, f"handing back {len(left)} outbox mail(s)", "left claimed")
 
     async def run_once(self) -> PassReport:
-        """Claim and deliver one batch of due mail; returns what happened.
+        """Claim and deliver one batch of due mail, or deliver a batch of the mail handed over
+        (:meth:`hand_over`) if there is any; returns what happened.
 
         The pass stops early, handing the rest of its batch back, when the server is unavailable
         (they are rescheduled like the mail that found out) or when half the claim's lease has
         gone by (they are due again at once), so no claim runs out while its mail still waits.
         """
-        claimed_at = self._clock()
-        items = await asyncio.to_thread(
-            self._repository.claim_due, claimed_at, self._lease, self._batch_size
-        )
+        if self._handed:
+            items = self._handed[: self._batch_size]
+            del self._handed[: self._batch_size]
+            claimed_at = min(item.created_at for item in items)  # claimed when queued
+        else:
+            claimed_at = self._clock()
+            items = await asyncio.to_thread(
+                self._repository.claim_due, claimed_at, self._lease, self._batch_size
+            )
         if not items:
             return PassReport()
         tally = _Tally(claimed=len(items))

@@ -36,6 +36,8 @@ from narrator.models import (
     fold_email,
 )
 from narrator.outbound.compose import Address, InvalidAddress, check_address
+from narrator.outbound.outbox import Claim, Claimant
+from narrator.outbound.sender import OutboxItem
 from narrator.service import games as service
 from narrator.service.authenticity import SenderAuth, from_problem, header_items
 from narrator.service.chain import Action, Rule, Verdict, go_on, walk
@@ -121,6 +123,9 @@ class InboxSettings:
         default_factory=explainers, repr=False, compare=False
     )
     explain: Explain = field(init=False, repr=False, compare=False)
+    # The sender that claims the mail processing queues (the daemon's own, see
+    # process_pending); None: the mail is due at once for any sender.
+    claimant: Claimant | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "explain", self.explainer(self.ruleset, self.language))
@@ -158,6 +163,9 @@ class Outcome:
     # Its transaction changed a game's deadline or status (a step closed early, the game
     # ended): the daemon's scheduler reads the deadlines again.
     replan: bool = field(default=False, compare=False)
+    # The mail it queued claimed by the pass's claimant (see process_pending), committed: its
+    # sender is to deliver them.
+    queued: tuple[OutboxItem, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -229,7 +237,10 @@ def process_message(
     `arrival` is the row as its batch read it already (default: read here).
     """
     mail = _arrived(work, mailer, settings, row, now, arrival)
-    decision = walk(INBOX_CHAIN, mail, lambda letters: post(work.session, mailer, letters, now))
+    claim = work.claim
+    decision = walk(
+        INBOX_CHAIN, mail, lambda letters: post(work.session, mailer, letters, now, claim=claim)
+    )
     verdict = decision.verdict
     if verdict.action is Action.HAND_OFF:
         outcome = _read(decision.mail)
@@ -480,7 +491,7 @@ def _game_over(mail: _Mail, answer: _Answer, game: Game) -> Outcome:
     text = refusal_text("game-over", game.ruleset, game.language, **params)
     error = _Error("game-over", text)
     letter = _error_reply(mail.work, game, mail.parsed, answer.reply, error, mail.settings)
-    post(mail.work.session, mail.mailer, [letter], mail.now)
+    post(mail.work.session, mail.mailer, [letter], mail.now, claim=mail.work.claim)
     what = _suffix("error: game-over", answer.admission)
     return _done(mail.work, mail.row, mail.now, InboxState.DONE, what)
 
@@ -502,10 +513,10 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     except service.GameError as error:
         refused = _Error(error.code, error.reply_text)
         letter = _error_reply(work, answer.game, mail.parsed, answer.reply, refused, settings)
-        post(work.session, mailer, [letter], mail.now)
+        post(work.session, mailer, [letter], mail.now, claim=work.claim)
         what = _suffix(f"error: {error.code}", answer.admission)
         return _done(work, mail.row, mail.now, InboxState.DONE, what)
-    post(work.session, mailer, letters, mail.now)
+    post(work.session, mailer, letters, mail.now, claim=work.claim)
     return _done(work, mail.row, mail.now, InboxState.DONE, _suffix(what, answer.admission))
 
 
@@ -568,7 +579,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
         message = settings.explainer(game.ruleset, game.language)(command.code.value, rest)
     error = _Error(command.code.value, message, choices)
     letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
-    post(work.session, mail.mailer, [letter], mail.now)
+    post(work.session, mail.mailer, [letter], mail.now, claim=work.claim)
     what = _suffix(f"error: {command.code.value}", answer.admission)
     return _done(work, mail.row, mail.now, InboxState.DONE, what)
 
@@ -1111,6 +1122,12 @@ def process_pending(
 ) -> list[Outcome]:
     """Process up to `limit` unprocessed inbox rows, in batches of `batch_size` per transaction.
 
+    With a claimant in `settings` (the daemon's sender), the mail a batch queues is queued
+    claimed by it, and each outcome carries its mail's items (:attr:`Outcome.queued`), for
+    the sender to deliver (:meth:`~narrator.outbound.sender.OutboxSender.hand_over`) with no
+    claim of its own; without (the CLI, ``narrator inject``), the mail is due at once for any
+    sender.
+
     When a batch fails, nothing of it is kept, and its mails are processed again one per
     transaction, so that one bad mail costs the others nothing.  A mail whose own processing
     raised is retried on a later pass (not this one), and set aside as ``failed`` after
@@ -1163,7 +1180,9 @@ class _Pass:
     def batch(self, size: int, claimed: list[int]) -> list[tuple[int, str | None, Outcome]] | None:
         """Claim up to `size` mails (their ids into `claimed`) and process them in one
         transaction; None when there was none."""
-        with unit_of_work(self.factory) as work:
+        claimant = self.settings.claimant
+        claim = Claim(claimant) if claimant is not None else None
+        with unit_of_work(self.factory, claim) as work:
             rows = _claim(work.session, self.sqlite, self.failed, size)
             if not rows:
                 return None
@@ -1176,16 +1195,21 @@ class _Pass:
             named = {a.routed.game for a in arrivals if isinstance(a.routed, Route | Help)}
             work.lock_games(g.id for g in games if g.name in named)
             done = [
-                (
-                    row.id,
-                    row.message_id,
-                    process_message(work, self.mailer, self.settings, row, self.clock(), arrival),
-                )
+                (row.id, row.message_id, self._process(work, row, arrival))
                 for row, arrival in zip(rows, arrivals, strict=True)
             ]
             if not work.plans_changed():
                 return done
             return [(i, m, replace(outcome, replan=True)) for i, m, outcome in done]
+
+    def _process(self, work: Work, row: Claimed, arrival: Arrival) -> Outcome:
+        """Process one mail of the batch; its outcome carries the mail it queued claimed."""
+        claim = work.claim
+        before = len(claim.items) if claim is not None else 0
+        outcome = process_message(work, self.mailer, self.settings, row, self.clock(), arrival)
+        if claim is None or len(claim.items) == before:
+            return outcome
+        return replace(outcome, queued=tuple(claim.items[before:]))
 
     def failed_batch(self, claimed: list[int], error: Exception) -> None:
         """The batch of `claimed` mails raised `error`: take them one at a time; a single

@@ -28,7 +28,7 @@ from narrator.outbound.compose import (
     make_message_id,
     parse_message_ids,
 )
-from narrator.outbound.outbox import queue_mail
+from narrator.outbound.outbox import Claim, queue_mail
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.threads import reply_subject, root_message_id
 from stories import Event as StoryEvent
@@ -114,8 +114,19 @@ class Letter:
     page: PlayerInfo | None = None
 
 
-def post(session: Session, mailer: Mailer, letters: Iterable[Letter], now: datetime) -> list[str]:
+def post(
+    session: Session,
+    mailer: Mailer,
+    letters: Iterable[Letter],
+    now: datetime,
+    *,
+    claim: Claim | None = None,
+) -> list[str]:
     """Render and queue `letters` in order in `session`; return the Message-IDs queued.
+
+    With `claim` (the unit of work's, :attr:`narrator.service.work.Work.claim`), the mails are
+    queued claimed by its sender, which delivers them once the transaction committed (see
+    :func:`~narrator.outbound.outbox.queue_mail`).
 
     The one place a personal link enters a mail: a letter with a `page` player, when the
     mailer has the personal pages' key, renders with ``page_link`` (his page's address) in its
@@ -125,7 +136,7 @@ def post(session: Session, mailer: Mailer, letters: Iterable[Letter], now: datet
     template) is not mailed; one that answers a sender over his reply limit is rendered but
     not queued (its Message-ID is still returned, as the mail would have had it).
     """
-    return _PostOffice(session, mailer, now).post(letters)
+    return _PostOffice(session, mailer, now, claim).post(letters)
 
 
 @dataclass
@@ -135,6 +146,7 @@ class _PostOffice:
     session: Session
     mailer: Mailer
     now: datetime
+    claim: Claim | None
     keys: dict[tuple[int | None, str, str | None], StoryKey] = field(default_factory=dict)
 
     def post(self, letters: Iterable[Letter]) -> list[str]:
@@ -263,5 +275,6 @@ class _PostOffice:
             kind=letter.kind,
             game_id=game_id,
             message_id=message_id,
+            claim=self.claim,
         )
         return message_id

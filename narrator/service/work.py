@@ -37,6 +37,7 @@ from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
 
 if TYPE_CHECKING:
+    from narrator.outbound.outbox import Claim
     from narrator.service.table import GameTable
 
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
@@ -101,11 +102,14 @@ class Work:
     """What one transaction has read and changed of the games; see the module docstring.
 
     The rules state a caller stores (:meth:`store`) is the game's state from then on; it is
-    dumped into the game's row once, at :meth:`flush`.
+    dumped into the game's row once, at :meth:`flush`.  The mail it posts is queued claimed by
+    `claim`'s sender when it has one (the daemon's inbox pass: see
+    :func:`narrator.service.letters.post`).
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, claim: Claim | None = None) -> None:
         self.session = session
+        self.claim = claim
         self._open_games: list[Any] | None = None  # rows: id, name, status, language
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         # What each locked game's deadline and reminder were planned from when it was read
@@ -253,11 +257,12 @@ def _plan_of(game: Game) -> tuple[Any, ...]:
 
 
 @contextmanager
-def unit_of_work(factory: sessionmaker[Session]) -> Iterator[Work]:
-    """Yield a :class:`Work` inside one transaction; its states are written before the commit
-    (nothing is written when the block raises: the transaction is rolled back)."""
+def unit_of_work(factory: sessionmaker[Session], claim: Claim | None = None) -> Iterator[Work]:
+    """Yield a :class:`Work` inside one transaction (posting its mail under `claim`, if any);
+    its states are written before the commit (nothing is written when the block raises: the
+    transaction is rolled back)."""
     with transaction(factory) as session:
-        work = Work(session)
+        work = Work(session, claim)
         yield work
         work.flush()
 

@@ -8,7 +8,7 @@ import mailbox
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,8 +26,9 @@ from narrator.outbound.compose import (
     compose,
     make_message_id,
 )
-from narrator.outbound.outbox import SqlOutbox, outbox_sender, queue_mail
-from narrator.outbound.sender import FailedMail, OutboxSender, RetryPolicy
+from narrator.outbound.leases import LOCK_SPACE
+from narrator.outbound.outbox import Claim, Claimant, SqlOutbox, outbox_sender, queue_mail
+from narrator.outbound.sender import FailedMail, OutboxItem, OutboxSender, RetryPolicy
 from narrator.outbound.transport import SmtpSettings, SmtpTransport
 from tests.outbound.helpers import FakeClock, SmtpServer
 from tests.support.aio import run_async
@@ -333,3 +334,149 @@ def test_the_daemons_sender_in_dev_mode_writes_the_maildir(
     assert message["Message-ID"] == row.message_id
     assert message["Delivered-To"] == "anna@example.org"
     assert message["Return-Path"] == "<verteller@example.org>"
+
+
+# -- mail queued claimed for the daemon's own sender (its inbox pass's replies) -------------------
+
+LEASE = timedelta(minutes=10)
+OWNER = 4242  # the daemon's owner id (no advisory lock held: on PostgreSQL, a dead owner)
+
+
+class CountedOutbox(SqlOutbox):
+    """The SQL outbox, counting the sender's claims."""
+
+    claims = 0
+
+    def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
+        self.claims += 1
+        return super().claim_due(now, lease, limit)
+
+
+def queue_claimed(factory: sessionmaker[Session], clock: FakeClock, *recipients: str) -> Claim:
+    """Queue a mail to each of `recipients` claimed for OWNER's sender, as the daemon's inbox
+    pass does (committed)."""
+    claim = Claim(Claimant(OWNER, LEASE))
+    with transaction(factory) as session:
+        for n, recipient in enumerate(recipients):
+            queue_mail(session, mail_to(recipient, n), now=clock(), kind="receipt", claim=claim)
+    return claim
+
+
+def test_mail_queued_under_a_claim_is_stored_as_the_first_claim_would_leave_it(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    claim = queue_claimed(factory, clock, "anna@example.org", "bram@example.org")
+    stored = rows(factory)
+    assert [(r.state, r.attempts, r.claimed_by) for r in stored] == [("pending", 1, OWNER)] * 2
+    assert {r.next_attempt_at for r in stored} == {clock() + LEASE}
+    # The items are what a claim of the rows would have returned.
+    assert claim.items == [
+        OutboxItem(r.id, r.message_id, r.recipient, r.raw, r.kind, r.game_id, 1, r.created_at)
+        for r in stored
+    ]
+    assert SqlOutbox(factory).claim_due(clock(), LEASE, 10) == []  # claimed: nobody else's
+
+
+def test_mail_handed_over_is_delivered_without_a_claim_of_the_sender(
+    factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    claim = queue_claimed(factory, clock, "anna@example.org", "bram@example.org")
+    outbox = CountedOutbox(factory, owner=OWNER)
+
+    async def scenario() -> None:
+        sender, transport = smtp_sender(outbox, smtp_server, clock, lease=LEASE)
+        try:
+            sender.hand_over(claim.items)
+            report = await sender.run_once()
+            assert (report.claimed, report.sent, outbox.claims) == (2, 2, 0)
+            assert (await sender.run_once()).claimed == 0  # a claim now: nothing is left
+        finally:
+            await transport.close()
+
+    run_async(scenario())
+    assert [(r.state, r.attempts, r.claimed_by) for r in rows(factory)] == [("sent", 1, None)] * 2
+    assert set(smtp_server.handler.message_ids().values()) == {1}
+
+
+def test_handed_over_mail_past_half_its_lease_is_handed_back_untried(
+    factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    """Its claim was made when it was queued: the sender's half-lease rule counts from then."""
+    claim = queue_claimed(factory, clock, "anna@example.org")
+    clock.advance(LEASE / 2)
+
+    async def scenario() -> None:
+        sender, transport = smtp_sender(SqlOutbox(factory, owner=OWNER), smtp_server, clock)
+        try:
+            sender.hand_over(claim.items)
+            assert (await sender.run_once()).retried == 1
+            again = await sender.run_once()  # due at once: claimed like any due mail
+            assert (again.claimed, again.sent) == (1, 1)
+        finally:
+            await transport.close()
+
+    run_async(scenario())
+    (row,) = rows(factory)
+    assert (row.state, row.attempts) == ("sent", 2)
+    assert smtp_server.handler.message_ids() == Counter({row.message_id: 1})
+
+
+def test_a_stopping_sender_hands_back_the_mail_it_was_handed(
+    factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    claim = queue_claimed(factory, clock, "anna@example.org")
+
+    async def scenario() -> None:
+        sender, transport = smtp_sender(SqlOutbox(factory, owner=OWNER), smtp_server, clock)
+        try:
+            sender.hand_over(claim.items)
+            sender.stop()  # before its pass: it stops now
+            await sender.run()
+        finally:
+            await transport.close()
+
+    run_async(scenario())
+    (row,) = rows(factory)
+    assert (row.state, row.claimed_by, row.next_attempt_at) == ("pending", None, clock())
+    assert smtp_server.handler.received == []
+    assert SqlOutbox(factory).next_due() == clock()  # due at once for any sender
+
+
+def test_mail_claimed_by_a_daemon_that_died_before_delivering_it_is_sent_once_after_its_lease(
+    factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
+) -> None:
+    """The pass committed its reply claimed, and the daemon died before handing it over: no
+    sender takes it before its lease ran out (without a reclaim), then one sends it once."""
+    queue_claimed(factory, clock, "anna@example.org")
+    other = CountedOutbox(factory, owner=OWNER + 1)
+
+    async def scenario() -> None:
+        sender, transport = smtp_sender(other, smtp_server, clock, lease=LEASE)
+        try:
+            clock.advance(LEASE - timedelta(seconds=1))
+            assert (await sender.run_once()).claimed == 0
+            clock.advance(timedelta(seconds=1))
+            assert (await sender.run_once()).sent == 1
+            assert (await sender.run_once()).claimed == 0
+        finally:
+            await transport.close()
+
+    run_async(scenario())
+    (row,) = rows(factory)
+    assert (row.state, row.attempts) == ("sent", 2)
+    assert smtp_server.handler.message_ids() == Counter({row.message_id: 1})
+
+
+def test_mail_claimed_by_a_dead_daemon_is_taken_back_by_the_reclaim_at_once(
+    factory: sessionmaker[Session], clock: FakeClock, database_url: str
+) -> None:
+    """SQLite: the next daemon's start takes every claim back; PostgreSQL: a live daemon takes
+    back the claims of an owner without its advisory lock (OWNER holds none)."""
+    queue_claimed(factory, clock, "anna@example.org")
+    outbox = SqlOutbox(factory, owner=OWNER + 1)
+    if database_url.startswith("sqlite"):
+        assert outbox.reclaim_all(clock()) == 1
+    else:
+        assert outbox.reclaim_orphaned(clock(), LOCK_SPACE) == 1
+    (item,) = outbox.claim_due(clock(), LEASE, 10)
+    assert item.attempts == 2  # a second attempt: the send journal is read for it

@@ -3,6 +3,7 @@ batch see each other's effects, and a mail that fails costs the others of its ba
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator
 from datetime import timedelta
@@ -24,6 +25,7 @@ from narrator.models import (
     Vote,
     game_players,
 )
+from narrator.outbound.outbox import Claimant
 from narrator.service import games as service
 from narrator.service.inbox import (
     MAX_ATTEMPTS,
@@ -401,3 +403,54 @@ def test_the_games_a_batch_locks_stay_locked_to_other_daemons(postgres_db_url: s
     finally:
         other.dispose()
         engine.dispose()
+
+
+def test_every_mail_a_pass_with_a_claimant_queues_is_claimed_and_carried_by_its_outcome(
+    factory: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """The daemon's pass hands its sender what it queued, and no more wakes it: so every mail
+    queued in the pass (replies, and a step's mails when a vote closes it early) is claimed by
+    the claimant and named by an outcome; mail queued elsewhere (the start) is not claimed."""
+    owner = 4242
+    settings = dataclasses.replace(SETTINGS, claimant=Claimant(owner, timedelta(minutes=10)))
+    new_game(factory)
+    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
+    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    clock = Clock()
+    outcomes = process_pending(factory, mailer, settings, clock)
+    with unit_of_work(factory) as work:
+        signed_up = set(work.session.scalars(select(OutboxMessage.id)))
+        game = work.session.scalars(select(Game)).one()
+        game.close_early = True
+        service.start_game(work, mailer, game, now=clock(), seed=7)
+        step = game.step_number
+    with transaction(factory) as session:
+        started = set(session.scalars(select(OutboxMessage.id))) - signed_up
+    sink = DbSink(factory)
+    for n in range(30):  # every asked player votes, one mail a pass, until the step closes
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            if game.step_number != step:
+                break
+            rs = service.ruleset_of(game)
+            state = service.load_state(work, game)
+            player = next(p for p in rs.asked(state) if p not in state.votes)
+            action = rs.choices(state, player).actions[0]
+            targets = [t for t in action.targets if t != player][: action.min_names]
+            body = " ".join(targets) or "blanco"
+            if action.keyword:
+                body += f" {action.keyword}"
+        sink.store_sync(
+            mail(f"{player.lower()}@example.org", "WW5", body, 200 + n), source="inject"
+        )
+        clock.now += timedelta(minutes=1)
+        outcomes += process_pending(factory, mailer, settings, clock)
+    assert outcomes[-1].replan and len(outcomes[-1].queued) > 1  # the receipt, the next step's
+    queued = [item for outcome in outcomes for item in outcome.queued]
+    with transaction(factory) as session:
+        rows = session.execute(
+            select(OutboxMessage.id, OutboxMessage.claimed_by, OutboxMessage.attempts)
+        ).all()
+    assert {row.id for row in rows if row.claimed_by is None} == started
+    assert sorted(item.id for item in queued) == sorted(r.id for r in rows if r.id not in started)
+    assert {(r.claimed_by, r.attempts) for r in rows if r.id not in started} == {(owner, 1)}
