@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # the state imports this module (its table of shared targets)
 
 NIGHT_STEPS = frozenset({"grafrover", "klaas_vaak", "nacht", "heks", "ochtend"})
 DEAD_STEPS = frozenset({"doden", "na_brandstapel"})
+SOLE_ACTIONS = frozenset({"brandstapel", "burgemeesterverkiezing"})
+"""The steps whose only vote is the same for everybody asked (:func:`actions_for` gives
+:data:`LYNCH` or :data:`ELECTION` alone, or nothing)."""
 KEYWORD_ORDER = ("witte", "burgemeester")
 """The special votes' keyword ids, in the order a vote reports them."""
 KEYWORDS = frozenset(KEYWORD_ORDER)
@@ -355,13 +358,21 @@ def _compute_shared(state: GameState, action: ActionSpec, voter: Player) -> Shar
 
 def shared_targets_table(state: GameState) -> Mapping[Hashable, SharedTargets]:
     """The names valid whoever votes, for every vote asked in the current step (computed once
-    per distinct action: the choices of all asked players cost O(players) together)."""
+    per distinct action: the choices of all asked players cost O(players) together).
+
+    In a step that asks everybody the same one vote (:data:`SOLE_ACTIONS`) the first player
+    asked gives the table's only entry: the others are not gone over (a lone vote in a big
+    game builds this table for its voter's choices).
+    """
     table: dict[Hashable, SharedTargets] = {}
+    sole = state.step in SOLE_ACTIONS
     for player in state.players:
         for action in actions_for(state, player):
             key = _target_key(action, player)
             if key not in table:
                 table[key] = _compute_shared(state, action, player)
+        if sole and table:
+            break
     return MappingProxyType(table)
 
 

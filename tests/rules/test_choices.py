@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 
 from rules import Accepted, ActionChoice, Choices, Seat, Settings, Vote
 from rules.wakkerdam import actions
-from rules.wakkerdam.state import GameState
+from rules.wakkerdam.state import GameState, Player
 from tests.rules.strategies import (
     RS,
     STRANGER,
@@ -83,6 +83,16 @@ def check_same_choices(state: GameState, rng: random.Random) -> None:
     assert {name: RS.choices(fresh, spelt[name]) for name in shuffled} == expected
     asked = set(RS.asked(state))
     assert {name for name, choice in forward.items() if choice.is_asked} == asked
+    assert set(actions.shared_targets_table(state)) == every_target_key(state)
+
+
+def every_target_key(state: GameState) -> set[object]:
+    """The key of the shared list of every vote any player is asked (all players gone over)."""
+    return {
+        actions._target_key(action, player)
+        for player in state.players
+        for action in actions.actions_for(state, player)
+    }
 
 
 def play_and_compare(setup: Setup, policy: Policy) -> None:
@@ -170,3 +180,30 @@ def test_a_vote_keeps_the_lists_of_the_state_it_was_cast_in() -> None:
     assert RS.choices(after, "Dirk").targets is before
     assert after.index is state.index
     assert RS.choices(after, "Dirk") == reference_choices(after, "Dirk")
+
+
+@pytest.mark.parametrize("step", sorted(actions.SOLE_ACTIONS))
+def test_a_step_of_one_vote_for_all_builds_its_list_from_the_first_asked(
+    step: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lynch and the election ask everybody the same vote: the shared lists are built from
+    the first player asked, the others are not gone over (a lone vote in a big game builds
+    them for its voter's choices), and they are the lists of every player's vote."""
+    seats = [Seat(name, "burger") for name in names_for(30)]
+    seats[0] = Seat(seats[0].name, "weerwolf")
+    state: GameState = RS.new_game(seats, Settings(seed=1, options={"mayor": True}, strictness=3))
+    players = (replace(state.players[0], alive=False), *state.players[1:])
+    state = replace(state, step=step, day=1, players=players, election_due=True, table=None)
+    assert RS.asked(state)[0] == state.players[1].name
+    expected = every_target_key(state)
+    assert len(expected) == 1
+    asked_of: list[str] = []
+    actions_for = actions.actions_for
+
+    def counted(state: GameState, player: Player) -> tuple[object, ...]:
+        asked_of.append(player.name)
+        return actions_for(state, player)
+
+    monkeypatch.setattr(actions, "actions_for", counted)
+    assert set(actions.shared_targets_table(state)) == expected
+    assert asked_of == [state.players[0].name, state.players[1].name]
