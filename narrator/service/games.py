@@ -779,6 +779,8 @@ class _Voting:
         (``Ruleset.relay``: the vampiri's hunters, who converge by these copies as they would by
         gestures at the table).  A copy is the voter's receipt mailed to another reader:
         ``player`` is the voter, ``recipient`` the member told."""
+        if not readers:  # most votes: nobody else reads it (no index of the players built)
+            return []
         voter = receipt["player"]
         table = self.table
         by_name = {p.name: p for p in table.players}
