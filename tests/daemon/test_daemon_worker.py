@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from narrator import daemon as daemon_module
-from narrator.commands.serve import settled
+from narrator.commands.serve import YOUNG_COLLECTION, settled
 from narrator.daemon import InboxWorker, took_all
 from narrator.inbound.sink import InboxNotifier
 from narrator.service.inbox import PASS_LIMIT, InboxSettings, Outcome
@@ -136,8 +136,23 @@ def test_mail_stored_close_together_is_taken_by_one_pass_and_no_empty_pass_follo
 def test_narrator_serve_tells_the_collector_to_leave_what_the_start_built() -> None:
     """`narrator serve`, once started, freezes the objects of the start (gc.freeze)."""
     before = gc.get_freeze_count()
+    thresholds = gc.get_threshold()
     try:
         settled(None)
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
+def test_narrator_serve_collects_the_youngest_generation_less_often() -> None:
+    """Once started, `narrator serve` lets the youngest generation grow to YOUNG_COLLECTION
+    allocations before a collection (the older generations' thresholds as they were)."""
+    thresholds = gc.get_threshold()
+    try:
+        settled(None)
+        assert gc.get_threshold() == (YOUNG_COLLECTION, *thresholds[1:])
+        assert thresholds[0] < YOUNG_COLLECTION
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
