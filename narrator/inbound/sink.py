@@ -158,6 +158,11 @@ class InboxNotifier:
         """Signal that there is new mail (safe to call from the event loop only)."""
         self._event.set()
 
+    def clear(self) -> None:
+        """Forget the wake-ups so far: the pass about to start takes the mail they announced
+        (each comes after its mail's commit); mail stored from now on wakes the worker again."""
+        self._event.clear()
+
     async def wait(self, timeout: float | None = None) -> bool:
         """Wait until notified (or ``timeout`` seconds); return whether a notification came."""
         try:

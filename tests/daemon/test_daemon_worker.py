@@ -1,17 +1,18 @@
-"""The daemon's inbox worker (a pass per wake-up, no second pass that would find nothing) and the
-garbage collector of `narrator serve`."""
+"""The daemon's inbox worker (a pass per wake-up, gathering the mail stored meanwhile; no pass
+that would find nothing) and the garbage collector of `narrator serve`."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from narrator import daemon as daemon_module
-from narrator.commands.serve import settled
+from narrator.commands.serve import YOUNG_COLLECTION, settled
 from narrator.daemon import InboxWorker, took_all
 from narrator.inbound.sink import InboxNotifier
 from narrator.service.inbox import PASS_LIMIT, InboxSettings, Outcome
@@ -72,11 +73,86 @@ def test_a_lone_mail_costs_one_pass_and_a_new_wake_up_the_next(
     assert passes == [0, 1]
 
 
+def test_mail_stored_close_together_is_taken_by_one_pass_and_no_empty_pass_follows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Woken by a stored mail, the worker waits its linger before the pass: the mails stored
+    meanwhile go in that pass (not a pass each), and their wake-ups call for no second pass
+    that would find nothing."""
+    lock = threading.Lock()
+    stored = [0]  # mails stored and not yet taken
+    sizes: list[int] = []  # the mails each pass took
+
+    def process_pending(*_args: Any, **_kwargs: Any) -> list[Outcome]:
+        with lock:
+            taken, stored[0] = stored[0], 0
+        sizes.append(taken)
+        return [DONE] * taken
+
+    monkeypatch.setattr(daemon_module, "process_pending", process_pending)
+
+    async def run() -> None:
+        notifier = InboxNotifier()
+
+        async def after_pass(_outcomes: list[Outcome]) -> None:
+            return None
+
+        def store() -> None:  # as DbSink: committed, then the worker woken
+            with lock:
+                stored[0] += 1
+            notifier.notify()
+
+        worker = InboxWorker(
+            None,  # type: ignore[arg-type]
+            None,  # type: ignore[arg-type]
+            InboxSettings(address="verteller@example.org"),
+            lambda: datetime(2026, 1, 1, tzinfo=UTC),
+            notifier,
+            interval=60,
+            after_pass=after_pass,
+            linger=0.3,
+        )
+        worker.start()
+        for _ in range(500):
+            if sizes:
+                break
+            await asyncio.sleep(0.01)
+        assert sizes == [0]  # the pass at start
+        store()
+        await asyncio.sleep(0.05)
+        store()
+        store()
+        for _ in range(500):
+            if sum(sizes) == 3:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.6)  # time for a needless pass (after its linger) to show
+        await worker.stop()
+
+    asyncio.run(run())
+    assert sizes == [0, 3]
+
+
 def test_narrator_serve_tells_the_collector_to_leave_what_the_start_built() -> None:
     """`narrator serve`, once started, freezes the objects of the start (gc.freeze)."""
     before = gc.get_freeze_count()
+    thresholds = gc.get_threshold()
     try:
         settled(None)
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
+def test_narrator_serve_collects_the_youngest_generation_less_often() -> None:
+    """Once started, `narrator serve` lets the youngest generation grow to YOUNG_COLLECTION
+    allocations before a collection (the older generations' thresholds as they were)."""
+    thresholds = gc.get_threshold()
+    try:
+        settled(None)
+        assert gc.get_threshold() == (YOUNG_COLLECTION, *thresholds[1:])
+        assert thresholds[0] < YOUNG_COLLECTION
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
