@@ -5,7 +5,9 @@ per mail, and a vote in a big game must not re-read or re-write a document as la
 game.  So one :class:`Work` per transaction holds what was read, and writes the rules states
 that changed once, in :meth:`Work.flush` (called by :func:`unit_of_work` before the commit).
 The service's operations see a game through its table (:mod:`narrator.service.table`), one
-per game in :attr:`Work.tables`, which holds the game's view and story cast.  Nothing is kept
+per game in :attr:`Work.tables`, which holds the game's view and story cast (dropped at the
+end of the unit of work: a table and its work refer to each other, and the garbage collector
+would otherwise be the one to free a pass's players, states and casts).  Nothing is kept
 between transactions (another process may write meanwhile), and nothing is hidden in the
 session: whoever needs a game's state is handed the ``Work``.
 """
@@ -263,8 +265,11 @@ def unit_of_work(factory: sessionmaker[Session], claim: Claim | None = None) -> 
     transaction is rolled back)."""
     with transaction(factory) as session:
         work = Work(session, claim)
-        yield work
-        work.flush()
+        try:
+            yield work
+            work.flush()
+        finally:
+            work.tables.clear()  # each table refers to the work: freed now, not by the collector
 
 
 @contextmanager
@@ -272,5 +277,8 @@ def work_in(session: Session) -> Iterator[Work]:
     """Yield a :class:`Work` over a transaction the caller holds; written back at the end of
     the block (the caller commits)."""
     work = Work(session)
-    yield work
-    work.flush()
+    try:
+        yield work
+        work.flush()
+    finally:
+        work.tables.clear()  # each table refers to the work: freed now, not by the collector

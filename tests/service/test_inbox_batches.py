@@ -3,8 +3,11 @@ batch see each other's effects, and a mail that fails costs the others of its ba
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import logging
+import weakref
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -36,6 +39,7 @@ from narrator.service.inbox import (
     process_pending,
 )
 from narrator.service.mailer import Mailer
+from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
 from parsing import ErrorCode, ParseError, Route
 from tests.service.test_game_by_mail import mail
@@ -290,6 +294,29 @@ def test_a_unit_of_work_tells_a_changed_plan_of_a_locked_game(
         assert not work.plans_changed()
         game.status = "running"
         assert work.plans_changed()
+
+
+def test_a_unit_of_work_frees_its_tables_without_the_garbage_collector(
+    factory: sessionmaker[Session],
+) -> None:
+    """A table and its unit of work refer to each other; the tables are dropped at the end of
+    the unit of work, so a pass's players, states and casts are freed at once, not when the
+    cyclic garbage collector next runs (also when the block raised)."""
+    new_game(factory)
+    gc.disable()
+    try:
+        for fails in (False, True):
+            with contextlib.suppress(RuntimeError), unit_of_work(factory) as work:
+                game = work.locked_game(work.open_games()[0].id)
+                assert game is not None
+                table = table_of(work, game)
+                freed = weakref.ref(table)
+                del table
+                if fails:
+                    raise RuntimeError("the block raised")
+            assert freed() is None
+    finally:
+        gc.enable()
 
 
 def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
