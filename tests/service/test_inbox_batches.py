@@ -71,6 +71,24 @@ def store(factory: sessionmaker[Session], *mails: tuple[str, str]) -> None:
         sink.store_sync(mail(sender, "WW5", body, n), source="inject")
 
 
+def next_vote(factory: sessionmaker[Session], step: int) -> tuple[str, str] | None:
+    """An asked player of the one game who has not voted yet in step `step`, and a valid vote
+    of his; None once the step has closed."""
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        if game.step_number != step:
+            return None
+        rs = service.ruleset_of(game)
+        state = service.load_state(work, game)
+        player = next(p for p in rs.asked(state) if p not in state.votes)
+        action = rs.choices(state, player).actions[0]
+        targets = [t for t in action.targets if t != player][: action.min_names]
+        body = " ".join(targets) or "blanco"
+        if action.keyword:
+            body += f" {action.keyword}"
+        return player, body
+
+
 def receipts(factory: sessionmaker[Session]) -> dict[str, int]:
     """Replies by In-Reply-To: each mail must be answered exactly once."""
     with transaction(factory) as session:
@@ -259,18 +277,10 @@ def test_an_outcome_says_whether_its_transaction_moved_a_deadline(
     sink = DbSink(factory)
     replans = []
     for n in range(30):  # every asked player votes, one mail a pass, until the step closes
-        with unit_of_work(factory) as work:
-            game = work.session.scalars(select(Game)).one()
-            if game.step_number != step:
-                break
-            rs = service.ruleset_of(game)
-            state = service.load_state(work, game)
-            player = next(p for p in rs.asked(state) if p not in state.votes)
-            action = rs.choices(state, player).actions[0]
-            targets = [t for t in action.targets if t != player][: action.min_names]
-            body = " ".join(targets) or "blanco"
-            if action.keyword:
-                body += f" {action.keyword}"
+        vote = next_vote(factory, step)
+        if vote is None:
+            break
+        player, body = vote
         sink.store_sync(
             mail(f"{player.lower()}@example.org", "WW5", body, 200 + n), source="inject"
         )
@@ -455,18 +465,10 @@ def test_every_mail_a_pass_with_a_claimant_queues_is_claimed_and_carried_by_its_
         started = set(session.scalars(select(OutboxMessage.id))) - signed_up
     sink = DbSink(factory)
     for n in range(30):  # every asked player votes, one mail a pass, until the step closes
-        with unit_of_work(factory) as work:
-            game = work.session.scalars(select(Game)).one()
-            if game.step_number != step:
-                break
-            rs = service.ruleset_of(game)
-            state = service.load_state(work, game)
-            player = next(p for p in rs.asked(state) if p not in state.votes)
-            action = rs.choices(state, player).actions[0]
-            targets = [t for t in action.targets if t != player][: action.min_names]
-            body = " ".join(targets) or "blanco"
-            if action.keyword:
-                body += f" {action.keyword}"
+        vote = next_vote(factory, step)
+        if vote is None:
+            break
+        player, body = vote
         sink.store_sync(
             mail(f"{player.lower()}@example.org", "WW5", body, 200 + n), source="inject"
         )
