@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 from collections.abc import Callable
 from datetime import datetime
 
@@ -37,6 +38,8 @@ log = logging.getLogger("narrator.outbound.leases")
 LOCK_SPACE = 0x4E52
 #: Seconds between two looks for the claims of dead owners (PostgreSQL).
 DEFAULT_INTERVAL = 1.0
+#: Seconds :meth:`OwnerLock.release` waits for a check in progress.
+RELEASE_WAIT = 5.0
 
 Clock = Callable[[], datetime]
 
@@ -55,12 +58,16 @@ class OwnerLock:
 
     Blocking methods (run them in a thread).  :meth:`acquire` draws owner ids until it gets a
     lock nobody holds; :meth:`check` re-takes the same lock on a new connection when the old
-    one was lost (the server restarted, say).
+    one was lost (the server restarted, say), never once :meth:`release` gave it up: a stopping
+    daemon's keeper, whose check may still run in its thread, must not take it again.
+    :meth:`check` and :meth:`release` take turns (one may be called while the other runs).
     """
 
     def __init__(self, url: str | URL) -> None:
         self._engine: Engine = create_engine(make_url(url), poolclass=NullPool)
         self._connection: Connection | None = None
+        self._turn = threading.Lock()
+        self._released = False
         self.owner = 0
 
     def acquire(self) -> int:
@@ -74,7 +81,14 @@ class OwnerLock:
 
     def check(self) -> bool:
         """Whether the lock is still held; if its connection was lost, take it again on a new
-        one and return False (claims may have been taken back meanwhile)."""
+        one and return False (claims may have been taken back meanwhile).  False, and nothing
+        taken, once released."""
+        with self._turn:
+            if self._released:
+                return False
+            return self._check()
+
+    def _check(self) -> bool:
         connection = self._connection
         if connection is not None:
             try:
@@ -90,9 +104,17 @@ class OwnerLock:
         return False
 
     def release(self) -> None:
-        """Give the lock up (by closing its connection) and dispose of the engine."""
-        self._close()
-        self._engine.dispose()
+        """Give the lock up (by closing its connection) and dispose of the engine; a check
+        running meanwhile is waited for, :data:`RELEASE_WAIT` seconds at most (a check hung on
+        an unreachable server does not hold the daemon's stop)."""
+        self._released = True  # a check starting from now takes nothing
+        waited = self._turn.acquire(timeout=RELEASE_WAIT)
+        try:
+            self._close()
+            self._engine.dispose()
+        finally:
+            if waited:
+                self._turn.release()
 
     def _take(self, owner: int) -> bool:
         self._close()
