@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +20,25 @@ from narrator.service.inbox import PASS_LIMIT, InboxSettings, Outcome
 
 DONE = Outcome("done", "vote accepted")
 RETRY = Outcome("new", "will retry: RuntimeError: boom")
+
+
+def worker_of(
+    notifier: InboxNotifier,
+    after_pass: Callable[[list[Outcome]], Awaitable[None]],
+    **options: Any,
+) -> InboxWorker:
+    """An inbox worker woken by `notifier`, whose passes are the test's ``process_pending``
+    (no database, no mailer)."""
+    return InboxWorker(
+        None,  # type: ignore[arg-type]
+        None,  # type: ignore[arg-type]
+        InboxSettings(address="verteller@example.org"),
+        lambda: datetime(2026, 1, 1, tzinfo=UTC),
+        notifier,
+        interval=60,
+        after_pass=after_pass,
+        **options,
+    )
 
 
 def test_a_pass_took_all_unless_it_hit_its_limit_or_left_a_mail_to_retry() -> None:
@@ -49,15 +69,7 @@ def test_a_lone_mail_costs_one_pass_and_a_new_wake_up_the_next(
         async def after_pass(outcomes: list[Outcome]) -> None:
             after.append(len(outcomes))
 
-        worker = InboxWorker(
-            None,  # type: ignore[arg-type]
-            None,  # type: ignore[arg-type]
-            InboxSettings(address="verteller@example.org"),
-            lambda: datetime(2026, 1, 1, tzinfo=UTC),
-            notifier,
-            interval=60,
-            after_pass=after_pass,
-        )
+        worker = worker_of(notifier, after_pass)
         worker.start()  # its first pass at once: mail stored while down
         for _ in range(100):
             await asyncio.sleep(0.01)
@@ -102,16 +114,7 @@ def test_mail_stored_close_together_is_taken_by_one_pass_and_no_empty_pass_follo
                 stored[0] += 1
             notifier.notify()
 
-        worker = InboxWorker(
-            None,  # type: ignore[arg-type]
-            None,  # type: ignore[arg-type]
-            InboxSettings(address="verteller@example.org"),
-            lambda: datetime(2026, 1, 1, tzinfo=UTC),
-            notifier,
-            interval=60,
-            after_pass=after_pass,
-            linger=0.3,
-        )
+        worker = worker_of(notifier, after_pass, linger=0.3)
         worker.start()
         for _ in range(500):
             if sizes:

@@ -71,13 +71,13 @@ def store(factory: sessionmaker[Session], *mails: tuple[str, str]) -> None:
         sink.store_sync(mail(sender, "WW5", body, n), source="inject")
 
 
-def next_vote(factory: sessionmaker[Session], step: int) -> tuple[str, str] | None:
-    """An asked player of the one game who has not voted yet in step `step`, and a valid vote
-    of his; None once the step has closed."""
+def store_next_vote(factory: sessionmaker[Session], sink: DbSink, step: int, n: int) -> bool:
+    """Store (mail number `n`) a valid vote of an asked player of the one game who has not
+    voted yet in step `step`; False, storing nothing, once the step has closed."""
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game)).one()
         if game.step_number != step:
-            return None
+            return False
         rs = service.ruleset_of(game)
         state = service.load_state(work, game)
         player = next(p for p in rs.asked(state) if p not in state.votes)
@@ -86,7 +86,8 @@ def next_vote(factory: sessionmaker[Session], step: int) -> tuple[str, str] | No
         body = " ".join(targets) or "blanco"
         if action.keyword:
             body += f" {action.keyword}"
-        return player, body
+    sink.store_sync(mail(f"{player.lower()}@example.org", "WW5", body, n), source="inject")
+    return True
 
 
 def receipts(factory: sessionmaker[Session]) -> dict[str, int]:
@@ -277,13 +278,8 @@ def test_an_outcome_says_whether_its_transaction_moved_a_deadline(
     sink = DbSink(factory)
     replans = []
     for n in range(30):  # every asked player votes, one mail a pass, until the step closes
-        vote = next_vote(factory, step)
-        if vote is None:
+        if not store_next_vote(factory, sink, step, 200 + n):
             break
-        player, body = vote
-        sink.store_sync(
-            mail(f"{player.lower()}@example.org", "WW5", body, 200 + n), source="inject"
-        )
         clock.now += timedelta(minutes=1)  # a step opened now ends later than the last
         outcomes = process_pending(factory, mailer, SETTINGS, clock)
         assert [o.what for o in outcomes] == ["vote accepted"]
@@ -465,13 +461,8 @@ def test_every_mail_a_pass_with_a_claimant_queues_is_claimed_and_carried_by_its_
         started = set(session.scalars(select(OutboxMessage.id))) - signed_up
     sink = DbSink(factory)
     for n in range(30):  # every asked player votes, one mail a pass, until the step closes
-        vote = next_vote(factory, step)
-        if vote is None:
+        if not store_next_vote(factory, sink, step, 200 + n):
             break
-        player, body = vote
-        sink.store_sync(
-            mail(f"{player.lower()}@example.org", "WW5", body, 200 + n), source="inject"
-        )
         clock.now += timedelta(minutes=1)
         outcomes += process_pending(factory, mailer, settings, clock)
     assert outcomes[-1].replan and len(outcomes[-1].queued) > 1  # the receipt, the next step's
