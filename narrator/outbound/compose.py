@@ -31,7 +31,6 @@ never contain, so the same input always gives the same bytes.
 from __future__ import annotations
 
 import email.header
-import email.quoprimime
 import email.utils
 import hashlib
 import itertools
@@ -361,61 +360,68 @@ def _body(mail: OutgoingMail, message_id: str) -> bytes:
 #: The bytes quoted-printable writes as they are (the "safe" bytes of :mod:`email.quoprimime`:
 #: printable ASCII but ``=``, space and tab), and line ends.
 _QP_SAFE = bytes(range(ord(" "), ord("~") + 1)).replace(b"=", b"") + b"\t\n"
-#: Every byte to ``.`` but the others to ``!`` (found with ``bytes.find``, in C).
-_QP_MARKS = bytes(ord(".") if n in _QP_SAFE else ord("!") for n in range(256))
+#: Each byte's escape, ``=XX`` (upper-case hex, as :mod:`email.quoprimime` writes it).
+_QP_ESCAPES = tuple(b"=%02X" % n for n in range(256))
+_WHITE = (b" ", b"\t")
 
 
 def _quoted_printable(text: str) -> bytes:
     """UTF-8 quoted-printable lines of at most 78 characters, CRLF-terminated (as ``email``).
 
-    Byte for byte what ``email.quoprimime.body_encode`` writes.  It encodes each line on its
-    own, and writes most lines of a mail (plain ASCII, a long list of names above all) as they
-    are: those it would change (a byte not safe, a space or tab at the end, a line longer than
-    MAX_LINE) are found by searches in C and only they are encoded by it; when they are many,
-    the whole body is encoded at once.
+    Byte for byte what ``email.quoprimime.body_encode`` writes (a test compares the two on
+    every kind of line), without its loop in Python over every character: the bytes to escape
+    are found and replaced by searches in C (one per distinct byte: ``=`` first, as every
+    escape starts with it), then only the lines quoted-printable breaks (longer than
+    MAX_LINE) or ends otherwise (a space or tab at the end) go through its loop, in Python.
     """
-    lines = _text(text).encode("utf-8").splitlines()
-    body = b"\n".join(lines)
-    spans = _lines_to_encode(body, lines, most=len(lines) // 8)
-    if spans is None:  # many: at once is cheaper
-        encoded = email.quoprimime.body_encode(body.decode("latin-1") + "\n", MAX_LINE)
-        return encoded.replace("\n", CRLF).encode("ascii")
+    body = _text(text).encode("utf-8")
+    unsafe = body.translate(None, _QP_SAFE)  # the bytes not written as they are
+    if unsafe:
+        if b"=" in unsafe:
+            body = body.replace(b"=", b"=3D")
+        for byte in set(unsafe).difference(b"="):
+            body = body.replace(bytes((byte,)), _QP_ESCAPES[byte])
+    lines = body.split(b"\n")  # the last one empty: the body ends with a line end
+    # The lines to end as it does, found without a loop in Python over all (a long roster).
+    count, pick = itertools.count, itertools.compress
+    to_wrap = set(pick(count(), map(MAX_LINE.__lt__, map(len, lines))))
+    if b" \n" in body or b"\t\n" in body:
+        to_wrap.update(pick(count(), map(bytes.endswith, lines, itertools.repeat(_WHITE))))
+    for n in to_wrap:
+        lines[n] = _wrap(lines[n])
+    return b"\r\n".join(lines)
+
+
+def _wrap(line: bytes) -> bytes:
+    """One escaped line as ``email.quoprimime.body_encode`` ends it: broken by soft line breaks
+    into pieces of at most MAX_LINE characters (never inside an escape), a space or tab at its
+    end escaped (or followed by a soft break)."""
     pieces: list[bytes] = []
-    done = 0
-    for start, end in sorted(spans):
-        line = email.quoprimime.body_encode(body[start:end].decode("latin-1") + "\n", MAX_LINE)
-        pieces += (body[done:start], line[:-1].encode("ascii"))
-        done = end
-    pieces.append(body[done:])
-    return b"".join(pieces).replace(b"\n", b"\r\n") + b"\r\n"
-
-
-def _lines_to_encode(body: bytes, lines: list[bytes], *, most: int) -> set[tuple[int, int]] | None:
-    """The (start, end) in `body` of each line quoted-printable does not write as it is (`body`
-    is `lines` joined by LF); None as soon as there are more than `most`."""
-    # Where a line needs encoding: a byte not safe, a space or tab before a line end or at the
-    # end of the body, or (when some line is too long) the start of each long line.
-    marks = body.translate(_QP_MARKS)
-    places = [marks.find(b"!"), body.find(b" \n"), body.find(b"\t\n")]
-    needles = (b"!", b" \n", b"\t\n")
-    haystacks = (marks, body, body)
-    spans: set[tuple[int, int]] = set()
-    if body.endswith((b" ", b"\t")):
-        spans.add((body.rfind(b"\n") + 1, len(body)))
-    lengths = list(map(len, lines))
-    if max(lengths) > MAX_LINE:  # the long lines, found without a loop in Python over all
-        ends = list(itertools.accumulate(lengths))
-        for n in itertools.compress(range(len(lengths)), map(MAX_LINE.__lt__, lengths)):
-            start = ends[n] - lengths[n] + n  # the lines before it, and their line ends
-            spans.add((start, start + lengths[n]))
-    for kind, place in enumerate(places):
-        while place >= 0 and len(spans) <= most:
-            start = body.rfind(b"\n", 0, place) + 1
-            end = body.find(b"\n", place + (kind > 0))  # a white end: past its space or tab
-            end = len(body) if end < 0 else end
-            spans.add((start, end))
-            place = haystacks[kind].find(needles[kind], end + 1)
-    return None if len(spans) > most else spans
+    start = 0
+    last = len(line) - 1 - MAX_LINE
+    while start <= last:
+        stop = start + MAX_LINE - 1
+        if line[stop - 2] == 61:  # "=": an escape cut after its "=" (which breaks the line)
+            pieces.append(line[start : stop - 1])
+            start = stop - 2
+        elif line[stop - 1] == 61:  # an escape cut at its "="
+            pieces.append(line[start:stop])
+            start = stop - 1
+        else:
+            pieces.append(line[start:stop] + b"=")
+            start = stop
+    if line.endswith(_WHITE):
+        room = start - last
+        if room >= 3:  # room for its escape
+            end = _QP_ESCAPES[line[-1]]
+        elif room == 2:  # for itself and a soft break
+            end = line[-1:] + b"=\r\n"
+        else:  # for a soft break only: its escape on a line of its own
+            end = b"=\r\n" + _QP_ESCAPES[line[-1]]
+        pieces.append(line[start:-1] + end)
+    else:
+        pieces.append(line[start:])
+    return b"\r\n".join(pieces)
 
 
 def _text(text: str) -> str:

@@ -6,6 +6,7 @@ import base64
 import email
 import email.header
 import email.policy
+import email.quoprimime
 import email.utils
 import hashlib
 import re
@@ -17,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from narrator.outbound.compose import (
+    MAX_LINE,
     Address,
     HeaderInjection,
     InvalidAddress,
@@ -28,6 +30,7 @@ from narrator.outbound.compose import (
     make_message_id,
     parse_message_ids,
 )
+from narrator.outbound.compose import _quoted_printable as _quoted_printable
 
 DATE = datetime(2026, 11, 18, 9, 30, tzinfo=UTC)
 MSGID = "<narrator.test@example.org>"
@@ -545,3 +548,52 @@ def test_a_text_encoded_once_composes_as_the_text_itself() -> None:
     other = OutgoingMail(NARRATOR, ANNA, "WW5", "Een ander verhaal.", None, content=shared)
     message = parse(compose(other, message_id=MSGID, date=DATE))
     assert content(message) == "Een ander verhaal.\n"
+
+
+# -- the quoted-printable encoder: the stdlib's, line for line -------------------------------------
+
+
+def stdlib_quoted_printable(text: str) -> bytes:
+    """What ``email.quoprimime.body_encode`` writes for `text` (as compose normalises it)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = lines if lines.endswith("\n") else lines + "\n"
+    encoded = email.quoprimime.body_encode(lines.encode("utf-8").decode("latin-1"), MAX_LINE)
+    return encoded.replace("\n", "\r\n").encode("ascii")
+
+
+def around_the_break(width: int, end: str, escapes: int) -> str:
+    """A line of `width` characters whose last ones are escapes (`=`, é: two bytes), then `end`."""
+    return "x" * width + "=é" * escapes + end
+
+
+# Every kind of line the mails have: long ones with an escape cut at each place of the break,
+# white ends with each room left, dots and "From " at a line start, controls, separators.
+QP_TEXTS = [
+    *(
+        around_the_break(w, end, n)
+        for w in range(70, 82)
+        for end in ("", " ", "\t")
+        for n in (0, 1, 2)
+    ),
+    *("=" * n + end for n in range(20, 30) for end in ("", " ", "\t", "x")),
+    *("x" * n + " " * k for n in range(72, 80) for k in (1, 2)),
+    ".\n.x\n..\nFrom me\n>From\n",
+    "\x00\x01\x0b\x0c\x1c\x1d\x1e\x7f\x85\u2028\u2029\ufeff end \n",
+    "é" * 300 + "\n" + "🐺" * 100 + " \n" + "\t" * 100,
+    '<td style="padding:10px 12px; background-color:#23304a; color:#ffffff; font-family:Arial">',
+]
+
+
+@pytest.mark.parametrize("text", QP_TEXTS)
+def test_the_quoted_printable_encoder_writes_what_the_stdlib_writes(text: str) -> None:
+    assert _quoted_printable(text) == stdlib_quoted_printable(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(" \t=x.é\x00\x85€🐺\r\n"), max_size=200), max_size=6
+    ).map("\n".join)
+)
+def test_any_text_is_quoted_printable_as_the_stdlib_writes_it(text: str) -> None:
+    assert _quoted_printable(text) == stdlib_quoted_printable(text)
