@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from rules.core.events import Event as RulesEvent
 from rules.core.registry import get_ruleset, ruleset_ids
@@ -18,6 +18,7 @@ from stories.keys import MAIL_TYPES
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 _GENDERS = frozenset({"man", "vrouw"})
+_STR = frozenset({str})
 _PLAYER_KEYS = frozenset({"name", "gender", "role", "alive", "exiled", "revealed", "email"})
 
 
@@ -30,6 +31,17 @@ def clean_text(value: str) -> str:
     if value.isprintable():  # no control character, nor a line or paragraph separator
         return value.strip()
     return _CONTROL.sub(" ", value).strip()
+
+
+def clean_texts(values: Iterable[object]) -> tuple[str, ...]:
+    """:func:`clean_text` of each value as a string (the choices of an action: a name a
+    player), all checked at once: when none has a control character, each is only stripped."""
+    texts = tuple(values)
+    if set(map(type, texts)) <= _STR:  # plain strings, each its own str()
+        strings = cast(tuple[str, ...], texts)
+        if "".join(strings).isprintable():
+            return tuple(map(str.strip, strings))
+    return tuple(clean_text(str(value)) for value in texts)
 
 
 def clean_names(names: Iterable[str]) -> dict[str, str]:
@@ -162,12 +174,14 @@ class Action:
         if unknown:
             raise ContextError(f"unknown action fields {sorted(unknown)}")
         fields = dict(value)
-        known = names or {}
         for name in ("choices", "previous", "mates"):
             if name in fields:
-                fields[name] = tuple(
-                    known[n] if n in known else clean_text(str(n)) for n in fields[name]
-                )
+                if names:
+                    fields[name] = tuple(
+                        names[n] if n in names else clean_text(str(n)) for n in fields[name]
+                    )
+                else:
+                    fields[name] = clean_texts(fields[name])
         if "extra" in fields:
             fields["extra"] = MappingProxyType(_clean(dict(fields["extra"] or {})))
         return cls(**fields)

@@ -21,6 +21,7 @@ from markupsafe import Markup, escape
 from stories import vocab
 from stories.context import Action, Cast, Game, cast_counts, shared_cast
 from stories.helpers import ucfirst
+from stories.sandbox import with_globals
 from stories.words import Words
 
 #: The mails whose text and HTML end with the running roster: the story mails (to the whole
@@ -684,6 +685,13 @@ def compile_layout() -> Template:
     return env.from_string(LAYOUT_FILE.read_text(encoding="utf-8"))
 
 
+def _render(layout: Template, **values: Any) -> str:
+    """``layout.render(**values)``, its context made from one dict (see
+    :func:`stories.sandbox.with_globals`)."""
+    context = layout.new_context(with_globals(layout, values), shared=True)
+    return "".join(layout.root_render_func(context))
+
+
 def link_lines(link: str, words: Words) -> list[str]:
     """The lines of a mail that carries the recipient's personal page `link`: the link, and
     that it is not to be forwarded."""
@@ -748,7 +756,8 @@ def mail_html(
         header.update(kind=getattr(label, kind[0]), background=kind[1], colour=kind[2])
     dead = deaths_of(ctx) if mail in STORY_MAILS else []
     links = unlisted_links(mail, ctx, game_link)
-    return layout.render(
+    return _render(
+        layout,
         lang=language,
         title=subject,
         header=header if header["game"] or header["kind"] else None,

@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import BaseLoader, TemplateError, TemplateNotFound
 from jinja2.environment import Environment, Template
 from jinja2.exceptions import SecurityError, UndefinedError
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from rules.core.registry import UnknownRuleset, get_ruleset
@@ -42,7 +43,7 @@ from stories.layout import (
     roster_of,
     summed_roster,
 )
-from stories.sandbox import Compiled, compile_story, make_environment
+from stories.sandbox import Compiled, compile_story, make_environment, with_globals
 from stories.store import StorySource, TemplateStore
 from stories.words import Words, WordsError, load_words
 
@@ -341,30 +342,45 @@ class Renderer:
 
     # -- rendering --------------------------------------------------------------------------
     def _run(self, source: StorySource, block: str | None, ctx: dict[str, Any]) -> str:
+        """The whole template (`block` None: an event's fragment), or one block of a mail."""
+        return self._run_blocks(source, (block,), ctx)[0]
+
+    def _run_blocks(
+        self, source: StorySource, blocks: Sequence[str | None], ctx: dict[str, Any]
+    ) -> list[str]:
+        """Each of `blocks` of `source` rendered with `ctx` in turn (None: the whole template),
+        a mail's blocks from one Jinja context (a block's own variables are its own: the
+        subject's never reach the body)."""
         compiled = self.compile(source)
         origin = source.origin or f"{source.key}#{source.variant}"
-        try:
-            template = compiled.template
-            if block is None:
-                out = template.render(ctx)
-            else:
-                out = self._render_block(compiled, block, ctx)
-        except SecurityError as error:
-            raise StoryError(f"{origin}: not allowed in a story: {error}") from None
-        except UndefinedError as error:
-            raise StoryError(f"{origin}: unknown variable or field: {error}") from None
-        except (TemplateError, StoryError, ContextError) as error:
-            raise StoryError(f"{origin}: {error}") from None
-        except Exception as error:  # a template bug (bad filter argument, 1/0, …)
-            raise StoryError(f"{origin}: {type(error).__name__}: {error}") from None
-        if len(out) > _MAX_OUTPUT:
-            raise StoryError(f"{origin}: output longer than {_MAX_OUTPUT} characters")
-        return out
+        outs: list[str] = []
+        context: Context | None = None
+        for block in blocks:
+            try:
+                if block is None:
+                    out = compiled.template.render(ctx)
+                else:
+                    if context is None:
+                        context = self._block_context(compiled, ctx)
+                    out = self._render_block(context, block)
+            except SecurityError as error:
+                raise StoryError(f"{origin}: not allowed in a story: {error}") from None
+            except UndefinedError as error:
+                raise StoryError(f"{origin}: unknown variable or field: {error}") from None
+            except (TemplateError, StoryError, ContextError) as error:
+                raise StoryError(f"{origin}: {error}") from None
+            except Exception as error:  # a template bug (bad filter argument, 1/0, …)
+                raise StoryError(f"{origin}: {type(error).__name__}: {error}") from None
+            if len(out) > _MAX_OUTPUT:
+                raise StoryError(f"{origin}: output longer than {_MAX_OUTPUT} characters")
+            outs.append(out)
+        return outs
 
-    def _render_block(self, compiled: Compiled, block: str, ctx: dict[str, Any]) -> str:
-        """One block of a template, with the blocks of the templates it extends (as Jinja's
-        own inheritance does: the child's block first, `super()` reaching the parent's)."""
-        context = compiled.template.new_context(ctx)
+    def _block_context(self, compiled: Compiled, ctx: dict[str, Any]) -> Context:
+        """The Jinja context a mail's blocks render in, with the blocks of the templates it
+        extends (as Jinja's own inheritance does: the child's block first, `super()` reaching
+        the parent's)."""
+        context = compiled.template.new_context(with_globals(compiled.template, ctx), shared=True)
         seen = {compiled.template.name}
         while compiled.parent is not None:
             if compiled.parent in seen:
@@ -373,6 +389,11 @@ class Renderer:
             compiled = self.compile_named(compiled.parent)
             for name, function in compiled.template.blocks.items():
                 context.blocks.setdefault(name, []).append(function)
+        return context
+
+    @staticmethod
+    def _render_block(context: Context, block: str) -> str:
+        """One block of a mail in its context (:meth:`_block_context`)."""
         functions = context.blocks.get(block)
         if not functions:
             raise StoryError(f"no {{% block {block} %}}")
@@ -383,8 +404,8 @@ class Renderer:
     ) -> RenderedMail:
         """Render one given variant of a mail template (no draw)."""
         ctx = self._mail_context(source.key, context, rng)
-        subject = one_line(self._run(source, "subject", ctx))
-        body = normalise(self._run(source, "body", ctx))
+        subject_out, body_out = self._run_blocks(source, ("subject", "body"), ctx)
+        subject, body = one_line(subject_out), normalise(body_out)
         key = source.key
         words = self.words(key)
         roster = None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections import ChainMap
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -105,6 +106,19 @@ class Compiled:
     blocks: frozenset[str]
     includes: tuple[str, ...] = ()
     parent: str | None = None
+
+
+def with_globals(template: Template, values: Mapping[str, Any]) -> dict[str, Any]:
+    """`values` over `template`'s globals, as one dict: what ``template.new_context(values)``
+    copies them into, for ``new_context(..., shared=True)``, which takes it as it is (Jinja
+    makes the copy from its chain of globals one key at a time, in Python)."""
+    found = template.globals
+    layers = found.maps if isinstance(found, ChainMap) else [found]
+    merged: dict[str, Any] = {}
+    for layer in reversed(layers):  # the first layer wins, as in the chain
+        merged.update(layer)
+    merged.update(values)
+    return merged
 
 
 _TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
