@@ -249,7 +249,7 @@ def deadline_of(ctx: Mapping[str, Any], words: Words) -> str:
     game: Game | None = ctx.get("game")
     if game is None or game.deadline is None:
         return ""
-    written = vocab.when(game.deadline, words.when, words.locale)
+    written = vocab.when(game.deadline, words.when, words.cldr)
     return f"{written} ({game.timezone})"
 
 

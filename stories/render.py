@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import BaseLoader, TemplateError, TemplateNotFound
@@ -230,7 +230,7 @@ class Renderer:
         Raises StoryNotFound when none exists.
         """
         for theme in dict.fromkeys((key.theme, main_theme(key), BASE_THEME)):
-            found = self.store.variants(key.with_theme(theme))
+            found = self.store.variants(key if theme == key.theme else key.with_theme(theme))
             if found:
                 return found
         raise StoryNotFound(f"no story template for {key}")
@@ -400,9 +400,14 @@ class Renderer:
         return "".join(functions[0](context))
 
     def render_source_mail(
-        self, source: StorySource, context: Mapping[str, Any], rng: random.Random
+        self,
+        source: StorySource,
+        context: Mapping[str, Any],
+        rng: random.Random,
+        *,
+        narrator: str = "",
     ) -> RenderedMail:
-        """Render one given variant of a mail template (no draw)."""
+        """Render one given variant of a mail template (no draw), signed by `narrator`."""
         ctx = self._mail_context(source.key, context, rng)
         subject_out, body_out = self._run_blocks(source, ("subject", "body"), ctx)
         subject, body = one_line(subject_out), normalise(body_out)
@@ -432,7 +437,7 @@ class Renderer:
             layout=self.layout,
             game_link=None if game_link is None else clean_text(str(game_link)),
         )
-        return RenderedMail(subject, text + "\n", html, key, source.variant)
+        return RenderedMail(subject, text + "\n", html, key, source.variant, narrator)
 
     def _roster(
         self, ctx: Mapping[str, Any], context: Mapping[str, Any], words: Words
@@ -467,8 +472,8 @@ class Renderer:
         if not key.is_mail:
             raise ContextError(f"{key.event!r} is an event, not a mail; use render_event")
         rng = _rng(rng_seed, key)
-        mail = self.render_source_mail(self.draw(key, rng), context, rng)
-        return replace(mail, narrator=self.words(key).narrator(key.theme) or "")
+        narrator = self.words(key).narrator(key.theme) or ""
+        return self.render_source_mail(self.draw(key, rng), context, rng, narrator=narrator)
 
     def render_event(
         self,

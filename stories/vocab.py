@@ -102,10 +102,11 @@ def join(items: Sequence[str], locale: str, style: Literal["standard", "or"] = "
     return patterns["start"].format(items[0], joined)
 
 
-def when(moment: dt.datetime, pattern: str, locale: str) -> str:
+def when(moment: dt.datetime, pattern: str, locale: str | Locale) -> str:
     """A moment with a CLDR date pattern: "EEEE d MMMM 'om' HH:mm" -> "woensdag 18 november om
     10:00" (the locale's weekday and month names), on the clock of the moment's own time zone
-    (the narrator gives a deadline in the game's zone).  A naive moment is UTC."""
+    (the narrator gives a deadline in the game's zone).  A naive moment is UTC.  `locale`: an
+    id, or the Locale parsed from it (the words': :attr:`stories.words.Words.cldr`)."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return str(format_datetime(moment, pattern, tzinfo=moment.tzinfo, locale=locale))

@@ -212,6 +212,12 @@ class Words:
     web: WebWords
     #: theme -> the narrator's name in that theme (the From name of its mails); optional.
     narrators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The Babel locale of `locale`, parsed with the words (Babel parses an id again at each
+    #: call it is given to: a deadline in every receipt).
+    cldr: Locale = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cldr", Locale.parse(self.locale))
 
     def narrator(self, theme: str) -> str | None:
         """The name the narrator goes by in `theme` (else in the ruleset's main theme), or

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -114,7 +115,8 @@ def test_a_name_that_prints_otherwise_is_cleaned_as_printed() -> None:
 
 class JinjasOwnContexts(Renderer):
     """The renderer as it rendered before: a context of Jinja's own making for each block
-    (``new_context`` copying the globals itself), the layout by ``Template.render``."""
+    (``new_context`` copying the globals itself), the layout by ``Template.render`` (the test
+    below gives it the layout as it was written)."""
 
     def _run_blocks(
         self, source: StorySource, blocks: Sequence[str | None], ctx: dict[str, Any]
@@ -155,5 +157,9 @@ def test_every_mail_of_every_pack_renders_as_from_jinjas_own_contexts(
         samples += [(key, sample) for sample in found[:: max(1, len(found) // 4)][:4]]
         samples += [(key, sample) for sample in itertools.islice(big_mail_samples(key), 1)]
     rendered = [fast.render_mail(key, sample, 7) for key, sample in samples]
-    monkeypatch.setattr(layout, "_render", lambda template, **values: template.render(**values))
+    # The layout as it was written: its values read as attributes (`header.kind`).
+    source = re.sub(r'\b(\w+)\["(\w+)"\]', r"\1.\2", layout.LAYOUT_FILE.read_text("utf-8"))
+    assert '["' not in source and "header.kind" in source
+    as_written = compile_layout().environment.from_string(source)
+    monkeypatch.setattr(layout, "_render", lambda _, **values: as_written.render(**values))
     assert rendered == [reference.render_mail(key, sample, 7) for key, sample in samples]
