@@ -321,10 +321,12 @@ def _clean(value: Any) -> Any:
     """Names and other strings from outside, made one-line; containers cleaned recursively."""
     if isinstance(value, str):
         return clean_text(value)
-    if isinstance(value, Mapping):
-        return {clean_text(str(k)): _clean(v) for k, v in value.items()}
+    if value is None or isinstance(value, bool | int):  # (most fields: no Mapping check)
+        return value
     if isinstance(value, list | tuple):
         return tuple(_clean(v) for v in value)
+    if isinstance(value, Mapping):
+        return {clean_text(str(k)): _clean(v) for k, v in value.items()}
     return value
 
 

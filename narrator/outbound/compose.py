@@ -426,7 +426,8 @@ def _wrap(line: bytes) -> bytes:
 
 def _text(text: str) -> str:
     """Normalise line ends to ``\\n`` (the generator writes CRLF) and end with one."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:  # (a rendered mail has none)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text if text.endswith("\n") else text + "\n"
 
 
