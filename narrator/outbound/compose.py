@@ -30,7 +30,9 @@ never contain, so the same input always gives the same bytes.
 
 from __future__ import annotations
 
+import email.base64mime
 import email.header
+import email.quoprimime
 import email.utils
 import hashlib
 import itertools
@@ -277,8 +279,26 @@ def _needs_encoding(text: str) -> bool:
     )
 
 
+#: What an encoded word adds to its encoded text: ``=?utf-8?b?`` and ``?=``.
+_WORD_CHROME = len("=?utf-8?b??=")
+
+
 def _encoded_words(text: str, name: str) -> str:
-    """RFC 2047 encoded words (UTF-8, B or Q, whichever is shorter), folded with CRLF SP."""
+    """RFC 2047 encoded words (UTF-8, B or Q, whichever is shorter), folded with CRLF SP.
+
+    What :class:`email.header.Header` writes (a test compares the two).  A text whose word fits
+    on the header's line (a subject, a name) is written here as it writes it, by its own
+    encoders, without its search for where to break, which encodes the text again for each
+    of its characters; a longer one it writes itself.
+    """
+    data = text.encode("utf-8")
+    by_b64 = email.base64mime.header_length(data)
+    by_qp = email.quoprimime.header_length(data)
+    room = MAX_LINE - len(name) - 2 - _WORD_CHROME
+    if min(by_b64, by_qp) <= room and text.splitlines() == [text]:  # one line, no break
+        if by_b64 < by_qp:  # the shorter; Q when both are as long (as email.charset chooses)
+            return email.base64mime.header_encode(data, charset="utf-8")
+        return email.quoprimime.header_encode(data, charset="utf-8")
     header = email.header.Header(text, charset="utf-8", maxlinelen=MAX_LINE, header_name=name)
     return header.encode(linesep=CRLF)
 

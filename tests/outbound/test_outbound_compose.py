@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import email
+import email.errors
 import email.header
 import email.policy
 import email.quoprimime
@@ -30,6 +31,7 @@ from narrator.outbound.compose import (
     make_message_id,
     parse_message_ids,
 )
+from narrator.outbound.compose import _encoded_words as _encoded_words
 from narrator.outbound.compose import _quoted_printable as _quoted_printable
 
 DATE = datetime(2026, 11, 18, 9, 30, tzinfo=UTC)
@@ -597,3 +599,44 @@ def test_the_quoted_printable_encoder_writes_what_the_stdlib_writes(text: str) -
 )
 def test_any_text_is_quoted_printable_as_the_stdlib_writes_it(text: str) -> None:
     assert _quoted_printable(text) == stdlib_quoted_printable(text)
+
+
+# -- encoded words: what email.header writes -------------------------------------------------------
+
+
+def stdlib_encoded_words(text: str, name: str) -> str:
+    header = email.header.Header(text, charset="utf-8", maxlinelen=MAX_LINE, header_name=name)
+    return header.encode(linesep="\r\n")
+
+
+# Around the length that still fits on the header's line, in B and in Q, for each header.
+WORD_TEXTS = [
+    *("é" * n for n in range(10, 30)),
+    *("x" * n + " —" for n in range(25, 70, 3)),
+    *("a b " * n + "ü" for n in range(5, 20)),
+    "WW5 — Nacht 3",
+    "Zoë",
+    "=?utf-8?q?nep?=",
+    "Re: L8 — Dag 1: je stem is binnen, en nog heel wat meer woorden dan op één regel passen",
+    "x" * 61,
+    "🐺" * 12,
+    "Ольга Петровна",
+]
+
+
+@pytest.mark.parametrize("name", ["Subject", "From", "To", "Reply-To", "X-A-Very-Long-Header-Name"])
+@pytest.mark.parametrize("text", WORD_TEXTS)
+def test_encoded_words_are_what_the_email_package_writes(text: str, name: str) -> None:
+    assert _encoded_words(text, name) == stdlib_encoded_words(text, name)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(min_size=1, max_size=90), st.sampled_from(["Subject", "From", "Reply-To"]))
+def test_any_encoded_words_are_what_the_email_package_writes(text: str, name: str) -> None:
+    try:
+        expected = stdlib_encoded_words(text, name)
+    except (UnicodeEncodeError, email.errors.HeaderParseError) as error:
+        with pytest.raises(type(error)):
+            _encoded_words(text, name)
+        return
+    assert _encoded_words(text, name) == expected
