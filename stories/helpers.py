@@ -181,16 +181,16 @@ class Helpers:
 
     def num(self, n: int | float) -> str:
         """A number in digits, with the language's decimal mark: "1,5" / "1.5"."""
-        return vocab.number(n, self.locale)
+        return vocab.number(n, self.words.cldr)
 
     def _is_one(self, n: int | float) -> bool:
-        return vocab.plural_category(n, self.locale) == "one"
+        return vocab.plural_category(n, self.words.cldr) == "one"
 
     def plural(self, n: int | float, *forms: str) -> str:
         """The form for `n` by the language's plural rules: plural(n, "stem", "stemmen");
         Russian gives three forms (one, few, many)."""
         try:
-            return vocab.plural(n, self.locale, forms)
+            return vocab.plural(n, self.words.cldr, forms)
         except ValueError as error:
             raise StoryError(str(error)) from None
 
@@ -223,7 +223,7 @@ class Helpers:
             seconds = int(match.group(1)) * _SECONDS[match.group(2)]
         amount, unit = vocab.split_duration(seconds)
         written = self.number(amount) if words else None
-        return vocab.duration_unit(amount, unit, self.locale, written)
+        return vocab.duration_unit(amount, unit, self.words.cldr, written)
 
     # -- randomness -------------------------------------------------------------------------
     def pick(self, *options: Any) -> Any:

@@ -28,8 +28,9 @@ DURATION_UNITS = (
 )
 
 
-def locale_of(locale: str) -> Locale:
-    """The Babel locale for an id such as `nl`, `en_GB`, `ru` (ValueError when unknown)."""
+def locale_of(locale: str | Locale) -> Locale:
+    """The Babel locale for an id such as `nl`, `en_GB`, `ru` (ValueError when unknown); a
+    Locale as it is (the words': :attr:`stories.words.Words.cldr`, parsed once with them)."""
     return Locale.parse(locale)
 
 
@@ -38,12 +39,12 @@ def plain_number(n: int | float) -> int | float:
     return int(n) if isinstance(n, float) and n.is_integer() else n
 
 
-def plural_category(n: int | float, locale: str) -> str:
+def plural_category(n: int | float, locale: str | Locale) -> str:
     """The CLDR plural category of `n`: "one", "few", "many", "other", …"""
     return str(locale_of(locale).plural_form(plain_number(n)))
 
 
-def plural_categories(locale: str) -> tuple[str, ...]:
+def plural_categories(locale: str | Locale) -> tuple[str, ...]:
     """The categories the locale distinguishes, in the order of a template's forms.
 
     `nl`, `en`: ("one", "other"); `ru`: ("one", "few", "many", "other").
@@ -52,7 +53,7 @@ def plural_categories(locale: str) -> tuple[str, ...]:
     return tuple(c for c in PLURAL_ORDER if c in tags or c == "other")
 
 
-def plural(n: int | float, locale: str, forms: Sequence[str]) -> str:
+def plural(n: int | float, locale: str | Locale, forms: Sequence[str]) -> str:
     """The form of `forms` that goes with `n`, one form per category of the locale.
 
     `plural(2, "nl", ["stem", "stemmen"])` -> "stemmen"; Russian takes one, few, many:
@@ -66,7 +67,7 @@ def plural(n: int | float, locale: str, forms: Sequence[str]) -> str:
     return forms[min(index, len(forms) - 1)]
 
 
-def number(n: int | float, locale: str) -> str:
+def number(n: int | float, locale: str | Locale) -> str:
     """`n` in digits with the locale's decimal mark, without grouping: "1,5", "1.5", "1000"."""
     return str(format_decimal(plain_number(n), locale=locale, group_separator=False))
 
@@ -112,7 +113,7 @@ def when(moment: dt.datetime, pattern: str, locale: str | Locale) -> str:
     return str(format_datetime(moment, pattern, tzinfo=moment.tzinfo, locale=locale))
 
 
-def duration_unit(amount: int, unit: str, locale: str, written: str | None = None) -> str:
+def duration_unit(amount: int, unit: str, locale: str | Locale, written: str | None = None) -> str:
     """`amount` of a CLDR duration unit: "2 dagen", "5 минут"; `written` replaces the digits
     (the number in words: "twee dagen")."""
     text = ""

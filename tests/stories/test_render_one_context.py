@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import random
 import re
 from collections.abc import Sequence
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
+from babel import Locale
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jinja2 import StrictUndefined
@@ -23,12 +26,14 @@ from stories import (
     StoryNotFound,
     StorySource,
     layout,
+    vocab,
 )
 from stories.context import Action, clean_text, clean_texts
 from stories.keys import BASE_THEME, MAIL_TYPES
 from stories.layout import compile_layout
 from stories.samples import big_mail_samples, mail_samples
 from stories.sandbox import with_globals
+from stories.words import load_words
 from tests.support.shipped import SHIPPED_RENDERER
 
 KEY = StoryKey("wakkerdam", "nl", "haven", "help_received")
@@ -163,3 +168,27 @@ def test_every_mail_of_every_pack_renders_as_from_jinjas_own_contexts(
     as_written = compile_layout().environment.from_string(source)
     monkeypatch.setattr(layout, "_render", lambda _, **values: as_written.render(**values))
     assert rendered == [reference.render_mail(key, sample, 7) for key, sample in samples]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "language"),
+    [("wakkerdam", "nl"), ("mafia", "en"), ("example", "it"), ("mafia", "ru")],
+)
+def test_the_words_locale_tells_what_its_id_tells(ruleset: str, language: str) -> None:
+    words = load_words(ruleset, language)
+    assert str(words.cldr) == str(Locale.parse(words.locale))
+    moment = dt.datetime(2026, 3, 29, 1, 30, tzinfo=ZoneInfo("Europe/Amsterdam"))
+    for day in range(0, 370, 7):
+        when = moment + dt.timedelta(days=day, hours=day % 24)
+        assert vocab.when(when, words.when, words.cldr) == vocab.when(
+            when, words.when, words.locale
+        )
+    for n in (0, 1, 1.5, 2, 3, 5, 11, 21, 22, 25, 101, 1000):
+        for by in (words.cldr, words.locale):
+            assert vocab.number(n, by) == vocab.number(n, words.locale)
+            assert vocab.plural(n, by, ("a", "b", "c")) == vocab.plural(n, words.locale, "abc")
+        for unit in ("duration-day", "duration-hour", "duration-minute"):
+            amount = int(n) or 1
+            assert vocab.duration_unit(amount, unit, words.cldr, "x") == vocab.duration_unit(
+                amount, unit, words.locale, "x"
+            )
