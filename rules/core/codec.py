@@ -246,13 +246,18 @@ def _rebuilder(kind: type, names: list[str]) -> Callable[[list[Any]], Any] | Non
 
     def rebuild(values: list[Any]) -> Any:
         record: Any = new(kind)
-        attributes = record.__dict__
-        attributes.update(zip(names, values, strict=True))
-        for name, default in later:
-            attributes[name] = default()
+        record.__dict__.update(zip(names, values, strict=True))
         return record
 
-    return rebuild
+    def rebuild_with_defaults(values: list[Any]) -> Any:
+        attributes = dict(zip(names, values, strict=True))
+        for name, default in later:
+            attributes[name] = default()
+        record: Any = new(kind)
+        record.__dict__.update(attributes)
+        return record
+
+    return rebuild_with_defaults if later else rebuild
 
 
 def _constant(value: Any) -> Callable[[], Any]:
