@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -191,8 +190,6 @@ class _Compiler:
                 return decode_each(data)
             for at, convert in converted:
                 values[at] = convert(values[at])
-            if rebuild is not None:
-                return rebuild(values)
             return kind(*values) if positional else kind(**dict(zip(names, values, strict=True)))
 
         self.decoders[key] = decode  # before the fields: a record may hold itself
@@ -209,59 +206,7 @@ class _Compiler:
                 else:
                     converted.append((at, fields[-1][1]))
         positional = names == init[: len(names)]  # the stored fields lead the arguments
-        rebuild = _rebuilder(kind, names)
         return decode
-
-
-def _rebuilder(kind: type, names: list[str]) -> Callable[[list[Any]], Any] | None:
-    """How a record of ``kind`` is made from the values of its stored fields ``names`` (all
-    read) without calling its ``__init__``: as unpickling makes an instance (``object.__new__``,
-    then the instance's ``__dict__`` filled), in field order with the defaults of the fields not
-    stored after them, as the dataclass's ``__init__`` fills it.  The same object (equal, hashed
-    alike, the same attributes in the same order), at half the cost of a frozen dataclass's
-    ``__init__`` (an ``object.__setattr__`` per field); a state holds a record per player.
-
-    None (``__init__`` makes it) for a class whose ``__init__`` does more or otherwise: one with
-    a ``__post_init__``, slots, its own ``__new__``, a hand-written ``__init__`` (its parameters
-    not the fields'), or a field not stored before a stored one.
-    """
-    every = dataclasses.fields(kind)
-    if (
-        hasattr(kind, "__post_init__")
-        or any("__new__" in vars(base) or "__slots__" in vars(base) for base in kind.__mro__[:-1])
-        or list(inspect.signature(kind).parameters) != [f.name for f in every if f.init]
-        or [f.name for f in every[: len(names)]] != names
-    ):
-        return None
-    later: list[tuple[str, Callable[[], Any]]] = []  # the fields __init__ sets after them
-    for spec in every[len(names) :]:
-        if spec.default_factory is not dataclasses.MISSING:
-            later.append((spec.name, spec.default_factory))
-        elif spec.init and spec.default is not dataclasses.MISSING:
-            later.append((spec.name, _constant(spec.default)))
-        elif spec.init:
-            return None  # a field without default that is not stored: __init__ refuses
-        # (a field out of __init__ without a default factory: __init__ leaves it to the class)
-    new = object.__new__
-
-    def rebuild(values: list[Any]) -> Any:
-        record: Any = new(kind)
-        record.__dict__.update(zip(names, values, strict=True))
-        return record
-
-    def rebuild_with_defaults(values: list[Any]) -> Any:
-        attributes = dict(zip(names, values, strict=True))
-        for name, default in later:
-            attributes[name] = default()
-        record: Any = new(kind)
-        record.__dict__.update(attributes)
-        return record
-
-    return rebuild_with_defaults if later else rebuild
-
-
-def _constant(value: Any) -> Callable[[], Any]:
-    return lambda: value
 
 
 def _plain_types(kind: Any) -> frozenset[type]:

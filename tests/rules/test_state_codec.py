@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -150,100 +150,3 @@ def test_a_record_whose_stored_fields_do_not_lead_its_arguments_round_trips() ->
     assert codec.load({"count": 2}) == _DerivedFirst(count=2)
     with pytest.raises(ValueError, match="expected int"):
         codec.load({"name": "a", "count": False, "tags": []})
-
-
-def _by_init(value: Any) -> Any:
-    """`value` made again by the records' own __init__ (the codec's reference)."""
-    if is_dataclass(value) and not isinstance(value, type):
-        init = {f.name: _by_init(getattr(value, f.name)) for f in fields(value) if f.init}
-        return type(value)(**init)
-    if isinstance(value, tuple | list | frozenset):
-        return type(value)(_by_init(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _by_init(item) for key, item in value.items()}
-    return value
-
-
-def _assert_built_alike(loaded: Any, reference: Any) -> None:
-    assert type(loaded) is type(reference)
-    if is_dataclass(loaded) and not isinstance(loaded, type):
-        assert list(vars(loaded)) == list(vars(reference))  # the same attributes, in order
-        assert loaded == reference
-        try:
-            expected_hash = hash(reference)
-        except TypeError:  # a record holding a dict (a state's votes) has no hash
-            with pytest.raises(TypeError):
-                hash(loaded)
-        else:
-            assert hash(loaded) == expected_hash
-        for name, item in vars(reference).items():
-            _assert_built_alike(vars(loaded)[name], item)
-    elif isinstance(loaded, tuple | list):
-        assert len(loaded) == len(reference)
-        for item, expected in zip(loaded, reference, strict=True):
-            _assert_built_alike(item, expected)
-    elif isinstance(loaded, dict):
-        assert list(loaded) == list(reference)
-        for key, item in reference.items():
-            _assert_built_alike(loaded[key], item)
-    else:
-        assert loaded == reference
-
-
-@pytest.mark.parametrize("ruleset_id", ruleset_ids())
-def test_records_loaded_without_their_init_are_the_ones_their_init_makes(ruleset_id: str) -> None:
-    rs = get_ruleset(ruleset_id)
-    for stored in _stored(ruleset_id):
-        state = rs.load_state(stored)
-        _assert_built_alike(state, _by_init(state))
-        assert json.dumps(_numbers(rs.dump_state(state))) == json.dumps(_numbers(stored))
-
-
-@dataclass(frozen=True)
-class _Checked:
-    count: int
-    seen: list[str] = field(default_factory=list, metadata=NOT_STORED)
-
-    def __post_init__(self) -> None:
-        if self.count < 0:
-            raise ValueError("count: negative")
-        self.seen.append("init")
-
-
-@dataclass(frozen=True)
-class _Later:
-    name: str
-    hits: list[str] = field(default_factory=list, metadata=NOT_STORED)
-    note: str = field(default="-", metadata=NOT_STORED)
-    kind: str = field(default="k", init=False)
-
-
-@dataclass(frozen=True, slots=True)
-class _Slotted:
-    name: str
-    count: int = 0
-
-
-@dataclass(frozen=True)
-class _OwnInit:
-    name: str
-
-    def __init__(self, raw: str) -> None:
-        object.__setattr__(self, "name", raw.strip())
-
-
-def test_a_record_whose_init_does_more_is_made_by_its_init() -> None:
-    assert StateCodec(_Checked).load({"count": 2}).seen == ["init"]  # __post_init__ ran
-    with pytest.raises(ValueError, match="negative"):
-        StateCodec(_Checked).load({"count": -1})
-    assert StateCodec(_Slotted).load({"name": "a", "count": 2}) == _Slotted("a", 2)
-    assert StateCodec(_OwnInit).load({"name": " a "}).name == "a"
-
-
-def test_a_record_made_without_its_init_has_the_defaults_of_the_fields_not_stored() -> None:
-    codec = StateCodec(_Later)
-    first, second = codec.load({"name": "a"}), codec.load({"name": "a"})
-    _assert_built_alike(first, _Later("a"))
-    assert first.hits is not second.hits  # a default factory is called for each record
-    assert (first.note, first.kind) == ("-", "k")
-    assert "kind" not in vars(first)  # as __init__ leaves it: the class attribute
