@@ -21,6 +21,7 @@ from narrator.models import (
     InboxMessage,
     OutboxMessage,
     Player,
+    PlayerRow,
     ReplyCounter,
     Story,
     Vote,
@@ -30,6 +31,8 @@ from narrator.models import (
     fold_email,
     fold_name,
     game_players,
+    player_rows,
+    player_rows_of,
 )
 
 
@@ -180,6 +183,39 @@ def test_player_helpers_find_by_folded_name_in_seat_order(session: Session) -> N
     found = find_player(session, game, "eva")
     assert found is not None and found.name == "Éva"
     assert find_player(session, game, "Carla") is None
+
+
+def test_player_rows_are_the_players_columns_in_seat_order_by_game(session: Session) -> None:
+    first, second, empty = _game("WW5"), _game("WW6"), _game("WW7")
+    session.add_all([first, second, empty])
+    session.flush()
+    session.add_all(
+        [
+            _player(second, 1, "Dirk", "dirk@example.org"),
+            _player(first, 2, "Bram", "bram@example.org"),
+            _player(first, 1, "Éva", "eva@example.org"),
+        ]
+    )
+    unsubscribed = _player(first, 3, "Carla", "carla@example.org")
+    unsubscribed.unsubscribed, unsubscribed.page_generation = True, 3
+    session.add(unsubscribed)  # unflushed: read all the same (flushed first)
+    columns = PlayerRow._fields
+
+    def as_read(game: Game) -> list[tuple[Any, ...]]:
+        return [
+            tuple(getattr(p, column) for column in columns) for p in game_players(session, game)
+        ]
+
+    read = player_rows_of(session, [second.id, first.id, empty.id])
+    assert list(read) == [second.id, first.id, empty.id]
+    assert [p.name for p in read[first.id]] == ["Éva", "Bram", "Carla"]
+    for game in (first, second, empty):
+        assert [tuple(row) for row in read[game.id]] == as_read(game)
+        assert player_rows(session, game) == read[game.id]
+    carla = read[first.id][2]
+    assert type(carla) is PlayerRow and (carla.unsubscribed, carla.page_generation) == (True, 3)
+    assert (carla.email, carla.gender, carla.game_id) == ("carla@example.org", "vrouw", first.id)
+    assert player_rows_of(session, []) == {}
 
 
 def test_foreign_keys_are_enforced_and_deleting_a_game_cascades(session: Session) -> None:
