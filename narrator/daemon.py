@@ -109,7 +109,7 @@ class Gathering:
     November"): with a quiet spell of 50 ms, votes at 20 a second (one every 50 ms on
     average) were gathered little more than by the fixed 50 ms wait before (a pass ends at the
     first gap of 50 ms: after about three votes) and cost as much CPU; with 0.1 s (about six
-    votes, the maximum delay reached) a vote cost some 15% less, and the receipts' p99 at 50
+    votes, the maximum delay reached) a vote cost 15-20% less, and the receipts' p99 at 50
     votes/s stayed 0.4-0.8 s on the shared machine (target: under 1 s).  A lone vote's pass
     starts 50 ms later than with the fixed wait: nobody reading mail notices.
     """
