@@ -93,7 +93,7 @@ class Gathering:
 
     A pass has a fixed cost whatever its size (its transaction, the claim, the open games, each
     game's lock, players and rules state read and written back): the mails arriving close
-    together are taken by one pass rather than a pass each, and cost much less per mail.  So the
+    together are taken by one pass rather than a pass each, and cost less per mail.  So the
     worker keeps gathering while mail keeps arriving, and starts its pass as soon as one of
     these holds:
 

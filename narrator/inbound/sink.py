@@ -150,7 +150,8 @@ class InboxNotifier:
     Pass :meth:`notify` as a sink's ``on_stored`` callback; the worker loops on :meth:`wait`.
     Notifications that arrive while the worker is busy are not lost: the next ``wait`` returns
     at once.  Since the worker last looked (:meth:`clear`) the notifier counts the wake-ups
-    (:attr:`count`: one per mail stored, as the sinks call it once per new mail) and keeps the
+    (:attr:`count`: one per mail stored, as the sinks call it once per new mail; a wake-up for
+    something else, an admin command or the worker's stop, counts as one too) and keeps the
     moments of the first and the latest (:attr:`first`, :attr:`latest`, ``time.monotonic()``),
     from which the worker decides how long it still gathers mail before its pass.
     """
