@@ -59,6 +59,7 @@ WALL_CLOCK_ORDER = (
     ("faults/test_lease_reclaim.py", 25),
     ("daemon/test_daemon_outbound.py", 10),
     ("daemon/test_daemon_outage_log.py", 6),
+    ("daemon/test_daemon_worker.py", 6),
     ("daemon/test_daemon_lmtp.py", 4),
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 from email.policy import compat32
@@ -148,23 +149,39 @@ class InboxNotifier:
 
     Pass :meth:`notify` as a sink's ``on_stored`` callback; the worker loops on :meth:`wait`.
     Notifications that arrive while the worker is busy are not lost: the next ``wait`` returns
-    at once.
+    at once.  Since the worker last looked (:meth:`clear`) the notifier counts the wake-ups
+    (:attr:`count`: one per mail stored, as the sinks call it once per new mail; a wake-up for
+    something else, an admin command or the worker's stop, counts as one too) and keeps the
+    moments of the first and the latest (:attr:`first`, :attr:`latest`, ``time.monotonic()``),
+    from which the worker decides how long it still gathers mail before its pass.
     """
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
+        self.count = 0
+        self.first: float | None = None
+        self.latest: float | None = None
 
     def notify(self, _result: StoreResult | None = None) -> None:
         """Signal that there is new mail (safe to call from the event loop only)."""
+        now = time.monotonic()
+        if self.first is None:
+            self.first = now
+        self.latest = now
+        self.count += 1
         self._event.set()
 
     def clear(self) -> None:
         """Forget the wake-ups so far: the pass about to start takes the mail they announced
-        (each comes after its mail's commit); mail stored from now on wakes the worker again."""
+        (each comes after its mail's commit); mail stored from now on wakes the worker again,
+        and is counted from naught."""
         self._event.clear()
+        self.count = 0
+        self.first = self.latest = None
 
     async def wait(self, timeout: float | None = None) -> bool:
-        """Wait until notified (or ``timeout`` seconds); return whether a notification came."""
+        """Wait until notified (or ``timeout`` seconds); return whether a notification came.
+        The count and moments of the wake-ups are kept (until :meth:`clear`)."""
         try:
             await asyncio.wait_for(self._event.wait(), timeout)
         except TimeoutError:

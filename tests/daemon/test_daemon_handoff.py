@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from narrator.config import load_config
-from narrator.daemon import Daemon, DaemonOptions
+from narrator.daemon import Daemon, DaemonOptions, Gathering
 from narrator.db import make_engine, session_factory, transaction
 from narrator.inbound.dbsink import DbSink, Incoming
 from narrator.models import OutboxMessage
@@ -28,7 +28,13 @@ from tests.support.home import create_game, maildir_ids, write_home
 
 # The worker looks for stored mail often (the mail is stored straight into the inbox, as by
 # another process); the sender polls rarely: only a claim pass of its own would find the reply.
-OPTIONS = DaemonOptions(inbox_interval=0.1, outbox_poll=60.0, scheduler_poll=60.0)
+# The worker's gathering is set (not the default), as tests and operators may.
+OPTIONS = DaemonOptions(
+    inbox_interval=0.1,
+    outbox_poll=60.0,
+    scheduler_poll=60.0,
+    gathering=Gathering(quiet=0.02, max_delay=0.1, enough=5),
+)
 SIGNUP = compose("ivo@spelers.example.org", "WW21", "Ivo, man", "su-ivo.WW21@spelers.example.org")
 
 
@@ -79,6 +85,7 @@ def test_a_reply_of_the_inbox_pass_is_delivered_without_a_claim_pass(
             await asyncio.to_thread(store, sqlite_url, SIGNUP)
             await wait_until(lambda: sum(maildir_ids(maildir).values()) == 1, message="a reply")
             assert daemon.worker is not None and daemon.worker.processed == 1
+            assert daemon.worker.gathering == OPTIONS.gathering
             assert len(claims) == before  # the sender claimed nothing for it
 
     run_async(scenario())
