@@ -77,3 +77,30 @@ def test_only_three_letters_for_four_the_rest_is_unchanged() -> None:
     assert found("An") == []  # two letters are never a name
     assert found("Ana") == ["Anna"]
     assert found("Eve") == []  # the start of one longer name alone is no vote
+
+
+def test_every_three_letters_fit_exactly_the_four_letter_names_they_shorten() -> None:
+    # The four-letter names are compared with a three-letter word when one is read (nothing
+    # is prepared with the matcher): each word fits exactly the players whose folded name it
+    # is with one letter left out, whatever the other names, accents and case.
+    players = ["Anna", "Anne", "Ånna", "Dirk", "Dick", "Rita", "Rina", "Olga", "Jan", "Janneke"]
+    matcher = NameMatcher(players)
+    folded = {"Anna": "anna", "Anne": "anne", "Dirk": "dirk", "Dick": "dick"}
+    folded |= {"Rita": "rita", "Rina": "rina", "Olga": "olga"}  # Ånna folds as Anna: one seat
+    words = {name[:cut] + name[cut + 1 :] for name in folded.values() for cut in range(4)}
+    for word in sorted(words | {"xyz", "jan", "ann"}):
+        expected = sorted(
+            p for p, f in folded.items() if word in {f[:c] + f[c + 1 :] for c in range(4)}
+        )
+        starts = sorted(p for p in players if p.lower().startswith(word) and len(p) > 3)
+        hits = matcher.find([word.upper()])
+        if word == "jan":
+            assert [hit.player for hit in hits] == ["Jan"]  # a whole name first
+            continue
+        candidates = sorted(set(expected) | set(starts))
+        if len(candidates) >= 2:
+            assert [hit.candidates for hit in hits] == [tuple(candidates)], word
+        elif expected:
+            assert [(hit.player, hit.exact) for hit in hits] == [(expected[0], False)], word
+        else:
+            assert hits == [], word
