@@ -28,6 +28,7 @@ from parsing.subject import strip_subject_prefixes
 
 MAX_RAW_BYTES = 4 * 1024 * 1024
 MAX_HEADERS = 500
+MAX_HEADER_FIELDS = 1000  # of ParsedMail.header_fields
 MAX_HEADER_CHARS = 8192
 MAX_PARTS = 200
 MAX_DEPTH = 20
@@ -94,6 +95,16 @@ def parse_mail(raw: bytes) -> ParsedMail:
         full_text=full_text,
         facts=header_facts(headers, _content_type(message), _param(message, "report-type")),
         defects=tuple(defects) + tuple(type(defect).__name__ for defect in message.defects[:20]),
+        header_fields=_header_fields(message),
+    )
+
+
+def _header_fields(message: Message) -> tuple[tuple[str, str], ...]:
+    """The header fields of `message` in order, as written: names lower-cased and values
+    unfolded, no more than :data:`MAX_HEADER_FIELDS`."""
+    return tuple(
+        (str(name).strip().lower(), _FOLD.sub(" ", str(value)).strip())
+        for name, value in list(message.raw_items())[:MAX_HEADER_FIELDS]
     )
 
 
