@@ -237,16 +237,15 @@ class NameMatcher:
 
     def _one_letter_short(self, key: str) -> tuple[str, ...]:
         """The players of a four-letter name that ``key`` (three letters) is with one letter
-        left out, sorted."""
-        found = [
-            self._canonical[index]
-            for index in self._by_length.get(MIN_FUZZY_LENGTH, ())
-            if any(
-                self._folded[index][:cut] + self._folded[index][cut + 1 :] == key
-                for cut in range(MIN_FUZZY_LENGTH)
-            )
-        ]
-        return tuple(sorted(found))
+        left out, sorted: those one edit away (a length apart, the edit is that letter)."""
+        indexes = self._by_length.get(MIN_FUZZY_LENGTH, [])
+        if not indexes:
+            return ()
+        choices = [self._folded[index] for index in indexes]
+        found = extract(
+            key, choices, scorer=OSA.distance, score_cutoff=1, limit=None, processor=None
+        )
+        return tuple(sorted(self._canonical[indexes[position]] for _, _, position in found))
 
     def _fuzzy(self, key: str) -> tuple[str, ...]:
         """The players whose name ``key`` may be a misspelling of (see the module docstring)."""
