@@ -5,7 +5,7 @@ Public API (all pure; ``parse_mail`` never raises for any bytes)::
     parse_mail(raw: bytes) -> ParsedMail
         sender, sender_name, reply_to, to, message_id, in_reply_to, references, subject
         (reply/forward prefixes removed), raw_subject, body (what the player wrote), full_text,
-        facts (HeaderFacts for loop detection), defects
+        facts (HeaderFacts for loop detection), defects, header_fields (as written, unfolded)
     route(parsed, game_names, own_addresses, explain=explain_plainly, help_words=frozenset())
         -> Route(game) | Help(text, game) | Ignore(reason) | ParseError(no-game)
     read_command(parsed, GameInfo(name, signup_open, players),

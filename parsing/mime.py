@@ -17,8 +17,10 @@ import email.errors
 import email.parser
 import email.utils
 import re
+from collections.abc import Sequence
 from email.message import Message
 from email.policy import compat32
+from typing import Any
 
 from parsing.autoreply import header_facts
 from parsing.html import html_to_text
@@ -28,6 +30,7 @@ from parsing.subject import strip_subject_prefixes
 
 MAX_RAW_BYTES = 4 * 1024 * 1024
 MAX_HEADERS = 500
+MAX_HEADER_FIELDS = 1000  # of ParsedMail.header_fields
 MAX_HEADER_CHARS = 8192
 MAX_PARTS = 200
 MAX_DEPTH = 20
@@ -79,7 +82,10 @@ def parse_mail(raw: bytes) -> ParsedMail:
         if address
     )
     raw_subject = _decode_words(_first(headers, "subject"))
-    full_text = _body_text(message, defects)
+    # The message's Content-Type parameters, read once: its report type, and (a message of one
+    # part) its text's charset and format.
+    params = _params(message)
+    full_text = _body_text(message, defects, params)
     return ParsedMail(
         sender=sender,
         sender_name=sender_name,
@@ -92,8 +98,18 @@ def parse_mail(raw: bytes) -> ParsedMail:
         raw_subject=raw_subject,
         body=strip_quotes(full_text),
         full_text=full_text,
-        facts=header_facts(headers, _content_type(message), _param(message, "report-type")),
+        facts=header_facts(headers, _content_type(message), _param(params, "report-type")),
         defects=tuple(defects) + tuple(type(defect).__name__ for defect in message.defects[:20]),
+        header_fields=_header_fields(message),
+    )
+
+
+def _header_fields(message: Message) -> tuple[tuple[str, str], ...]:
+    """The header fields of `message` in order, as written: names lower-cased and values
+    unfolded, no more than :data:`MAX_HEADER_FIELDS`."""
+    return tuple(
+        (str(name).strip().lower(), _FOLD.sub(" ", str(value)).strip())
+        for name, value in list(message.raw_items())[:MAX_HEADER_FIELDS]
     )
 
 
@@ -210,13 +226,30 @@ def _content_type(part: Message) -> str:
         return "text/plain"
 
 
-def _param(part: Message, name: str) -> str:
+# A part's Content-Type parameters as the email package reads them (RFC 2231 values are
+# (charset, language, value) tuples), in order; none when it has no Content-Type, or one that
+# can't be read.
+_Params = Sequence[tuple[str, Any]]
+
+
+def _params(part: Message) -> _Params:
+    """The Content-Type parameters of `part`, read once for every one asked (:func:`_param`)."""
     try:
-        value = part.get_param(name)
+        return part.get_params(unquote=False) or ()
     except (ValueError, TypeError, AttributeError, IndexError):
-        return ""
-    if isinstance(value, tuple):
+        return ()
+
+
+def _param(params: _Params, name: str) -> str:
+    """The first parameter `name` (any case) of `params`, unquoted, lower-cased; "" if none
+    (what ``Message.get_param`` finds, collapsed to text)."""
+    wanted = name.lower()
+    value = next((v for k, v in params if k.lower() == wanted), None)
+    if isinstance(value, tuple):  # as Message.get_param unquotes an RFC 2231 value
+        value = (value[0], value[1], email.utils.unquote(value[2]))
         value = email.utils.collapse_rfc2231_value(value)
+    elif value is not None:
+        value = email.utils.unquote(value)
     return str(value or "").lower()
 
 
@@ -225,17 +258,21 @@ def _is_attachment(part: Message) -> bool:
     return disposition == "attachment"
 
 
-def _body_text(message: Message, defects: list[str]) -> str:
+def _body_text(message: Message, defects: list[str], params: _Params) -> str:
+    """The readable text of `message` (whose Content-Type parameters are `params`)."""
     budget = [MAX_PARTS]
-    text = _part_text(message, 0, budget, defects)
+    text = _part_text(message, 0, budget, defects, params)
     if len(text) > MAX_TEXT_CHARS:
         defects.append("truncated-text")
         text = text[:MAX_TEXT_CHARS]
     return text
 
 
-def _part_text(part: Message, depth: int, budget: list[int], defects: list[str]) -> str:
-    """The readable text of ``part``: plain preferred to HTML, attachments skipped."""
+def _part_text(
+    part: Message, depth: int, budget: list[int], defects: list[str], params: _Params | None = None
+) -> str:
+    """The readable text of ``part``: plain preferred to HTML, attachments skipped (`params`:
+    its Content-Type parameters when they were read already)."""
     budget[0] -= 1
     if budget[0] < 0:
         if "too-many-parts" not in defects:
@@ -260,9 +297,10 @@ def _part_text(part: Message, depth: int, budget: list[int], defects: list[str])
         return ""
     if content_type == "text/plain" or content_type.startswith("multipart/"):
         # A multipart whose boundary never appears arrives as one text payload.
-        return _decoded_text(part)
+        return _decoded_text(part, _params(part) if params is None else params)
     if content_type == "text/html":
-        return html_to_text(_decoded_payload(part)[:MAX_HTML_CHARS])
+        params = _params(part) if params is None else params
+        return html_to_text(_decoded_payload(part, params)[:MAX_HTML_CHARS])
     return ""
 
 
@@ -272,7 +310,7 @@ def _alternative_text(
     for child in children:
         if _content_type(child) == "text/plain" and not _is_attachment(child):
             budget[0] -= 1
-            return _decoded_text(child)
+            return _decoded_text(child, _params(child))
     # No plain part: take the richest alternative that has text (the last one, by RFC 2046).
     for child in reversed(children):
         text = _part_text(child, depth + 1, budget, defects)
@@ -286,7 +324,7 @@ def _children(part: Message) -> list[object]:
     return list(payload[:MAX_PARTS]) if isinstance(payload, list) else []
 
 
-def _decoded_payload(part: Message) -> str:
+def _decoded_payload(part: Message, params: _Params) -> str:
     try:
         # Transfer decoding (base64, quoted-printable, uuencode) by the email package, which
         # tolerates broken input; 8-bit bodies come back as their raw bytes.
@@ -295,14 +333,14 @@ def _decoded_payload(part: Message) -> str:
         return ""
     if not isinstance(data, bytes):
         return ""
-    return decode_bytes(data, _param(part, "charset") or None)
+    return decode_bytes(data, _param(params, "charset") or None)
 
 
-def _decoded_text(part: Message) -> str:
-    text = _decoded_payload(part)[: MAX_TEXT_CHARS * 2]
+def _decoded_text(part: Message, params: _Params) -> str:
+    text = _decoded_payload(part, params)[: MAX_TEXT_CHARS * 2]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if _param(part, "format") == "flowed":
-        text = unflow(text, delsp=_param(part, "delsp") == "yes")
+    if _param(params, "format") == "flowed":
+        text = unflow(text, delsp=_param(params, "delsp") == "yes")
     return text
 
 

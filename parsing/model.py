@@ -62,7 +62,10 @@ class ParsedMail:
     ``subject`` has its reply/forward prefixes removed; ``body`` is the text the player wrote
     (quotes, reply headers, forwarded parts and signatures removed); ``full_text`` is the whole
     decoded text part before that stripping.  ``defects`` lists what was wrong with the MIME
-    structure or what was cut for safety (size, depth, part count).
+    structure or what was cut for safety (size, depth, part count).  ``header_fields`` are the
+    header's fields in order, as written (encoded words and 8-bit bytes undecoded), names
+    lower-cased, values unfolded (at most :data:`parsing.mime.MAX_HEADER_FIELDS`): what the
+    narrator's authenticity checks read.
     """
 
     sender: str
@@ -78,6 +81,7 @@ class ParsedMail:
     full_text: str = ""
     facts: HeaderFacts = field(default_factory=HeaderFacts)
     defects: tuple[str, ...] = ()
+    header_fields: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -174,13 +174,9 @@ class NameMatcher:
         for index, key in enumerate(self._folded):
             by_length.setdefault(len(key), []).append(index)
         self._by_length = by_length
-        # The shortest names misspelt: each with one letter left out, to the players it may be.
-        shortened: dict[str, list[str]] = {}
-        for index in by_length.get(MIN_FUZZY_LENGTH, ()):
-            key = self._folded[index]
-            for gap in sorted({key[:cut] + key[cut + 1 :] for cut in range(len(key))}):
-                shortened.setdefault(gap, []).append(self._canonical[index])
-        self._shortened = {gap: tuple(sorted(found)) for gap, found in shortened.items()}
+        # Nothing more is prepared (a matcher is built for each batch of mails, and most votes
+        # name their players exactly): a three-letter word is compared with the four-letter
+        # names when one is read (`_one_letter_short`).
         self._sorted = sorted(self._folded)
 
     @property
@@ -239,11 +235,23 @@ class NameMatcher:
             index += 1
         return tuple(found)
 
+    def _one_letter_short(self, key: str) -> tuple[str, ...]:
+        """The players of a four-letter name that ``key`` (three letters) is with one letter
+        left out, sorted: those one edit away (a length apart, the edit is that letter)."""
+        indexes = self._by_length.get(MIN_FUZZY_LENGTH, [])
+        if not indexes:
+            return ()
+        choices = [self._folded[index] for index in indexes]
+        found = extract(
+            key, choices, scorer=OSA.distance, score_cutoff=1, limit=None, processor=None
+        )
+        return tuple(sorted(self._canonical[indexes[position]] for _, _, position in found))
+
     def _fuzzy(self, key: str) -> tuple[str, ...]:
         """The players whose name ``key`` may be a misspelling of (see the module docstring)."""
         limit = max_distance(len(key))
         if len(key) == MIN_FUZZY_LENGTH - 1:
-            return self._shortened.get(key, ())
+            return self._one_letter_short(key)
         if limit == 0:
             return ()
         indexes = [

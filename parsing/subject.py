@@ -53,28 +53,21 @@ def find_game(subject: str, game_names: Iterable[str]) -> str | None:
     The subject may be exactly the game name, or contain it as whole words (``WW5 - Nacht 2``,
     ``Stem WW5``); when several games fit, the longest name wins, then the leftmost.
     """
-    folded_subject = " ".join(_WORD.findall(fold(subject)))
+    # Both are their folded words joined by one space: the name is in the subject as whole
+    # words where it is found between spaces (or an end), the subject padded with one each.
+    padded_subject = f" {' '.join(_WORD.findall(fold(subject)))} "
     best: tuple[int, int, str] | None = None
     for name in game_names:
-        found = _name_pattern(name)
-        if found is None:
+        folded_name = " ".join(_WORD.findall(fold(name)))
+        if not folded_name:
             continue
-        length, pattern = found
-        match = pattern.search(folded_subject)
-        if match is None:
+        start = padded_subject.find(f" {folded_name} ")
+        if start < 0:
             continue
-        key = (-length, match.start(), name)
+        key = (-len(folded_name), start, name)
         if best is None or key < best:
             best = key
     return best[2] if best else None
-
-
-def _name_pattern(name: str) -> tuple[int, re.Pattern[str]] | None:
-    """A game name's folded length and the pattern finding it as whole words."""
-    folded_name = " ".join(_WORD.findall(fold(name)))
-    if not folded_name:
-        return None
-    return len(folded_name), re.compile(rf"(?<![^\W_]){re.escape(folded_name)}(?![^\W_])")
 
 
 def subject_words(subject: str) -> list[str]:

@@ -28,6 +28,8 @@ from email.policy import compat32
 
 from narrator.config import Config
 from narrator.models import Game, fold_email
+from parsing import ParsedMail
+from parsing.mime import MAX_HEADER_FIELDS
 
 POLICIES = ("off", "dmarc", "dkim-or-spf")
 MAX_HEADER_BYTES = 256 * 1024
@@ -41,9 +43,17 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 # --- headers ------------------------------------------------------------------------------
 
 
-def header_items(raw: bytes) -> list[tuple[str, str]]:
-    """The header fields of `raw` in order, names lower-cased, values unfolded (never raises)."""
+def header_items(raw: bytes, parsed: ParsedMail | None = None) -> list[tuple[str, str]]:
+    """The header fields of `raw` in order, names lower-cased, values unfolded (never raises).
+
+    `parsed`, the parser's reading of `raw` (or of its header block alone), has read them
+    already (:attr:`parsing.ParsedMail.header_fields`): they are taken from it when the header
+    block ends within :data:`MAX_HEADER_BYTES` (the parser read the same block), not parsed
+    again; a `parsed` with none (a header of no field, or one made by hand) is not believed.
+    """
     match = _HEADER_END.search(raw, 0, MAX_HEADER_BYTES)
+    if match and parsed is not None and parsed.header_fields:
+        return list(parsed.header_fields)
     head = raw[: match.start()] if match else raw[:MAX_HEADER_BYTES]
     try:
         message = email.parser.BytesHeaderParser(policy=compat32).parsebytes(head + b"\r\n\r\n")
@@ -51,7 +61,7 @@ def header_items(raw: bytes) -> list[tuple[str, str]]:
     except Exception:  # any bytes: a header we can't read is a header we don't trust
         return []
     result = []
-    for name, value in list(items)[:1000]:
+    for name, value in list(items)[:MAX_HEADER_FIELDS]:
         text = re.sub(r"\r?\n[ \t]*", " ", str(value)).strip()
         result.append((str(name).strip().lower(), text))
     return result

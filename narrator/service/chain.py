@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from narrator.service.letters import Letter
 
@@ -42,10 +42,16 @@ class Verdict(Generic[M]):
     hit: bool = False
 
 
+# A rule that finds nothing says so with this verdict (immutable: one serves every rule).
+NOTHING: Verdict[Any] = Verdict(Action.CONTINUE)
+
+
 def go_on(
     mail: M | None = None, letters: Sequence[Letter] = (), *, hit: bool = False
 ) -> Verdict[M]:
-    """A continuing verdict."""
+    """A continuing verdict (one that carries nothing is the one constant :data:`NOTHING`)."""
+    if mail is None and not letters and not hit:
+        return NOTHING
     return Verdict(Action.CONTINUE, letters=tuple(letters), mail=mail, hit=hit)
 
 

@@ -272,7 +272,7 @@ def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) ->
         settings.explain,
         settings.help_words,
     )
-    return Arrival(parsed, header_items(row.raw), too_large, names, routed)
+    return Arrival(parsed, header_items(row.raw, parsed), too_large, names, routed)
 
 
 def _route(settings: InboxSettings, parsed: ParsedMail, names: tuple[str, ...]) -> Routed:

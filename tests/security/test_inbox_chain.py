@@ -77,6 +77,13 @@ def test_walk_stops_at_the_first_rule_that_decides_and_records_it() -> None:
     assert posted == [["notice"], ["refusal"]]  # each verdict's letters as it came
 
 
+def test_a_verdict_that_carries_nothing_is_one_constant_and_any_other_carries_it() -> None:
+    assert go_on() is go_on() == Verdict(Action.CONTINUE)
+    assert go_on(0).mail == 0  # a mail, even a falsy one, is carried
+    assert go_on(hit=True).hit and go_on(hit=True) is not go_on()
+    assert go_on(letters=[_letter("notice")]).letters == (_letter("notice"),)
+
+
 def test_a_chain_in_which_nothing_decides_is_an_error() -> None:
     with pytest.raises(ValueError, match="no rule"):
         walk([Rule("quiet", lambda mail: go_on())], 0, lambda letters: None)
