@@ -897,9 +897,9 @@ def _other_choices(
 
 
 def _done(work: Work, row: Claimed, now: datetime, state: InboxState, what: str) -> Outcome:
-    """Set the processed row's state (a Core update in the unit of work's transaction)."""
-    values = {"row": row.id, "new_state": state.value, "at": now}
-    work.session.connection().execute(_MARK_PROCESSED, values)
+    """Set the processed row's state (a Core update, written with the batch's others when the
+    unit of work flushes)."""
+    work.write(_MARK_PROCESSED, {"row": row.id, "new_state": state.value, "at": now})
     return Outcome(state.value, what)
 
 

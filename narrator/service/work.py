@@ -4,6 +4,12 @@ Processing a batch of mail asks for the same game's players, rules state and sto
 per mail, and a vote in a big game must not re-read or re-write a document as large as the
 game.  So one :class:`Work` per transaction holds what was read, and writes the rules states
 that changed once, in :meth:`Work.flush` (called by :func:`unit_of_work` before the commit).
+The rows a batch adds or changes that nothing in it reads back (the inbox rows' states, the
+game log's entries, the vote rows, the outbox's mail) are collected here too, by
+:meth:`Work.write`, and written at :meth:`Work.flush` with one execution of each statement
+for all of them (an ``executemany``): a statement costs SQLAlchemy's Python far more than
+SQLite's work.  Whoever reads such rows in the same transaction flushes first (the
+epilogue reads the log, a reminder the votes).
 The service's operations see a game through its table (:mod:`narrator.service.table`), one
 per game in :attr:`Work.tables`, which holds the game's view and story cast (dropped at the
 end of the unit of work: a table and its work refer to each other, and the garbage collector
@@ -19,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Executable, bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
@@ -121,6 +127,8 @@ class Work:
         self._states: dict[int, _Loaded] = {}
         # The game tables of the games an operation touched (narrator.service.table.table_of).
         self.tables: dict[int, GameTable] = {}
+        # The rows to write at the flush, by the statement that writes them (in order).
+        self._writes: dict[Executable, list[dict[str, Any]]] = {}
 
     # --- games ---------------------------------------------------------------------------
 
@@ -223,10 +231,19 @@ class Work:
         rules = rules if rules is not None else ruleset_of(game)
         self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
 
+    # --- rows written at the end -----------------------------------------------------------
+
+    def write(self, statement: Executable, values: dict[str, Any]) -> None:
+        """Have `statement` executed with `values` at the next :meth:`flush`, in one execution
+        with every other row of that statement (in the order they came); nothing reads them
+        back before the flush."""
+        self._writes.setdefault(statement, []).append(values)
+
     # --- the end -------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Write every rules state stored since the last flush into its game's row.
+        """Write every rules state stored since the last flush into its game's row, then the
+        rows collected by :meth:`write` (one execution per statement).
 
         A game whose row changed in nothing else (a vote changes only the rules state) is
         written by one Core update, as the ORM's flush would write it (the state, the version
@@ -250,6 +267,11 @@ class Work:
             set_committed_value(game, "state", state)
             set_committed_value(game, "version", read + 1)
             set_committed_value(game, "updated_at", now)
+        if self._writes:
+            connection = self.session.connection()
+            writes, self._writes = self._writes, {}
+            for statement, rows in writes.items():
+                connection.execute(statement, rows)
 
 
 def _plan_of(game: Game) -> tuple[Any, ...]:
