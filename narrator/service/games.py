@@ -172,7 +172,7 @@ def _personal(letter: Letter, player: PlayerInfo) -> Letter:
 
 
 def _mail(work: Work, mailer: Mailer, letters: Sequence[Letter], now: datetime) -> None:
-    post(work.session, mailer, letters, now, claim=work.claim)
+    post(work.session, mailer, letters, now, outgoing=work.outgoing)
 
 
 # --- creating and signing up ----------------------------------------------------------------

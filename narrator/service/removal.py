@@ -75,7 +75,7 @@ def remove_player(
     )
     if after.over:
         letters.extend(_finish(table, now))
-    post(work.session, mailer, letters, now, claim=work.claim)
+    post(work.session, mailer, letters, now, outgoing=work.outgoing)
     log.info("%s removed %s from %s (%s)", by, player.name, game.name, game.ruleset)
     return events
 

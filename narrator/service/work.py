@@ -39,13 +39,13 @@ from narrator.models import (
     player_rows,
     player_rows_of,
 )
+from narrator.outbound.outbox import Claim, Outgoing
 from narrator.tables import games, utcnow
 from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
 
 if TYPE_CHECKING:
-    from narrator.outbound.outbox import Claim
     from narrator.service.table import GameTable
 
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
@@ -110,14 +110,16 @@ class Work:
     """What one transaction has read and changed of the games; see the module docstring.
 
     The rules state a caller stores (:meth:`store`) is the game's state from then on; it is
-    dumped into the game's row once, at :meth:`flush`.  The mail it posts is queued claimed by
-    `claim`'s sender when it has one (the daemon's inbox pass: see
-    :func:`narrator.service.letters.post`).
+    dumped into the game's row once, at :meth:`flush`.  The mail it posts goes to
+    :attr:`outgoing`, inserted at :meth:`flush`, claimed by `claim`'s sender when it has one
+    (the daemon's inbox pass: see :func:`narrator.service.letters.post`).
     """
 
     def __init__(self, session: Session, claim: Claim | None = None) -> None:
         self.session = session
         self.claim = claim
+        # The mail it queues, inserted at the flush (claimed by `claim`'s sender, if any).
+        self.outgoing = Outgoing(claim)
         self._open_games: list[Any] | None = None  # rows: id, name, status, language
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         # What each locked game's deadline and reminder were planned from when it was read
@@ -272,6 +274,7 @@ class Work:
             writes, self._writes = self._writes, {}
             for statement, rows in writes.items():
                 connection.execute(statement, rows)
+        self.outgoing.write(self.session.connection())
 
 
 def _plan_of(game: Game) -> tuple[Any, ...]:
