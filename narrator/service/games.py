@@ -567,6 +567,7 @@ def _epilogue(batch: _Batch, roles: Mapping[str, str]) -> Letter:
     One text for all; none where the game's language has no ``epilogue`` template."""
     table = batch.table
     game, view = table.game, table.view
+    table.work.flush()  # the log's entries of this transaction (its last votes, this step's)
     entries = table.work.session.scalars(
         select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
     ).all()
