@@ -656,7 +656,8 @@ def voting_state(table: GameTable) -> Any:
         raise GameError("not-started", str(error)) from None
 
 
-# Every accepted vote adds its row: a Core statement built once, not an ORM unit of work.
+# Every accepted vote adds its row: a Core statement built once, not an ORM unit of work,
+# executed for all of a transaction's votes at once (Work.write).
 _VOTE_ROW = insert(votes)
 
 
@@ -761,7 +762,7 @@ class _Voting:
         }
         table.log("vote", payload, now)
         row = {"game_id": game.id, "step_number": game.step_number, "player_id": player.id}
-        table.work.session.connection().execute(
+        table.work.write(  # with the transaction's other votes, when the unit of work flushes
             _VOTE_ROW,
             {
                 **row,
@@ -900,6 +901,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         state = table.state
     except NotStarted as error:
         raise GameError("not-started", str(error)) from None
+    table.work.flush()  # the votes this transaction recorded count
     voted = set(
         table.work.session.scalars(
             select(Vote.player_id).where(

@@ -39,6 +39,7 @@ from narrator.service.inbox import (
     process_pending,
 )
 from narrator.service.mailer import Mailer
+from narrator.service.removal import remove_player
 from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
 from parsing import ErrorCode, ParseError, Route
@@ -377,7 +378,7 @@ def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
     # game, of its players and of its log's last seq, and one of each sender's counters.
     assert len(statements) <= 6 * 7, "\n".join(statements)
     # The rows nothing in the batch reads back are written once per batch, all together.
-    once = ["UPDATE inbox", "INSERT INTO outbox", "INSERT INTO game_log"]
+    once = ["UPDATE inbox", "INSERT INTO outbox", "INSERT INTO game_log", "INSERT INTO votes"]
     assert [sum(s.startswith(w) for s in statements) for w in once] == [1] * len(once), statements
     with transaction(factory) as session:  # the log's entries numbered in order, per game
         for game in session.scalars(select(Game)):
@@ -477,3 +478,46 @@ def test_every_mail_a_pass_with_a_claimant_queues_is_claimed_and_carried_by_its_
     assert {row.id for row in rows if row.claimed_by is None} == started
     assert sorted(item.id for item in queued) == sorted(r.id for r in rows if r.id not in started)
     assert {(r.claimed_by, r.attempts) for r in rows if r.id not in started} == {(owner, 1)}
+
+
+def test_votes_written_at_the_flush_count_for_what_reads_them_in_the_same_unit_of_work(
+    factory: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """A vote's row is written when its unit of work flushes; a reminder, or a removal, later
+    in the same unit of work still counts it (the voter is not reminded; a removed voter's
+    vote is withdrawn)."""
+    new_game(factory)
+    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
+    store(factory, *((f"{name.lower()}@example.org", f"{name}, man") for name in names))
+    clock = Clock()
+    process_pending(factory, mailer, SETTINGS, clock)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, mailer, game, now=clock(), seed=1)
+        rs = service.ruleset_of(game)
+        for _ in range(10):  # to a step where two players or more may vote
+            if len(rs.asked(service.load_state(work, game))) >= 2:
+                break
+            service.close_step(work, mailer, game, now=clock())
+    for removed in (False, True):
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            table = table_of(work, game)
+            state = table.state
+            voter, other = rs.asked(state)[:2]
+            action = rs.choices(state, voter).actions[0]
+            targets = [t for t in action.targets if t != voter][: action.min_names]
+            player = next(p for p in table.players if p.name == voter)
+            keywords = [action.keyword] if action.keyword else []
+            ballot = service.Ballot(targets, not targets, keywords)
+            assert service.cast_vote(table, player, ballot, clock()).accepted
+            if not removed:
+                reminded = service.remind(table, clock()).names
+                assert voter not in reminded and other in reminded
+                continue
+            voting = work.session.get(Player, player.id)
+            assert voting is not None
+            remove_player(work, mailer, game, voting, now=clock(), by="cli")
+        with transaction(factory) as session:
+            voters = session.scalars(select(Vote.player_id)).all()
+        assert voters == ([] if removed else [player.id])
