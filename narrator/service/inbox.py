@@ -388,7 +388,8 @@ def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
         work.session, parsed.sender
     )
     budget = Budget.PLAYER if playing else Budget.STRANGER
-    admission = admit_reply(work.session, parsed.sender, mail.now, mail.settings.limits, budget)
+    limits = mail.settings.limits
+    admission = admit_reply(work.session, parsed.sender, mail.now, limits, budget, work.replies)
     subject = parsed.raw_subject if in_game else _known_words_of_subject(parsed, mail.routed, game)
     reply = ReplyTo(
         parsed.message_id or mail.row.message_id or "",
@@ -1196,6 +1197,14 @@ class _Pass:
             arrivals = [arrival_of(self.settings, row, names) for row in rows]
             named = {a.routed.game for a in arrivals if isinstance(a.routed, Route | Help)}
             work.lock_games(g.id for g in games if g.name in named)
+            # The reply counters of the senders who may be answered, read together (on
+            # PostgreSQL locked, in one order) at the first count, for the mails to count.
+            senders = [
+                arrival.parsed.sender
+                for row, arrival in zip(rows, arrivals, strict=True)
+                if _may_be_answered(self.settings, row, arrival)
+            ]
+            work.replies.expect(senders)
             processed = [
                 (row, self._process(work, row, arrival))
                 for row, arrival in zip(rows, arrivals, strict=True)
@@ -1237,6 +1246,19 @@ class _Pass:
         log.exception("inbox %s: processing failed", claimed[0])
         self.failed.add(claimed[0])
         self.outcomes.append(_record_failure(self.factory, claimed[0], error, self.clock()))
+
+
+def _may_be_answered(settings: InboxSettings, row: Claimed, arrival: Arrival) -> bool:
+    """Whether the inbox chain's first rules let the mail through to its ``rate-limit``: it is
+    not automatic, no bounce, not our own, and its sender is a usable address."""
+    sender = arrival.parsed.sender
+    return (
+        not isinstance(arrival.routed, Ignore)
+        and row.envelope_from != ""
+        and bool(sender)
+        and not settings.is_own(sender)
+        and _is_usable_address(sender)
+    )
 
 
 def _record_failure(

@@ -40,6 +40,7 @@ from narrator.models import (
     player_rows_of,
 )
 from narrator.outbound.outbox import Claim, Outgoing
+from narrator.service.limits import ReplyCounts
 from narrator.tables import games, utcnow
 from parsing import find_game
 from rules import get_ruleset
@@ -120,6 +121,9 @@ class Work:
         self.claim = claim
         # The mail it queues, inserted at the flush (claimed by `claim`'s sender, if any).
         self.outgoing = Outgoing(claim)
+        # The reply counters of the batch's senders (read by the inbox pass), written at the
+        # flush.
+        self.replies = ReplyCounts()
         self._open_games: list[Any] | None = None  # rows: id, name, status, language
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         # What each locked game's deadline and reminder were planned from when it was read
@@ -247,12 +251,16 @@ class Work:
         """Write every rules state stored since the last flush into its game's row, then the
         rows collected by :meth:`write` (one execution per statement).
 
-        A game whose row changed in nothing else (a vote changes only the rules state) is
-        written by one Core update, as the ORM's flush would write it (the state, the version
-        it checks and counts, the time), and the game object is told the values written; a
+        The games whose rows changed in nothing else (a vote changes only the rules state) are
+        written by one Core update (one execution for all of them), as the ORM's flush would
+        write each (the state, the version it checks and counts, the time), and the game
+        objects are told the values written; a
         game changed otherwise (a step closed, the game ended) takes its state with the rest
         of its changes, in the ORM's flush at the commit.
         """
+        now = utcnow()
+        rows: list[dict[str, Any]] = []
+        written: list[tuple[Game, Any]] = []
         for loaded in self._states.values():
             if not loaded.dirty:
                 continue
@@ -261,20 +269,27 @@ class Work:
             if game in self.session.new or self.session.is_modified(game):
                 game.state = state
                 continue
-            read, now = game.version, utcnow()
-            values = {"game": game.id, "read": read, "written": read + 1, "new_state": state}
-            written = self.session.connection().execute(_WRITE_STATE, {**values, "at": now})
-            if written.rowcount != 1:
-                raise StaleDataError(f"game {game.id} was changed by another transaction")
-            set_committed_value(game, "state", state)
-            set_committed_value(game, "version", read + 1)
-            set_committed_value(game, "updated_at", now)
+            read = game.version
+            rows.append(
+                {"game": game.id, "read": read, "written": read + 1, "new_state": state, "at": now}
+            )
+            written.append((game, state))
+        if rows:  # one execution for every game: each row checked by its version
+            result = self.session.connection().execute(_WRITE_STATE, rows)
+            if result.rowcount != len(rows):
+                changed = ", ".join(str(game.id) for game, _ in written)
+                raise StaleDataError(f"a game of {changed} was changed by another transaction")
+            for game, state in written:
+                set_committed_value(game, "state", state)
+                set_committed_value(game, "version", game.version + 1)
+                set_committed_value(game, "updated_at", now)
         if self._writes:
             connection = self.session.connection()
             writes, self._writes = self._writes, {}
             for statement, rows in writes.items():
                 connection.execute(statement, rows)
         self.outgoing.write(self.session.connection())
+        self.replies.write(self.session.connection())
 
 
 def _plan_of(game: Game) -> tuple[Any, ...]:

@@ -25,6 +25,7 @@ from narrator.models import (
     InboxMessage,
     OutboxMessage,
     Player,
+    ReplyCounter,
     Vote,
     game_players,
 )
@@ -38,6 +39,7 @@ from narrator.service.inbox import (
     arrival_of,
     process_pending,
 )
+from narrator.service.limits import Admission, Limits, admit_reply
 from narrator.service.mailer import Mailer
 from narrator.service.removal import remove_player
 from narrator.service.table import table_of
@@ -330,9 +332,10 @@ def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
     factory: sessionmaker[Session], mailer: Mailer, engine: Engine
 ) -> None:
     """The database's load per vote: a batch locks the games its mails name and reads their
-    players together (not once per game), numbers each log entry in its insert, and counts a
-    reply limit by one statement; each vote still writes its own rows (the counter, the log,
-    the vote, the receipt, the inbox row) and its game's state once per batch."""
+    players together (not once per game), reads its senders' reply counters together, and
+    writes what its votes change once per batch, each kind by one statement (the counters,
+    the log, the votes, the receipts, the inbox rows, the games' states): no vote runs a
+    statement of its own."""
     names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
     games = ["WW5", "WW6", "WW7"]
     with transaction(factory) as session:
@@ -374,11 +377,23 @@ def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert [o.what for o in outcomes] == ["vote accepted"] * 6
-    # 38 on SQLite (its BEGIN included), 37 on PostgreSQL; 51 and 50 before: a select of each
-    # game, of its players and of its log's last seq, and one of each sender's counters.
-    assert len(statements) <= 6 * 7, "\n".join(statements)
-    # The rows nothing in the batch reads back are written once per batch, all together.
-    once = ["UPDATE inbox", "INSERT INTO outbox", "INSERT INTO game_log", "INSERT INTO votes"]
+    # 12 on SQLite (its BEGIN included), 11 on PostgreSQL, for 6 votes in 3 games, as for any
+    # number of them: the claim, the open games, the games locked, their players, the
+    # senders' counters read, and one write of each kind; 38 and 37 before (each vote's
+    # counter, log entry, vote row, receipt and inbox row by statements of its own, and each
+    # game's state), 51 and 50 before that (a select of each game, of its players and of its
+    # log's last seq, and one of each sender's counters).
+    assert len(statements) <= 12, "\n".join(statements)
+    # Each kind of row is written once per batch, all together.
+    once = [
+        "UPDATE games",
+        "UPDATE inbox",
+        "INSERT INTO outbox",
+        "INSERT INTO game_log",
+        "INSERT INTO votes",
+        "INSERT INTO reply_counters",
+        "UPDATE reply_counters",
+    ]
     assert [sum(s.startswith(w) for s in statements) for w in once] == [1] * len(once), statements
     with transaction(factory) as session:  # the log's entries numbered in order, per game
         for game in session.scalars(select(Game)):
@@ -521,3 +536,91 @@ def test_votes_written_at_the_flush_count_for_what_reads_them_in_the_same_unit_o
         with transaction(factory) as session:
             voters = session.scalars(select(Vote.player_id)).all()
         assert voters == ([] if removed else [player.id])
+
+
+def test_a_batch_counts_its_senders_replies_as_one_mail_at_a_time_would(
+    factory: sessionmaker[Session], mailer: Mailer, engine: Engine
+) -> None:
+    """The reply counters of a batch's senders are read by one statement and written back by
+    one: the limits count every mail of the batch in turn (his third mail over a limit of two
+    gets the notice, the fourth nothing), the counters are committed with the batch, and a
+    sender whose mail is not answered (an automatic reply) is left without a counter."""
+    new_game(factory)
+    settings = dataclasses.replace(SETTINGS, limits=Limits(replies_per_hour=2))
+    store(factory, *[("flood@example.org", "Flood, man")] * 4, ("anna@example.org", "Anna, vrouw"))
+    auto = mail("robot@example.org", "WW5", "away", 9).replace(
+        b"Subject:", b"Auto-Submitted: auto-replied\r\nSubject:", 1
+    )
+    DbSink(factory).store_sync(auto, source="inject")
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if "reply_counters" in statement:
+            statements.append(statement.split(" ", 1)[0])
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        outcomes = process_pending(factory, mailer, settings, Clock(), batch_size=10)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    suffixes = [o.what.partition(" (over the reply limit")[1:] for o in outcomes]
+    assert [s[1] if s[0] else "" for s in suffixes][:5] == [
+        "",
+        "",
+        ": notice)",
+        ": silent)",
+        "",
+    ], [o.what for o in outcomes]
+    assert outcomes[5].state == "ignored"
+    # One read (and for the strangers' cap, a count of its own), one write.
+    assert statements.count("UPDATE") == 1 and statements.count("SELECT") == 0, statements
+    with transaction(factory) as session:
+        counters = {
+            row.sender: row.count
+            for row in session.scalars(select(ReplyCounter))
+            if not row.sender.startswith("!")
+        }
+    assert counters == {"flood@example.org": 4, "anna@example.org": 1}
+
+
+def test_the_reply_counters_a_batch_reads_stay_locked_to_other_daemons(
+    postgres_db_url: str,
+) -> None:
+    """PostgreSQL: the hour's counters of a batch's senders, read together at its first count,
+    are held until its commit, also those it made (another daemon's count of one of them waits:
+    here it gives up after a lock timeout); a counter that counted nothing is dropped."""
+    engine = make_engine(postgres_db_url)
+    other = make_engine(postgres_db_url)
+    now = Clock()()
+    window = now.replace(minute=0, second=0, microsecond=0)
+    try:
+        factory = session_factory(engine)
+        with transaction(factory) as session:
+            session.add(ReplyCounter(sender="anna@example.org", window_start=window, count=3))
+        count_one = text(
+            "INSERT INTO reply_counters (sender, window_start, count) VALUES (:s, :w, 1) "
+            "ON CONFLICT (sender, window_start) DO UPDATE SET count = reply_counters.count + 1"
+        )
+        with unit_of_work(factory) as work:
+            work.replies.expect(["Anna@example.org", "bram@example.org"])
+            admission = admit_reply(
+                work.session, "anna@example.org", now, Limits(), counts=work.replies
+            )
+            assert admission is Admission.SEND
+            with other.connect() as connection:
+                connection.execute(text("SET lock_timeout = '200ms'"))
+                for sender, locked in (("anna", True), ("bram", True), ("carla", False)):
+                    values = {"s": f"{sender}@example.org", "w": window}
+                    if locked:
+                        with pytest.raises(OperationalError, match="lock timeout"):
+                            connection.execute(count_one, values)
+                    else:
+                        connection.execute(count_one, values)
+                    connection.rollback()
+                    connection.execute(text("SET lock_timeout = '200ms'"))
+        with transaction(factory) as session:
+            counters = {row.sender: row.count for row in session.scalars(select(ReplyCounter))}
+        assert counters == {"anna@example.org": 4}
+    finally:
+        other.dispose()
+        engine.dispose()
