@@ -246,8 +246,8 @@ _HOUR_UPSERTS = {
 }
 
 
-# The hour's counters of a batch's senders, read by an upsert that adds nothing (its rows,
-# one per sender, are given by ReplyCounts.read); beside each count the rest of the day's and
+# The hour's counters of a batch's senders, read by an upsert that adds nothing (one row per
+# sender, executed for them all at once); beside each count the rest of the day's and
 # whether any is stale, by subqueries on the row's sender.
 _ROW_OTHERS = (
     "FROM reply_counters AS others WHERE others.sender = reply_counters.sender"
@@ -268,6 +268,7 @@ _ROW_ANY_STALE = (
 )
 _READ_UPSERTS = {
     name: insert(_TABLE)
+    .values(sender=bindparam("sender"), window_start=bindparam("window"), count=0)
     .on_conflict_do_update(
         index_elements=[_TABLE.c.sender, _TABLE.c.window_start],
         set_={"count": _TABLE.c.count},
@@ -354,8 +355,9 @@ class ReplyCounts:
             return
         window = self.window = _hour(now)
         day, stale = window - timedelta(hours=24), now - COUNTER_RETENTION
-        rows = [{"sender": key, "window_start": window, "count": 0} for key in keys]
-        read = connection.execute(upsert.values(rows), {"day": day, "stale": stale})
+        # One statement (SQLAlchemy's "insertmanyvalues": one INSERT of every row, in order).
+        rows = [{"sender": key, "window": window, "day": day, "stale": stale} for key in keys]
+        read = connection.execute(upsert, rows)
         for key, count, rest, any_stale in read:
             self._held[key] = _Held(int(count), int(count), int(rest), bool(any_stale))
 
