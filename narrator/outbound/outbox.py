@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import Connection, bindparam, insert, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import Config
@@ -78,6 +78,52 @@ class Claim:
     items: list[OutboxItem] = field(default_factory=list)
 
 
+@dataclass
+class Outgoing:
+    """The mail one transaction queued by :func:`queue_mail` ``into`` it: its outbox rows,
+    inserted together by :meth:`write` (one execution for all of them, before the commit),
+    claimed by `claim`'s sender when there is one (their items are added to ``claim.items``
+    as they are written, in the order they were queued)."""
+
+    claim: Claim | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    queued: int = 0  # rows queued into it so far, written or not
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Queue one outbox row (written at :meth:`write`)."""
+        self.rows.append(row)
+        self.queued += 1
+
+    def write(self, connection: Connection) -> None:
+        """Insert the rows queued since the last write (the claimed ones returning their ids:
+        each is matched to its row by its Message-ID, unique in the outbox)."""
+        rows, self.rows = self.rows, []
+        if not rows:
+            return
+        if self.claim is None:
+            connection.execute(_QUEUE, rows)
+            return
+        ids: dict[str, int] = {
+            message_id: row_id
+            for message_id, row_id in connection.execute(_QUEUE_RETURNING, rows).all()
+        }
+        self.claim.items.extend(_claimed(ids[row["message_id"]], row) for row in rows)
+
+
+def _claimed(row_id: int, row: dict[str, Any]) -> OutboxItem:
+    """The item of a claimed outbox row inserted as `row` (its id `row_id`)."""
+    return OutboxItem(
+        id=row_id,
+        message_id=row["message_id"],
+        recipient=row["recipient"],
+        raw=row["raw"],
+        kind=row["kind"],
+        game_id=row["game_id"],
+        attempts=1,
+        created_at=row["created_at"],
+    )
+
+
 def queue_mail(
     session: Session,
     mail: OutgoingMail,
@@ -87,9 +133,12 @@ def queue_mail(
     game_id: int | None = None,
     message_id: str | None = None,
     claim: Claim | None = None,
+    into: Outgoing | None = None,
 ) -> Queued:
     """Compose ``mail`` and insert its outbox row in ``session``'s transaction (a Core insert,
-    at once; no commit); return what was queued.
+    at once; no commit); return what was queued.  ``into`` an :class:`Outgoing`, the row is
+    inserted later, with the others queued into it (:meth:`Outgoing.write`), claimed by its
+    claim if any (``claim`` is then not given).
 
     ``kind`` is the mail's kind for the log and admins (``receipt``, ``error``, ``step``...).
     ``message_id`` fixes the Message-ID (see ``make_message_id``); by default a fresh random one
@@ -114,27 +163,19 @@ def queue_mail(
         "created_at": now,
         "claimed_by": None,
     }
+    claiming = into.claim if into is not None else claim
+    if claiming is not None:
+        claimant = claiming.claimant
+        row.update(attempts=1, next_attempt_at=now + claimant.lease, claimed_by=claimant.owner)
+    if into is not None:
+        into.add(row)
+        return Queued(message_id, raw)
     if claim is None:
         session.connection().execute(_QUEUE, row)
         return Queued(message_id, raw)
-    row.update(
-        attempts=1, next_attempt_at=now + claim.claimant.lease, claimed_by=claim.claimant.owner
-    )
     inserted = session.connection().execute(_QUEUE, row).inserted_primary_key
     assert inserted is not None, "an outbox row without its id"
-    row_id: int = inserted[0]
-    claim.items.append(
-        OutboxItem(
-            id=row_id,
-            message_id=message_id,
-            recipient=mail.to.email,
-            raw=raw,
-            kind=kind,
-            game_id=game_id,
-            attempts=1,
-            created_at=now,
-        )
-    )
+    claim.items.append(_claimed(inserted[0], row))
     return Queued(message_id, raw)
 
 
@@ -251,6 +292,7 @@ def _item(row: Any) -> OutboxItem:
 # The sender's statements, built once (Core: every mail sent runs them).
 _TABLE = outbox  # the table OutboxMessage maps
 _QUEUE = insert(_TABLE)
+_QUEUE_RETURNING = insert(_TABLE).returning(_TABLE.c.message_id, _TABLE.c.id)
 _DUE = (
     select(
         _TABLE.c.id,

@@ -172,7 +172,7 @@ def _personal(letter: Letter, player: PlayerInfo) -> Letter:
 
 
 def _mail(work: Work, mailer: Mailer, letters: Sequence[Letter], now: datetime) -> None:
-    post(work.session, mailer, letters, now, claim=work.claim)
+    post(work.session, mailer, letters, now, outgoing=work.outgoing)
 
 
 # --- creating and signing up ----------------------------------------------------------------
@@ -567,6 +567,7 @@ def _epilogue(batch: _Batch, roles: Mapping[str, str]) -> Letter:
     One text for all; none where the game's language has no ``epilogue`` template."""
     table = batch.table
     game, view = table.game, table.view
+    table.work.flush()  # the log's entries of this transaction (its last votes, this step's)
     entries = table.work.session.scalars(
         select(GameLogEntry).where(GameLogEntry.game_id == game.id).order_by(GameLogEntry.seq)
     ).all()
@@ -655,7 +656,8 @@ def voting_state(table: GameTable) -> Any:
         raise GameError("not-started", str(error)) from None
 
 
-# Every accepted vote adds its row: a Core statement built once, not an ORM unit of work.
+# Every accepted vote adds its row: a Core statement built once, not an ORM unit of work,
+# executed for all of a transaction's votes at once (Work.write).
 _VOTE_ROW = insert(votes)
 
 
@@ -760,7 +762,7 @@ class _Voting:
         }
         table.log("vote", payload, now)
         row = {"game_id": game.id, "step_number": game.step_number, "player_id": player.id}
-        table.work.session.connection().execute(
+        table.work.write(  # with the transaction's other votes, when the unit of work flushes
             _VOTE_ROW,
             {
                 **row,
@@ -899,6 +901,7 @@ def remind(table: GameTable, now: datetime) -> Reminded:
         state = table.state
     except NotStarted as error:
         raise GameError("not-started", str(error)) from None
+    table.work.flush()  # the votes this transaction recorded count
     voted = set(
         table.work.session.scalars(
             select(Vote.player_id).where(

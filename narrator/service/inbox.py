@@ -237,9 +237,11 @@ def process_message(
     `arrival` is the row as its batch read it already (default: read here).
     """
     mail = _arrived(work, mailer, settings, row, now, arrival)
-    claim = work.claim
+    outgoing = work.outgoing
     decision = walk(
-        INBOX_CHAIN, mail, lambda letters: post(work.session, mailer, letters, now, claim=claim)
+        INBOX_CHAIN,
+        mail,
+        lambda letters: post(work.session, mailer, letters, now, outgoing=outgoing),
     )
     verdict = decision.verdict
     if verdict.action is Action.HAND_OFF:
@@ -386,7 +388,8 @@ def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
         work.session, parsed.sender
     )
     budget = Budget.PLAYER if playing else Budget.STRANGER
-    admission = admit_reply(work.session, parsed.sender, mail.now, mail.settings.limits, budget)
+    limits = mail.settings.limits
+    admission = admit_reply(work.session, parsed.sender, mail.now, limits, budget, work.replies)
     subject = parsed.raw_subject if in_game else _known_words_of_subject(parsed, mail.routed, game)
     reply = ReplyTo(
         parsed.message_id or mail.row.message_id or "",
@@ -491,7 +494,7 @@ def _game_over(mail: _Mail, answer: _Answer, game: Game) -> Outcome:
     text = refusal_text("game-over", game.ruleset, game.language, **params)
     error = _Error("game-over", text)
     letter = _error_reply(mail.work, game, mail.parsed, answer.reply, error, mail.settings)
-    post(mail.work.session, mail.mailer, [letter], mail.now, claim=mail.work.claim)
+    post(mail.work.session, mail.mailer, [letter], mail.now, outgoing=mail.work.outgoing)
     what = _suffix("error: game-over", answer.admission)
     return _done(mail.work, mail.row, mail.now, InboxState.DONE, what)
 
@@ -513,10 +516,10 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     except service.GameError as error:
         refused = _Error(error.code, error.reply_text)
         letter = _error_reply(work, answer.game, mail.parsed, answer.reply, refused, settings)
-        post(work.session, mailer, [letter], mail.now, claim=work.claim)
+        post(work.session, mailer, [letter], mail.now, outgoing=work.outgoing)
         what = _suffix(f"error: {error.code}", answer.admission)
         return _done(work, mail.row, mail.now, InboxState.DONE, what)
-    post(work.session, mailer, letters, mail.now, claim=work.claim)
+    post(work.session, mailer, letters, mail.now, outgoing=work.outgoing)
     return _done(work, mail.row, mail.now, InboxState.DONE, _suffix(what, answer.admission))
 
 
@@ -579,7 +582,7 @@ def _unread(mail: _Mail, answer: _Answer, command: ParseError) -> Outcome:
         message = settings.explainer(game.ruleset, game.language)(command.code.value, rest)
     error = _Error(command.code.value, message, choices)
     letter = _error_reply(work, game, mail.parsed, answer.reply, error, settings)
-    post(work.session, mail.mailer, [letter], mail.now, claim=work.claim)
+    post(work.session, mail.mailer, [letter], mail.now, outgoing=work.outgoing)
     what = _suffix(f"error: {command.code.value}", answer.admission)
     return _done(work, mail.row, mail.now, InboxState.DONE, what)
 
@@ -897,9 +900,9 @@ def _other_choices(
 
 
 def _done(work: Work, row: Claimed, now: datetime, state: InboxState, what: str) -> Outcome:
-    """Set the processed row's state (a Core update in the unit of work's transaction)."""
-    values = {"row": row.id, "new_state": state.value, "at": now}
-    work.session.connection().execute(_MARK_PROCESSED, values)
+    """Set the processed row's state (a Core update, written with the batch's others when the
+    unit of work flushes)."""
+    work.write(_MARK_PROCESSED, {"row": row.id, "new_state": state.value, "at": now})
     return Outcome(state.value, what)
 
 
@@ -1194,22 +1197,38 @@ class _Pass:
             arrivals = [arrival_of(self.settings, row, names) for row in rows]
             named = {a.routed.game for a in arrivals if isinstance(a.routed, Route | Help)}
             work.lock_games(g.id for g in games if g.name in named)
-            done = [
-                (row.id, row.message_id, self._process(work, row, arrival))
+            # The reply counters of the senders who may be answered, read together (on
+            # PostgreSQL locked, in one order) at the first count, for the mails to count.
+            senders = [
+                arrival.parsed.sender
+                for row, arrival in zip(rows, arrivals, strict=True)
+                if _may_be_answered(self.settings, row, arrival)
+            ]
+            work.replies.expect(senders)
+            processed = [
+                (row, self._process(work, row, arrival))
                 for row, arrival in zip(rows, arrivals, strict=True)
             ]
-            if not work.plans_changed():
-                return done
-            return [(i, m, replace(outcome, replan=True)) for i, m, outcome in done]
+            work.flush()  # the batch's rows written: the claimed mails' items are known
+            replan = work.plans_changed()
+            done = []
+            for row, (outcome, queued) in processed:
+                if claim is not None and queued[0] < queued[1]:
+                    outcome = replace(outcome, queued=tuple(claim.items[slice(*queued)]))
+                done.append(
+                    (row.id, row.message_id, replace(outcome, replan=True) if replan else outcome)
+                )
+            return done
 
-    def _process(self, work: Work, row: Claimed, arrival: Arrival) -> Outcome:
-        """Process one mail of the batch; its outcome carries the mail it queued claimed."""
-        claim = work.claim
-        before = len(claim.items) if claim is not None else 0
+    def _process(
+        self, work: Work, row: Claimed, arrival: Arrival
+    ) -> tuple[Outcome, tuple[int, int]]:
+        """Process one mail of the batch; its outcome, and which of the batch's queued mails
+        are its (the first and the end: its outcome carries their claimed items once they are
+        written)."""
+        before = work.outgoing.queued
         outcome = process_message(work, self.mailer, self.settings, row, self.clock(), arrival)
-        if claim is None or len(claim.items) == before:
-            return outcome
-        return replace(outcome, queued=tuple(claim.items[before:]))
+        return outcome, (before, work.outgoing.queued)
 
     def failed_batch(self, claimed: list[int], error: Exception) -> None:
         """The batch of `claimed` mails raised `error`: take them one at a time; a single
@@ -1227,6 +1246,19 @@ class _Pass:
         log.exception("inbox %s: processing failed", claimed[0])
         self.failed.add(claimed[0])
         self.outcomes.append(_record_failure(self.factory, claimed[0], error, self.clock()))
+
+
+def _may_be_answered(settings: InboxSettings, row: Claimed, arrival: Arrival) -> bool:
+    """Whether the inbox chain's first rules let the mail through to its ``rate-limit``: it is
+    not automatic, no bounce, not our own, and its sender is a usable address."""
+    sender = arrival.parsed.sender
+    return (
+        not isinstance(arrival.routed, Ignore)
+        and row.envelope_from != ""
+        and bool(sender)
+        and not settings.is_own(sender)
+        and _is_usable_address(sender)
+    )
 
 
 def _record_failure(

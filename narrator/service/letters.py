@@ -28,7 +28,7 @@ from narrator.outbound.compose import (
     make_message_id,
     parse_message_ids,
 )
-from narrator.outbound.outbox import Claim, queue_mail
+from narrator.outbound.outbox import Outgoing, queue_mail
 from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.threads import reply_subject, root_message_id
 from stories import Event as StoryEvent
@@ -120,13 +120,14 @@ def post(
     letters: Iterable[Letter],
     now: datetime,
     *,
-    claim: Claim | None = None,
+    outgoing: Outgoing | None = None,
 ) -> list[str]:
     """Render and queue `letters` in order in `session`; return the Message-IDs queued.
 
-    With `claim` (the unit of work's, :attr:`narrator.service.work.Work.claim`), the mails are
-    queued claimed by its sender, which delivers them once the transaction committed (see
-    :func:`~narrator.outbound.outbox.queue_mail`).
+    With `outgoing` (the unit of work's, :attr:`narrator.service.work.Work.outgoing`), the
+    mails are queued into it: inserted together when the unit of work flushes, claimed by its
+    sender when it has one, which delivers them once the transaction committed (see
+    :func:`~narrator.outbound.outbox.queue_mail`); without, each is inserted at once.
 
     The one place a personal link enters a mail: a letter with a `page` player, when the
     mailer has the personal pages' key, renders with ``page_link`` (his page's address) in its
@@ -136,7 +137,7 @@ def post(
     template) is not mailed; one that answers a sender over his reply limit is rendered but
     not queued (its Message-ID is still returned, as the mail would have had it).
     """
-    return _PostOffice(session, mailer, now, claim).post(letters)
+    return _PostOffice(session, mailer, now, outgoing).post(letters)
 
 
 @dataclass
@@ -146,7 +147,7 @@ class _PostOffice:
     session: Session
     mailer: Mailer
     now: datetime
-    claim: Claim | None
+    outgoing: Outgoing | None
     keys: dict[tuple[int | None, str, str | None], StoryKey] = field(default_factory=dict)
 
     def post(self, letters: Iterable[Letter]) -> list[str]:
@@ -275,6 +276,6 @@ class _PostOffice:
             kind=letter.kind,
             game_id=game_id,
             message_id=message_id,
-            claim=self.claim,
+            into=self.outgoing,
         )
         return message_id

@@ -12,10 +12,24 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, delete, exists, func, select
+from sqlalchemy import (
+    Boolean,
+    Connection,
+    Integer,
+    and_,
+    bindparam,
+    column,
+    delete,
+    exists,
+    func,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -112,6 +126,7 @@ def admit_reply(
     now: datetime,
     limits: Limits,
     budget: Budget = Budget.PLAYER,
+    counts: ReplyCounts | None = None,
 ) -> Admission:
     """Count one more answered mail from `sender` and return what may be sent back.
 
@@ -120,6 +135,8 @@ def admit_reply(
     most one goes out per address a day, and nothing else.  Answers to strangers are also
     counted together, and over ``stranger_replies_per_hour`` nothing is sent (not even the
     notice: it would be one more mail to an address a forger chose).
+    With `counts` (the unit of work's, which read the hour's counters of its batch's senders),
+    the sender's hour is counted there, and written back when the unit of work flushes.
     """
     key = limit_key(sender)
     window = _hour(now)
@@ -133,7 +150,12 @@ def admit_reply(
     # transaction has pending (a batch's earlier mails) need not be flushed first, and is
     # flushed together at the end.
     with session.no_autoflush:
-        hour_count, day_count, stale = _count_hour(session, key, window, now - COUNTER_RETENTION)
+        counted = counts.count(session, key, now) if counts is not None else None
+        if counted is None:
+            if counts is not None:  # another hour's (the clock turned): its day counts these
+                counts.write(session.connection())
+            counted = _count_hour(session, key, window, now - COUNTER_RETENTION)
+        hour_count, day_count, stale = counted
         if stale:
             session.execute(
                 delete(ReplyCounter).where(
@@ -224,6 +246,48 @@ _HOUR_UPSERTS = {
 }
 
 
+# The hour's counters of a batch's senders, read by an upsert that adds nothing (one row per
+# sender, executed for them all at once); beside each count the rest of the day's and
+# whether any is stale, by subqueries on the row's sender.
+_ROW_OTHERS = (
+    "FROM reply_counters AS others WHERE others.sender = reply_counters.sender"
+    " AND others.window_start != reply_counters.window_start"
+)
+_WINDOW = _TABLE.c.window_start.type
+_ROW_REST_OF_DAY = (
+    text(f"SELECT coalesce(sum(others.count), 0) {_ROW_OTHERS} AND others.window_start > :day")
+    .bindparams(bindparam("day", type_=_WINDOW))
+    .columns(column("rest", Integer))
+    .scalar_subquery()
+)
+_ROW_ANY_STALE = (
+    text(f"SELECT EXISTS (SELECT 1 {_ROW_OTHERS} AND others.window_start < :stale)")
+    .bindparams(bindparam("stale", type_=_WINDOW))
+    .columns(column("stale", Boolean))
+    .scalar_subquery()
+)
+_READ_UPSERTS = {
+    name: insert(_TABLE)
+    .values(sender=bindparam("sender"), window_start=bindparam("window"), count=0)
+    .on_conflict_do_update(
+        index_elements=[_TABLE.c.sender, _TABLE.c.window_start],
+        set_={"count": _TABLE.c.count},
+    )
+    .returning(_TABLE.c.sender, _TABLE.c.count, _ROW_REST_OF_DAY, _ROW_ANY_STALE)
+    for name, insert in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
+}
+_SET_COUNT = (
+    update(_TABLE)
+    .where(_TABLE.c.sender == bindparam("key"), _TABLE.c.window_start == bindparam("window"))
+    .values(count=bindparam("new_count"))
+)
+_DROP_UNUSED = delete(_TABLE).where(
+    _TABLE.c.sender.in_(bindparam("keys", expanding=True)),
+    _TABLE.c.window_start == bindparam("window"),
+    _TABLE.c.count == 0,
+)
+
+
 def _count_hour(
     session: Session, key: str, window: datetime, stale: datetime
 ) -> tuple[int, int, bool]:
@@ -245,6 +309,89 @@ def _count_hour(
     counters = connection.execute(_COUNTERS_OF, {"sender": key}).all()
     day_count = sum(count for start, count in counters if start > day)
     return hour, day_count, any(start < stale for start, _ in counters)
+
+
+@dataclass
+class _Held:
+    """A sender's counter of the hour as a unit of work holds it: its `count` there, the count
+    in its row (`written`), the rest of the day's count and whether he has stale counters."""
+
+    count: int
+    written: int
+    rest: int
+    stale: bool
+
+
+class ReplyCounts:
+    """The reply counters of one hour of a batch's senders, held by its unit of work.
+
+    The batch names its senders (:meth:`expect`); the first count (:meth:`count`) reads the
+    counters of them all, of its hour, by one statement: an upsert that adds nothing (a sender
+    without a row this hour gets one, counting 0).  On PostgreSQL it locks each sender's row
+    of the hour (in the order of their keys) until the commit, as the upsert of
+    :func:`admit_reply` did mail by mail, so another daemon counting one of them waits, then
+    counts after these (no limit is exceeded); on SQLite the transaction holds the database's
+    write lock anyway.  The counts are then made here, and :meth:`write` writes the changed
+    ones back by one statement (an executemany) when the unit of work flushes, and drops the
+    rows that counted nothing.
+    """
+
+    def __init__(self) -> None:
+        self.window: datetime | None = None
+        self._expected: set[str] = set()
+        self._held: dict[str, _Held] = {}
+
+    def expect(self, senders: Iterable[str]) -> None:
+        """Have the first count read the counters of `senders` (addresses) too."""
+        self._expected.update(limit_key(sender) for sender in senders)
+
+    def _read(self, session: Session, now: datetime) -> None:
+        """Read the counters of the clock hour of `now` of the senders expected (on SQLite and
+        PostgreSQL; elsewhere each is counted by :func:`admit_reply` alone)."""
+        keys, self._expected = sorted(self._expected - self._held.keys()), set()
+        connection = session.connection()
+        upsert = _READ_UPSERTS.get(connection.dialect.name)
+        if upsert is None or not keys:
+            return
+        window = self.window = _hour(now)
+        day, stale = window - timedelta(hours=24), now - COUNTER_RETENTION
+        # One statement (SQLAlchemy's "insertmanyvalues": one INSERT of every row, in order).
+        rows = [{"sender": key, "window": window, "day": day, "stale": stale} for key in keys]
+        read = connection.execute(upsert, rows)
+        for key, count, rest, any_stale in read:
+            self._held[key] = _Held(int(count), int(count), int(rest), bool(any_stale))
+
+    def count(self, session: Session, key: str, now: datetime) -> tuple[int, int, bool] | None:
+        """Add one to `key`'s counter of the clock hour of `now`, if held here (the senders
+        expected are read first, at the first count); return the hour's new count, the day's
+        and whether he had stale counters (told once), as :func:`_count_hour` does.  None
+        when it is not held here (another hour's, or not expected)."""
+        if self._expected and self.window is None:
+            self._read(session, now)
+        held = self._held.get(key) if _hour(now) == self.window else None
+        if held is None:
+            return None
+        held.count += 1
+        stale, held.stale = held.stale, False
+        return held.count, held.count + held.rest, stale
+
+    def write(self, connection: Connection) -> None:
+        """Write the counts changed since the last write (one statement), and drop the rows
+        :meth:`read` made that counted nothing (they are no longer held)."""
+        changed = [
+            {"key": key, "window": self.window, "new_count": held.count}
+            for key, held in self._held.items()
+            if held.count != held.written and held.count > 0
+        ]
+        if changed:
+            connection.execute(_SET_COUNT, changed)
+        unused = [key for key, held in self._held.items() if held.count == 0]
+        if unused:
+            connection.execute(_DROP_UNUSED, {"keys": unused, "window": self.window})
+        for key in unused:
+            del self._held[key]
+        for held in self._held.values():
+            held.written = held.count
 
 
 def _count_one(session: Session, sender: str, window: datetime) -> int:

@@ -126,6 +126,7 @@ def build_pages(work: Work, game: Game, renderer: Renderer, now: datetime) -> in
         session.execute(delete(PageChapter).where(mine & village))
     if not game.news_stored:
         session.execute(delete(PageChapter).where(mine & ~village))
+    work.flush()  # the log's entries this transaction made, if any
     entries = session.execute(
         select(GameLogEntry.kind, GameLogEntry.payload)
         .where(GameLogEntry.game_id == game.id)

@@ -75,7 +75,7 @@ def remove_player(
     )
     if after.over:
         letters.extend(_finish(table, now))
-    post(work.session, mailer, letters, now, claim=work.claim)
+    post(work.session, mailer, letters, now, outgoing=work.outgoing)
     log.info("%s removed %s from %s (%s)", by, player.name, game.name, game.ruleset)
     return events
 
@@ -83,6 +83,7 @@ def remove_player(
 def _withdraw_votes(work: Work, game: Game, player: Player) -> None:
     """Delete the vote rows of this step that the rules withdrew with `player`'s removal: his
     own and those naming him (the reminders and the pages count them as not sent)."""
+    work.flush()  # the votes this transaction recorded are withdrawn too
     step_votes = work.session.execute(
         select(Vote.id, Vote.player_id, Vote.targets).where(
             Vote.game_id == game.id, Vote.step_number == game.step_number

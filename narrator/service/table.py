@@ -26,10 +26,11 @@ from rules.core.ruleset import Ruleset, RulesState
 from rules.core.view import GameView
 from stories import Cast
 
-# A vote logs an entry: a Core statement built once, not an ORM unit of work.  Its seq (1, 2,
-# … per game) is the game's last one plus one, read by the insert itself: one statement, and
-# this transaction's earlier entries count.  The game's row is locked meanwhile (SQLite's
-# BEGIN IMMEDIATE, PostgreSQL's FOR UPDATE), so no other transaction logs for it.
+# A vote logs an entry: a Core statement built once, not an ORM unit of work, executed for
+# all of a transaction's entries at once (an executemany, run row after row in their order).
+# Its seq (1, 2, … per game) is the game's last one plus one, read by the insert itself: the
+# entries inserted before it count.  The game's row is locked meanwhile (SQLite's BEGIN
+# IMMEDIATE, PostgreSQL's FOR UPDATE), so no other transaction logs for it.
 _LOG_ENTRY = insert(game_log).from_select(
     ["game_id", "seq", "kind", "payload", "at"],
     select(
@@ -107,10 +108,11 @@ class GameTable:
         self._casts.clear()
 
     def log(self, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
-        """Add an entry to the game's log (inserted at once, in the unit of work's
-        transaction), numbered after its last."""
+        """Add an entry to the game's log, numbered after its last: inserted when the unit of
+        work flushes, with every other entry of its transaction, in the order they were made
+        (whoever reads the log in the same transaction flushes the unit of work first)."""
         entry = {"game": self.game.id, "kind": kind, "payload": dict(payload), "at": now}
-        self.work.session.connection().execute(_LOG_ENTRY, entry)
+        self.work.write(_LOG_ENTRY, entry)
 
     # --- what the stories read -------------------------------------------------------------
 

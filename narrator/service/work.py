@@ -4,6 +4,12 @@ Processing a batch of mail asks for the same game's players, rules state and sto
 per mail, and a vote in a big game must not re-read or re-write a document as large as the
 game.  So one :class:`Work` per transaction holds what was read, and writes the rules states
 that changed once, in :meth:`Work.flush` (called by :func:`unit_of_work` before the commit).
+The rows a batch adds or changes that nothing in it reads back (the inbox rows' states, the
+game log's entries, the vote rows, the outbox's mail) are collected here too, by
+:meth:`Work.write`, and written at :meth:`Work.flush` with one execution of each statement
+for all of them (an ``executemany``): a statement costs SQLAlchemy's Python far more than
+SQLite's work.  Whoever reads such rows in the same transaction flushes first (the
+epilogue reads the log, a reminder the votes).
 The service's operations see a game through its table (:mod:`narrator.service.table`), one
 per game in :attr:`Work.tables`, which holds the game's view and story cast (dropped at the
 end of the unit of work: a table and its work refer to each other, and the garbage collector
@@ -19,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Executable, bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
@@ -33,13 +39,14 @@ from narrator.models import (
     player_rows,
     player_rows_of,
 )
+from narrator.outbound.outbox import Claim, Outgoing
+from narrator.service.limits import ReplyCounts
 from narrator.tables import games, utcnow
 from parsing import find_game
 from rules import get_ruleset
 from rules.core.ruleset import Ruleset, RulesState
 
 if TYPE_CHECKING:
-    from narrator.outbound.outbox import Claim
     from narrator.service.table import GameTable
 
 OPEN_STATUSES = (GameStatus.SIGNUP.value, GameStatus.RUNNING.value, GameStatus.PAUSED.value)
@@ -104,14 +111,19 @@ class Work:
     """What one transaction has read and changed of the games; see the module docstring.
 
     The rules state a caller stores (:meth:`store`) is the game's state from then on; it is
-    dumped into the game's row once, at :meth:`flush`.  The mail it posts is queued claimed by
-    `claim`'s sender when it has one (the daemon's inbox pass: see
-    :func:`narrator.service.letters.post`).
+    dumped into the game's row once, at :meth:`flush`.  The mail it posts goes to
+    :attr:`outgoing`, inserted at :meth:`flush`, claimed by `claim`'s sender when it has one
+    (the daemon's inbox pass: see :func:`narrator.service.letters.post`).
     """
 
     def __init__(self, session: Session, claim: Claim | None = None) -> None:
         self.session = session
         self.claim = claim
+        # The mail it queues, inserted at the flush (claimed by `claim`'s sender, if any).
+        self.outgoing = Outgoing(claim)
+        # The reply counters of the batch's senders (read by the inbox pass), written at the
+        # flush.
+        self.replies = ReplyCounts()
         self._open_games: list[Any] | None = None  # rows: id, name, status, language
         self._locked: dict[int, Game] = {}  # held here: the session only keeps weak references
         # What each locked game's deadline and reminder were planned from when it was read
@@ -121,6 +133,8 @@ class Work:
         self._states: dict[int, _Loaded] = {}
         # The game tables of the games an operation touched (narrator.service.table.table_of).
         self.tables: dict[int, GameTable] = {}
+        # The rows to write at the flush, by the statement that writes them (in order).
+        self._writes: dict[Executable, list[dict[str, Any]]] = {}
 
     # --- games ---------------------------------------------------------------------------
 
@@ -223,17 +237,30 @@ class Work:
         rules = rules if rules is not None else ruleset_of(game)
         self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
 
+    # --- rows written at the end -----------------------------------------------------------
+
+    def write(self, statement: Executable, values: dict[str, Any]) -> None:
+        """Have `statement` executed with `values` at the next :meth:`flush`, in one execution
+        with every other row of that statement (in the order they came); nothing reads them
+        back before the flush."""
+        self._writes.setdefault(statement, []).append(values)
+
     # --- the end -------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Write every rules state stored since the last flush into its game's row.
+        """Write every rules state stored since the last flush into its game's row, then the
+        rows collected by :meth:`write` (one execution per statement).
 
-        A game whose row changed in nothing else (a vote changes only the rules state) is
-        written by one Core update, as the ORM's flush would write it (the state, the version
-        it checks and counts, the time), and the game object is told the values written; a
+        The games whose rows changed in nothing else (a vote changes only the rules state) are
+        written by one Core update (one execution for all of them), as the ORM's flush would
+        write each (the state, the version it checks and counts, the time), and the game
+        objects are told the values written; a
         game changed otherwise (a step closed, the game ended) takes its state with the rest
         of its changes, in the ORM's flush at the commit.
         """
+        now = utcnow()
+        rows: list[dict[str, Any]] = []
+        written: list[tuple[Game, Any]] = []
         for loaded in self._states.values():
             if not loaded.dirty:
                 continue
@@ -242,14 +269,27 @@ class Work:
             if game in self.session.new or self.session.is_modified(game):
                 game.state = state
                 continue
-            read, now = game.version, utcnow()
-            values = {"game": game.id, "read": read, "written": read + 1, "new_state": state}
-            written = self.session.connection().execute(_WRITE_STATE, {**values, "at": now})
-            if written.rowcount != 1:
-                raise StaleDataError(f"game {game.id} was changed by another transaction")
-            set_committed_value(game, "state", state)
-            set_committed_value(game, "version", read + 1)
-            set_committed_value(game, "updated_at", now)
+            read = game.version
+            rows.append(
+                {"game": game.id, "read": read, "written": read + 1, "new_state": state, "at": now}
+            )
+            written.append((game, state))
+        if rows:  # one execution for every game: each row checked by its version
+            result = self.session.connection().execute(_WRITE_STATE, rows)
+            if result.rowcount != len(rows):
+                changed = ", ".join(str(game.id) for game, _ in written)
+                raise StaleDataError(f"a game of {changed} was changed by another transaction")
+            for game, state in written:
+                set_committed_value(game, "state", state)
+                set_committed_value(game, "version", game.version + 1)
+                set_committed_value(game, "updated_at", now)
+        if self._writes:
+            connection = self.session.connection()
+            writes, self._writes = self._writes, {}
+            for statement, rows in writes.items():
+                connection.execute(statement, rows)
+        self.outgoing.write(self.session.connection())
+        self.replies.write(self.session.connection())
 
 
 def _plan_of(game: Game) -> tuple[Any, ...]:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,7 +27,14 @@ from narrator.outbound.compose import (
     make_message_id,
 )
 from narrator.outbound.leases import LOCK_SPACE
-from narrator.outbound.outbox import Claim, Claimant, SqlOutbox, outbox_sender, queue_mail
+from narrator.outbound.outbox import (
+    Claim,
+    Claimant,
+    Outgoing,
+    SqlOutbox,
+    outbox_sender,
+    queue_mail,
+)
 from narrator.outbound.sender import FailedMail, OutboxItem, OutboxSender, RetryPolicy
 from narrator.outbound.transport import SmtpSettings, SmtpTransport
 from tests.outbound.helpers import FakeClock, SmtpServer
@@ -375,6 +382,56 @@ def test_mail_queued_under_a_claim_is_stored_as_the_first_claim_would_leave_it(
         for r in stored
     ]
     assert SqlOutbox(factory).claim_due(clock(), LEASE, 10) == []  # claimed: nobody else's
+
+
+def test_mail_queued_into_an_outgoing_is_inserted_at_its_write_all_together(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    """Queued into an :class:`Outgoing`, nothing is inserted until its write, which inserts
+    every row by one statement (returning their ids, matched to their rows); claimed, the rows
+    and items are what a claim of each would leave and return, in the order queued."""
+    recipients = ["carla@example.org", "anna@example.org", "bram@example.org"]
+    inserts: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if statement.startswith("INSERT INTO outbox"):
+            inserts.append(statement)
+
+    engine = factory.kw["bind"]
+    for turn, claim in enumerate((Claim(Claimant(OWNER, LEASE)), None)):
+        outgoing = Outgoing(claim)
+        with transaction(factory) as session:
+            for n, recipient in enumerate(recipients):
+                mail = mail_to(recipient, 10 * turn + n)
+                queue_mail(session, mail, now=clock(), kind="receipt", into=outgoing)
+            assert len(session.scalars(select(OutboxMessage.id)).all()) == 3 * turn
+            assert outgoing.queued == 3
+            event.listen(engine, "before_cursor_execute", count)
+            try:
+                outgoing.write(session.connection())
+            finally:
+                event.remove(engine, "before_cursor_execute", count)
+        assert len(inserts) == 1, inserts
+        inserts.clear()
+        if claim is not None:
+            stored = rows(factory)
+            assert [(r.state, r.attempts, r.claimed_by) for r in stored] == [
+                ("pending", 1, OWNER)
+            ] * 3
+            assert {r.next_attempt_at for r in stored} == {clock() + LEASE}
+            by_id = {r.id: r for r in stored}
+            assert [item.recipient for item in claim.items] == recipients
+            assert claim.items == [
+                OutboxItem(
+                    i.id, r.message_id, r.recipient, r.raw, r.kind, r.game_id, 1, r.created_at
+                )
+                for i in claim.items
+                for r in [by_id[i.id]]
+            ]
+    unclaimed = [r for r in rows(factory) if r.claimed_by is None]
+    assert [(r.recipient, r.attempts, r.next_attempt_at) for r in unclaimed] == [
+        (recipient, 0, clock()) for recipient in recipients
+    ]
 
 
 def test_mail_handed_over_is_delivered_without_a_claim_of_the_sender(

@@ -110,6 +110,7 @@ def _step_mails(
             ]
             if sorted(rs.asked(state)) != sorted(view.alive) or (after_deaths and not fallen):
                 continue
+            work.flush()  # the mails the step queued are inserted when the unit of work flushes
             rows = session.scalars(
                 select(OutboxMessage).where(
                     OutboxMessage.id > (before or 0), OutboxMessage.kind == "step"

@@ -25,6 +25,7 @@ from narrator.models import (
     InboxMessage,
     OutboxMessage,
     Player,
+    ReplyCounter,
     Vote,
     game_players,
 )
@@ -38,7 +39,9 @@ from narrator.service.inbox import (
     arrival_of,
     process_pending,
 )
+from narrator.service.limits import Admission, Limits, admit_reply
 from narrator.service.mailer import Mailer
+from narrator.service.removal import remove_player
 from narrator.service.table import table_of
 from narrator.service.work import unit_of_work
 from parsing import ErrorCode, ParseError, Route
@@ -329,9 +332,10 @@ def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
     factory: sessionmaker[Session], mailer: Mailer, engine: Engine
 ) -> None:
     """The database's load per vote: a batch locks the games its mails name and reads their
-    players together (not once per game), numbers each log entry in its insert, and counts a
-    reply limit by one statement; each vote still writes its own rows (the counter, the log,
-    the vote, the receipt, the inbox row) and its game's state once per batch."""
+    players together (not once per game), reads its senders' reply counters together, and
+    writes what its votes change once per batch, each kind by one statement (the counters,
+    the log, the votes, the receipts, the inbox rows, the games' states): no vote runs a
+    statement of its own."""
     names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
     games = ["WW5", "WW6", "WW7"]
     with transaction(factory) as session:
@@ -373,9 +377,24 @@ def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert [o.what for o in outcomes] == ["vote accepted"] * 6
-    # 38 on SQLite (its BEGIN included), 37 on PostgreSQL; 51 and 50 before: a select of each
-    # game, of its players and of its log's last seq, and one of each sender's counters.
-    assert len(statements) <= 6 * 7, "\n".join(statements)
+    # 12 on SQLite (its BEGIN included), 11 on PostgreSQL, for 6 votes in 3 games, as for any
+    # number of them: the claim, the open games, the games locked, their players, the
+    # senders' counters read, and one write of each kind; 38 and 37 before (each vote's
+    # counter, log entry, vote row, receipt and inbox row by statements of its own, and each
+    # game's state), 51 and 50 before that (a select of each game, of its players and of its
+    # log's last seq, and one of each sender's counters).
+    assert len(statements) <= 12, "\n".join(statements)
+    # Each kind of row is written once per batch, all together.
+    once = [
+        "UPDATE games",
+        "UPDATE inbox",
+        "INSERT INTO outbox",
+        "INSERT INTO game_log",
+        "INSERT INTO votes",
+        "INSERT INTO reply_counters",
+        "UPDATE reply_counters",
+    ]
+    assert [sum(s.startswith(w) for s in statements) for w in once] == [1] * len(once), statements
     with transaction(factory) as session:  # the log's entries numbered in order, per game
         for game in session.scalars(select(Game)):
             seqs = session.scalars(
@@ -474,3 +493,134 @@ def test_every_mail_a_pass_with_a_claimant_queues_is_claimed_and_carried_by_its_
     assert {row.id for row in rows if row.claimed_by is None} == started
     assert sorted(item.id for item in queued) == sorted(r.id for r in rows if r.id not in started)
     assert {(r.claimed_by, r.attempts) for r in rows if r.id not in started} == {(owner, 1)}
+
+
+def test_votes_written_at_the_flush_count_for_what_reads_them_in_the_same_unit_of_work(
+    factory: sessionmaker[Session], mailer: Mailer
+) -> None:
+    """A vote's row is written when its unit of work flushes; a reminder, or a removal, later
+    in the same unit of work still counts it (the voter is not reminded; a removed voter's
+    vote is withdrawn)."""
+    new_game(factory)
+    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
+    store(factory, *((f"{name.lower()}@example.org", f"{name}, man") for name in names))
+    clock = Clock()
+    process_pending(factory, mailer, SETTINGS, clock)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        service.start_game(work, mailer, game, now=clock(), seed=1)
+        rs = service.ruleset_of(game)
+        for _ in range(10):  # to a step where two players or more may vote
+            if len(rs.asked(service.load_state(work, game))) >= 2:
+                break
+            service.close_step(work, mailer, game, now=clock())
+    for removed in (False, True):
+        with unit_of_work(factory) as work:
+            game = work.session.scalars(select(Game)).one()
+            table = table_of(work, game)
+            state = table.state
+            voter, other = rs.asked(state)[:2]
+            action = rs.choices(state, voter).actions[0]
+            targets = [t for t in action.targets if t != voter][: action.min_names]
+            player = next(p for p in table.players if p.name == voter)
+            keywords = [action.keyword] if action.keyword else []
+            ballot = service.Ballot(targets, not targets, keywords)
+            assert service.cast_vote(table, player, ballot, clock()).accepted
+            if not removed:
+                reminded = service.remind(table, clock()).names
+                assert voter not in reminded and other in reminded
+                continue
+            voting = work.session.get(Player, player.id)
+            assert voting is not None
+            remove_player(work, mailer, game, voting, now=clock(), by="cli")
+        with transaction(factory) as session:
+            voters = session.scalars(select(Vote.player_id)).all()
+        assert voters == ([] if removed else [player.id])
+
+
+def test_a_batch_counts_its_senders_replies_as_one_mail_at_a_time_would(
+    factory: sessionmaker[Session], mailer: Mailer, engine: Engine
+) -> None:
+    """The reply counters of a batch's senders are read by one statement and written back by
+    one: the limits count every mail of the batch in turn (his third mail over a limit of two
+    gets the notice, the fourth nothing), the counters are committed with the batch, and a
+    sender whose mail is not answered (an automatic reply) is left without a counter."""
+    new_game(factory)
+    settings = dataclasses.replace(SETTINGS, limits=Limits(replies_per_hour=2))
+    store(factory, *[("flood@example.org", "Flood, man")] * 4, ("anna@example.org", "Anna, vrouw"))
+    auto = mail("robot@example.org", "WW5", "away", 9).replace(
+        b"Subject:", b"Auto-Submitted: auto-replied\r\nSubject:", 1
+    )
+    DbSink(factory).store_sync(auto, source="inject")
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if "reply_counters" in statement:
+            statements.append(statement.split(" ", 1)[0])
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        outcomes = process_pending(factory, mailer, settings, Clock(), batch_size=10)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    suffixes = [o.what.partition(" (over the reply limit")[1:] for o in outcomes]
+    assert [s[1] if s[0] else "" for s in suffixes][:5] == [
+        "",
+        "",
+        ": notice)",
+        ": silent)",
+        "",
+    ], [o.what for o in outcomes]
+    assert outcomes[5].state == "ignored"
+    # One read (and for the strangers' cap, a count of its own), one write.
+    assert statements.count("UPDATE") == 1 and statements.count("SELECT") == 0, statements
+    with transaction(factory) as session:
+        counters = {
+            row.sender: row.count
+            for row in session.scalars(select(ReplyCounter))
+            if not row.sender.startswith("!")
+        }
+    assert counters == {"flood@example.org": 4, "anna@example.org": 1}
+
+
+def test_the_reply_counters_a_batch_reads_stay_locked_to_other_daemons(
+    postgres_db_url: str,
+) -> None:
+    """PostgreSQL: the hour's counters of a batch's senders, read together at its first count,
+    are held until its commit, also those it made (another daemon's count of one of them waits:
+    here it gives up after a lock timeout); a counter that counted nothing is dropped."""
+    engine = make_engine(postgres_db_url)
+    other = make_engine(postgres_db_url)
+    now = Clock()()
+    window = now.replace(minute=0, second=0, microsecond=0)
+    try:
+        factory = session_factory(engine)
+        with transaction(factory) as session:
+            session.add(ReplyCounter(sender="anna@example.org", window_start=window, count=3))
+        count_one = text(
+            "INSERT INTO reply_counters (sender, window_start, count) VALUES (:s, :w, 1) "
+            "ON CONFLICT (sender, window_start) DO UPDATE SET count = reply_counters.count + 1"
+        )
+        with unit_of_work(factory) as work:
+            work.replies.expect(["Anna@example.org", "bram@example.org"])
+            admission = admit_reply(
+                work.session, "anna@example.org", now, Limits(), counts=work.replies
+            )
+            assert admission is Admission.SEND
+            with other.connect() as connection:
+                connection.execute(text("SET lock_timeout = '200ms'"))
+                for sender, locked in (("anna", True), ("bram", True), ("carla", False)):
+                    values = {"s": f"{sender}@example.org", "w": window}
+                    if locked:
+                        with pytest.raises(OperationalError, match="lock timeout"):
+                            connection.execute(count_one, values)
+                    else:
+                        connection.execute(count_one, values)
+                    connection.rollback()
+                    connection.execute(text("SET lock_timeout = '200ms'"))
+        with transaction(factory) as session:
+            counters = {row.sender: row.count for row in session.scalars(select(ReplyCounter))}
+        assert counters == {"anna@example.org": 4}
+    finally:
+        other.dispose()
+        engine.dispose()

@@ -3,6 +3,7 @@ state; the post office renders a shared draft once."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -190,3 +191,45 @@ def test_the_tables_rules_state_is_opaque_to_mypy(tmp_path: Path) -> None:
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, result.stdout
     assert '"RulesState" has no attribute "players"' in errors[0], result.stdout
+
+
+def test_states_written_together_are_refused_when_one_games_version_moved(
+    factory: sessionmaker[Session],
+) -> None:
+    """The states of several games are written by one execution, each row checked by its
+    version: when one game's row was changed meanwhile, the whole unit of work is refused
+    (no game's state written)."""
+    table = Table(factory, language="nl")
+    for name in ("WW5", "WW6"):
+        table.open_game(
+            name=name,
+            ruleset="wakkerdam",
+            language="nl",
+            theme="wakkerdam",
+            speed=3600,
+            strictness=2,
+        )
+        for player in PLAYERS:
+            gender = "vrouw" if player in ("Anna", "Carla", "Eva") else "man"
+            assert table.write(player, f"{player}, {gender}", name) == f"signup: {player}"
+    with unit_of_work(factory) as work:
+        for game in work.session.scalars(select(Game).order_by(Game.id)):
+            service.start_game(work, table.mailer, game, now=table.clock(), seed=7)
+    with unit_of_work(factory) as work:
+        versions = {g.id: g.version for g in work.session.scalars(select(Game))}
+    for moved in (False, True):
+        with contextlib.ExitStack() as stack:
+            if moved:
+                stack.enter_context(pytest.raises(StaleDataError))
+            work = stack.enter_context(unit_of_work(factory))
+            played = list(work.session.scalars(select(Game).order_by(Game.id)))
+            for game in played:
+                game_table = table_of(work, game)
+                game_table.store(game_table.state, vote_only=True)
+            if moved:  # another writer's change of the second game's row
+                last = played[-1].id
+                bump = update(games).where(games.c.id == last).values(version=games.c.version + 1)
+                work.session.connection().execute(bump)
+        with unit_of_work(factory) as work:
+            now = {g.id: g.version for g in work.session.scalars(select(Game))}
+        assert now == {game_id: version + 1 for game_id, version in versions.items()}
