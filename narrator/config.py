@@ -83,10 +83,17 @@ class ImapSection:
 
 @dataclass(frozen=True)
 class InboundSection:
-    """``[inbound]``: where mail comes in."""
+    """``[inbound]``: where mail comes in, and how the daemon gathers it before a pass.
+
+    Once woken by a stored mail, the inbox worker waits while mail keeps coming, so that the
+    mails arriving close together are read in one pass (docs/operations.md, "Capacity"): its
+    pass starts when no mail came for `gather_quiet`, or `gather_max` after the first mail.
+    """
 
     smtp: SmtpReceiverSection = field(default_factory=SmtpReceiverSection)
     imap: ImapSection = field(default_factory=ImapSection)
+    gather_quiet: timedelta = timedelta(seconds=0.1)
+    gather_max: timedelta = timedelta(seconds=0.3)
 
 
 @dataclass(frozen=True)
@@ -360,6 +367,11 @@ def _resolve(
     if outbound.smtp.ssl and outbound.smtp.starttls:
         raise ConfigError(f"{label}: 'outbound.smtp': set either ssl or starttls, not both")
     _check_outbound_timings(outbound, label)
+    if config.inbound.gather_max < config.inbound.gather_quiet:
+        raise ConfigError(
+            f"{label}: 'inbound.gather_max' ({_seconds(config.inbound.gather_max)}) must not be "
+            f"shorter than 'inbound.gather_quiet' ({_seconds(config.inbound.gather_quiet)})"
+        )
     for index, email in enumerate(config.admins.emails):
         if not _is_address(email.strip()) or len(email.strip()) > 254:
             raise ConfigError(

@@ -111,7 +111,9 @@ class Gathering:
     first gap of 50 ms: after about three votes) and cost as much CPU; with 0.1 s (about six
     votes, the maximum delay reached) a vote cost 15-20% less, and the receipts' p99 at 50
     votes/s stayed 0.4-0.8 s on the shared machine (target: under 1 s).  A lone vote's pass
-    starts 50 ms later than with the fixed wait: nobody reading mail notices.
+    starts 50 ms later than with the fixed wait: nobody reading mail notices.  ``narrator
+    serve`` takes ``quiet`` and ``max_delay`` from the configuration (``[inbound]``
+    ``gather_quiet``, ``gather_max``: :func:`gathering_of`), whose defaults are these.
     """
 
     quiet: float = 0.1
@@ -126,6 +128,14 @@ class Gathering:
         return min(notifier.latest + self.quiet, notifier.first + self.max_delay) - now
 
 
+def gathering_of(config: Config) -> Gathering:
+    """The gathering the configuration sets (``[inbound]`` ``gather_quiet``, ``gather_max``)."""
+    inbound = config.inbound
+    return Gathering(
+        quiet=inbound.gather_quiet.total_seconds(), max_delay=inbound.gather_max.total_seconds()
+    )
+
+
 Clock = Callable[[], datetime]
 
 
@@ -136,14 +146,15 @@ class DaemonOptions:
     ``imap`` holds overrides of :class:`~narrator.inbound.imap.ImapSettings` (``poll_interval``,
     ``use_idle``, backoff); ``transport`` replaces the configured outbound transport (tests).
     ``gathering``: how the inbox worker gathers the mail arriving close together into one
-    pass (:class:`Gathering`).  ``change_interval``: how often the counter of admin changes is
-    read on SQLite (PostgreSQL is notified); ``reclaim_interval``: how often dead senders'
-    claims are looked for (PostgreSQL).  ``on_fired`` is told of every deadline and reminder
-    job the scheduler ran (kind, game id, whether it did something: tests).
+    pass (:class:`Gathering`; None: the configuration's ``[inbound]`` ``gather_quiet`` and
+    ``gather_max``, see :func:`gathering_of`).  ``change_interval``: how often the counter of
+    admin changes is read on SQLite (PostgreSQL is notified); ``reclaim_interval``: how often
+    dead senders' claims are looked for (PostgreSQL).  ``on_fired`` is told of every deadline
+    and reminder job the scheduler ran (kind, game id, whether it did something: tests).
     """
 
     inbox_interval: float = 30.0
-    gathering: Gathering = Gathering()
+    gathering: Gathering | None = None
     scheduler_poll: float = 30.0
     outbox_poll: float = 60.0
     stories_max_age: float = 30.0
@@ -511,7 +522,7 @@ class Daemon:
             notifier,
             interval=options.inbox_interval,
             after_pass=after_pass,
-            gathering=options.gathering,
+            gathering=options.gathering or gathering_of(config),
         )
         self.worker.start()
         await scheduler.start()

@@ -94,6 +94,22 @@ def test_a_reply_of_the_inbox_pass_is_delivered_without_a_claim_pass(
     assert maildir_ids(maildir) == {message_id: 1}
 
 
+def test_the_worker_gathers_mail_as_the_configuration_says(tmp_path: Path, sqlite_url: str) -> None:
+    """Without a gathering of the daemon's options, the worker takes the configuration's
+    (``[inbound]`` ``gather_quiet`` and ``gather_max``), as ``narrator serve`` runs it."""
+    config_file = write_home(tmp_path / "home", sqlite_url, tmp_path / "outbox")
+    with config_file.open("a", encoding="utf-8") as config:
+        config.write('[inbound]\ngather_quiet = 0.05\ngather_max = "2s"\n')
+    options = dataclasses.replace(OPTIONS, gathering=None)
+
+    async def scenario() -> Gathering | None:
+        async with Daemon(load_config(config_file), options=options) as daemon:
+            assert daemon.worker is not None
+            return daemon.worker.gathering
+
+    assert run_async(scenario()) == Gathering(quiet=0.05, max_delay=2.0)
+
+
 def test_a_reply_whose_daemon_died_before_delivering_it_is_sent_once_by_the_next(
     tmp_path: Path, sqlite_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy.engine import make_url
 
 from narrator.cli import main
 from narrator.config import Config, ConfigError, load_config
+from narrator.daemon import Gathering, gathering_of
 from narrator.outbound.sender import DEFAULT_LEASE, RetryPolicy
 from narrator.outbound.transport import DEFAULT_TIMEOUT, SmtpSettings
 
@@ -240,6 +241,15 @@ timeout = "2s"
     assert SmtpSettings.from_section(outbound.smtp).timeout == 2.0
 
 
+def test_the_gathering_defaults_to_the_workers_own_and_takes_durations(tmp_path: Path) -> None:
+    """``[inbound]`` ``gather_quiet`` and ``gather_max`` default to the inbox worker's own
+    gathering (narrator.daemon.Gathering) and take durations or seconds."""
+    assert gathering_of(load_config(None, cwd=tmp_path, environ={})) == Gathering()
+    path = tmp_path / "narrator.toml"
+    path.write_text('[inbound]\ngather_quiet = "1s"\ngather_max = 2.5\n', encoding="utf-8")
+    assert gathering_of(load_config(path, environ={})) == Gathering(quiet=1.0, max_delay=2.5)
+
+
 def test_the_outbound_timings_default_to_the_senders_own_defaults(tmp_path: Path) -> None:
     outbound = load_config(None, cwd=tmp_path, environ={}).outbound
     assert RetryPolicy.from_section(outbound) == RetryPolicy()
@@ -298,6 +308,12 @@ def test_secrets_come_from_the_environment_and_stay_out_of_repr(tmp_path: Path) 
             "'outbound.lease' (1m) must be longer than 'outbound.smtp.timeout' (2m)",
         ),
         ("[inbound.smtp]\nlmtp = 'yes'\n", "'inbound.smtp.lmtp' must be true or false"),
+        (
+            "[inbound]\ngather_max = 0.05\n",
+            "'inbound.gather_max' (0.05s) must not be shorter than 'inbound.gather_quiet' (0.1s)",
+        ),
+        ("[inbound]\ngather_quiet = 'soon'\n", "'inbound.gather_quiet' must be a duration"),
+        ("[inbound]\ngather_quiet = 0\n", "'inbound.gather_quiet' must be a duration longer"),
         ("[narrator\n", "not valid TOML"),
         ("[narrator]\ntimezone = 'Mars/Olympus'\n", "'narrator.timezone': unknown time zone"),
         ("[narrator]\ntimezone = ''\n", "'narrator.timezone': a time zone may not be empty"),
