@@ -206,7 +206,10 @@ class Renderer:
         self._store = store
         self.env = make_environment()
         self.env.loader = _StoreLoader(self)
-        self._compiled: dict[tuple[str, str], Compiled] = {}
+        # Each template variant's compilation, by its origin, with the text compiled: an edited
+        # template (the daemon reloads its stories while it runs) replaces its old compilation,
+        # so the table holds one per variant however often writers change them.
+        self._compiled: dict[str, tuple[str, Compiled]] = {}
         self._layout: Template | None = None
 
     @property
@@ -236,20 +239,21 @@ class Renderer:
         raise StoryNotFound(f"no story template for {key}")
 
     def compile(self, source: StorySource) -> Compiled:
-        """Compile (once per instance and source text) a template variant."""
+        """Compile a template variant, once per instance and text: the variant's compilation
+        is kept until its text changes (another text of it replaces it)."""
         origin = source.origin or f"{source.key}#{source.variant}"
-        cache_key = (origin, source.source)
-        compiled = self._compiled.get(cache_key)
-        if compiled is None:
-            compiled = compile_story(
-                self.env,
-                source.source,
-                origin,
-                is_mail=source.key.is_mail,
-                name=source.key.template_name,
-                is_partial=source.key.is_partial,
-            )
-            self._compiled[cache_key] = compiled
+        kept = self._compiled.get(origin)
+        if kept is not None and kept[0] == source.source:
+            return kept[1]
+        compiled = compile_story(
+            self.env,
+            source.source,
+            origin,
+            is_mail=source.key.is_mail,
+            name=source.key.template_name,
+            is_partial=source.key.is_partial,
+        )
+        self._compiled[origin] = (source.source, compiled)
         return compiled
 
     def source_named(self, name: str) -> StorySource:

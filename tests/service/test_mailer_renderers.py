@@ -3,6 +3,8 @@ given (shared by several mailers, as the tests' renderer of the shipped packs) n
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -70,6 +72,27 @@ def test_a_mailers_own_renderer_follows_its_reloads(factory: sessionmaker[Sessio
     assert mailer.renderer is renderer
     assert _subject(mailer) == "From the table" != shipped
     assert renderer.compile(renderer.variants(KEY.with_event("death"))[0]) is compiled
+
+
+def test_a_story_edited_while_the_daemon_runs_leaves_no_old_compilation_behind(
+    factory: sessionmaker[Session],
+) -> None:
+    """The renderer keeps one compilation of each template variant: a writer who edits a story
+    a hundred times while the daemon runs does not leave a hundred compiled templates in it (the
+    edited text is compiled, the old compilation goes)."""
+    mailer = Mailer(FileStore(), NARRATOR)
+    renderer = mailer.renderer
+    earlier: list[weakref.ref[object]] = []
+    for edit in range(5):
+        with transaction(factory) as session:
+            story = TABLE_STORY.replace("From the table", f"Edit {edit}")
+            DatabaseStore(session).put(StorySource(KEY, 1, story), replace=True)
+        with transaction(factory) as session:
+            mailer.reload(session)
+        assert _subject(mailer) == f"Edit {edit}"
+        earlier.append(weakref.ref(renderer.compile(renderer.variants(KEY)[0])))
+    gc.collect()
+    assert [ref() is not None for ref in earlier] == [False] * 4 + [True]
 
 
 def test_a_shared_renderer_renders_the_mailers_store() -> None:
