@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email
 import mailbox
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -170,6 +171,22 @@ def smtp_sender(
     return sender, transport
 
 
+@contextlib.asynccontextmanager
+async def sending(
+    outbox: SqlOutbox,
+    server: SmtpServer,
+    clock: FakeClock,
+    failures: list[FailedMail] | None = None,
+    **kwargs: object,
+) -> AsyncIterator[OutboxSender]:
+    """:func:`smtp_sender`'s sender, its transport closed at the end."""
+    sender, transport = smtp_sender(outbox, server, clock, failures, **kwargs)
+    try:
+        yield sender
+    finally:
+        await transport.close()
+
+
 def test_sent_retried_and_refused_mail_end_in_the_right_state(
     factory: sessionmaker[Session], smtp_server: SmtpServer, clock: FakeClock
 ) -> None:
@@ -181,15 +198,12 @@ def test_sent_retried_and_refused_mail_end_in_the_right_state(
     failures: list[FailedMail] = []
 
     async def scenario() -> None:
-        sender, transport = smtp_sender(SqlOutbox(factory), smtp_server, clock, failures)
-        try:
+        async with sending(SqlOutbox(factory), smtp_server, clock, failures) as sender:
             first = await sender.run_once()
             assert (first.sent, first.failed, first.retried) == (1, 1, 1)
             clock.advance(timedelta(minutes=5))
             second = await sender.run_once()
             assert (second.claimed, second.sent) == (1, 1)
-        finally:
-            await transport.close()
 
     run_async(scenario())
     anna, gone, bram = rows(factory)
@@ -215,13 +229,10 @@ def test_a_crashed_claim_is_resent_with_the_same_bytes_after_its_lease(
     assert outbox.next_due() == clock() + lease
 
     async def scenario() -> None:
-        sender, transport = smtp_sender(outbox, smtp_server, clock, lease=lease)
-        try:
+        async with sending(outbox, smtp_server, clock, lease=lease) as sender:
             assert (await sender.run_once()).claimed == 0
             clock.advance(lease)
             assert (await sender.run_once()).sent == 1
-        finally:
-            await transport.close()
 
     run_async(scenario())
     (row,) = rows(factory)
@@ -441,14 +452,11 @@ def test_mail_handed_over_is_delivered_without_a_claim_of_the_sender(
     outbox = CountedOutbox(factory, owner=OWNER)
 
     async def scenario() -> None:
-        sender, transport = smtp_sender(outbox, smtp_server, clock, lease=LEASE)
-        try:
+        async with sending(outbox, smtp_server, clock, lease=LEASE) as sender:
             sender.hand_over(claim.items)
             report = await sender.run_once()
             assert (report.claimed, report.sent, outbox.claims) == (2, 2, 0)
             assert (await sender.run_once()).claimed == 0  # a claim now: nothing is left
-        finally:
-            await transport.close()
 
     run_async(scenario())
     assert [(r.state, r.attempts, r.claimed_by) for r in rows(factory)] == [("sent", 1, None)] * 2
@@ -463,14 +471,11 @@ def test_handed_over_mail_past_half_its_lease_is_handed_back_untried(
     clock.advance(LEASE / 2)
 
     async def scenario() -> None:
-        sender, transport = smtp_sender(SqlOutbox(factory, owner=OWNER), smtp_server, clock)
-        try:
+        async with sending(SqlOutbox(factory, owner=OWNER), smtp_server, clock) as sender:
             sender.hand_over(claim.items)
             assert (await sender.run_once()).retried == 1
             again = await sender.run_once()  # due at once: claimed like any due mail
             assert (again.claimed, again.sent) == (1, 1)
-        finally:
-            await transport.close()
 
     run_async(scenario())
     (row,) = rows(factory)
@@ -484,13 +489,10 @@ def test_a_stopping_sender_hands_back_the_mail_it_was_handed(
     claim = queue_claimed(factory, clock, "anna@example.org")
 
     async def scenario() -> None:
-        sender, transport = smtp_sender(SqlOutbox(factory, owner=OWNER), smtp_server, clock)
-        try:
+        async with sending(SqlOutbox(factory, owner=OWNER), smtp_server, clock) as sender:
             sender.hand_over(claim.items)
             sender.stop()  # before its pass: it stops now
             await sender.run()
-        finally:
-            await transport.close()
 
     run_async(scenario())
     (row,) = rows(factory)
@@ -508,15 +510,12 @@ def test_mail_claimed_by_a_daemon_that_died_before_delivering_it_is_sent_once_af
     other = CountedOutbox(factory, owner=OWNER + 1)
 
     async def scenario() -> None:
-        sender, transport = smtp_sender(other, smtp_server, clock, lease=LEASE)
-        try:
+        async with sending(other, smtp_server, clock, lease=LEASE) as sender:
             clock.advance(LEASE - timedelta(seconds=1))
             assert (await sender.run_once()).claimed == 0
             clock.advance(timedelta(seconds=1))
             assert (await sender.run_once()).sent == 1
             assert (await sender.run_once()).claimed == 0
-        finally:
-            await transport.close()
 
     run_async(scenario())
     (row,) = rows(factory)
