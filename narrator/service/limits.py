@@ -20,12 +20,9 @@ from sqlalchemy import (
     Boolean,
     Connection,
     Integer,
-    and_,
     bindparam,
     column,
     delete,
-    exists,
-    func,
     select,
     text,
     update,
@@ -219,18 +216,6 @@ _TABLE = reply_counters  # the table ReplyCounter maps
 _COUNTERS_OF = select(_TABLE.c.window_start, _TABLE.c.count).where(
     _TABLE.c.sender == bindparam("sender")
 )
-# A sender's counters but the one of the hour counted (read beside it: the day's count, and
-# whether any is old enough to drop).
-_OTHERS = _TABLE.alias("others")
-_OTHERS_OF = and_(
-    _OTHERS.c.sender == bindparam("sender"), _OTHERS.c.window_start != bindparam("window")
-)
-_REST_OF_DAY = (
-    select(func.coalesce(func.sum(_OTHERS.c.count), 0))
-    .where(_OTHERS_OF, _OTHERS.c.window_start > bindparam("day"))
-    .scalar_subquery()
-)
-_ANY_STALE = exists().where(_OTHERS_OF, _OTHERS.c.window_start < bindparam("stale"))
 _ADD_ONES = {
     name: insert(_TABLE)
     .values(sender=bindparam("sender"), window_start=bindparam("window"), count=1)
@@ -241,14 +226,10 @@ _ADD_ONES = {
     for name, insert in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
 }
 _UPSERTS = {name: add.returning(_TABLE.c.count) for name, add in _ADD_ONES.items()}
-_HOUR_UPSERTS = {
-    name: add.returning(_TABLE.c.count, _REST_OF_DAY, _ANY_STALE) for name, add in _ADD_ONES.items()
-}
-
-
-# The hour's counters of a batch's senders, read by an upsert that adds nothing (one row per
-# sender, executed for them all at once); beside each count the rest of the day's and
-# whether any is stale, by subqueries on the row's sender.
+# Beside the hour's count an upsert returns the rest of the day's and whether any counter is
+# stale, by subqueries on the row's sender's other counters (his few rows: one per hour, two
+# days at most): for one mail (`_HOUR_UPSERTS`, adding one), and for a batch's senders
+# (`_READ_UPSERTS`, adding nothing, one row per sender, executed for them all at once).
 _ROW_OTHERS = (
     "FROM reply_counters AS others WHERE others.sender = reply_counters.sender"
     " AND others.window_start != reply_counters.window_start"
@@ -266,6 +247,10 @@ _ROW_ANY_STALE = (
     .columns(column("stale", Boolean))
     .scalar_subquery()
 )
+_HOUR_UPSERTS = {
+    name: add.returning(_TABLE.c.count, _ROW_REST_OF_DAY, _ROW_ANY_STALE)
+    for name, add in _ADD_ONES.items()
+}
 _READ_UPSERTS = {
     name: insert(_TABLE)
     .values(sender=bindparam("sender"), window_start=bindparam("window"), count=0)
