@@ -132,20 +132,18 @@ def queue_mail(
     kind: str,
     game_id: int | None = None,
     message_id: str | None = None,
-    claim: Claim | None = None,
     into: Outgoing | None = None,
 ) -> Queued:
     """Compose ``mail`` and insert its outbox row in ``session``'s transaction (a Core insert,
-    at once; no commit); return what was queued.  ``into`` an :class:`Outgoing`, the row is
-    inserted later, with the others queued into it (:meth:`Outgoing.write`), claimed by its
-    claim if any (``claim`` is then not given).
+    at once; no commit), due at once for any sender; return what was queued.  ``into`` an
+    :class:`Outgoing`, the row is inserted later, with the others queued into it
+    (:meth:`Outgoing.write`); with the Outgoing's claim, claimed by its claimant, as
+    :meth:`SqlOutbox.claim_due` would leave it at ``now`` (its owner id, one attempt, due again
+    a lease later), its item added to ``claim.items`` when it is written.
 
     ``kind`` is the mail's kind for the log and admins (``receipt``, ``error``, ``step``...).
     ``message_id`` fixes the Message-ID (see ``make_message_id``); by default a fresh random one
     in the sender's domain.  The stored bytes, Date included, are what every attempt sends.
-    With ``claim``, the row is inserted claimed by its claimant, as :meth:`SqlOutbox.claim_due`
-    would leave it at ``now`` (its owner id, one attempt, due again a lease later), and its item
-    is added to ``claim.items``; without, it is due at once for any sender.
     Raises what :func:`~narrator.outbound.compose.compose` raises for unusable input.
     """
     if message_id is None:
@@ -163,19 +161,13 @@ def queue_mail(
         "created_at": now,
         "claimed_by": None,
     }
-    claiming = into.claim if into is not None else claim
-    if claiming is not None:
-        claimant = claiming.claimant
-        row.update(attempts=1, next_attempt_at=now + claimant.lease, claimed_by=claimant.owner)
-    if into is not None:
-        into.add(row)
-        return Queued(message_id, raw)
-    if claim is None:
+    if into is None:
         session.connection().execute(_QUEUE, row)
         return Queued(message_id, raw)
-    inserted = session.connection().execute(_QUEUE, row).inserted_primary_key
-    assert inserted is not None, "an outbox row without its id"
-    claim.items.append(_claimed(inserted[0], row))
+    if into.claim is not None:
+        claimant = into.claim.claimant
+        row.update(attempts=1, next_attempt_at=now + claimant.lease, claimed_by=claimant.owner)
+    into.add(row)
     return Queued(message_id, raw)
 
 

@@ -374,9 +374,11 @@ def queue_claimed(factory: sessionmaker[Session], clock: FakeClock, *recipients:
     """Queue a mail to each of `recipients` claimed for OWNER's sender, as the daemon's inbox
     pass does (committed)."""
     claim = Claim(Claimant(OWNER, LEASE))
+    outgoing = Outgoing(claim)
     with transaction(factory) as session:
         for n, recipient in enumerate(recipients):
-            queue_mail(session, mail_to(recipient, n), now=clock(), kind="receipt", claim=claim)
+            queue_mail(session, mail_to(recipient, n), now=clock(), kind="receipt", into=outgoing)
+        outgoing.write(session.connection())
     return claim
 
 
