@@ -8,7 +8,7 @@ import dataclasses
 import gc
 import logging
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -74,6 +74,15 @@ def store(factory: sessionmaker[Session], *mails: tuple[str, str]) -> None:
         sink.store_sync(mail(sender, "WW5", body, n), source="inject")
 
 
+#: The players of the tests' games, in signup order.
+SIX = ("Anna", "Bram", "Carla", "Dirk", "Eva", "Frank")
+
+
+def store_signups(factory: sessionmaker[Session], names: Sequence[str] = SIX) -> None:
+    """Store a signup of each of `names` (from name@example.org) to WW5."""
+    store(factory, *((f"{name.lower()}@example.org", f"{name}, man") for name in names))
+
+
 def store_next_vote(factory: sessionmaker[Session], sink: DbSink, step: int, n: int) -> bool:
     """Store (mail number `n`) a valid vote of an asked player of the one game who has not
     voted yet in step `step`; False, storing nothing, once the step has closed."""
@@ -131,8 +140,7 @@ def test_a_vote_changed_within_one_batch_counts_once_as_the_last(
 ) -> None:
     """Votes of one batch see the game state the earlier ones left (not a stale state)."""
     new_game(factory)
-    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
-    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    store_signups(factory)
     clock = Clock()
     process_pending(factory, mailer, SETTINGS, clock)
     with unit_of_work(factory) as work:
@@ -194,7 +202,7 @@ def test_a_mail_that_fails_costs_its_batch_nothing(
 
     monkeypatch.setattr(service, "signup", signup)
     names = ["Anna", "Bram", "Kapot", "Dirk", "Eva"]
-    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    store_signups(factory, names)
     clock = Clock()
     outcomes = process_pending(factory, mailer, SETTINGS, clock, batch_size=10)
     assert [o.what for o in outcomes if o.state == "done"] == [
@@ -268,8 +276,8 @@ def test_an_outcome_says_whether_its_transaction_moved_a_deadline(
     early) asks the daemon to read the deadlines again: a vote that leaves the step open and a
     signup do not."""
     new_game(factory)
-    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
-    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    names = SIX
+    store_signups(factory)
     clock = Clock()
     signups = process_pending(factory, mailer, SETTINGS, clock)
     assert [o.replan for o in signups] == [False] * len(names)
@@ -336,7 +344,7 @@ def test_a_batch_of_votes_in_several_games_costs_few_statements_a_vote(
     writes what its votes change once per batch, each kind by one statement (the counters,
     the log, the votes, the receipts, the inbox rows, the games' states): no vote runs a
     statement of its own."""
-    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
+    names = SIX
     games = ["WW5", "WW6", "WW7"]
     with transaction(factory) as session:
         session.add_all(game_taking_signups(game) for game in games)
@@ -466,8 +474,7 @@ def test_every_mail_a_pass_with_a_claimant_queues_is_claimed_and_carried_by_its_
     owner = 4242
     settings = dataclasses.replace(SETTINGS, claimant=Claimant(owner, timedelta(minutes=10)))
     new_game(factory)
-    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
-    store(factory, *((f"{n.lower()}@example.org", f"{n}, man") for n in names))
+    store_signups(factory)
     clock = Clock()
     outcomes = process_pending(factory, mailer, settings, clock)
     with unit_of_work(factory) as work:
@@ -502,8 +509,7 @@ def test_votes_written_at_the_flush_count_for_what_reads_them_in_the_same_unit_o
     in the same unit of work still counts it (the voter is not reminded; a removed voter's
     vote is withdrawn)."""
     new_game(factory)
-    names = ["Anna", "Bram", "Carla", "Dirk", "Eva", "Frank"]
-    store(factory, *((f"{name.lower()}@example.org", f"{name}, man") for name in names))
+    store_signups(factory)
     clock = Clock()
     process_pending(factory, mailer, SETTINGS, clock)
     with unit_of_work(factory) as work:
