@@ -263,6 +263,9 @@ def _forgive(state: GameState, pending: Pending, scandal: tally.Scandal, forgive
         tied_ballots=result.ballots,
     )
     state, more = _inactivity(replace(state, today=today), pending)
+    # the candidates removed for inactivity at the end of this vote are none (§6.7 RULING)
+    living = tuple(name for name in state.today.candidates if state.get(name).alive)
+    state = replace(state, today=replace(state.today, candidates=living))
     trace.append(f"{forgiven} is rescued: a priest revote")
     return state, (event, *more), tuple(trace), Close.TIE
 
@@ -357,13 +360,21 @@ def _decide(state: GameState, pending: Pending, scandal: tally.Scandal) -> Outco
             trace.append(f"grey tie-break: {chosen}")
             best = (chosen,)
     if len(best) > 1:
-        event = Revote(best, result.totals_form(), result.ballots_form(), result.auto)
         voters = tuple(name for name in pending.asked if name not in best)
         today = replace(
             state.today, candidates=best, tied_asked=voters, tied_ballots=result.ballots
         )
-        state, more = _inactivity(replace(state, today=today), pending)
-        return state, (event, *more), tuple(trace), Close.TIE
+        removed, more = _inactivity(replace(state, today=today), pending)
+        # RULING (§6.7): a tied player removed for inactivity at the end of the tied vote
+        # (§5.5) is no target of the revote; when none is left there is no revote and the vote
+        # lynches nobody (its removals then follow its result, as after any vote).
+        standing = tuple(name for name in best if removed.get(name).alive)
+        if not standing:
+            trace.append(f"the tied {list(best)} were all removed for inactivity: no revote")
+            return _conclude(state, (), result, pending, trace)
+        event = Revote(standing, result.totals_form(), result.ballots_form(), result.auto)
+        today = replace(removed.today, candidates=standing)
+        return replace(removed, today=today), (event, *more), tuple(trace), Close.TIE
     state, best, saved = day_roles.hero_save(state, best)
     return _conclude(state, best, result, pending, trace, saved)
 
