@@ -8,6 +8,16 @@ order (a PostgreSQL ``jsonb`` column does not keep an object's key order), as a 
 in arrival order need.  Loading reads the same forms back; a field absent from the data takes
 its default, so a state stored before a field was added still loads.  A field whose metadata
 is :data:`NOT_STORED` is neither written nor read.
+
+A record is written sparse: a field whose value is its default (equal to it and of the same
+type; a ``default_factory``'s value counts, the factory called when the codec is built) is
+left out, the other fields keep their order.  Loading reads both forms, the full one (stored
+before) and the sparse one, to equal values.  So a stored game's meaning depends on the
+defaults in the code: changing a stored field's default changes every game stored with that
+field at the old default, and needs a migration of the stored states instead
+(``tests/rules/test_stored_defaults.py`` pins every stored field's default and fails when one
+changes).  The state's header keys (``ruleset``, ``version``, see :class:`StateCodec`) are
+always written, and :class:`~rules.core.model.Settings` keeps its own full form.
 """
 
 from __future__ import annotations
@@ -43,6 +53,24 @@ on load."""
 def _stored(spec: dataclasses.Field[Any]) -> bool:
     """Whether the codec writes and reads this field: an ``init`` field, not :data:`NOT_STORED`."""
     return spec.init and spec.metadata.get("stored", True) is not False
+
+
+_REQUIRED = object()
+"""The default of a field that has none (never equal to a value: the field is always written)."""
+
+
+def _default(spec: dataclasses.Field[Any]) -> Any:
+    """The value a stored field takes when the data lacks it, which the sparse form leaves out:
+    its ``default``, or its ``default_factory``'s value when two calls give equal values of one
+    type (a factory that does not always give the same value is always written); else
+    :data:`_REQUIRED`."""
+    if spec.default is not dataclasses.MISSING:
+        return spec.default
+    if spec.default_factory is not dataclasses.MISSING:
+        first, second = spec.default_factory(), spec.default_factory()
+        if type(first) is type(second) and first == second:
+            return first
+    return _REQUIRED
 
 
 Convert = Callable[[Any], Any]
@@ -104,28 +132,31 @@ class _Compiler:
         return _plain
 
     def _record_encoder(self, kind: type, key: Any) -> Convert:
-        names: list[str] = []  # the stored fields, in field order
-        converted: list[tuple[str, Convert]] = []  # those whose JSON form is not the value
+        # each stored field in field order: its name, its default (_REQUIRED: none, or one
+        # not left out), the default's type, and its converter (None: the JSON form is the value)
+        plan: list[tuple[str, Any, type, Convert | None]] = []
 
         def encode(value: Any) -> dict[str, Any]:
             data = vars(value)
-            # a record whose attributes are its stored fields, in field order (as its __init__
-            # set them), is copied whole; one with more (a cached property, a field not stored)
-            # is read field by field
-            same = list(data) == names
-            result = data.copy() if same else {name: data[name] for name in names}
-            for name, convert in converted:
-                result[name] = convert(result[name])
+            result: dict[str, Any] = {}
+            for name, default, default_type, convert in plan:
+                item = data[name]
+                # left out: the default itself, or a value equal to it and of its type (a float
+                # 1.0 is written where the default is the int 1: it would load as the int)
+                if item is default or (item == default and type(item) is default_type):
+                    continue
+                result[name] = item if convert is None else convert(item)
             return result
 
         self.encoders[key] = encode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
         for spec in dataclasses.fields(kind):
             if _stored(spec):
-                names.append(spec.name)
                 convert = self.encoder(hints[spec.name])
-                if convert is not _same:
-                    converted.append((spec.name, convert))
+                default = _default(spec)
+                plan.append(
+                    (spec.name, default, type(default), None if convert is _same else convert)
+                )
         return encode
 
     def decoder(self, kind: Any) -> Convert:
@@ -165,29 +196,41 @@ class _Compiler:
         raise ValueError(f"cannot load type {kind!r}")
 
     def _record_decoder(self, kind: type, key: Any) -> Convert:
-        fields: list[tuple[str, Convert]] = []  # every stored field, in field order
-        names: list[str] = []  # their names
+        names: list[str] = []  # every stored field, in field order
         plain: list[int] = []  # where the fields whose JSON form is the value are ...
         types_of_plain: list[frozenset[type]] = []  # ... and the types each of them may have
         converted: list[tuple[int, Convert]] = []  # the other fields: where, and their decoder
+        # each stored field by name: the types its values may have as they are (none for a
+        # converted field), and its decoder
+        by_name: dict[str, tuple[frozenset[type], Convert]] = {}
         init = [f.name for f in dataclasses.fields(kind) if f.init]
 
-        def decode_each(data: Mapping[str, Any]) -> Any:
-            """Each field by its own decoder: data that has an error or lacks a field."""
-            return kind(**{name: convert(data[name]) for name, convert in fields if name in data})
+        def decode_present(data: Mapping[str, Any]) -> Any:
+            """The fields present, each checked or converted (the sparse form, or data that has
+            an error: a field's decoder says what is wrong); an absent field takes its default
+            in ``kind``'s __init__, a key that is no stored field is not read."""
+            values = {}
+            for name, item in data.items():
+                field_of = by_name.get(name)
+                if field_of is not None:
+                    exact, convert = field_of
+                    values[name] = item if type(item) in exact else convert(item)
+            return kind(**values)
 
         def decode(data: Any) -> Any:
             if not isinstance(data, dict) and not isinstance(data, Mapping):
                 raise ValueError(f"{kind.__name__}: expected an object, got {data!r}")
+            if len(data) < len(names):  # a field is absent: the sparse form
+                return decode_present(data)
             try:
                 values = list(map(data.__getitem__, names))
             except KeyError:
-                return decode_each(data)
-            # the plain values' types checked in one pass (exact types: a bool is no int here);
-            # a value of another type goes to its field's decoder, which says what is wrong
+                return decode_present(data)
+            # the full form: the plain values' types checked in one pass (exact types: a bool is
+            # no int here); a value of another type goes to its field's decoder
             plain_values = map(values.__getitem__, plain)
             if not all(map(frozenset.__contains__, types_of_plain, map(type, plain_values))):
-                return decode_each(data)
+                return decode_present(data)
             for at, convert in converted:
                 values[at] = convert(values[at])
             return kind(*values) if positional else kind(**dict(zip(names, values, strict=True)))
@@ -196,15 +239,16 @@ class _Compiler:
         hints = typing.get_type_hints(kind, include_extras=True)
         for spec in dataclasses.fields(kind):
             if _stored(spec):
-                hint, at = hints[spec.name], len(fields)
-                fields.append((spec.name, self.decoder(hint)))
+                hint, at = hints[spec.name], len(names)
+                convert = self.decoder(hint)
                 names.append(spec.name)
                 exact = _plain_types(hint)
+                by_name[spec.name] = (exact, convert)
                 if exact:
                     plain.append(at)
                     types_of_plain.append(exact)
                 else:
-                    converted.append((at, fields[-1][1]))
+                    converted.append((at, convert))
         positional = names == init[: len(names)]  # the stored fields lead the arguments
         return decode
 
@@ -351,7 +395,10 @@ class StateCodec(Generic[S]):
     (a state without the key loads: a ``ruleset`` field's default, or nothing to check); None:
     the form has no such key (Lupus).  ``version`` is written as ``version`` (Mafia) and not read.
     The ``ruleset`` key comes first, or with ``version`` after the fields (``header_last``, as
-    Mafia's stored states have them), so that a state dumps to the same bytes as before.
+    Mafia's stored states have them), where the states stored before have them.  The header is
+    always written, even where a ``ruleset`` field holds its default (the sparse form leaves
+    out the fields at their defaults, never the header): a reader of the stored JSON finds
+    the ruleset without the code's defaults.
     """
 
     state_type: type[S]

@@ -57,4 +57,5 @@ class GameState:
 
 
 CODEC: StateCodec[GameState] = StateCodec(GameState, ruleset=RULESET_ID)
-"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""
+"""The state to and from its stored JSON form (sparse, see rules/core/codec.py; the full form
+stored before loads the same)."""

@@ -142,4 +142,5 @@ class GameState:
 
 
 CODEC: StateCodec[GameState] = StateCodec(GameState)
-"""The state to and from its stored JSON form (byte for byte the form stored before the codec)."""
+"""The state to and from its stored JSON form (sparse, see rules/core/codec.py; the full form
+stored before loads the same)."""

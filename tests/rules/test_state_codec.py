@@ -1,4 +1,5 @@
-"""The one state codec (rules/core/codec.py): states stored before it load, and dump as before."""
+"""The one state codec (rules/core/codec.py): states stored before it load the same, and dump in
+the sparse form (the fields at their defaults left out)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec, dump, load
 from rules.core.registry import get_ruleset, ruleset_ids
+from tests.rules.test_stored_defaults import full_form
 
 STATES = Path(__file__).resolve().parent / "states"
 
@@ -27,18 +29,23 @@ def _numbers(data: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("ruleset_id", ruleset_ids())
-def test_a_state_stored_before_the_codec_loads_and_dumps_to_the_same_bytes(
-    ruleset_id: str,
-) -> None:
+def test_a_state_stored_before_the_codec_loads_the_same_and_dumps_sparse(ruleset_id: str) -> None:
     rs = get_ruleset(ruleset_id)
     for stored in _stored(ruleset_id):
         state = rs.load_state(stored)
         again = rs.dump_state(state)
-        assert again == stored
-        # the same bytes, key order included (a Mafia sum stored as 0 loads as the float 0.0,
-        # as it did before the codec)
-        assert json.dumps(_numbers(again)) == json.dumps(_numbers(stored))
-        assert rs.load_state(json.loads(json.dumps(again))) == state
+        # the sparse form, with the fields it leaves out put back from the pinned table of
+        # defaults, is the stored form, byte for byte and in its key order (a Mafia sum stored
+        # as 0 loads as the float 0.0, as it did before the codec): the load kept every value
+        # and the dump left out only fields at their pinned defaults
+        full = full_form(ruleset_id, state, again)
+        assert json.dumps(_numbers(full)) == json.dumps(_numbers(stored))
+        assert len(json.dumps(again)) < len(json.dumps(stored))
+        # both forms load to equal states, through JSON text too, and the sparse form is stable
+        sparse = json.loads(json.dumps(again))
+        assert rs.load_state(sparse) == state == rs.load_state(full)
+        assert rs.dump_state(rs.load_state(sparse)) == again
+        assert json.dumps(rs.dump_state(rs.load_state(sparse))) == json.dumps(again)
 
 
 def test_a_state_of_another_ruleset_is_refused() -> None:
@@ -90,7 +97,11 @@ def test_a_state_whose_views_were_read_dumps_as_before(ruleset_id: str) -> None:
         state = rs.load_state(stored)
         for name in ("views", "index"):
             getattr(state, name, None)
-        assert json.dumps(_numbers(rs.dump_state(state))) == json.dumps(_numbers(stored))
+        dumped = rs.dump_state(state)
+        assert json.dumps(dumped) == json.dumps(rs.dump_state(rs.load_state(stored)))
+        assert json.dumps(_numbers(full_form(ruleset_id, state, dumped))) == json.dumps(
+            _numbers(stored)
+        )
 
 
 def _wakkerdam_stored() -> dict[str, Any]:
@@ -150,3 +161,83 @@ def test_a_record_whose_stored_fields_do_not_lead_its_arguments_round_trips() ->
     assert codec.load({"count": 2}) == _DerivedFirst(count=2)
     with pytest.raises(ValueError, match="expected int"):
         codec.load({"name": "a", "count": False, "tags": []})
+
+
+@dataclass(frozen=True)
+class _Sparse:
+    name: str
+    weight: float = 1
+    seen: tuple[str, ...] = ()
+    inner: _WithDerived = field(default_factory=lambda: _WithDerived("x"))
+    counts: dict[str, int] = field(default_factory=dict)
+    late: bool = False
+
+
+def test_a_record_is_written_without_its_fields_at_their_defaults_in_field_order() -> None:
+    codec = StateCodec(_Sparse)
+    assert codec.dump(_Sparse("a")) == {"name": "a"}
+    value = _Sparse("a", seen=("b",), counts={"c": 1}, late=True)
+    assert list(codec.dump(value).items()) == [
+        ("name", "a"),
+        ("seen", ["b"]),
+        ("counts", {"c": 1}),
+        ("late", True),
+    ]
+    assert codec.load(codec.dump(value)) == value
+    # a factory's value counts as the default, and the record it makes is written sparse too
+    inner = _Sparse("a", inner=_WithDerived("y"))
+    assert codec.dump(inner) == {"name": "a", "inner": {"name": "y"}}
+    assert codec.load({"name": "a"}) == _Sparse("a")
+    # both forms load to equal values
+    full = {"name": "a", "weight": 1, "seen": [], "inner": {"name": "x"}, "counts": {}}
+    assert codec.load({**full, "late": False}) == codec.load({"name": "a"})
+
+
+def test_a_value_equal_to_its_default_but_of_another_type_is_written() -> None:
+    # the float 1.0 where the default is the int 1: left out, it would load as the int
+    codec = StateCodec(_Sparse)
+    dumped = codec.dump(_Sparse("a", weight=1.0))
+    assert dumped == {"name": "a", "weight": 1.0}
+    assert type(dumped["weight"]) is float
+    assert type(codec.load(json.loads(json.dumps(dumped))).weight) is float
+    assert type(codec.load({"name": "a"}).weight) is int  # the default itself
+
+
+_made: list[int] = []
+
+
+def _another_list() -> list[int]:
+    _made.append(len(_made))
+    return list(_made)
+
+
+@dataclass(frozen=True)
+class _Changing:
+    name: str
+    made: list[int] = field(default_factory=_another_list)
+
+
+def test_a_field_whose_factory_gives_other_values_is_always_written() -> None:
+    codec = StateCodec(_Changing)
+    value = _Changing("a", made=[0])
+    assert codec.dump(value) == {"name": "a", "made": [0]}
+
+
+def test_a_sparse_record_with_a_wrong_type_is_refused_and_an_unknown_key_not_read() -> None:
+    rs = get_ruleset("wakkerdam")
+    stored = rs.dump_state(rs.load_state(_wakkerdam_stored()))
+    players = [dict(p) for p in stored["players"]]
+    assert players[1] == {"name": players[1]["name"], "role": players[1]["role"]}
+    for field_name, value, message in [
+        ("missed", True, "expected int"),
+        ("alive", 1, "expected bool"),
+        ("due", "jager", "expected a list"),
+        ("last_choice", [3], "expected str"),
+    ]:
+        wrong = [*players[:1], {**players[1], field_name: value}, *players[2:]]
+        with pytest.raises(ValueError, match=message):
+            rs.load_state({**stored, "players": wrong})
+    odd = [*players[:1], {**players[1], "hat": "tall"}, *players[2:]]
+    assert rs.load_state({**stored, "players": odd}) == rs.load_state(stored)
+    with pytest.raises(KeyError):
+        rs.load_state({**stored, "players": [{"name": "Anna"}]})
