@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -205,19 +207,20 @@ class DbSink:
     @staticmethod
     def _insert(connection: Connection, message: Incoming, message_id: str) -> int:
         """Add `message`'s row (state ``new``) under `message_id`; return its id."""
-        values = {
-            "message_id": message_id,
-            "source": InboxSource(message.source).value,
-            "envelope_from": message.envelope_from,
-            "mailbox": message.mailbox,
-            "uidvalidity": message.uidvalidity,
-            "uid": message.uid,
-            "raw": message.raw,
-            "state": InboxState.NEW.value,
-        }
-        key = connection.execute(_INSERT, values).inserted_primary_key
+        key = connection.execute(_INSERT, _row(message, message_id)).inserted_primary_key
         assert key is not None  # an INSERT of one row
         return int(key[0])
+
+    @staticmethod
+    def _insert_new(connection: Connection, message: Incoming, message_id: str) -> int | None:
+        """Add `message`'s row under `message_id` unless a row holds that Message-ID (or its
+        IMAP uid) already, by one statement; return its id, or None (nothing added: the
+        caller looks for the row; also on a database without that statement)."""
+        statement = _INSERT_NEW.get(connection.dialect.name)
+        if statement is None:
+            return None
+        inserted: int | None = connection.scalar(statement, _row(message, message_id))
+        return inserted
 
     def store_sync(
         self,
@@ -229,12 +232,22 @@ class DbSink:
         uid: int | None = None,
         envelope_from: str | None = None,
     ) -> StoreResult:
-        """Blocking :meth:`store` (no ``on_stored`` call); raises StorageUnavailable."""
+        """Blocking :meth:`store` (no ``on_stored`` call); raises StorageUnavailable.
+
+        A new mail (most are) is inserted by one statement that adds nothing when its
+        Message-ID or IMAP uid is stored already; only then is the stored row looked up, and
+        the mail found a copy of it (a duplicate) or another mail under the same Message-ID.
+        """
         message_id, _ = message_id_of(raw)
         uid_key = (mailbox, uidvalidity, uid)
+        incoming = Incoming(bytes(raw), source, mailbox, uidvalidity, uid, envelope_from)
         try:
             try:
                 with transaction(self._factory) as session:
+                    connection = session.connection()
+                    inserted = self._insert_new(connection, incoming, message_id)
+                    if inserted is not None:
+                        return StoreResult(inserted, message_id, duplicate=False)
                     existing = self._find(session, message_id, uid_key)
                     if existing is not None and not self._is_same_mail(session, existing, raw):
                         # Another sender's mail (or another text) under a Message-ID already
@@ -243,10 +256,7 @@ class DbSink:
                         existing = self._find(session, message_id, uid_key)
                     if existing is not None:
                         return StoreResult(existing, message_id, duplicate=True)
-                    incoming = Incoming(
-                        bytes(raw), source, mailbox, uidvalidity, uid, envelope_from
-                    )
-                    inbox_id = self._insert(session.connection(), incoming, message_id)
+                    inbox_id = self._insert(connection, incoming, message_id)
             except IntegrityError:
                 # Another process stored the same mail between our look-up and our insert.
                 with transaction(self._factory) as session:
@@ -349,3 +359,22 @@ _IDS_OF = select(inbox.c.message_id, inbox.c.id).where(
     inbox.c.message_id.in_(bindparam("keys", expanding=True))
 )
 _INSERT = insert(inbox)
+# A new mail's row, unless its Message-ID or IMAP uid is stored (either unique key), by dialect.
+_INSERT_NEW = {
+    name: insert_of(inbox).on_conflict_do_nothing().returning(inbox.c.id)
+    for name, insert_of in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
+}
+
+
+def _row(message: Incoming, message_id: str) -> dict[str, object]:
+    """The inbox row of `message` (state ``new``) under `message_id`."""
+    return {
+        "message_id": message_id,
+        "source": InboxSource(message.source).value,
+        "envelope_from": message.envelope_from,
+        "mailbox": message.mailbox,
+        "uidvalidity": message.uidvalidity,
+        "uid": message.uid,
+        "raw": message.raw,
+        "state": InboxState.NEW.value,
+    }
