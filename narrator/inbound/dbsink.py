@@ -13,7 +13,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import transaction
+from narrator.db import core_transaction, transaction
 from narrator.inbound.sink import (
     Source,
     StorageUnavailable,
@@ -151,8 +151,7 @@ class DbSink:
             return [self._result_of(messages[0])]
         keys = [message_id_of(m.raw)[0] for m in messages]
         try:
-            with transaction(self._factory) as session:
-                connection = session.connection()
+            with core_transaction(self._factory) as connection:
                 found = connection.execute(_IDS_OF, {"keys": sorted(set(keys))})
                 known: dict[str | None, int] = {key: inbox_id for key, inbox_id in found}
                 if known or not _copies_are_same(messages, keys):
@@ -164,7 +163,7 @@ class DbSink:
                 for message, key in zip(messages, keys, strict=True):
                     existing = known.get(key)
                     if existing is None and message.uid is not None:
-                        existing = self._find_uid(session, message.uid_key)
+                        existing = self._find_uid(connection, message.uid_key)
                     if existing is not None:
                         results.append(StoreResult(existing, key, duplicate=True))
                         continue
@@ -243,24 +242,23 @@ class DbSink:
         incoming = Incoming(bytes(raw), source, mailbox, uidvalidity, uid, envelope_from)
         try:
             try:
-                with transaction(self._factory) as session:
-                    connection = session.connection()
+                with core_transaction(self._factory) as connection:
                     inserted = self._insert_new(connection, incoming, message_id)
                     if inserted is not None:
                         return StoreResult(inserted, message_id, duplicate=False)
-                    existing = self._find(session, message_id, uid_key)
-                    if existing is not None and not self._is_same_mail(session, existing, raw):
+                    existing = self._find(connection, message_id, uid_key)
+                    if existing is not None and not self._is_same_mail(connection, existing, raw):
                         # Another sender's mail (or another text) under a Message-ID already
                         # stored: a mail of its own, under a key of its own.
                         message_id = other_mail_key(message_id, raw)
-                        existing = self._find(session, message_id, uid_key)
+                        existing = self._find(connection, message_id, uid_key)
                     if existing is not None:
                         return StoreResult(existing, message_id, duplicate=True)
                     inbox_id = self._insert(connection, incoming, message_id)
             except IntegrityError:
                 # Another process stored the same mail between our look-up and our insert.
-                with transaction(self._factory) as session:
-                    existing = self._find(session, message_id, uid_key)
+                with core_transaction(self._factory) as connection:
+                    existing = self._find(connection, message_id, uid_key)
                 if existing is None:
                     raise
                 return StoreResult(existing, message_id, duplicate=True)
@@ -269,34 +267,30 @@ class DbSink:
         return StoreResult(inbox_id, message_id, duplicate=False)
 
     @staticmethod
-    def _is_same_mail(session: Session, inbox_id: int, raw: bytes) -> bool:
-        stored = session.scalar(select(InboxMessage.raw).where(InboxMessage.id == inbox_id))
+    def _is_same_mail(connection: Connection, inbox_id: int, raw: bytes) -> bool:
+        stored = connection.scalar(_RAW_OF, {"id": inbox_id})
         return stored is None or sender_and_body_digest(stored) == sender_and_body_digest(raw)
 
     @staticmethod
     def _find(
-        session: Session,
+        connection: Connection,
         message_id: str,
         uid_key: tuple[str | None, int | None, int | None],
     ) -> int | None:
-        found = session.connection().scalar(_ID_OF, {"key": message_id})
+        found: int | None = connection.scalar(_ID_OF, {"key": message_id})
         if found is None:
-            found = DbSink._find_uid(session, uid_key)
+            found = DbSink._find_uid(connection, uid_key)
         return found
 
     @staticmethod
     def _find_uid(
-        session: Session, uid_key: tuple[str | None, int | None, int | None]
+        connection: Connection, uid_key: tuple[str | None, int | None, int | None]
     ) -> int | None:
         mailbox, uidvalidity, uid = uid_key
-        found = None
+        found: int | None = None
         if mailbox is not None and uidvalidity is not None and uid is not None:
-            found = session.scalar(
-                select(InboxMessage.id).where(
-                    InboxMessage.mailbox == mailbox,
-                    InboxMessage.uidvalidity == uidvalidity,
-                    InboxMessage.uid == uid,
-                )
+            found = connection.scalar(
+                _ID_OF_UID, {"mailbox": mailbox, "uidvalidity": uidvalidity, "uid": uid}
             )
         return found
 
@@ -355,6 +349,12 @@ class DbSink:
 
 # The sink's statements, built once (Core: every mail received runs them).
 _ID_OF = select(inbox.c.id).where(inbox.c.message_id == bindparam("key"))
+_ID_OF_UID = select(inbox.c.id).where(
+    inbox.c.mailbox == bindparam("mailbox"),
+    inbox.c.uidvalidity == bindparam("uidvalidity"),
+    inbox.c.uid == bindparam("uid"),
+)
+_RAW_OF = select(inbox.c.raw).where(inbox.c.id == bindparam("id"))
 _IDS_OF = select(inbox.c.message_id, inbox.c.id).where(
     inbox.c.message_id.in_(bindparam("keys", expanding=True))
 )
