@@ -406,7 +406,7 @@ class MaildirTransport:
         return found
 
     def _deliver(self, files: Sequence[_MaildirFile | ValueError]) -> list[Outcome]:
-        new = self._path / "new"
+        new = os.path.join(self._path, "new")
         outcomes: list[Outcome] = []
         durable_needed = False  # a file was linked into new/ (or found there): fsync new/
         try:
@@ -435,18 +435,24 @@ class MaildirTransport:
                 return [self._unavailable(error)]
         return outcomes
 
-    def _write(self, file: _MaildirFile, new: Path) -> None:
-        temporary = self._path / "tmp" / file.name
+    def _write(self, file: _MaildirFile, new: str) -> None:
+        """Write `file` to ``tmp/``, fsync it, link it into `new` (``new/``); by plain file
+        descriptors and path strings (a mail's writing costs no buffered file object)."""
+        temporary = os.path.join(self._path, "tmp", file.name)
         try:
-            with open(temporary, "wb") as handle:
-                handle.write(file.data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                data = memoryview(file.data)
+                while data:  # a write may take less than it was given
+                    data = data[os.write(descriptor, data) :]
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
             with contextlib.suppress(FileExistsError):  # another sender of the row was first
-                os.link(temporary, new / file.name)
+                os.link(temporary, os.path.join(new, file.name))
         finally:
             with contextlib.suppress(OSError):
-                temporary.unlink()
+                os.unlink(temporary)
 
     def _unavailable(self, error: OSError) -> ServerUnavailable:
         unavailable = ServerUnavailable(f"cannot write to Maildir {self._path}: {error}")
