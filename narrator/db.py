@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 
 if TYPE_CHECKING:
@@ -155,6 +155,16 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """Yield a session inside one transaction: committed on success, rolled back on any error."""
     with factory() as session, session.begin():
         yield session
+
+
+@contextmanager
+def core_transaction(factory: sessionmaker[Session]) -> Iterator[Connection]:
+    """Yield a connection of `factory`'s engine inside one transaction, as :func:`transaction`
+    but with no ORM session: for a transaction that runs Core statements only, done for every
+    mail (an ORM session costs more than such a transaction's statements)."""
+    engine: Engine = factory.kw["bind"]
+    with engine.begin() as connection:
+        yield connection
 
 
 def alembic_config(url: str | URL) -> AlembicConfig:

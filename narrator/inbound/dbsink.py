@@ -8,10 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import transaction
+from narrator.db import core_transaction, transaction
 from narrator.inbound.sink import (
     Source,
     StorageUnavailable,
@@ -149,8 +151,7 @@ class DbSink:
             return [self._result_of(messages[0])]
         keys = [message_id_of(m.raw)[0] for m in messages]
         try:
-            with transaction(self._factory) as session:
-                connection = session.connection()
+            with core_transaction(self._factory) as connection:
                 found = connection.execute(_IDS_OF, {"keys": sorted(set(keys))})
                 known: dict[str | None, int] = {key: inbox_id for key, inbox_id in found}
                 if known or not _copies_are_same(messages, keys):
@@ -162,7 +163,7 @@ class DbSink:
                 for message, key in zip(messages, keys, strict=True):
                     existing = known.get(key)
                     if existing is None and message.uid is not None:
-                        existing = self._find_uid(session, message.uid_key)
+                        existing = self._find_uid(connection, message.uid_key)
                     if existing is not None:
                         results.append(StoreResult(existing, key, duplicate=True))
                         continue
@@ -205,19 +206,20 @@ class DbSink:
     @staticmethod
     def _insert(connection: Connection, message: Incoming, message_id: str) -> int:
         """Add `message`'s row (state ``new``) under `message_id`; return its id."""
-        values = {
-            "message_id": message_id,
-            "source": InboxSource(message.source).value,
-            "envelope_from": message.envelope_from,
-            "mailbox": message.mailbox,
-            "uidvalidity": message.uidvalidity,
-            "uid": message.uid,
-            "raw": message.raw,
-            "state": InboxState.NEW.value,
-        }
-        key = connection.execute(_INSERT, values).inserted_primary_key
+        key = connection.execute(_INSERT, _row(message, message_id)).inserted_primary_key
         assert key is not None  # an INSERT of one row
         return int(key[0])
+
+    @staticmethod
+    def _insert_new(connection: Connection, message: Incoming, message_id: str) -> int | None:
+        """Add `message`'s row under `message_id` unless a row holds that Message-ID (or its
+        IMAP uid) already, by one statement; return its id, or None (nothing added: the
+        caller looks for the row; also on a database without that statement)."""
+        statement = _INSERT_NEW.get(connection.dialect.name)
+        if statement is None:
+            return None
+        inserted: int | None = connection.scalar(statement, _row(message, message_id))
+        return inserted
 
     def store_sync(
         self,
@@ -229,28 +231,34 @@ class DbSink:
         uid: int | None = None,
         envelope_from: str | None = None,
     ) -> StoreResult:
-        """Blocking :meth:`store` (no ``on_stored`` call); raises StorageUnavailable."""
+        """Blocking :meth:`store` (no ``on_stored`` call); raises StorageUnavailable.
+
+        A new mail (most are) is inserted by one statement that adds nothing when its
+        Message-ID or IMAP uid is stored already; only then is the stored row looked up, and
+        the mail found a copy of it (a duplicate) or another mail under the same Message-ID.
+        """
         message_id, _ = message_id_of(raw)
         uid_key = (mailbox, uidvalidity, uid)
+        incoming = Incoming(bytes(raw), source, mailbox, uidvalidity, uid, envelope_from)
         try:
             try:
-                with transaction(self._factory) as session:
-                    existing = self._find(session, message_id, uid_key)
-                    if existing is not None and not self._is_same_mail(session, existing, raw):
+                with core_transaction(self._factory) as connection:
+                    inserted = self._insert_new(connection, incoming, message_id)
+                    if inserted is not None:
+                        return StoreResult(inserted, message_id, duplicate=False)
+                    existing = self._find(connection, message_id, uid_key)
+                    if existing is not None and not self._is_same_mail(connection, existing, raw):
                         # Another sender's mail (or another text) under a Message-ID already
                         # stored: a mail of its own, under a key of its own.
                         message_id = other_mail_key(message_id, raw)
-                        existing = self._find(session, message_id, uid_key)
+                        existing = self._find(connection, message_id, uid_key)
                     if existing is not None:
                         return StoreResult(existing, message_id, duplicate=True)
-                    incoming = Incoming(
-                        bytes(raw), source, mailbox, uidvalidity, uid, envelope_from
-                    )
-                    inbox_id = self._insert(session.connection(), incoming, message_id)
+                    inbox_id = self._insert(connection, incoming, message_id)
             except IntegrityError:
                 # Another process stored the same mail between our look-up and our insert.
-                with transaction(self._factory) as session:
-                    existing = self._find(session, message_id, uid_key)
+                with core_transaction(self._factory) as connection:
+                    existing = self._find(connection, message_id, uid_key)
                 if existing is None:
                     raise
                 return StoreResult(existing, message_id, duplicate=True)
@@ -259,34 +267,30 @@ class DbSink:
         return StoreResult(inbox_id, message_id, duplicate=False)
 
     @staticmethod
-    def _is_same_mail(session: Session, inbox_id: int, raw: bytes) -> bool:
-        stored = session.scalar(select(InboxMessage.raw).where(InboxMessage.id == inbox_id))
+    def _is_same_mail(connection: Connection, inbox_id: int, raw: bytes) -> bool:
+        stored = connection.scalar(_RAW_OF, {"id": inbox_id})
         return stored is None or sender_and_body_digest(stored) == sender_and_body_digest(raw)
 
     @staticmethod
     def _find(
-        session: Session,
+        connection: Connection,
         message_id: str,
         uid_key: tuple[str | None, int | None, int | None],
     ) -> int | None:
-        found = session.connection().scalar(_ID_OF, {"key": message_id})
+        found: int | None = connection.scalar(_ID_OF, {"key": message_id})
         if found is None:
-            found = DbSink._find_uid(session, uid_key)
+            found = DbSink._find_uid(connection, uid_key)
         return found
 
     @staticmethod
     def _find_uid(
-        session: Session, uid_key: tuple[str | None, int | None, int | None]
+        connection: Connection, uid_key: tuple[str | None, int | None, int | None]
     ) -> int | None:
         mailbox, uidvalidity, uid = uid_key
-        found = None
+        found: int | None = None
         if mailbox is not None and uidvalidity is not None and uid is not None:
-            found = session.scalar(
-                select(InboxMessage.id).where(
-                    InboxMessage.mailbox == mailbox,
-                    InboxMessage.uidvalidity == uidvalidity,
-                    InboxMessage.uid == uid,
-                )
+            found = connection.scalar(
+                _ID_OF_UID, {"mailbox": mailbox, "uidvalidity": uidvalidity, "uid": uid}
             )
         return found
 
@@ -345,7 +349,32 @@ class DbSink:
 
 # The sink's statements, built once (Core: every mail received runs them).
 _ID_OF = select(inbox.c.id).where(inbox.c.message_id == bindparam("key"))
+_ID_OF_UID = select(inbox.c.id).where(
+    inbox.c.mailbox == bindparam("mailbox"),
+    inbox.c.uidvalidity == bindparam("uidvalidity"),
+    inbox.c.uid == bindparam("uid"),
+)
+_RAW_OF = select(inbox.c.raw).where(inbox.c.id == bindparam("id"))
 _IDS_OF = select(inbox.c.message_id, inbox.c.id).where(
     inbox.c.message_id.in_(bindparam("keys", expanding=True))
 )
 _INSERT = insert(inbox)
+# A new mail's row, unless its Message-ID or IMAP uid is stored (either unique key), by dialect.
+_INSERT_NEW = {
+    name: insert_of(inbox).on_conflict_do_nothing().returning(inbox.c.id)
+    for name, insert_of in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
+}
+
+
+def _row(message: Incoming, message_id: str) -> dict[str, object]:
+    """The inbox row of `message` (state ``new``) under `message_id`."""
+    return {
+        "message_id": message_id,
+        "source": InboxSource(message.source).value,
+        "envelope_from": message.envelope_from,
+        "mailbox": message.mailbox,
+        "uidvalidity": message.uidvalidity,
+        "uid": message.uid,
+        "raw": message.raw,
+        "state": InboxState.NEW.value,
+    }

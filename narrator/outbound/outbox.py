@@ -39,7 +39,7 @@ from sqlalchemy import Connection, bindparam, insert, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.config import Config
-from narrator.db import transaction
+from narrator.db import core_transaction, transaction
 from narrator.models import OutboxMessage, OutboxState
 from narrator.outbound.compose import OutgoingMail, compose, domain_of, make_message_id
 from narrator.outbound.journal import SendJournal
@@ -181,8 +181,7 @@ class SqlOutbox:
 
     def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[OutboxItem]:
         """See :meth:`OutboxRepository.claim_due`."""
-        with transaction(self._factory) as session:
-            connection = session.connection()
+        with core_transaction(self._factory) as connection:
             due = _DUE_FOR_UPDATE if connection.dialect.name == "postgresql" else _DUE
             rows = connection.execute(due, {"now": now, "limit": limit}).all()
             if not rows:
@@ -195,8 +194,7 @@ class SqlOutbox:
 
     def mark_sent(self, items: Sequence[OutboxItem], now: datetime) -> datetime | None:
         """See :meth:`OutboxRepository.mark_sent` (recorded even if the lease ran out)."""
-        with transaction(self._factory) as session:
-            connection = session.connection()
+        with core_transaction(self._factory) as connection:
             marked = connection.scalars(_SENT, {"rows": [item.id for item in items], "now": now})
             done = set(marked)
             due = connection.scalar(_NEXT_DUE)

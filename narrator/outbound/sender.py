@@ -10,7 +10,10 @@ hand-off to a worker thread and one directory fsync for the batch), and each mai
 - accepted: marked sent (only now, once the transport has made it durable; a crash before
   this resends the same bytes, same Message-ID, once the lease expires).  One mail at a time,
   each is marked in a transaction of its own as soon as it is accepted (and written to the send
-  journal); a group's accepted mails are marked together, in one transaction;
+  journal); a group's accepted mails are marked together, in one transaction: when the
+  transport is a :class:`~narrator.outbound.transport.BlockingGroupTransport` (the Maildir)
+  and there is no send journal, in the worker thread that wrote the group, right after it, if
+  every mail of it was accepted (one hand-off for the group's files and its mark);
 - temporary failure: rescheduled with exponential backoff and jitter, or marked failed once it
   has had ``max_attempts`` attempts or would pass ``max_age``;
 - permanent failure (5xx for that recipient): marked failed at once;
@@ -45,6 +48,7 @@ from narrator.config import OutboundSection
 from narrator.outages import log_failure
 from narrator.outbound.journal import SendJournal
 from narrator.outbound.transport import (
+    BlockingGroupTransport,
     Delivery,
     DeliveryError,
     GroupTransport,
@@ -232,6 +236,8 @@ class OutboxSender:
         self._transport = transport
         # A transport that takes the whole batch at once gets it so (see run_once).
         self._group = transport if isinstance(transport, GroupTransport) else None
+        # ... and one that writes it in the worker thread that then marks it sent, so.
+        self._blocking = transport if isinstance(transport, BlockingGroupTransport) else None
         self._envelope_from = envelope_from
         self._clock = clock
         self._rng = rng
@@ -405,13 +411,22 @@ class OutboxSender:
             tally.retried += len(items)
             return
         mails = [Delivery(item.recipient, item.raw, item.attempts == 1) for item in items]
-        outcomes = await transport.send_group(self._envelope_from, mails)
+        marked: NextDue | Exception | None = None  # the group's mark, if made with its files
+        if self._blocking is not None and self._journal is None:
+            outcomes, marked = await asyncio.to_thread(self._deliver_and_mark, mails, items)
+        else:
+            outcomes = await transport.send_group(self._envelope_from, mails)
         accepted: list[OutboxItem] = []
         # Every mail with an outcome was tried: each is settled, even after one that stops a
         # one-by-one pass (a relay fault's is retried like it).
         stop: ServerUnavailable | None = None
         resume_at: datetime | None = None
         for item, error in zip(items, outcomes, strict=False):
+            if error is None:
+                self._accepted(item)
+                accepted.append(item)
+                tally.count("sent")
+                continue
             try:
                 outcome = await self._settle(item, error)
             except ServerUnavailable as unavailable:
@@ -426,17 +441,39 @@ class OutboxSender:
             reason = f"not tried: {stop}" if stop is not None else "not tried"
             await self._hand_back(untried, resume_at or self._clock(), reason)
             tally.retried += len(untried)
-        if accepted:
+        if isinstance(marked, NextDue):
+            tally.next_due = marked
+        elif accepted:
             await self._journal_accepted(accepted)
-            tally.next_due = await self._record_sent(accepted)
+            tally.next_due = await self._record_sent(accepted, marked)
+
+    def _deliver_and_mark(
+        self, mails: Sequence[Delivery], items: Sequence[OutboxItem]
+    ) -> tuple[list[Outcome], NextDue | Exception | None]:
+        """In a worker thread: write the group (blocking), then, if every mail was accepted
+        (durable now), mark them all sent; the outcomes, and the mark (what its transaction
+        read, or its error), or None when not every mail was accepted (the caller marks the
+        accepted ones)."""
+        assert self._blocking is not None
+        outcomes = self._blocking.deliver_group(self._envelope_from, mails)
+        if len(outcomes) < len(items) or any(error is not None for error in outcomes):
+            return outcomes, None
+        try:
+            return outcomes, NextDue(self._repository.mark_sent(items, self._clock()))
+        except Exception as error:  # reported, and insisted on, by _record_sent
+            return outcomes, error
+
+    def _accepted(self, item: OutboxItem) -> None:
+        """An attempt accepted (to be marked sent by the caller): no refusals in a row."""
+        self._refused_in_a_row.clear()
+        log.info("outbox %s sent to %s", item.message_id, item.recipient)
 
     async def _settle(self, item: OutboxItem, error: Outcome) -> str:
         """Sort out one attempt: ``sent`` (`error` None: accepted, to be marked sent by the
         caller), else ``retry`` or ``failed`` (recorded here); raises ServerUnavailable for
         the pass to stop."""
         if error is None:
-            self._refused_in_a_row.clear()
-            log.info("outbox %s sent to %s", item.message_id, item.recipient)
+            self._accepted(item)
             return "sent"
         if isinstance(error, PermanentFailure):
             self._refused_in_a_row.add(item.recipient)
@@ -489,9 +526,12 @@ class OutboxSender:
             except OSError as error:
                 log.warning("could not write %s in the send journal: %s", item.message_id, error)
 
-    async def _record_sent(self, items: Sequence[OutboxItem]) -> NextDue:
+    async def _record_sent(
+        self, items: Sequence[OutboxItem], failed: Exception | None = None
+    ) -> NextDue:
         """Mark delivered mails sent (one transaction), insisting while the database is
-        unavailable; return when the next row is due then.
+        unavailable; return when the next row is due then.  `failed`: the error of a first
+        attempt already made (by the worker thread that wrote them).
 
         Giving up here would send the mails again once their claim runs out, so the sender
         keeps trying (with backoff) as long as it runs; only a crash or a stop in between
@@ -501,10 +541,13 @@ class OutboxSender:
         errors = 0
         while True:
             try:
+                if failed is not None:
+                    raise failed
                 return NextDue(
                     await asyncio.to_thread(self._repository.mark_sent, items, self._clock())
                 )
             except Exception as error:
+                failed = None
                 if self._stopping:
                     raise
                 errors += 1

@@ -13,8 +13,11 @@ the mail must wait in the outbox for the fix instead of being marked failed.
 
 A :class:`GroupTransport` (the Maildir) also takes a whole group of mails at once
 (:meth:`GroupTransport.send_group`): one hand-off to a worker thread and one ``fsync`` of the
-Maildir's ``new/`` for the group instead of one per mail.  SMTP stays one mail at a time: the
-sender writes each accepted mail to its send journal and marks it sent before the next.
+Maildir's ``new/`` for the group instead of one per mail.  A :class:`BlockingGroupTransport`
+(the Maildir too) also does it in the caller's own thread (``deliver_group``), so that the
+sender's worker thread can mark the group sent right after it, with no second hand-off.
+SMTP stays one mail at a time: the sender writes each accepted mail to its send journal and
+marks it sent before the next.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import hashlib
 import os
 import re
 import smtplib
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -101,6 +105,16 @@ class GroupTransport(Transport, Protocol):
         outcome is a :class:`ServerUnavailable` the mails after it were not tried (the list is
         shorter than `mails`).
         """
+        ...
+
+
+@runtime_checkable
+class BlockingGroupTransport(GroupTransport, Protocol):
+    """A group transport that also delivers a group in the calling (worker) thread."""
+
+    def deliver_group(self, sender: str, mails: Sequence[Delivery]) -> list[Outcome]:
+        """:meth:`GroupTransport.send_group`, blocking: for a caller in a worker thread (never
+        the event loop's), which may mark the accepted mails sent as soon as it returns."""
         ...
 
 
@@ -334,7 +348,7 @@ class MaildirTransport:
         for folder in ("tmp", "new", "cur"):
             with contextlib.suppress(OSError):  # reported by the first write, with the mail
                 (self._path / folder).mkdir(parents=True, exist_ok=True)
-        self._lock = asyncio.Lock()
+        self._lock = threading.Lock()  # one group written at a time (by whichever thread)
 
     @property
     def path(self) -> Path:
@@ -352,6 +366,10 @@ class MaildirTransport:
         """Write the mails into ``new/``, one worker-thread hand-off and one directory fsync
         for all (see :meth:`GroupTransport.send_group`).  A mail with an unsafe address gets
         its ValueError; an OS error stops the group with a :class:`ServerUnavailable`."""
+        return await asyncio.to_thread(self.deliver_group, sender, mails)
+
+    def deliver_group(self, sender: str, mails: Sequence[Delivery]) -> list[Outcome]:
+        """:meth:`send_group` in the calling (worker) thread."""
         files: list[_MaildirFile | ValueError] = []
         for mail in mails:
             try:
@@ -365,8 +383,8 @@ class MaildirTransport:
             data = envelope + mail.message.replace(b"\r\n", b"\n")
             name = maildir_name(mail.recipient, mail.message)
             files.append(_MaildirFile(name, data, mail.first_claim))
-        async with self._lock:
-            return await asyncio.to_thread(self._deliver, files)
+        with self._lock:
+            return self._deliver(files)
 
     async def close(self) -> None:
         """Nothing to release (present for the Transport interface)."""
@@ -388,7 +406,7 @@ class MaildirTransport:
         return found
 
     def _deliver(self, files: Sequence[_MaildirFile | ValueError]) -> list[Outcome]:
-        new = self._path / "new"
+        new = os.path.join(self._path, "new")
         outcomes: list[Outcome] = []
         durable_needed = False  # a file was linked into new/ (or found there): fsync new/
         try:
@@ -417,18 +435,24 @@ class MaildirTransport:
                 return [self._unavailable(error)]
         return outcomes
 
-    def _write(self, file: _MaildirFile, new: Path) -> None:
-        temporary = self._path / "tmp" / file.name
+    def _write(self, file: _MaildirFile, new: str) -> None:
+        """Write `file` to ``tmp/``, fsync it, link it into `new` (``new/``); by plain file
+        descriptors and path strings (a mail's writing costs no buffered file object)."""
+        temporary = os.path.join(self._path, "tmp", file.name)
         try:
-            with open(temporary, "wb") as handle:
-                handle.write(file.data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                data = memoryview(file.data)
+                while data:  # a write may take less than it was given
+                    data = data[os.write(descriptor, data) :]
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
             with contextlib.suppress(FileExistsError):  # another sender of the row was first
-                os.link(temporary, new / file.name)
+                os.link(temporary, os.path.join(new, file.name))
         finally:
             with contextlib.suppress(OSError):
-                temporary.unlink()
+                os.unlink(temporary)
 
     def _unavailable(self, error: OSError) -> ServerUnavailable:
         unavailable = ServerUnavailable(f"cannot write to Maildir {self._path}: {error}")

@@ -88,6 +88,36 @@ def test_same_imap_uid_is_a_duplicate_and_no_message_id_gets_a_stable_one(
     assert [r.message_id for r in rows(sessions)] == [first.message_id, other.message_id]
 
 
+def test_a_new_mail_is_stored_by_one_statement(
+    engine: Engine, sessions: sessionmaker[Session]
+) -> None:
+    """A mail alone (most are, at a few a second) costs its transaction one statement: the
+    insert itself tells a new mail from a stored one; the look-ups come only for the latter."""
+    statements: list[str] = []
+
+    def executed(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        statements.append(statement)
+
+    sink = DbSink(sessions)
+    event.listen(engine, "before_cursor_execute", executed)
+    try:
+        new = sink.store_sync(mail("one@x"), source="smtp")
+        imap = sink.store_sync(mail("two@x"), source="imap", mailbox="INBOX", uidvalidity=1, uid=9)
+        inserted = list(statements)
+        again = sink.store_sync(mail("one@x"), source="smtp")
+        same_uid = sink.store_sync(
+            mail("three@x"), source="imap", mailbox="INBOX", uidvalidity=1, uid=9
+        )
+    finally:
+        event.remove(engine, "before_cursor_execute", executed)
+    on_inbox = [s for s in inserted if "inbox" in s.lower()]
+    assert [s.split(None, 1)[0].upper() for s in on_inbox] == ["INSERT", "INSERT"]
+    assert not (new.duplicate or imap.duplicate)
+    assert again == StoreResult(new.inbox_id, "one@x", duplicate=True)
+    assert same_uid == StoreResult(imap.inbox_id, "three@x", duplicate=True)
+    assert len(rows(sessions)) == 2
+
+
 def test_concurrent_stores_of_one_message_store_it_once(sessions: sessionmaker[Session]) -> None:
     sink = DbSink(sessions)
 

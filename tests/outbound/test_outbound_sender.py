@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -740,7 +740,7 @@ class WatchedOutbox:
 
 
 def maildir_sender(
-    outbox: MemoryOutbox | WatchedOutbox, path: Path, clock: FakeClock
+    outbox: MemoryOutbox | WatchedOutbox | BrokenOnce, path: Path, clock: FakeClock
 ) -> OutboxSender:
     return OutboxSender(
         outbox,  # type: ignore[arg-type]
@@ -766,6 +766,53 @@ def test_a_maildir_pass_marks_its_mails_sent_together_once_their_files_are_in_ne
     names = {maildir_name(outbox.get(i).recipient, outbox.get(i).raw) for i in ids}
     assert files_then == names  # written (and new/ fsynced) before they were marked
     assert {outbox.get(i).state for i in ids} == {"sent"}
+
+
+def test_a_maildir_group_is_written_and_marked_sent_in_one_hand_off(
+    clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker thread that wrote the group (its files and new/ fsynced) marks it sent: one
+    hand-off to a worker thread a pass, not one for the files and another for the mark."""
+    outbox = MemoryOutbox()
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(3)]
+    claimed = outbox.claim_due(clock(), timedelta(minutes=10), 10)
+    watched = WatchedOutbox(outbox, tmp_path / "outbox" / "new")
+    sender = maildir_sender(watched, tmp_path / "outbox", clock)
+    sender.hand_over(claimed)  # as the daemon's inbox pass does: no claim pass
+    handed: list[str] = []
+    real_to_thread = asyncio.to_thread
+
+    async def counted(function: Callable[..., object], *args: object) -> object:
+        handed.append(getattr(function, "__name__", repr(function)))
+        return await real_to_thread(function, *args)
+
+    monkeypatch.setattr(asyncio, "to_thread", counted)
+    report = run_async(sender.run_once())
+    assert (report.claimed, report.sent) == (3, 3)
+    assert len(handed) == 1, handed
+    ((marked, files_then),) = watched.marked
+    assert marked == ids
+    assert files_then == {maildir_name(outbox.get(i).recipient, outbox.get(i).raw) for i in ids}
+    assert {outbox.get(i).state for i in ids} == {"sent"}
+
+
+def test_a_maildir_group_whose_mark_failed_in_its_thread_is_marked_once_the_database_answers(
+    clock: FakeClock, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The mark made right after the files fails (the database is down): the sender insists,
+    as for any mail sent, and the files are not written again."""
+    outbox = MemoryOutbox()
+    ids = [queue(outbox, clock, f"p{n}@example.org", n) for n in range(2)]
+    repository = BrokenOnce(outbox, broken=1, method="mark_sent")
+    box = tmp_path / "outbox"
+    report = run_async(maildir_sender(repository, box, clock).run_once())
+    assert (report.claimed, report.sent) == (2, 2)
+    assert {outbox.get(i).state for i in ids} == {"sent"}
+    assert len(list((box / "new").iterdir())) == 2
+    assert f"outbox {ids[0]}, {ids[1]} were sent but could not be marked sent (1 in a row)" in (
+        caplog.text
+    )
+    assert "(2 in a row)" not in caplog.text
 
 
 def test_a_mail_claimed_again_is_not_written_twice_and_a_first_claim_is_written(
