@@ -510,7 +510,9 @@ def story_html(pieces: Sequence[tuple[str, Any]], links: Mapping[str, str] | Non
     out: list[str] = []
 
     def shown(text: str) -> str:
-        url = next((url for line, url in (links or {}).items() if line in text), "")
+        if not links:  # (most mails: no line stands for a list)
+            return str(escape(text))
+        url = next((url for line, url in links.items() if line in text), "")
         return str(linked(text, url)) if url else str(escape(text))
 
     run: list[str] = []

@@ -48,6 +48,7 @@ from stories.store import StorySource, TemplateStore
 from stories.words import Words, WordsError, load_words
 
 _BULLET = re.compile(r"^[-*]\s+")
+_BLANK_RUNS = re.compile(r"\n{3,}")
 _MAX_OUTPUT = 200_000
 
 
@@ -147,7 +148,7 @@ def normalise(raw: str) -> str:
     """Trim every line, collapse runs of blank lines to one, strip the ends."""
     lines = [line.strip() for line in raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     text = "\n".join(lines)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    return _BLANK_RUNS.sub("\n\n", text).strip()
 
 
 def story_markup(text: str) -> Markup:
