@@ -382,7 +382,8 @@ def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
     work, parsed, game = mail.work, mail.parsed, mail.game
     # Free text (his subject, a name he wrote) goes back only to a player of the game the
     # answer is about: anybody else may be an address a forger chose (backscatter).
-    in_game = game is not None and any(p.email == parsed.sender for p in work.players(game))
+    # (By the players' index by address the mails of a batch for a started game share.)
+    in_game = game is not None and parsed.sender in _game_info(table_of(work, game))[1]
     # A player of the open game he writes to plays in an open game: no need to ask.
     playing = (in_game and game is not None and game.status in OPEN_STATUSES) or _plays_anywhere(
         work.session, parsed.sender
