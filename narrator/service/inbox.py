@@ -123,30 +123,29 @@ class InboxSettings:
         default_factory=explainers, repr=False, compare=False
     )
     explain: Explain = field(init=False, repr=False, compare=False)
+    # Every address of the narrator (mail from them is our own, never answered), folded: made
+    # once, with the settings, not for each mail.
+    addresses: frozenset[str] = field(init=False, repr=False, compare=False)
     # The sender that claims the mail processing queues (the daemon's own, see
     # process_pending); None: the mail is due at once for any sender.
     claimant: Claimant | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "explain", self.explainer(self.ruleset, self.language))
+        own = frozenset({fold_email(self.address), *map(fold_email, self.own_addresses)})
+        object.__setattr__(self, "addresses", own)
 
     def explainer(self, ruleset: str, language: str) -> Explain:
         """The wording of the parser's errors in games of `ruleset` in `language`."""
         known = self.explainers.get((ruleset, language))
         return known if known is not None else explainer_for(ruleset, language)
 
-    @property
-    def addresses(self) -> frozenset[str]:
-        """Every address of the narrator (mail from them is our own, never answered)."""
-        return frozenset({fold_email(self.address), *map(fold_email, self.own_addresses)})
-
     def is_own(self, address: str) -> bool:
         """Whether `address` is the narrator's, also with a ``+detail`` (a reply address)."""
-        local, at, domain = fold_email(address).rpartition("@")
+        folded = fold_email(address)
+        local, at, domain = folded.rpartition("@")
         base = local.split("+", 1)[0]
-        return fold_email(address) in self.addresses or (
-            bool(at) and f"{base}@{domain}" in self.addresses
-        )
+        return folded in self.addresses or (bool(at) and f"{base}@{domain}" in self.addresses)
 
 
 @dataclass(frozen=True)
