@@ -73,10 +73,11 @@ _ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _ADDRESS_LIKE = re.compile(r"[^\s\"'<>(),;:\[\]]+@[^\s\"'<>(),;:\[\]]+\.[^\s\"'<>(),;:\[\]]+")
 # Most mail's From: a display name of letters, digits and spaces, then one plain address in
-# angle brackets.  It names one sender and nothing outside the brackets, so it is no problem
-# without reading it as an address list (what :func:`_one_from_problem` would find: see
-# tests/security/test_from_field.py).
-_PLAIN_FROM = re.compile(r"[A-Za-z0-9 ]*<[A-Za-z0-9._+-]+@[A-Za-z0-9.-]+>")
+# angle brackets, or that address alone.  It names one sender and nothing outside the
+# brackets, so it is no problem without reading it as an address list (what
+# :func:`_one_from_problem` would find: see tests/security/test_from_field.py).
+_PLAIN_ADDRESS = r"[A-Za-z0-9._+-]+@[A-Za-z0-9.-]+"
+_PLAIN_FROM = re.compile(rf"[A-Za-z0-9 ]*<{_PLAIN_ADDRESS}>|{_PLAIN_ADDRESS}")
 
 
 def from_problem(items: Sequence[tuple[str, str]]) -> str | None:

@@ -1,7 +1,7 @@
-"""A plain From (a name of letters, digits and spaces, one address in angle brackets) is told
-from the others without reading it as an address list, and that changes no ruling: what the
-full reading finds of such a From is never a problem, and every From it could find one in is
-read in full."""
+"""A plain From (a name of letters, digits and spaces and one address in angle brackets, or the
+address alone) is told from the others without reading it as an address list, and that changes
+no ruling: what the full reading finds of such a From is never a problem, and every From it
+could find one in is read in full."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def test_an_ambiguous_from_is_read_in_full(value: str, problem: str) -> None:
     [
         "Anna <anna@example.net>",
         "<anna@example.net>",
+        "anna@example.net",
         "Anna de Vries 2 <anna.de-vries+ww5@mail.example.net>",
         '"anna@example.net" <anna@example.net>',  # quoted: read in full, and fine
         "=?utf-8?q?Ren=C3=A9?= <rene@example.net>",
