@@ -213,6 +213,7 @@ class _Mail(NamedTuple):
     routed: Route | Help | Ignore | ParseError
     games: list[Any]
     too_large: bool
+    unauthenticated: str | None  # why its From or sender authentication fails (see Arrival)
     game: Game | None = None
     answer: _Answer | None = None
 
@@ -259,17 +260,20 @@ def process_message(
 @dataclass(frozen=True)
 class Arrival:
     """An inbox row as read before the chain looks at it: parsed (a too-large one's header
-    only), its header fields, and where it routes among the open games `names`."""
+    only), its header fields, where it routes among the open games `names`, and why its From
+    or its sender's authentication fails (``unauthenticated``; None: both pass, or the chain
+    decides the mail before it asks: see :func:`_passes_first_rules`)."""
 
     parsed: ParsedMail
     items: list[tuple[str, str]]
     too_large: bool
     names: tuple[str, ...]
     routed: Routed
+    unauthenticated: str | None = None
 
 
 def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) -> Arrival:
-    """`row` parsed, and routed among the open games `names`."""
+    """`row` parsed, routed among the open games `names`, and its sender authenticated."""
     too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
     parsed, routed = parse_and_route(
         _headers_only(row.raw) if too_large else row.raw,
@@ -278,7 +282,11 @@ def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) ->
         settings.explain,
         settings.help_words,
     )
-    return Arrival(parsed, header_items(row.raw, parsed), too_large, names, routed)
+    items = header_items(row.raw, parsed)
+    reason = None
+    if _passes_first_rules(settings, row, parsed, routed):
+        reason = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
+    return Arrival(parsed, items, too_large, names, routed, reason)
 
 
 def _route(settings: InboxSettings, parsed: ParsedMail, names: tuple[str, ...]) -> Routed:
@@ -312,7 +320,19 @@ def _arrived(
             routed = (
                 Help(routed.text, ended.name) if isinstance(routed, Help) else Route(ended.name)
             )
-    return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
+    return _Mail(
+        work,
+        mailer,
+        settings,
+        row,
+        parsed,
+        items,
+        now,
+        routed,
+        games,
+        too_large,
+        arrival.unauthenticated,
+    )
 
 
 # --- the inbox chain's rules ----------------------------------------------------------------
@@ -372,8 +392,7 @@ def _find_game(mail: _Mail) -> Verdict[_Mail]:
 
 def _unauthenticated(mail: _Mail) -> Verdict[_Mail]:
     """Mail whose From or sender authentication fails (a player is told, nobody else)."""
-    items, sender = mail.items, mail.parsed.sender
-    reason = from_problem(items) or mail.settings.sender_auth.check(items, sender)
+    reason = mail.unauthenticated  # read with the mail (see arrival_of)
     if reason is None:
         return go_on()
     return _refuse_unauthenticated(mail, reason)
@@ -1255,10 +1274,22 @@ class _Pass:
 
 def _may_be_answered(settings: InboxSettings, row: Claimed, arrival: Arrival) -> bool:
     """Whether the inbox chain's first rules let the mail through to its ``rate-limit``: it is
-    not automatic, no bounce, not our own, and its sender is a usable address."""
-    sender = arrival.parsed.sender
+    not automatic, no bounce, not our own, its sender is a usable address, and its From and
+    sender authentication pass (a mail refused for them is never counted as his)."""
+    return arrival.unauthenticated is None and _passes_first_rules(
+        settings, row, arrival.parsed, arrival.routed
+    )
+
+
+def _passes_first_rules(
+    settings: InboxSettings, row: Claimed, parsed: ParsedMail, routed: Routed
+) -> bool:
+    """Whether the inbox chain's rules before ``unauthenticated`` let the mail through: it is
+    not automatic, no bounce, not our own, and its sender is a usable address (none of which
+    depends on the open games it is routed among)."""
+    sender = parsed.sender
     return (
-        not isinstance(arrival.routed, Ignore)
+        not isinstance(routed, Ignore)
         and row.envelope_from != ""
         and bool(sender)
         and not settings.is_own(sender)
