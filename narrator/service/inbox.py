@@ -270,6 +270,9 @@ class Arrival:
     names: tuple[str, ...]
     routed: Routed
     unauthenticated: str | None = None
+    # The chain's first rules and the authentication let it through to ``rate-limit``: its
+    # sender's reply counter is read with those of the batch's other senders.
+    answerable: bool = False
 
 
 def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) -> Arrival:
@@ -284,9 +287,10 @@ def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) ->
     )
     items = header_items(row.raw, parsed)
     reason = None
-    if _passes_first_rules(settings, row, parsed, routed):
+    first = _passes_first_rules(settings, row, parsed, routed)
+    if first:
         reason = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
-    return Arrival(parsed, items, too_large, names, routed, reason)
+    return Arrival(parsed, items, too_large, names, routed, reason, first and reason is None)
 
 
 def _route(settings: InboxSettings, parsed: ParsedMail, names: tuple[str, ...]) -> Routed:
@@ -1223,11 +1227,7 @@ class _Pass:
             work.lock_games(g.id for g in games if g.name in named)
             # The reply counters of the senders who may be answered, read together (on
             # PostgreSQL locked, in one order) at the first count, for the mails to count.
-            senders = [
-                arrival.parsed.sender
-                for row, arrival in zip(rows, arrivals, strict=True)
-                if _may_be_answered(self.settings, row, arrival)
-            ]
+            senders = [arrival.parsed.sender for arrival in arrivals if arrival.answerable]
             work.replies.expect(senders)
             processed = [
                 (row, self._process(work, row, arrival))
@@ -1270,15 +1270,6 @@ class _Pass:
         log.exception("inbox %s: processing failed", claimed[0])
         self.failed.add(claimed[0])
         self.outcomes.append(_record_failure(self.factory, claimed[0], error, self.clock()))
-
-
-def _may_be_answered(settings: InboxSettings, row: Claimed, arrival: Arrival) -> bool:
-    """Whether the inbox chain's first rules let the mail through to its ``rate-limit``: it is
-    not automatic, no bounce, not our own, its sender is a usable address, and its From and
-    sender authentication pass (a mail refused for them is never counted as his)."""
-    return arrival.unauthenticated is None and _passes_first_rules(
-        settings, row, arrival.parsed, arrival.routed
-    )
 
 
 def _passes_first_rules(
