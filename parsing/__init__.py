@@ -3,7 +3,7 @@
 Public API (all pure; ``parse_mail`` never raises for any bytes)::
 
     parse_mail(raw: bytes) -> ParsedMail
-        sender, sender_name, reply_to, to, message_id, in_reply_to, references, subject
+        sender, sender_name, reply_to, message_id, in_reply_to, references, subject
         (reply/forward prefixes removed), raw_subject, body (what the player wrote), full_text,
         facts (HeaderFacts for loop detection), defects, header_fields (as written, unfolded)
     route(parsed, game_names, own_addresses, explain=explain_plainly, help_words=frozenset())

@@ -75,12 +75,6 @@ def parse_mail(raw: bytes) -> ParsedMail:
     reply_to = _first_address(headers, "reply-to")[1]
     if not sender:
         sender = reply_to
-    to = tuple(
-        address
-        for field_name in ("to", "cc")
-        for _, address in _addresses(headers.get(field_name, []))
-        if address
-    )
     raw_subject = _decode_words(_first(headers, "subject"))
     # The message's Content-Type parameters, read once: its report type, and (a message of one
     # part) its text's charset and format.
@@ -90,7 +84,6 @@ def parse_mail(raw: bytes) -> ParsedMail:
         sender=sender,
         sender_name=sender_name,
         reply_to=reply_to,
-        to=to,
         message_id=_first_message_id(_first(headers, "message-id")),
         in_reply_to=_first_message_id(_first(headers, "in-reply-to")),
         references=tuple(_MESSAGE_ID.findall(_first(headers, "references")))[:100],

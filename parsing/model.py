@@ -71,7 +71,6 @@ class ParsedMail:
     sender: str
     sender_name: str = ""
     reply_to: str = ""
-    to: tuple[str, ...] = ()
     message_id: str = ""
     in_reply_to: str = ""
     references: tuple[str, ...] = ()

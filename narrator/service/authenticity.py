@@ -72,6 +72,12 @@ def header_items(raw: bytes, parsed: ParsedMail | None = None) -> list[tuple[str
 _ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _ADDRESS_LIKE = re.compile(r"[^\s\"'<>(),;:\[\]]+@[^\s\"'<>(),;:\[\]]+\.[^\s\"'<>(),;:\[\]]+")
+# Most mail's From: a display name of letters, digits and spaces, then one plain address in
+# angle brackets, or that address alone.  It names one sender and nothing outside the
+# brackets, so it is no problem without reading it as an address list (what
+# :func:`_one_from_problem` would find: see tests/security/test_from_field.py).
+_PLAIN_ADDRESS = r"[A-Za-z0-9._+-]+@[A-Za-z0-9.-]+"
+_PLAIN_FROM = re.compile(rf"[A-Za-z0-9 ]*<{_PLAIN_ADDRESS}>|{_PLAIN_ADDRESS}")
 
 
 def from_problem(items: Sequence[tuple[str, str]]) -> str | None:
@@ -90,6 +96,13 @@ def from_problem(items: Sequence[tuple[str, str]]) -> str | None:
     if not values:
         return None
     value = values[0]
+    if _PLAIN_FROM.fullmatch(value):
+        return None
+    return _one_from_problem(value)
+
+
+def _one_from_problem(value: str) -> str | None:
+    """Why the one From field `value` names no single sender (None when it names one)."""
     try:
         pairs = email.utils.getaddresses([value])
     except Exception:  # any header: an unreadable From is read by the parser's rules

@@ -631,8 +631,9 @@ def cast_vote(
         keywords=frozenset(keywords),
     )
     result = table.rules.apply(state, vote)
-    # A vote changes no seat, step or public fact: one view serves the reply, whatever it is.
-    voting = _Voting(table, player, table.view, keywords, ballot, now, reply)
+    # A vote changes no seat, step or public fact: one view serves the reply, whatever it is
+    # (and the other votes of the batch in this game: only its votes could differ).
+    voting = _Voting(table, player, table.view_but_votes, keywords, ballot, now, reply)
     if isinstance(result, Rejected):
         letter = voting.refusal(state, result.code)
         return VoteOutcome(False, result.code, result.detail, letters=(letter,))
@@ -663,7 +664,8 @@ _VOTE_ROW = insert(votes)
 
 @dataclass(frozen=True)
 class _Voting:
-    """One vote being answered: the table, the voter, the view of the state he voted in."""
+    """One vote being answered: the table, the voter, the view of the state he voted in (but
+    for its votes: :attr:`GameTable.view_but_votes`)."""
 
     table: GameTable
     player: PlayerInfo

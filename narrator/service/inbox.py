@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import OperationalError
@@ -123,30 +123,29 @@ class InboxSettings:
         default_factory=explainers, repr=False, compare=False
     )
     explain: Explain = field(init=False, repr=False, compare=False)
+    # Every address of the narrator (mail from them is our own, never answered), folded: made
+    # once, with the settings, not for each mail.
+    addresses: frozenset[str] = field(init=False, repr=False, compare=False)
     # The sender that claims the mail processing queues (the daemon's own, see
     # process_pending); None: the mail is due at once for any sender.
     claimant: Claimant | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "explain", self.explainer(self.ruleset, self.language))
+        own = frozenset({fold_email(self.address), *map(fold_email, self.own_addresses)})
+        object.__setattr__(self, "addresses", own)
 
     def explainer(self, ruleset: str, language: str) -> Explain:
         """The wording of the parser's errors in games of `ruleset` in `language`."""
         known = self.explainers.get((ruleset, language))
         return known if known is not None else explainer_for(ruleset, language)
 
-    @property
-    def addresses(self) -> frozenset[str]:
-        """Every address of the narrator (mail from them is our own, never answered)."""
-        return frozenset({fold_email(self.address), *map(fold_email, self.own_addresses)})
-
     def is_own(self, address: str) -> bool:
         """Whether `address` is the narrator's, also with a ``+detail`` (a reply address)."""
-        local, at, domain = fold_email(address).rpartition("@")
+        folded = fold_email(address)
+        local, at, domain = folded.rpartition("@")
         base = local.split("+", 1)[0]
-        return fold_email(address) in self.addresses or (
-            bool(at) and f"{base}@{domain}" in self.addresses
-        )
+        return folded in self.addresses or (bool(at) and f"{base}@{domain}" in self.addresses)
 
 
 @dataclass(frozen=True)
@@ -179,10 +178,11 @@ class Claimed:
     raw: bytes
 
 
-@dataclass(frozen=True)
-class _Answer:
+class _Answer(NamedTuple):
     """How a mail is answered: the game it is about (None: none named), the threading of the
-    reply, the sender's reply admission (over his limit, the reply is silent), and who he is."""
+    reply, the sender's reply admission (over his limit, the reply is silent), and who he is.
+
+    A named tuple, as :class:`_Mail`: completed by ``_replace``."""
 
     game: Game | None
     reply: ReplyTo
@@ -192,12 +192,16 @@ class _Answer:
     playing: bool = False  # the sender plays in an open game (his answers count as a player's)
 
 
-@dataclass(frozen=True)
-class _Mail:
+class _Mail(NamedTuple):
     """One inbox row as the inbox chain's rules see it: the unit of work, the mailer and the
     settings; the row, what the parser read of it (its header fields, where it routes, the
     open games), the clock; and what the rules completed: the game it names (locked, by
-    ``game``) and how it is answered (by ``rate-limit``)."""
+    ``game``) and how it is answered (by ``rate-limit``).
+
+    A named tuple rather than a frozen dataclass: a rule that completes the mail makes a new
+    one (``_replace``), twice or three times a mail, and a dataclass's ``replace`` cost about
+    8 us each (its fields walked in Python, each set by ``object.__setattr__``), a named
+    tuple's 1.5."""
 
     work: Work
     mailer: Mailer
@@ -209,6 +213,7 @@ class _Mail:
     routed: Route | Help | Ignore | ParseError
     games: list[Any]
     too_large: bool
+    unauthenticated: str | None  # why its From or sender authentication fails (see Arrival)
     game: Game | None = None
     answer: _Answer | None = None
 
@@ -255,17 +260,23 @@ def process_message(
 @dataclass(frozen=True)
 class Arrival:
     """An inbox row as read before the chain looks at it: parsed (a too-large one's header
-    only), its header fields, and where it routes among the open games `names`."""
+    only), its header fields, where it routes among the open games `names`, and why its From
+    or its sender's authentication fails (``unauthenticated``; None: both pass, or the chain
+    decides the mail before it asks: see :func:`_passes_first_rules`)."""
 
     parsed: ParsedMail
     items: list[tuple[str, str]]
     too_large: bool
     names: tuple[str, ...]
     routed: Routed
+    unauthenticated: str | None = None
+    # The chain's first rules and the authentication let it through to ``rate-limit``: its
+    # sender's reply counter is read with those of the batch's other senders.
+    answerable: bool = False
 
 
 def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) -> Arrival:
-    """`row` parsed, and routed among the open games `names`."""
+    """`row` parsed, routed among the open games `names`, and its sender authenticated."""
     too_large = 0 < settings.limits.max_message_bytes < len(row.raw)
     parsed, routed = parse_and_route(
         _headers_only(row.raw) if too_large else row.raw,
@@ -274,7 +285,12 @@ def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) ->
         settings.explain,
         settings.help_words,
     )
-    return Arrival(parsed, header_items(row.raw, parsed), too_large, names, routed)
+    items = header_items(row.raw, parsed)
+    reason = None
+    first = _passes_first_rules(settings, row, parsed, routed)
+    if first:
+        reason = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
+    return Arrival(parsed, items, too_large, names, routed, reason, first and reason is None)
 
 
 def _route(settings: InboxSettings, parsed: ParsedMail, names: tuple[str, ...]) -> Routed:
@@ -308,7 +324,19 @@ def _arrived(
             routed = (
                 Help(routed.text, ended.name) if isinstance(routed, Help) else Route(ended.name)
             )
-    return _Mail(work, mailer, settings, row, parsed, items, now, routed, games, too_large)
+    return _Mail(
+        work,
+        mailer,
+        settings,
+        row,
+        parsed,
+        items,
+        now,
+        routed,
+        games,
+        too_large,
+        arrival.unauthenticated,
+    )
 
 
 # --- the inbox chain's rules ----------------------------------------------------------------
@@ -363,13 +391,12 @@ def _find_game(mail: _Mail) -> Verdict[_Mail]:
     game_id = next((g.id for g in mail.games if g.name == name), None)
     if game_id is None:
         return go_on()
-    return go_on(replace(mail, game=mail.work.locked_game(game_id)))
+    return go_on(mail._replace(game=mail.work.locked_game(game_id)))
 
 
 def _unauthenticated(mail: _Mail) -> Verdict[_Mail]:
     """Mail whose From or sender authentication fails (a player is told, nobody else)."""
-    items, sender = mail.items, mail.parsed.sender
-    reason = from_problem(items) or mail.settings.sender_auth.check(items, sender)
+    reason = mail.unauthenticated  # read with the mail (see arrival_of)
     if reason is None:
         return go_on()
     return _refuse_unauthenticated(mail, reason)
@@ -382,7 +409,8 @@ def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
     work, parsed, game = mail.work, mail.parsed, mail.game
     # Free text (his subject, a name he wrote) goes back only to a player of the game the
     # answer is about: anybody else may be an address a forger chose (backscatter).
-    in_game = game is not None and any(p.email == parsed.sender for p in work.players(game))
+    # (By the players' index by address the mails of a batch for a started game share.)
+    in_game = game is not None and parsed.sender in _game_info(table_of(work, game))[1]
     # A player of the open game he writes to plays in an open game: no need to ask.
     playing = (in_game and game is not None and game.status in OPEN_STATUSES) or _plays_anywhere(
         work.session, parsed.sender
@@ -399,7 +427,7 @@ def _rate_limit(mail: _Mail) -> Verdict[_Mail]:
         subject=subject,
     )
     answer = _Answer(game, reply, admission, in_game=in_game, playing=playing)
-    mail = replace(mail, answer=answer)
+    mail = mail._replace(answer=answer)
     notices = [_notice(mail)] if admission is Admission.NOTICE else []
     return go_on(mail, notices, hit=admission is not Admission.SEND)
 
@@ -438,7 +466,7 @@ def _help(mail: _Mail) -> Verdict[_Mail]:
         # A player's Help always reaches the admins (only the acknowledgement to him
         # follows his reply limit), up to a flood of them an hour.
         admission = _help_admission(mail.work.session, mail.parsed.sender, mail.now)
-        mail = replace(mail, answer=replace(answer, admission=admission))
+        mail = mail._replace(answer=answer._replace(admission=admission))
     return _forward_help(mail)
 
 
@@ -507,7 +535,7 @@ def _hand_off(mail: _Mail, answer: _Answer) -> Outcome:
     table = table_of(work, answer.game)
     explain = settings.explainer(answer.game.ruleset, answer.game.language)
     reading = reading_for(table, mail.parsed.sender, explain)
-    answer = replace(answer, player=reading.player)
+    answer = answer._replace(player=reading.player)
     command = reading.read(mail.parsed)
     if isinstance(command, ParseError):
         return _unread(mail, answer, command)
@@ -1199,11 +1227,7 @@ class _Pass:
             work.lock_games(g.id for g in games if g.name in named)
             # The reply counters of the senders who may be answered, read together (on
             # PostgreSQL locked, in one order) at the first count, for the mails to count.
-            senders = [
-                arrival.parsed.sender
-                for row, arrival in zip(rows, arrivals, strict=True)
-                if _may_be_answered(self.settings, row, arrival)
-            ]
+            senders = [arrival.parsed.sender for arrival in arrivals if arrival.answerable]
             work.replies.expect(senders)
             processed = [
                 (row, self._process(work, row, arrival))
@@ -1248,12 +1272,15 @@ class _Pass:
         self.outcomes.append(_record_failure(self.factory, claimed[0], error, self.clock()))
 
 
-def _may_be_answered(settings: InboxSettings, row: Claimed, arrival: Arrival) -> bool:
-    """Whether the inbox chain's first rules let the mail through to its ``rate-limit``: it is
-    not automatic, no bounce, not our own, and its sender is a usable address."""
-    sender = arrival.parsed.sender
+def _passes_first_rules(
+    settings: InboxSettings, row: Claimed, parsed: ParsedMail, routed: Routed
+) -> bool:
+    """Whether the inbox chain's rules before ``unauthenticated`` let the mail through: it is
+    not automatic, no bounce, not our own, and its sender is a usable address (none of which
+    depends on the open games it is routed among)."""
+    sender = parsed.sender
     return (
-        not isinstance(arrival.routed, Ignore)
+        not isinstance(routed, Ignore)
         and row.envelope_from != ""
         and bool(sender)
         and not settings.is_own(sender)

@@ -47,7 +47,8 @@ def cast_moves(
     is then None, else the first refusal's."""
     game = table.game
     state = voting_state(table)
-    view = table.view  # a vote changes no seat, step or public fact: one view serves them all
+    # A vote changes no seat, step or public fact: one view serves them all (its votes unread).
+    view = table.view_but_votes
     explain = explainer_for(game.ruleset, game.language)
     told: list[dict[str, Any]] = []
     receipt: dict[str, Any] | None = None

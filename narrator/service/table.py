@@ -51,6 +51,9 @@ class GameTable:
         self.game = game
         self.rules: Ruleset[RulesState] = get_ruleset(game.ruleset)
         self._view: tuple[RulesState, GameView] | None = None  # (the state it is of, its view)
+        # (the state it serves, a view of that state but for its votes): carried over a store
+        # of a vote (see view_but_votes).
+        self._view_but_votes: tuple[RulesState, GameView] | None = None
         self._casts: dict[bool, Cast] = {}  # by reveal_all, until the seats change
         # The parser's view of a started game (its name index) and its players by address:
         # a started game's names never change, so the mails of a batch share them.
@@ -93,13 +96,29 @@ class GameTable:
             self._view = (state, self.rules.view(state))
         return self._view[1]
 
+    @property
+    def view_but_votes(self) -> GameView:
+        """A view of :attr:`state` but for its votes: its ``votes`` may be those of an earlier
+        state of this table, from which the state differs only by votes stored here
+        (``store(vote_only=True)``).  A vote changes no seat, step or public fact, so the votes
+        a batch casts in one game are answered with one view, not one built per vote;
+        whoever reads the votes asks :attr:`view`."""
+        state = self.state
+        known = self._view_but_votes
+        if known is None or known[0] is not state:
+            known = self._view_but_votes = (state, self.view)
+        return known[1]
+
     def store(self, state: RulesState, *, vote_only: bool = False) -> None:
         """Make `state` the game's rules state (written when the unit of work ends).
 
         The game's plain columns (step, night, day) follow at once.  `vote_only` says the new
         state differs from the last only by a vote, which changes no seat and no step: the
-        columns and the cast stay as they are (and so does the view, but for its votes).
+        columns and the cast stay as they are (and so does :attr:`view_but_votes`).
         """
+        known = self._view_but_votes
+        if vote_only and known is not None and known[0] is self.state:
+            self._view_but_votes = (state, known[1])
         self.work.store(self.game, state, self.rules)
         if vote_only:
             return

@@ -135,7 +135,7 @@ def test_no_sender(narrator: Narrator) -> None:
     with unit_of_work(narrator.factory) as work:
         arrived = _arrived(work, narrator.mailer, narrator.settings, row, narrator.clock())
     assert _rule("no-sender").check(arrived).action is Action.CONTINUE
-    verdict = _rule("no-sender").check(replace(arrived, parsed=replace(arrived.parsed, sender="")))
+    verdict = _rule("no-sender").check(arrived._replace(parsed=replace(arrived.parsed, sender="")))
     assert (verdict.action, verdict.what) == (Action.IGNORE, "ignored: no-sender")
 
 

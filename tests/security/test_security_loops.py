@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -291,3 +292,16 @@ def test_vacation_responders_peer_narrator_and_echo_bot_never_loop(
         assert all(state in ("done", "ignored") for state, _ in narrator.inbox_states())
     finally:
         peer_engine.dispose()
+
+
+def test_the_narrators_own_addresses_are_folded_once_with_the_settings() -> None:
+    settings = InboxSettings(
+        address=" Verteller@Example.org", own_addresses=frozenset({"NR@X.org"})
+    )
+    assert settings.addresses == frozenset({"verteller@example.org", "nr@x.org"})
+    assert settings.is_own("VERTELLER+ww5-abc@example.org") and settings.is_own("nr@x.org ")
+    assert not settings.is_own("anna@example.org") and not settings.is_own("verteller")
+    # Settings made from others (dataclasses.replace) fold their own addresses again.
+    other = dataclasses.replace(settings, own_addresses=frozenset())
+    assert other.addresses == frozenset({"verteller@example.org"})
+    assert not other.is_own("nr@x.org")

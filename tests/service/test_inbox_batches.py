@@ -630,3 +630,38 @@ def test_the_reply_counters_a_batch_reads_stay_locked_to_other_daemons(
     finally:
         other.dispose()
         engine.dispose()
+
+
+def test_a_mail_refused_unauthenticated_costs_the_batch_no_counter(
+    factory: sessionmaker[Session], mailer: Mailer, engine: Engine
+) -> None:
+    """A mail whose From names no single sender is never counted against its sender's reply
+    limit (a stranger's is ignored): the batch does not read a counter for him, to drop it
+    again at its flush."""
+    new_game(factory)
+    store(factory, ("anna@example.org", "Anna, vrouw"))
+    forged = mail("zora@example.org", "WW5", "Zora, vrouw", 1).replace(
+        b"From: zora@example.org", b"From: zora@example.org <mallory@evil.test>", 1
+    )
+    DbSink(factory).store_sync(forged, source="inject")
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if "reply_counters" in statement:
+            statements.append(statement.split(" ", 1)[0])
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        # (No strangers' cap: its own counter, and the stale counters' clean-up, stay apart.)
+        settings = dataclasses.replace(SETTINGS, limits=Limits(stranger_replies_per_hour=0))
+        outcomes = process_pending(factory, mailer, settings, Clock(), batch_size=10)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert [o.what for o in outcomes] == [
+        "signup: Anna",
+        "ignored: unauthenticated (several addresses in From)",
+    ]
+    assert statements == ["INSERT", "UPDATE"], statements  # Anna's read and written back
+    with transaction(factory) as session:
+        counters = {row.sender: row.count for row in session.scalars(select(ReplyCounter))}
+    assert counters == {"anna@example.org": 1}

@@ -233,3 +233,39 @@ def test_states_written_together_are_refused_when_one_games_version_moved(
         with unit_of_work(factory) as work:
             now = {g.id: g.version for g in work.session.scalars(select(Game))}
         assert now == {game_id: version + 1 for game_id, version in versions.items()}
+
+
+def test_the_votes_of_a_batch_in_one_game_share_one_view_but_for_their_votes(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = _started(factory)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        table = table_of(work, game)
+        asked: list[int] = []
+        view = table.rules.view
+
+        def counted(state: Any) -> Any:
+            asked.append(id(state))
+            return view(state)
+
+        monkeypatch.setattr(table.rules, "view", counted)
+        voters = [p for p in table.players if p.name in table.rules.asked(table.state)]
+        assert len(voters) >= 2
+        for voter in voters:
+            action = table.rules.choices(table.state, voter.name).actions[0]
+            target = next(t for t in action.targets if t != voter.name)
+            ballot = service.Ballot([target], False, [action.keyword] if action.keyword else [])
+            assert service.cast_vote(table, voter, ballot, players.clock()).accepted
+        assert len(asked) == 1  # one view for the votes' receipts, none built per vote
+        shared = table.view_but_votes
+        assert len(asked) == 1
+        # Its votes are those of the state it was built of; the view of the state has them all.
+        full = table.view
+        assert len(asked) == 2 and len(full.votes) == len(voters) > len(shared.votes)
+        assert (shared.step, shared.players, shared.facts) == (full.step, full.players, full.facts)
+        # A state stored otherwise than as a vote (here the unit of work's own) gets its view.
+        work.store(game, table.rules.load_state(table.rules.dump_state(table.state)))
+        assert table.view_but_votes is not shared and len(asked) == 3
+        table.store(table.state)
+        assert table.view_but_votes is table.view and len(asked) == 3
