@@ -558,17 +558,8 @@ def test_a_batch_counts_its_senders_replies_as_one_mail_at_a_time_would(
         b"Subject:", b"Auto-Submitted: auto-replied\r\nSubject:", 1
     )
     DbSink(factory).store_sync(auto, source="inject")
-    statements: list[str] = []
-
-    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
-        if "reply_counters" in statement:
-            statements.append(statement.split(" ", 1)[0])
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
+    with _reply_counter_statements(engine) as statements:
         outcomes = process_pending(factory, mailer, settings, Clock(), batch_size=10)
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
     suffixes = [o.what.partition(" (over the reply limit")[1:] for o in outcomes]
     assert [s[1] if s[0] else "" for s in suffixes][:5] == [
         "",
@@ -644,19 +635,10 @@ def test_a_mail_refused_unauthenticated_costs_the_batch_no_counter(
         b"From: zora@example.org", b"From: zora@example.org <mallory@evil.test>", 1
     )
     DbSink(factory).store_sync(forged, source="inject")
-    statements: list[str] = []
-
-    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
-        if "reply_counters" in statement:
-            statements.append(statement.split(" ", 1)[0])
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
+    with _reply_counter_statements(engine) as statements:
         # (No strangers' cap: its own counter, and the stale counters' clean-up, stay apart.)
         settings = dataclasses.replace(SETTINGS, limits=Limits(stranger_replies_per_hour=0))
         outcomes = process_pending(factory, mailer, settings, Clock(), batch_size=10)
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
     assert [o.what for o in outcomes] == [
         "signup: Anna",
         "ignored: unauthenticated (several addresses in From)",
@@ -665,3 +647,20 @@ def test_a_mail_refused_unauthenticated_costs_the_batch_no_counter(
     with transaction(factory) as session:
         counters = {row.sender: row.count for row in session.scalars(select(ReplyCounter))}
     assert counters == {"anna@example.org": 1}
+
+
+@contextlib.contextmanager
+def _reply_counter_statements(engine: Engine) -> Iterator[list[str]]:
+    """The verbs (SELECT, INSERT...) of the statements run on `engine` on the reply counters
+    while the block runs."""
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if "reply_counters" in statement:
+            statements.append(statement.split(" ", 1)[0])
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", count)

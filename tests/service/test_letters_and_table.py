@@ -69,6 +69,19 @@ def test_closing_a_step_decides_letters_and_only_post_queues_them(
     assert _outbox_size(factory) == before + len(ids)
 
 
+def _count_views(table: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the views `table`'s ruleset is asked for: the id of each state it is asked about."""
+    asked: list[int] = []
+    view = table.rules.view
+
+    def counted(state: Any) -> Any:
+        asked.append(id(state))
+        return view(state)
+
+    monkeypatch.setattr(table.rules, "view", counted)
+    return asked
+
+
 def test_the_table_asks_for_one_view_per_state(
     factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,14 +89,7 @@ def test_the_table_asks_for_one_view_per_state(
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game)).one()
         table = table_of(work, game)
-        asked: list[int] = []
-        view = table.rules.view
-
-        def counted(state: Any) -> Any:
-            asked.append(id(state))
-            return view(state)
-
-        monkeypatch.setattr(table.rules, "view", counted)
+        asked = _count_views(table, monkeypatch)
         first = table.view
         assert table.view is first and len(asked) == 1  # asked again: the same view
         table.cast()
@@ -242,14 +248,7 @@ def test_the_votes_of_a_batch_in_one_game_share_one_view_but_for_their_votes(
     with unit_of_work(factory) as work:
         game = work.session.scalars(select(Game)).one()
         table = table_of(work, game)
-        asked: list[int] = []
-        view = table.rules.view
-
-        def counted(state: Any) -> Any:
-            asked.append(id(state))
-            return view(state)
-
-        monkeypatch.setattr(table.rules, "view", counted)
+        asked = _count_views(table, monkeypatch)
         voters = [p for p in table.players if p.name in table.rules.asked(table.state)]
         assert len(voters) >= 2
         for voter in voters:
