@@ -261,18 +261,18 @@ def process_message(
 class Arrival:
     """An inbox row as read before the chain looks at it: parsed (a too-large one's header
     only), its header fields, where it routes among the open games `names`, and why its From
-    or its sender's authentication fails (``unauthenticated``; None: both pass, or the chain
-    decides the mail before it asks: see :func:`_passes_first_rules`)."""
+    or its sender's authentication fails (``unauthenticated``; None: both pass)."""
 
     parsed: ParsedMail
     items: list[tuple[str, str]]
     too_large: bool
     names: tuple[str, ...]
     routed: Routed
-    unauthenticated: str | None = None
+    unauthenticated: str | None
     # The chain's first rules and the authentication let it through to ``rate-limit``: its
-    # sender's reply counter is read with those of the batch's other senders.
-    answerable: bool = False
+    # sender's reply counter is read with those of the batch's other senders (a wrong guess
+    # costs only that mail an upsert of its own).
+    answerable: bool
 
 
 def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) -> Arrival:
@@ -286,11 +286,12 @@ def arrival_of(settings: InboxSettings, row: Claimed, names: tuple[str, ...]) ->
         settings.help_words,
     )
     items = header_items(row.raw, parsed)
-    reason = None
-    first = _passes_first_rules(settings, row, parsed, routed)
-    if first:
-        reason = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
-    return Arrival(parsed, items, too_large, names, routed, reason, first and reason is None)
+    # Found for every mail, whatever the chain's first rules will make of it: the
+    # ``unauthenticated`` rule reads it, so no guess of which mails reach that rule decides
+    # whether a mail is authenticated (only whose reply counter is read up front).
+    reason = from_problem(items) or settings.sender_auth.check(items, parsed.sender)
+    answerable = reason is None and _passes_first_rules(settings, row, parsed, routed)
+    return Arrival(parsed, items, too_large, names, routed, reason, answerable)
 
 
 def _route(settings: InboxSettings, parsed: ParsedMail, names: tuple[str, ...]) -> Routed:

@@ -664,3 +664,21 @@ def _reply_counter_statements(engine: Engine) -> Iterator[list[str]]:
         yield statements
     finally:
         event.remove(engine, "before_cursor_execute", count)
+
+
+def test_a_mail_is_authenticated_whatever_the_batch_guesses_of_the_first_rules(
+    factory: sessionmaker[Session], mailer: Mailer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a mail is authenticated is found for every mail as it is read: the batch's guess
+    of which mails the chain's first rules let through (to read their senders' reply counters
+    up front) decides nothing else, so a wrong guess lets no forged From through."""
+    from narrator.service import inbox
+
+    new_game(factory)
+    forged = mail("zora@example.org", "WW5", "Zora, vrouw", 1).replace(
+        b"From: zora@example.org", b"From: zora@example.org <mallory@evil.test>", 1
+    )
+    DbSink(factory).store_sync(forged, source="inject")
+    monkeypatch.setattr(inbox, "_passes_first_rules", lambda *_: False)  # a wrong guess
+    outcomes = process_pending(factory, mailer, SETTINGS, Clock(), batch_size=10)
+    assert [o.what for o in outcomes] == ["ignored: unauthenticated (several addresses in From)"]
