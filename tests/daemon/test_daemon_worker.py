@@ -119,6 +119,14 @@ async def nothing_after(_outcomes: list[Outcome]) -> None:
     return None
 
 
+@pytest.fixture
+def inbox(monkeypatch: pytest.MonkeyPatch) -> Inbox:
+    """A fake inbox whose passes the daemon's worker runs (its process_pending)."""
+    fake = Inbox(InboxNotifier())
+    monkeypatch.setattr(daemon_module, "process_pending", fake.process_pending)
+    return fake
+
+
 async def started(inbox: Inbox, gathering: Gathering) -> InboxWorker:
     """A worker on `inbox` gathering so, once its pass at start is made."""
     worker = worker_of(inbox.notifier, nothing_after, gathering=gathering)
@@ -170,13 +178,11 @@ def test_the_notifier_counts_the_wake_ups_since_the_worker_last_looked() -> None
 
 
 def test_mail_stored_close_together_is_taken_by_one_pass_and_no_empty_pass_follows(
-    monkeypatch: pytest.MonkeyPatch,
+    inbox: Inbox,
 ) -> None:
     """Woken by a stored mail, the worker gathers the mail stored while it keeps coming: the
     mails stored close together go in one pass (not a pass each), and their wake-ups call for
     no second pass that would find nothing."""
-    inbox = Inbox(InboxNotifier())
-    monkeypatch.setattr(daemon_module, "process_pending", inbox.process_pending)
 
     async def run() -> None:
         worker = await started(inbox, Gathering(quiet=0.5, max_delay=60))
@@ -192,12 +198,10 @@ def test_mail_stored_close_together_is_taken_by_one_pass_and_no_empty_pass_follo
 
 
 def test_a_lone_mail_is_taken_after_the_quiet_spell_not_the_maximum_delay(
-    monkeypatch: pytest.MonkeyPatch,
+    inbox: Inbox,
 ) -> None:
     """A lone mail's pass starts once no other mail came for `quiet` seconds: not sooner (the
     next mail might be on its way), and long before the maximum delay."""
-    inbox = Inbox(InboxNotifier())
-    monkeypatch.setattr(daemon_module, "process_pending", inbox.process_pending)
 
     async def run() -> None:
         worker = await started(inbox, Gathering(quiet=0.3, max_delay=120))
@@ -212,13 +216,11 @@ def test_a_lone_mail_is_taken_after_the_quiet_spell_not_the_maximum_delay(
 
 @pytest.mark.wallclock
 def test_mail_arriving_steadily_is_gathered_until_the_maximum_delay(
-    monkeypatch: pytest.MonkeyPatch,
+    inbox: Inbox,
 ) -> None:
     """Mail stored every 20 ms, never quiet for the quiet spell, goes in passes that each
     gather it for the maximum delay: a few passes, not a pass per mail or two (nor one pass
     when the mail has stopped)."""
-    inbox = Inbox(InboxNotifier())
-    monkeypatch.setattr(daemon_module, "process_pending", inbox.process_pending)
 
     async def run() -> None:
         worker = await started(inbox, Gathering(quiet=0.5, max_delay=1.5, enough=10_000))
@@ -245,11 +247,9 @@ def test_mail_arriving_steadily_is_gathered_until_the_maximum_delay(
     assert max(spans) < 1.5 + 1.0, spans  # and not longer (the thread's start aside)
 
 
-def test_a_burst_that_fills_a_batch_is_taken_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_burst_that_fills_a_batch_is_taken_at_once(inbox: Inbox) -> None:
     """When enough mail for a batch has come, the pass starts without waiting for a quiet
     spell: gathering more would not make a pass any cheaper per mail."""
-    inbox = Inbox(InboxNotifier())
-    monkeypatch.setattr(daemon_module, "process_pending", inbox.process_pending)
 
     async def run() -> None:
         worker = await started(inbox, Gathering(quiet=120, max_delay=240, enough=5))
@@ -264,10 +264,8 @@ def test_a_burst_that_fills_a_batch_is_taken_at_once(monkeypatch: pytest.MonkeyP
     assert inbox.sizes == [0, 5]
 
 
-def test_a_worker_stopped_while_gathering_stops_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_stopped_while_gathering_stops_at_once(inbox: Inbox) -> None:
     """stop() ends the gathering (the mail stays stored, for the next start's pass)."""
-    inbox = Inbox(InboxNotifier())
-    monkeypatch.setattr(daemon_module, "process_pending", inbox.process_pending)
 
     async def run() -> float:
         worker = await started(inbox, Gathering(quiet=120, max_delay=240))
