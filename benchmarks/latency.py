@@ -24,9 +24,11 @@ per message (its event loop wakes once for many), so that ratio compares a daemo
 for each vote with a sink that never waits.
 
 Targets (issue 25), printed with the figures: receipt p99 under 1 s at 50 votes/s offered, and
-the daemon's CPU per vote at most 3 times the sink's CPU per message at the same rate.  Prints
-figures; asserts nothing.  Usage:
-    python benchmarks/latency.py [--rates 20 50] [--games 10] [--players 50] [--seed 1]
+the daemon's CPU per vote at most 3 times the sink's CPU per message at the same rate.  Each
+rate is run ``--rounds`` times (default 3), every run printed; the CPU target is judged on each
+rate's median ratio (the sink's own figure moves by a third between runs of the same code), the
+p99 target on the worst run.  Prints figures; asserts nothing.  Usage:
+    python benchmarks/latency.py [--rates 20 50] [--rounds 3] [--games 10] [--players 50] [--seed 1]
 """
 
 from __future__ import annotations
@@ -299,6 +301,21 @@ def sink_cpu_ms(votes: list[tuple[str, bytes]], clients: int) -> float:
         return asyncio.run(bare_sink_rate(pool, batches)).cpu_ms
 
 
+def print_result(result: Result) -> None:
+    """One run's line: latencies, the daemon's CPU per vote beside the sink's and the floor's."""
+    rate, lat = result.rate, result.latencies
+    print(
+        f"{rate:5.0f} votes/s offered ({len(lat) + result.missing} votes): receipt "
+        f"p50 {1000 * statistics.median(lat):.0f} ms, p90 {1000 * percentile(lat, 0.9):.0f}"
+        f" ms, p99 {1000 * percentile(lat, 0.99):.0f} ms, worst {1000 * max(lat):.0f} ms"
+        f"{f', {result.missing} without a receipt' if result.missing else ''}; "
+        f"daemon CPU {result.cpu_ms:.2f} ms per vote, the bare sink's at the same rate "
+        f"{result.sink_ms:.2f} ms per message ({result.cpu_ms / result.sink_ms:.1f} x); "
+        f"the durable floor's {result.floor_ms:.2f} ms ({result.floor_ms / result.sink_ms:.1f}"
+        f" x the sink; the daemon {result.cpu_ms / result.floor_ms:.1f} x the floor)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rates", type=float, nargs="+", default=[20.0, 50.0])
@@ -306,23 +323,17 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--clients", type=int, default=10, help="sink's client processes")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="runs of each rate (the targets: their median)"
+    )
     args = parser.parse_args()
     results = []
-    for rate in args.rates:
-        with tempfile.TemporaryDirectory(prefix="narrator-bench-latency-") as tmp:
-            result = run_rate(Path(tmp), rate, args.games, args.players, args.seed)
-        results.append(result)
-        lat = result.latencies
-        print(
-            f"{rate:5.0f} votes/s offered ({len(lat) + result.missing} votes): receipt "
-            f"p50 {1000 * statistics.median(lat):.0f} ms, p90 {1000 * percentile(lat, 0.9):.0f}"
-            f" ms, p99 {1000 * percentile(lat, 0.99):.0f} ms, worst {1000 * max(lat):.0f} ms"
-            f"{f', {result.missing} without a receipt' if result.missing else ''}; "
-            f"daemon CPU {result.cpu_ms:.2f} ms per vote, the bare sink's at the same rate "
-            f"{result.sink_ms:.2f} ms per message ({result.cpu_ms / result.sink_ms:.1f} x); "
-            f"the durable floor's {result.floor_ms:.2f} ms ({result.floor_ms / result.sink_ms:.1f}"
-            f" x the sink; the daemon {result.cpu_ms / result.floor_ms:.1f} x the floor)"
-        )
+    for _round in range(args.rounds):
+        for rate in args.rates:
+            with tempfile.TemporaryDirectory(prefix="narrator-bench-latency-") as tmp:
+                result = run_rate(Path(tmp), rate, args.games, args.players, args.seed)
+            results.append(result)
+            print_result(result)
     with tempfile.TemporaryDirectory(prefix="narrator-bench-latency-") as tmp:
         database = f"sqlite:///{Path(tmp) / 'sink.db'}"
         upgrade(database)
@@ -333,20 +344,30 @@ def main() -> None:
     worst = max(result.cpu_ms for result in results)
     print(
         f"bare aiosmtpd sink kept busy (its clients sending as fast as they can): CPU {sink:.2f}"
-        f" ms per message; the daemon's worst rate is {worst / sink:.1f} x that"
+        f" ms per message; the daemon's worst run is {worst / sink:.1f} x that"
     )
-    for result in results:
-        if result.rate == 50:
-            p99 = percentile(result.latencies, 0.99)
-            ok = p99 < P99_TARGET and not result.missing
-            print(
-                f"target: receipt p99 under {P99_TARGET:g} s at 50 votes/s: "
-                f"{1000 * p99:.0f} ms, {'met' if ok else 'NOT met'}"
-            )
-    ratio = max(result.cpu_ms / result.sink_ms for result in results)
+    at_50 = [result for result in results if result.rate == 50]
+    if at_50:
+        p99 = max(percentile(result.latencies, 0.99) for result in at_50)
+        ok = p99 < P99_TARGET and not any(result.missing for result in at_50)
+        print(
+            f"target: receipt p99 under {P99_TARGET:g} s at 50 votes/s: {1000 * p99:.0f} ms "
+            f"(the worst of {len(at_50)} runs), {'met' if ok else 'NOT met'}"
+        )
+    medians = []
+    for rate in args.rates:
+        ratios = sorted(r.cpu_ms / r.sink_ms for r in results if r.rate == rate)
+        medians.append(statistics.median(ratios))
+        print(
+            f"{rate:5.0f} votes/s: daemon CPU per vote / the sink's per message, "
+            f"{len(ratios)} runs: {', '.join(f'{x:.2f}' for x in ratios)}"
+            f" (median {medians[-1]:.2f})"
+        )
+    ratio = max(medians)
     print(
         f"target: daemon CPU per vote at most {CPU_TARGET:g} x the sink's per message at the "
-        f"same rate: {ratio:.1f} x at worst, {'met' if ratio <= CPU_TARGET else 'NOT met'}"
+        f"same rate (each rate's median of its runs: the sink's own figure moves by a third "
+        f"between runs): {ratio:.2f} x at worst, {'met' if ratio <= CPU_TARGET else 'NOT met'}"
     )
 
 
