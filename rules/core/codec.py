@@ -280,9 +280,11 @@ def _record_maker(kind: type) -> Callable[[dict[str, Any]], Any]:
         if s.init and s.default is dataclasses.MISSING and s.default_factory is dataclasses.MISSING
     )
     bare = (
-        kind.__new__ is object.__new__
-        and not hasattr(kind, "__post_init__")
-        and not any("__slots__" in vars(base) for base in kind.__mro__)
+        not hasattr(kind, "__post_init__")
+        and not any(
+            "__new__" in vars(base) or vars(base).get("__slots__")  # slots: fields not in __dict__
+            for base in kind.__mro__[:-1]  # but object
+        )
     )
     if not bare:
         return lambda values: kind(**values)
@@ -291,7 +293,7 @@ def _record_maker(kind: type) -> Callable[[dict[str, Any]], Any]:
     def make(values: dict[str, Any]) -> Any:
         if not required.issubset(values):
             return kind(**values)  # raises the TypeError of the field missing
-        record = new(kind)
+        record: Any = new(kind)
         fields_of = record.__dict__
         fields_of.update(template)
         for name, factory in factories:

@@ -289,3 +289,22 @@ def test_a_record_loads_as_its_init_makes_it(data: dict[str, Any]) -> None:
     assert codec.load(data).counts is not loaded.counts  # a new dict for each record
     with pytest.raises(KeyError, match="name"):
         codec.load({"late": True})  # a required field missing: __init__'s error
+
+
+@dataclass(frozen=True, slots=True)
+class _Slotted:
+    name: str
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class _Holder:
+    slotted: _Slotted
+    checked: tuple[_Checked, ...] = ()
+
+
+def test_a_record_with_slots_or_a_post_init_is_made_by_its_init() -> None:
+    codec = StateCodec(_Holder)
+    loaded = codec.load({"slotted": {"name": "a"}, "checked": [{"name": "b", "seen": ["d", "c"]}]})
+    assert loaded == _Holder(_Slotted("a"), (_Checked("b", ("c", "d")),))
+    assert loaded.slotted.count == 0 and loaded.checked[0].seen == ("c", "d")
