@@ -208,7 +208,8 @@ class _Compiler:
         def decode_present(data: Mapping[str, Any]) -> Any:
             """The fields present, each checked or converted (the sparse form, or data that has
             an error: a field's decoder says what is wrong); an absent field takes its default
-            in ``kind``'s __init__, a key that is no stored field is not read."""
+            (as ``kind``'s __init__ gives it: :func:`_record_maker`), a key that is no stored
+            field is not read."""
             values = {}
             for name, item in data.items():
                 field_of = by_name.get(name)
