@@ -203,19 +203,20 @@ class _Compiler:
         # each stored field by name: the types its values may have as they are (none for a
         # converted field), and its decoder
         by_name: dict[str, tuple[frozenset[type], Convert]] = {}
-        init = [f.name for f in dataclasses.fields(kind) if f.init]
+        make = _record_maker(kind)
 
         def decode_present(data: Mapping[str, Any]) -> Any:
             """The fields present, each checked or converted (the sparse form, or data that has
             an error: a field's decoder says what is wrong); an absent field takes its default
-            in ``kind``'s __init__, a key that is no stored field is not read."""
+            (as ``kind``'s __init__ gives it: :func:`_record_maker`), a key that is no stored
+            field is not read."""
             values = {}
             for name, item in data.items():
                 field_of = by_name.get(name)
                 if field_of is not None:
                     exact, convert = field_of
                     values[name] = item if type(item) in exact else convert(item)
-            return kind(**values)
+            return make(values)
 
         def decode(data: Any) -> Any:
             if not isinstance(data, dict) and not isinstance(data, Mapping):
@@ -233,7 +234,7 @@ class _Compiler:
                 return decode_present(data)
             for at, convert in converted:
                 values[at] = convert(values[at])
-            return kind(*values) if positional else kind(**dict(zip(names, values, strict=True)))
+            return make(dict(zip(names, values, strict=True)))
 
         self.decoders[key] = decode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
@@ -249,8 +250,60 @@ class _Compiler:
                     types_of_plain.append(exact)
                 else:
                     converted.append((at, convert))
-        positional = names == init[: len(names)]  # the stored fields lead the arguments
         return decode
+
+
+def _record_maker(kind: type) -> Callable[[dict[str, Any]], Any]:
+    """The function that makes the record ``kind(**values)`` of its fields' `values` (the
+    codec's: stored fields only), without the generated ``__init__`` of a frozen dataclass, which
+    sets each field by ``object.__setattr__``: a big game's fifty players of eighteen fields each
+    cost most of its state's load in those calls.  The record is made as :mod:`copy` and
+    :mod:`pickle` make one, ``object.__new__`` and then its ``__dict__``: the fields given, and
+    every other field its default, a ``default_factory`` called for each record as ``__init__``
+    calls it.  A record that needs its ``__init__`` (a ``__post_init__``, slots, its own
+    ``__new__``, a field without default that its data lacks: ``__init__`` says which, by its
+    TypeError) is made by ``kind(**values)``."""
+    specs = dataclasses.fields(kind)
+    factories = [
+        (s.name, s.default_factory) for s in specs if s.default_factory is not dataclasses.MISSING
+    ]
+    # every field __init__ sets (an argument's, or a factory's of a field that is none; a
+    # field that is none and has a default keeps it in the class), in its order: its default
+    # (the None of a field without one, or of a factory's, is replaced)
+    template = {
+        s.name: None if s.default is dataclasses.MISSING else s.default
+        for s in specs
+        if s.init or s.default_factory is not dataclasses.MISSING
+    }
+    required = frozenset(
+        s.name
+        for s in specs
+        if s.init and s.default is dataclasses.MISSING and s.default_factory is dataclasses.MISSING
+    )
+    bare = (
+        not hasattr(kind, "__post_init__")
+        and not any(
+            "__new__" in vars(base) or vars(base).get("__slots__")  # slots: fields not in __dict__
+            for base in kind.__mro__[:-1]  # but object
+        )
+    )
+    if not bare:
+        return lambda values: kind(**values)
+    new = object.__new__
+
+    def make(values: dict[str, Any]) -> Any:
+        if not required.issubset(values):
+            return kind(**values)  # raises the TypeError of the field missing
+        record: Any = new(kind)
+        fields_of = record.__dict__
+        fields_of.update(template)
+        for name, factory in factories:
+            if name not in values:
+                fields_of[name] = factory()
+        fields_of.update(values)
+        return record
+
+    return make
 
 
 def _plain_types(kind: Any) -> frozenset[type]:
