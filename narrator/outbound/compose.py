@@ -206,7 +206,7 @@ def compose(mail: OutgoingMail, *, message_id: str, date: datetime) -> bytes:
 
     headers: list[tuple[str, str]] = [
         ("Message-ID", message_id),
-        ("Date", email.utils.format_datetime(date)),
+        ("Date", _date_value(date)),
         ("From", _address_value(mail.sender, "From")),
         ("To", _address_value(mail.to, "To")),
     ]
@@ -231,6 +231,26 @@ def compose(mail: OutgoingMail, *, message_id: str, date: datetime) -> bytes:
     if not _breaks_as_written(head, len(headers)):  # (never, unless a value smuggles one)
         _verify(raw, [name for name, _ in headers])
     return raw
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _date_value(date: datetime) -> str:
+    """What ``email.utils.format_datetime(date)`` writes for a timezone-aware `date` (a test
+    compares the two): its fields read directly, without its time tuple and ``strftime``.  An
+    offset with seconds (none in use since 1972) is left to it."""
+    offset = date.utcoffset()
+    seconds = 0 if offset is None else offset.days * 86400 + offset.seconds
+    if offset is None or offset.microseconds or seconds % 60:
+        return email.utils.format_datetime(date)
+    sign, minutes = ("-", -seconds // 60) if seconds < 0 else ("+", seconds // 60)
+    return (
+        f"{_DAYS[date.weekday()]}, {date.day:02d} {_MONTHS[date.month - 1]} {date.year:04d} "
+        f"{date.hour:02d}:{date.minute:02d}:{date.second:02d} {sign}{minutes // 60:02d}"
+        f"{minutes % 60:02d}"
+    )
 
 
 _RESERVED = {

@@ -216,6 +216,27 @@ def test_the_same_input_composes_to_the_same_bytes() -> None:
     assert parse(one).get_boundary() != parse(other).get_boundary()
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.one_of(
+            st.timezones(),
+            st.timedeltas(min_value=timedelta(hours=-23), max_value=timedelta(hours=23)).map(
+                timezone
+            ),
+        ),
+    )
+)
+@example(moment=datetime(2026, 11, 18, 9, 30, 5, tzinfo=timezone(timedelta(hours=-3, minutes=-30))))
+@example(moment=datetime(2026, 11, 18, 9, 30, tzinfo=timezone(timedelta(seconds=-61))))
+def test_the_date_is_what_the_email_package_writes(moment: datetime) -> None:
+    import narrator.outbound.compose as module
+
+    assert module._date_value(moment) == email.utils.format_datetime(moment)
+
+
 def test_date_keeps_its_offset_and_naive_dates_are_refused() -> None:
     amsterdam = DATE.astimezone(timezone(timedelta(hours=1)))
     raw = compose(mail(), message_id=MSGID, date=amsterdam)
