@@ -128,11 +128,10 @@ class Game:
         """A Game from a Game or a mapping of its fields."""
         if isinstance(value, Game):
             return value
-        known = set(cls.__dataclass_fields__)
-        unknown = set(value) - known
-        if unknown:
+        if not value.keys() <= cls.__dataclass_fields__.keys():  # (compared in C)
+            unknown = set(value) - set(cls.__dataclass_fields__)
             raise ContextError(f"unknown game fields {sorted(unknown)}")
-        return cls(**dict(value))
+        return cls(**value)
 
 
 @dataclass(frozen=True)
@@ -170,8 +169,8 @@ class Action:
         (:func:`clean_names` of a step's players) holds names already cleaned."""
         if isinstance(value, Action):
             return value
-        unknown = set(value) - set(cls.__dataclass_fields__)
-        if unknown:
+        if not value.keys() <= cls.__dataclass_fields__.keys():  # (compared in C)
+            unknown = set(value) - set(cls.__dataclass_fields__)
             raise ContextError(f"unknown action fields {sorted(unknown)}")
         fields = dict(value)
         for name in ("choices", "previous", "mates"):
