@@ -6,8 +6,9 @@ wire is exactly what this module decided: every value is first stripped of contr
 RFC 2047 encoded words, and folded with CRLF + space.  A display name or subject can therefore
 never start a new header line, and text that merely *looks* like an encoded word (``=?...?=``) is
 itself encoded so that a reader decodes it back to the literal text, not to what it pretends to be.
-As a last guard, :func:`compose` parses its own output and raises :class:`HeaderInjection` if the
-header names are not exactly the ones it wrote.
+As a last guard, :func:`compose` checks its own output and raises :class:`HeaderInjection` if the
+header names are not exactly the ones it wrote (it counts the line breaks of its header block,
+and reads the block line by line where a value holds any but its own and its folds).
 
 Headers (interfaces.md §5): ``Message-ID`` (caller-fixed, see :func:`make_message_id`), ``Date``,
 ``From``, ``To``, ``Subject``, ``Auto-Submitted: auto-replied`` for replies and ``auto-generated``
