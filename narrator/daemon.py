@@ -457,6 +457,7 @@ class Daemon:
         self.engine = make_engine(url)
         self.factory = factory = session_factory(self.engine)
         self.mailer = mailer = await asyncio.to_thread(make_mailer, config, factory)
+        await asyncio.to_thread(mailer.prepare)  # the mail layout, compiled before any mail
         self._stories_task = asyncio.create_task(self._reload_stories(), name="narrator.stories")
         log.info("database %s (migrated)", _shown_url(url))
 

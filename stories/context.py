@@ -128,11 +128,10 @@ class Game:
         """A Game from a Game or a mapping of its fields."""
         if isinstance(value, Game):
             return value
-        known = set(cls.__dataclass_fields__)
-        unknown = set(value) - known
-        if unknown:
+        if not value.keys() <= cls.__dataclass_fields__.keys():  # (compared in C)
+            unknown = set(value) - set(cls.__dataclass_fields__)
             raise ContextError(f"unknown game fields {sorted(unknown)}")
-        return cls(**dict(value))
+        return cls(**value)
 
 
 @dataclass(frozen=True)
@@ -170,8 +169,8 @@ class Action:
         (:func:`clean_names` of a step's players) holds names already cleaned."""
         if isinstance(value, Action):
             return value
-        unknown = set(value) - set(cls.__dataclass_fields__)
-        if unknown:
+        if not value.keys() <= cls.__dataclass_fields__.keys():  # (compared in C)
+            unknown = set(value) - set(cls.__dataclass_fields__)
             raise ContextError(f"unknown action fields {sorted(unknown)}")
         fields = dict(value)
         for name in ("choices", "previous", "mates"):
@@ -413,6 +412,10 @@ class Event:
         return tuple(names)
 
 
+#: What a mail's context may hold besides its own fields (checked by :func:`mail_fields`).
+_GIVEN_TO_EVERY_MAIL: Final = frozenset({"game", "players", "recipient", *LAYOUT_FIELDS})
+
+
 def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None) -> dict[str, Any]:
     """The mail-specific fields of `mail` filled from `given` (defaults for optional ones).
 
@@ -420,7 +423,7 @@ def mail_fields(mail: str, given: Mapping[str, Any], ruleset: str | None = None)
     Raises ContextError for unknown or missing fields.
     """
     schema = MAIL_FIELDS[mail]
-    unknown = set(given) - set(schema) - {"game", "players", "recipient", *LAYOUT_FIELDS}
+    unknown = set(given).difference(schema, _GIVEN_TO_EVERY_MAIL)
     if unknown:
         raise ContextError(f"{mail}: unknown fields {sorted(unknown)}")
     out: dict[str, Any] = {}
@@ -550,7 +553,9 @@ class Cast(tuple[Player, ...]):
         own = self.find(recipient) if told is not None else None
         if own is None or own.name != recipient or own.role is not None:
             return self  # not a player, or his role is shown to everybody anyway
-        return self.with_player(dataclasses.replace(own, role=told))
+        # (Player's own fields given: what dataclasses.replace does, without its look at them)
+        seen = Player(own.name, own.gender, told, own.alive, own.exiled, own.revealed)
+        return self.with_player(seen)
 
 
 def story_events(

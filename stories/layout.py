@@ -675,8 +675,9 @@ def help_subject(game: Game | None, words: Words) -> str:
 
 
 def compile_layout() -> Template:
-    """The compiled mail layout (autoescaped, strict): compiled by each Renderer when it is
-    built (:class:`stories.render.Renderer`), which passes it to :func:`mail_html`."""
+    """The compiled mail layout (autoescaped, strict): compiled by each Renderer
+    (:class:`stories.render.Renderer`) at its first HTML mail, or before when asked
+    (:meth:`~stories.render.Renderer.compile_layout`), which passes it to :func:`mail_html`."""
     env = Environment(
         autoescape=True,
         undefined=StrictUndefined,

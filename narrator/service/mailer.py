@@ -107,6 +107,13 @@ class Mailer:
         else:
             self._reloaded.current = self.store
 
+    def prepare(self) -> None:
+        """Compile now what every mail's render needs, whatever its story: the mail layout
+        (:meth:`stories.Renderer.compile_layout`).  The daemon asks at its start, before it
+        takes mail, so that its first mail does not compile it; a mailer that is not asked
+        compiles it at its first HTML mail, as ever."""
+        self.renderer.compile_layout()
+
     @property
     def domain(self) -> str:
         """The domain of the narrator's address (for Message-IDs)."""

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from narrator.outbound.compose import (
@@ -214,6 +214,27 @@ def test_the_same_input_composes_to_the_same_bytes() -> None:
     assert one == compose(mail(), message_id=MSGID, date=DATE)
     other = compose(mail(), message_id="<other@example.org>", date=DATE)
     assert parse(one).get_boundary() != parse(other).get_boundary()
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.one_of(
+            st.timezones(),
+            st.timedeltas(min_value=timedelta(hours=-23), max_value=timedelta(hours=23)).map(
+                timezone
+            ),
+        ),
+    )
+)
+@example(moment=datetime(2026, 11, 18, 9, 30, 5, tzinfo=timezone(timedelta(hours=-3, minutes=-30))))
+@example(moment=datetime(2026, 11, 18, 9, 30, tzinfo=timezone(timedelta(seconds=-61))))
+def test_the_date_is_what_the_email_package_writes(moment: datetime) -> None:
+    import narrator.outbound.compose as module
+
+    assert module._date_value(moment) == email.utils.format_datetime(moment)
 
 
 def test_date_keeps_its_offset_and_naive_dates_are_refused() -> None:
@@ -426,6 +447,52 @@ def test_the_header_check_agrees_with_the_email_parser(value: str) -> None:
     except HeaderInjection:
         passed = False
     assert passed == _verdict_of_email_parser(raw, ["To", "Subject"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    value=st.text(
+        alphabet=st.sampled_from(["a", " ", ":", "\r", "\n", "\t", "B", "c", "-", "x"]),
+        max_size=40,
+    ),
+    multipart=st.booleans(),
+)
+# What two passes of str.replace would take for folds: the first leaves "\r\n\t" behind,
+# made of an empty line's CR and a fold's LF.
+@example(value="a\r\r\n \n\tb", multipart=False)
+def test_a_header_block_with_breaks_as_written_passes_the_check(
+    value: str, multipart: bool
+) -> None:
+    """compose reads its header block with _verify only when a value holds a line break other
+    than a fold: whenever the counts say the breaks are as written, _verify passes too (and
+    when they do not, compose asks _verify, whose verdict stands)."""
+    import narrator.outbound.compose as module
+
+    head = f"To: a@b\r\nSubject: {value}\r\nX-Auto-Response-Suppress: All\r\n"
+    written = ["To", "Subject", "X-Auto-Response-Suppress"]
+    html = "<p>b</p>" if multipart else None
+    raw = head.encode("ascii") + module._body(mail(html=html), MSGID)
+    if module._breaks_as_written(head, len(written)):
+        module._verify(raw, written)  # raises if the counts were wrong
+
+
+def test_compose_reads_its_headers_again_when_a_value_holds_a_break(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import narrator.outbound.compose as module
+
+    def smuggling(text: str, name: str) -> str:
+        return "Hallo\r\nBcc: eve@example.org" if name == "Subject" else text
+
+    monkeypatch.setattr(module, "_unstructured_value", smuggling)
+    assert not module._breaks_as_written("Subject: a\r\nBcc: e\r\n", 1)
+    assert module._breaks_as_written("Subject: a\r\n b\r\n\tc\r\n", 1)
+    with pytest.raises(HeaderInjection):
+        compose(mail(), message_id=MSGID, date=DATE)
+    # A break the mail parser reads as a fold (a bare LF, then a space) is let through, as
+    # before: the counts send it to _verify, whose verdict it is.
+    monkeypatch.setattr(module, "_unstructured_value", lambda text, name: "Hallo\n there")
+    assert b"Subject: Hallo\n there\r\n" in compose(mail(), message_id=MSGID, date=DATE)
 
 
 def test_the_header_check_reads_a_multipart_mail() -> None:

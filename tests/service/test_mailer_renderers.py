@@ -98,3 +98,25 @@ def test_a_story_edited_while_the_daemon_runs_leaves_no_old_compilation_behind(
 def test_a_shared_renderer_renders_the_mailers_store() -> None:
     with pytest.raises(ValueError, match="shared renderer"):
         Mailer(FileStore(), NARRATOR, shared=Renderer(FileStore()))
+
+
+def test_a_prepared_mailer_renders_with_the_layout_it_compiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import stories.render
+
+    compiled: list[object] = []
+    compile_layout = stories.render.compile_layout
+
+    def counted() -> Any:
+        compiled.append(compile_layout())
+        return compiled[-1]
+
+    monkeypatch.setattr(stories.render, "compile_layout", counted)
+    mailer = Mailer(FileStore(), NARRATOR)
+    assert compiled == []  # a mailer compiles nothing when it is built
+    mailer.prepare()
+    mailer.prepare()
+    assert len(compiled) == 1 and mailer.renderer.layout is compiled[0]
+    assert "<html" in mailer.render(mailer.key(GAME, "help_received"), CONTEXT, "s").html
+    assert len(compiled) == 1  # the first HTML mail compiled no layout of its own

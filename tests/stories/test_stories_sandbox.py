@@ -102,3 +102,33 @@ def test_mapping_the_cast_on_any_other_attribute_is_the_sandboxs(attribute: str)
     source = f"{{{{ players | map(attribute={attribute!r}) | list }}}}"
     renderer = Renderer(MemoryStore([StorySource(KEY, 1, source, "evil.j2")]))
     assert renderer.render_event(KEY, CONTEXT, EVENT, 1) == "[Undefined]"
+
+
+def test_the_stories_own_data_is_checked_as_jinjas_sandbox_checks_it() -> None:
+    # The sandbox answers at once for a Game, Player or Action (stories.sandbox): the same
+    # verdict as Jinja's immutable sandbox on every attribute they have, and more.
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from stories import Action
+    from stories.sandbox import make_environment
+
+    ours, jinjas = make_environment(), ImmutableSandboxedEnvironment()
+    objects = [Game(name="WW5"), Player("Anna", "vrouw"), Action("ziener", ("Anna",))]
+    assert {type(obj) for obj in objects} == ours.plain_data
+    others = ["mro", "clear", "pop", "update", "append", "add", "_x", "__class__", "func_code"]
+    for obj in objects:
+        for attr in [*dir(obj), *others]:
+            value = getattr(obj, attr, None)
+            verdict = jinjas.is_safe_attribute(obj, attr, value)
+            assert ours.is_safe_attribute(obj, attr, value) == verdict, (obj, attr)
+    assert ours.is_safe_attribute(objects[0], "name", "WW5")
+    assert not ours.is_safe_attribute(objects[0], "__class__", Game)
+
+
+@pytest.mark.parametrize(
+    "attack", ["{{ game.__class__ }}", "{{ game._x }}", "{{ game.from_any.__func__ }}"]
+)
+def test_the_stories_own_data_keeps_its_internals_out_of_reach(attack: str) -> None:
+    renderer = Renderer(MemoryStore([StorySource(KEY, 1, attack, "evil.j2")]))
+    with pytest.raises(StoryError, match=r"^evil\.j2"):
+        renderer.render_event(KEY, CONTEXT, EVENT, 1)
