@@ -226,7 +226,10 @@ class InboxNotifier:
         """Wait until notified (or ``timeout`` seconds); return whether a notification came.
         The count and moments of the wake-ups are kept (until :meth:`clear`)."""
         try:
-            await asyncio.wait_for(self._event.wait(), timeout)
+            # asyncio.timeout, not wait_for: no task of its own for each wait (the worker
+            # waits again at each mail stored while it gathers).
+            async with asyncio.timeout(timeout):
+                await self._event.wait()
         except TimeoutError:
             return False
         self._event.clear()
