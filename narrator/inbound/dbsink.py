@@ -112,8 +112,9 @@ class DbSink:
         self._waiting.append(waiting)
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_waiting())
-        # A caller that gives up (its SMTP session ended) leaves the commit to go on for the rest.
-        return await asyncio.shield(waiting.future)
+        # A caller that gives up (its SMTP session ended) cancels its own future only: the
+        # commit goes on, for its mail and the rest (no shield: a future less a mail).
+        return await waiting.future
 
     async def _commit_waiting(self) -> None:
         """Commit the waiting messages, a group at a time, until none is left."""
@@ -133,10 +134,13 @@ class DbSink:
                         waiting.future.set_exception(error)
                 continue
             for waiting, result in zip(group, results, strict=True):
+                given_up = waiting.future.done()  # its caller gave up (cancelled): nobody hears
                 if isinstance(result, BaseException):
-                    waiting.future.set_exception(result)
+                    if not given_up:
+                        waiting.future.set_exception(result)
                     continue
-                waiting.future.set_result(result)
+                if not given_up:
+                    waiting.future.set_result(result)
                 if not result.duplicate and self._on_stored is not None:
                     self._on_stored(result)
 

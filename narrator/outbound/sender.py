@@ -622,4 +622,5 @@ class OutboxSender:
         if seconds <= 0 or self._wakeup.is_set():
             return
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wakeup.wait(), timeout=seconds)
+            async with asyncio.timeout(seconds):  # no task of its own, as wait_for makes
+                await self._wakeup.wait()

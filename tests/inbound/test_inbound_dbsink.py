@@ -233,3 +233,27 @@ def test_a_group_with_a_mail_stored_meanwhile_by_another_daemon(postgres_db_url:
     finally:
         ours.dispose()
         theirs.dispose()
+
+
+def test_a_caller_that_gives_up_leaves_the_commit_to_go_on(
+    sessions: sessionmaker[Session],
+) -> None:
+    """A caller cancelled while its mail commits (its SMTP session ended) hears nothing; its
+    mail is still stored and announced, and the other callers of its group get their results."""
+    woken: list[StoreResult] = []
+    sink = DbSink(sessions, on_stored=woken.append)
+
+    async def scenario() -> list[StoreResult]:
+        gone = asyncio.create_task(sink.store(mail("gone@x"), source="smtp"))
+        stayed = [asyncio.create_task(sink.store(mail(f"{n}@x"), source="smtp")) for n in range(3)]
+        await asyncio.sleep(0)  # all are waiting for the commit in the worker thread
+        gone.cancel()
+        results = await asyncio.gather(*stayed)
+        await asyncio.sleep(0)
+        assert gone.cancelled()
+        return results
+
+    results = run_async(scenario())
+    assert [r.message_id for r in results] == ["0@x", "1@x", "2@x"]
+    assert sorted(r.message_id for r in woken) == ["0@x", "1@x", "2@x", "gone@x"]
+    assert sorted(row.message_id for row in rows(sessions)) == ["0@x", "1@x", "2@x", "gone@x"]
