@@ -230,8 +230,11 @@ _UPSERTS = {name: add.returning(_TABLE.c.count) for name, add in _ADD_ONES.items
 # stale, by subqueries on the row's sender's other counters (his few rows: one per hour, two
 # days at most): for one mail (`_HOUR_UPSERTS`, adding one), and for a batch's senders
 # (`_READ_UPSERTS`, adding nothing, one row per sender, executed for them all at once).
+# The row's sender is compared as text: SQLite (3.40) finds the others by the (sender,
+# window_start) index only so; compared as the column it is, in a RETURNING clause it reads
+# the whole table for each row (a batch's read cost 0.8 ms of 500 counters, 2 ms of 1,500).
 _ROW_OTHERS = (
-    "FROM reply_counters AS others WHERE others.sender = reply_counters.sender"
+    "FROM reply_counters AS others WHERE others.sender = CAST(reply_counters.sender AS TEXT)"
     " AND others.window_start != reply_counters.window_start"
 )
 _WINDOW = _TABLE.c.window_start.type

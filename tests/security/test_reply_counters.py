@@ -7,9 +7,16 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import transaction
+from narrator.db import make_engine, transaction
 from narrator.models import ReplyCounter
-from narrator.service.limits import NOTICE_PREFIX, Admission, Limits, admit_reply
+from narrator.service.limits import (
+    _HOUR_UPSERTS,
+    _READ_UPSERTS,
+    NOTICE_PREFIX,
+    Admission,
+    Limits,
+    admit_reply,
+)
 
 NOW = datetime(2026, 3, 4, 12, 30, tzinfo=UTC)
 HOUR = NOW.replace(minute=0)
@@ -71,3 +78,25 @@ def test_the_day_counts_the_24_hours_up_to_this_one_and_old_counters_go(
     for _ in range(9):
         assert _admit(sessions, "newcomer@example.net", hourly) is Admission.SEND
     assert _admit(sessions, "newcomer@example.net", hourly) is Admission.NOTICE
+
+
+def test_the_counters_upserts_find_the_senders_other_counters_by_the_index(
+    sqlite_url: str,
+) -> None:
+    """The upserts that return the rest of a sender's day and whether he has stale counters
+    (one mail's, and a batch's read) find his other counters by the (sender, window_start)
+    index on SQLite, not by reading the whole table for each row (they did: in a RETURNING
+    clause SQLite compares the row's sender by the index only when it is cast to text)."""
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            for name, upsert in (("hour", _HOUR_UPSERTS), ("read", _READ_UPSERTS)):
+                sql = str(upsert["sqlite"].compile(dialect=connection.dialect))
+                plan = connection.exec_driver_sql(
+                    f"EXPLAIN QUERY PLAN {sql}", (None,) * sql.count("?")
+                ).all()
+                reads = [row[-1] for row in plan if "others" in row[-1]]
+                assert reads, (name, plan)
+                assert all(read.startswith("SEARCH others USING") for read in reads), (name, plan)
+    finally:
+        engine.dispose()
