@@ -302,7 +302,7 @@ def _part_text(
             children = children[:1]
         texts = [_part_text(child, depth + 1, budget, defects) for child in children]
         return "\n".join(text for text in texts if text.strip())
-    if _is_attachment(part) and depth > 0:
+    if depth > 0 and _is_attachment(part):
         return ""
     if content_type == "text/plain" or content_type.startswith("multipart/"):
         # A multipart whose boundary never appears arrives as one text payload.

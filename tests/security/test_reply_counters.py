@@ -15,6 +15,7 @@ from narrator.service.limits import (
     NOTICE_PREFIX,
     Admission,
     Limits,
+    ReplyCounts,
     admit_reply,
 )
 
@@ -100,3 +101,33 @@ def test_the_counters_upserts_find_the_senders_other_counters_by_the_index(
                 assert all(read.startswith("SEARCH others USING") for read in reads), (name, plan)
     finally:
         engine.dispose()
+
+
+def test_a_batch_reads_the_counters_of_any_addresses_and_counts_on_from_them(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The senders a batch reads together (one parameter, a JSON array of their keys) may be
+    any addresses: accents, quotes, backslashes; each is counted on from his own counter of the
+    hour (the one this hour's earlier mail left), the day's rest beside it."""
+    senders = ["zoë@example.net", 'o"brien@example.net', "back\\slash@example.net", "a@b.c"]
+    with transaction(sessions) as session:
+        session.add(ReplyCounter(sender="zoë@example.net", window_start=HOUR, count=4))
+        session.add(ReplyCounter(sender="a@b.c", window_start=HOUR - timedelta(hours=2), count=5))
+    with transaction(sessions) as session:
+        counts = ReplyCounts()
+        counts.expect(senders)
+        counted = {key: counts.count(session, key, NOW) for key in senders}
+        counts.write(session.connection())
+    assert counted == {
+        "zoë@example.net": (5, 5, False),
+        'o"brien@example.net': (1, 1, False),
+        "back\\slash@example.net": (1, 1, False),
+        "a@b.c": (1, 6, False),
+    }
+    counters = _counters(sessions)
+    assert {sender: counters[(sender, HOUR)] for sender in senders} == {
+        "zoë@example.net": 5,
+        'o"brien@example.net': 1,
+        "back\\slash@example.net": 1,
+        "a@b.c": 1,
+    }
