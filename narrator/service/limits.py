@@ -37,6 +37,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
 
 from narrator.config import Config
 from narrator.models import ReplyCounter, fold_email
@@ -263,7 +264,7 @@ _HOUR_UPSERTS = {
 # A batch's senders are one parameter, a JSON array, made rows by the database (in the order
 # of their keys): each row of an executemany cost SQLAlchemy its parameters' processing (three
 # timestamps), more than the database's whole statement.
-_SENDERS_JSON = bindparam("senders")
+_SENDERS_JSON: BindParameter[str] = bindparam("senders")
 _SENDERS = {
     "sqlite": func.json_each(_SENDERS_JSON).table_valued("value"),
     "postgresql": func.jsonb_array_elements_text(cast(_SENDERS_JSON, JSONB)).table_valued("value"),
