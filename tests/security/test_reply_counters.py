@@ -7,9 +7,17 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import transaction
+from narrator.db import make_engine, transaction
 from narrator.models import ReplyCounter
-from narrator.service.limits import NOTICE_PREFIX, Admission, Limits, admit_reply
+from narrator.service.limits import (
+    _HOUR_UPSERTS,
+    _READ_UPSERTS,
+    NOTICE_PREFIX,
+    Admission,
+    Limits,
+    ReplyCounts,
+    admit_reply,
+)
 
 NOW = datetime(2026, 3, 4, 12, 30, tzinfo=UTC)
 HOUR = NOW.replace(minute=0)
@@ -71,3 +79,55 @@ def test_the_day_counts_the_24_hours_up_to_this_one_and_old_counters_go(
     for _ in range(9):
         assert _admit(sessions, "newcomer@example.net", hourly) is Admission.SEND
     assert _admit(sessions, "newcomer@example.net", hourly) is Admission.NOTICE
+
+
+def test_the_counters_upserts_find_the_senders_other_counters_by_the_index(
+    sqlite_url: str,
+) -> None:
+    """The upserts that return the rest of a sender's day and whether he has stale counters
+    (one mail's, and a batch's read) find his other counters by the (sender, window_start)
+    index on SQLite, not by reading the whole table for each row (they did: in a RETURNING
+    clause SQLite compares the row's sender by the index only when it is cast to text)."""
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            for name, upsert in (("hour", _HOUR_UPSERTS), ("read", _READ_UPSERTS)):
+                sql = str(upsert["sqlite"].compile(dialect=connection.dialect))
+                plan = connection.exec_driver_sql(
+                    f"EXPLAIN QUERY PLAN {sql}", (None,) * sql.count("?")
+                ).all()
+                reads = [row[-1] for row in plan if "others" in row[-1]]
+                assert reads, (name, plan)
+                assert all(read.startswith("SEARCH others USING") for read in reads), (name, plan)
+    finally:
+        engine.dispose()
+
+
+def test_a_batch_reads_the_counters_of_any_addresses_and_counts_on_from_them(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The senders a batch reads together (one parameter, a JSON array of their keys) may be
+    any addresses: accents, quotes, backslashes; each is counted on from his own counter of the
+    hour (the one this hour's earlier mail left), the day's rest beside it."""
+    senders = ["zoë@example.net", 'o"brien@example.net', "back\\slash@example.net", "a@b.c"]
+    with transaction(sessions) as session:
+        session.add(ReplyCounter(sender="zoë@example.net", window_start=HOUR, count=4))
+        session.add(ReplyCounter(sender="a@b.c", window_start=HOUR - timedelta(hours=2), count=5))
+    with transaction(sessions) as session:
+        counts = ReplyCounts()
+        counts.expect(senders)
+        counted = {key: counts.count(session, key, NOW) for key in senders}
+        counts.write(session.connection())
+    assert counted == {
+        "zoë@example.net": (5, 5, False),
+        'o"brien@example.net': (1, 1, False),
+        "back\\slash@example.net": (1, 1, False),
+        "a@b.c": (1, 6, False),
+    }
+    counters = _counters(sessions)
+    assert {sender: counters[(sender, HOUR)] for sender in senders} == {
+        "zoë@example.net": 5,
+        'o"brien@example.net': 1,
+        "back\\slash@example.net": 1,
+        "a@b.c": 1,
+    }
