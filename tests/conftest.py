@@ -61,6 +61,7 @@ WALL_CLOCK_ORDER = (
     ("daemon/test_daemon_outage_log.py", 6),
     ("daemon/test_daemon_worker.py", 6),
     ("daemon/test_daemon_lmtp.py", 4),
+    ("daemon/test_daemon_stories.py", 2),
 )
 
 
