@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from jinja2 import Template
 
-import stories.render
 from narrator.config import load_config
 from narrator.daemon import Daemon, DaemonOptions
 from tests.daemon.driver import NARRATOR
 from tests.support.aio import run_async
+from tests.support.layouts import count_layout_compiles
 
 OPTIONS = DaemonOptions(inbox_interval=30.0, scheduler_poll=30.0, outbox_poll=30.0)
 
@@ -27,14 +27,7 @@ def test_the_daemon_compiles_the_mail_layout_before_its_first_mail(
         encoding="utf-8",
     )
     config = load_config(path, environ={})
-    compiled: list[Template] = []
-    compile_layout = stories.render.compile_layout
-
-    def counted() -> Template:
-        compiled.append(compile_layout())
-        return compiled[-1]
-
-    monkeypatch.setattr(stories.render, "compile_layout", counted)
+    compiled = count_layout_compiles(monkeypatch)
 
     async def scenario() -> Template:
         async with Daemon(config, options=OPTIONS) as daemon:

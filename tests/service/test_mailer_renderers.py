@@ -15,6 +15,7 @@ from narrator.models import Game
 from narrator.service.mailer import Mailer
 from narrator.storystore import DatabaseStore
 from stories import FileStore, MemoryStore, Renderer, StoryKey, StorySource
+from tests.support.layouts import count_layout_compiles
 
 NARRATOR = "verteller@example.org"
 GAME = Game(name="WW5", ruleset="wakkerdam", language="en", theme="wakkerdam")
@@ -103,16 +104,7 @@ def test_a_shared_renderer_renders_the_mailers_store() -> None:
 def test_a_prepared_mailer_renders_with_the_layout_it_compiled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import stories.render
-
-    compiled: list[object] = []
-    compile_layout = stories.render.compile_layout
-
-    def counted() -> Any:
-        compiled.append(compile_layout())
-        return compiled[-1]
-
-    monkeypatch.setattr(stories.render, "compile_layout", counted)
+    compiled = count_layout_compiles(monkeypatch)
     mailer = Mailer(FileStore(), NARRATOR)
     assert compiled == []  # a mailer compiles nothing when it is built
     mailer.prepare()
