@@ -94,7 +94,7 @@ class WriteTurns:
         self._busy = False
         self._waiting: deque[threading.Lock] = deque()
 
-    def begin_immediate(self, connection: Connection) -> None:
+    def begin_immediate(self, connection: Any) -> None:
         """The engine's ``begin`` listener: wait for the turn, then ``BEGIN IMMEDIATE``."""
         info = connection.info
         started = time.monotonic()
