@@ -90,7 +90,9 @@ def test_sqlite_begin_goes_to_the_driver_not_through_a_statement(sqlite_url: str
         statements.append(statement)
 
     event.listen(engine, "before_cursor_execute", executed)
-    elsewhere = sqlite3.connect(str(make_url(sqlite_url).database), isolation_level=None)
+    elsewhere = sqlite3.connect(
+        str(make_url(sqlite_url).database), isolation_level=None, timeout=0.05
+    )
     try:
         elsewhere.execute("BEGIN IMMEDIATE")
         with pytest.raises(OperationalError, match="database is locked"), engine.begin():
