@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, event, func, select
+from sqlalchemy.engine.interfaces import CacheStats
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import make_engine, session_factory
@@ -172,6 +174,32 @@ def test_a_database_failure_is_storage_unavailable() -> None:
             run_async(sink.imap_last_uid("INBOX", 1))
     finally:
         engine.dispose()
+
+
+def test_a_mail_alone_is_stored_by_its_compiled_insert_cached(
+    engine: Engine, sessions: sessionmaker[Session]
+) -> None:
+    """The sink's INSERT is built once and compiled once per engine: every mail after the
+    first reuses SQLAlchemy's compiled form (a statement built anew, or one whose cache key
+    changed from mail to mail, would be compiled again for each)."""
+    hits: list[object] = []
+
+    def executed(
+        _conn: object, _cursor: object, statement: str, _p: object, context: Any, *_: object
+    ) -> None:
+        if statement.startswith("INSERT INTO inbox"):
+            hits.append(context.cache_hit is CacheStats.CACHE_HIT)
+
+    sink = DbSink(sessions)
+    sink.store_sync(mail("warm@x"), source="smtp")  # its first use may compile it
+    event.listen(engine, "after_cursor_execute", executed)
+    try:
+        for n in range(3):
+            sink.store_sync(mail(f"c{n}@x"), source="smtp", envelope_from=f"p{n}@x")
+        sink.store_sync(mail("imap@x"), source="imap", mailbox="INBOX", uidvalidity=1, uid=4)
+    finally:
+        event.remove(engine, "after_cursor_execute", executed)
+    assert hits == [True] * 4
 
 
 def test_mail_arriving_at_once_is_committed_together(

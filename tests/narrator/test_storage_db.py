@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta, timezone
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text
-from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy import event, func, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, OperationalError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -69,6 +72,41 @@ def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(sqlite_url: 
             assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5_000
     finally:
+        engine.dispose()
+
+
+def test_sqlite_begin_goes_to_the_driver_not_through_a_statement(sqlite_url: str) -> None:
+    """A transaction's BEGIN IMMEDIATE is sent to the driver's connection as its COMMIT is
+    (no statement execution of its own: about 15 µs a transaction), and still takes the write
+    lock up front: while another process holds it, the BEGIN waits, then fails with
+    SQLAlchemy's OperationalError, as any statement's "database is locked" does."""
+    engine = make_engine(sqlite_url)
+    event.listen(
+        engine, "connect", lambda dbapi, _record: dbapi.execute("PRAGMA busy_timeout = 50")
+    )
+    statements: list[str] = []
+
+    def executed(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", executed)
+    elsewhere = sqlite3.connect(
+        str(make_url(sqlite_url).database), isolation_level=None, timeout=0.05
+    )
+    try:
+        elsewhere.execute("BEGIN IMMEDIATE")
+        with pytest.raises(OperationalError, match="database is locked"), engine.begin():
+            pass
+        elsewhere.execute("ROLLBACK")
+        with engine.begin() as connection:
+            connection.exec_driver_sql("SELECT 1")
+            assert not elsewhere.in_transaction
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                elsewhere.execute("BEGIN IMMEDIATE")  # ours holds the write lock
+        assert statements == ["SELECT 1"]
+    finally:
+        elsewhere.close()
+        event.remove(engine, "before_cursor_execute", executed)
         engine.dispose()
 
 
@@ -412,14 +450,18 @@ def test_postgres_engine_survives_a_dropped_connection(postgres_db_url: str) -> 
 
 
 class FakeConnection:
-    """What WriteTurns uses of a connection (its pool record's info) and of its pool record."""
+    """What WriteTurns uses of a connection (its pool record's info, its dialect's driver
+    errors, its driver connection's ``execute``) and of its pool record."""
 
     def __init__(self) -> None:
         self.info: dict[str, Any] = {}
         self.statements: list[str] = []
+        self.connection = SimpleNamespace(driver_connection=self)
+        self.dialect = SimpleNamespace(loaded_dbapi=sqlite3)
 
-    def exec_driver_sql(self, statement: str) -> None:
+    def execute(self, statement: str) -> SimpleNamespace:
         self.statements.append(statement)
+        return SimpleNamespace(close=lambda: None)
 
 
 def test_sqlite_writers_take_turns_in_order() -> None:
