@@ -209,8 +209,14 @@ class RulesetBase(Ruleset[S]):
     def told_roles(self, state: S) -> ToldRoles:
         """Every player's ``told_role``, and the ``shown_role`` of every player out of play."""
         players = state.players
+        if type(self).told_role is RulesetBase.told_role:
+            # the default told_role, seat by seat: no look-up of each player by his name
+            told_as = self.told_as
+            own = {p.name: told_as.get(p.role, p.role) for p in players}
+        else:
+            own = {p.name: self.told_role(state, p.name) for p in players}
         return ToldRoles(
-            own={p.name: self.told_role(state, p.name) for p in players},
+            own=own,
             shown={p.name: self.shown_role(state, p.name) for p in players if not p.alive},
         )
 

@@ -63,3 +63,22 @@ def test_the_table_is_neither_stored_nor_compared(ruleset_id: str) -> None:
     loaded = codec.load(json.loads(json.dumps(data)))
     assert loaded.table is None and loaded == voted
     assert json.dumps(codec.dump(loaded)) == json.dumps(data)
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(CODECS))
+def test_a_vote_s_state_is_the_old_one_with_other_votes_and_the_shared_table(
+    ruleset_id: str,
+) -> None:
+    """``with_votes`` copies the state without its ``__init__`` (copy_with_votes): the same
+    state as ``replace`` would give, every other field the same object, and no view of the old
+    state carried over but through its table."""
+    state = _voting_state(ruleset_id)
+    table = state.views  # cached on the old state
+    voted = _vote(ruleset_id, state)
+    assert voted == replace(state, votes=voted.votes, table=table)
+    assert type(voted) is type(state)
+    for name in type(state).__dataclass_fields__:
+        if name not in {"votes", "table"}:
+            assert getattr(voted, name) is getattr(state, name), name
+    assert set(vars(voted)) == set(type(state).__dataclass_fields__)  # no cached views
+    assert voted.table is table and voted.views is table
