@@ -257,3 +257,23 @@ def test_told_roles_follow_an_overridden_told_role() -> None:
         Settings(seed=1),
     )
     assert rs.told_roles(state).own == {n: f"told-{n}" for n in ("Anna", "Bram", "Carla")}
+
+
+def test_a_seat_view_made_for_a_view_is_the_seat_view() -> None:
+    """``seat_view`` (the rulesets' views make their seats with it) gives the same frozen
+    value as ``SeatView``'s own ``__init__``, field for field, and hashes the same."""
+    from dataclasses import FrozenInstanceError, asdict
+
+    from rules.core.view import SeatView, seat_view
+
+    made = seat_view("Anna", False, "heks", "burgers", 2, True, True)
+    built = SeatView("Anna", False, "heks", "burgers", 2, True, True)
+    assert type(made) is SeatView
+    assert made == built and hash(made) == hash(built) and asdict(made) == asdict(built)
+    assert vars(made) == vars(built)
+    assert seat_view("Bram", True, "burger", "burgers") == SeatView(
+        "Bram", True, "burger", "burgers"
+    )
+    with pytest.raises(FrozenInstanceError):
+        made.alive = True  # type: ignore[misc]
+    assert not hasattr(SeatView, "__post_init__") and not hasattr(SeatView, "__slots__")
