@@ -133,6 +133,12 @@ class RulesetBase(Ruleset[S]):
         """Return the state as a JSON-safe dict (the ``codec``'s form)."""
         return self.codec.dump(state)
 
+    def dump_state_from(self, before: S, stored: Mapping[str, Any], state: S) -> dict[str, Any]:
+        """``dump_state(state)`` for a state made from ``before``, whose ``dump_state`` is
+        ``stored``: the fields the two share by identity are taken from ``stored`` (the
+        codec's ``dump_from``)."""
+        return self.codec.dump_from(before, stored, state)
+
     def load_state(self, data: Mapping[str, Any]) -> S:
         """Return the state from :meth:`dump_state`'s dict (ValueError/KeyError: malformed)."""
         return self.codec.load(data)
