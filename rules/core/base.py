@@ -215,6 +215,7 @@ class RulesetBase(Ruleset[S]):
     def told_roles(self, state: S) -> ToldRoles:
         """Every player's ``told_role``, and the ``shown_role`` of every player out of play."""
         players = state.players
+        own: dict[str, str | None]
         if type(self).told_role is RulesetBase.told_role:
             # the default told_role, seat by seat: no look-up of each player by his name
             told_as = self.told_as
