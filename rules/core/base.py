@@ -133,6 +133,12 @@ class RulesetBase(Ruleset[S]):
         """Return the state as a JSON-safe dict (the ``codec``'s form)."""
         return self.codec.dump(state)
 
+    def dump_state_from(self, before: S, stored: Mapping[str, Any], state: S) -> dict[str, Any]:
+        """``dump_state(state)`` for a state made from ``before``, whose ``dump_state`` is
+        ``stored``: the fields the two share by identity are taken from ``stored`` (the
+        codec's ``dump_from``)."""
+        return self.codec.dump_from(before, stored, state)
+
     def load_state(self, data: Mapping[str, Any]) -> S:
         """Return the state from :meth:`dump_state`'s dict (ValueError/KeyError: malformed)."""
         return self.codec.load(data)
@@ -209,8 +215,15 @@ class RulesetBase(Ruleset[S]):
     def told_roles(self, state: S) -> ToldRoles:
         """Every player's ``told_role``, and the ``shown_role`` of every player out of play."""
         players = state.players
+        own: dict[str, str | None]
+        if type(self).told_role is RulesetBase.told_role:
+            # the default told_role, seat by seat: no look-up of each player by his name
+            told_as = self.told_as
+            own = {p.name: told_as.get(p.role, p.role) for p in players}
+        else:
+            own = {p.name: self.told_role(state, p.name) for p in players}
         return ToldRoles(
-            own={p.name: self.told_role(state, p.name) for p in players},
+            own=own,
             shown={p.name: self.shown_role(state, p.name) for p in players if not p.alive},
         )
 

@@ -258,6 +258,11 @@ class Ruleset(Protocol[S]):
         """Return the state as a JSON-safe dict."""
         ...
 
+    def dump_state_from(self, before: S, stored: Mapping[str, Any], state: S) -> dict[str, Any]:
+        """Return :meth:`dump_state` of ``state``, made from ``before`` whose dict is ``stored``:
+        what the two states share is not encoded again (a vote's state: all but its votes)."""
+        ...
+
     def load_state(self, data: Mapping[str, Any]) -> S:
         """Return the state from :meth:`dump_state`'s dict."""
         ...

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from rules.core.base import RulesetBase, override
 from rules.core.ruleset import Ruleset
-from rules.core.view import GameView, SeatView
+from rules.core.view import GameView, seat_view
 from rules.example import distributions, engine, state
 from rules.example.events import EVENT_TYPES
 from rules.example.roles import LUPI, LUPO, ROLES, VILLAGGIO
@@ -43,7 +43,7 @@ class ExampleRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
-                SeatView(p.name, p.alive, p.role, ROLES[p.role].team, p.missed)
+                seat_view(p.name, p.alive, p.role, ROLES[p.role].team, p.missed)
                 for p in state.players
             ),
             votes=state.votes,

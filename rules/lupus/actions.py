@@ -106,17 +106,17 @@ def choices(state: GameState, name: str) -> Choices:
     actions: list[ActionChoice] = []
     if player is None or state.step is None:
         return Choices(player=name, step=state.step)
-    living = valid_names(state, player, Names.LIVING)
     if state.step == NOTTE:
         spec = night_power(state, player)
         if spec is not None:
             actions.append(_power_choice(state, player, spec))
     elif player.alive:
+        ballot = _living(state)  # one list for both ballots (each an O(players) loop)
         actions.append(
             ActionChoice(
                 action="rogo",
                 keyword=None,
-                targets=_living(state),
+                targets=ballot,
                 min_names=1,
                 max_names=1,
                 blanco=True,
@@ -127,7 +127,7 @@ def choices(state: GameState, name: str) -> Choices:
                 ActionChoice(
                     action=SINDACO,
                     keyword=SINDACO,
-                    targets=_living(state),
+                    targets=ballot,
                     min_names=1,
                     max_names=1,
                     blanco=True,
@@ -138,7 +138,7 @@ def choices(state: GameState, name: str) -> Choices:
             ActionChoice(
                 action=SUCCESSORE,
                 keyword=SUCCESSORE,
-                targets=living,
+                targets=valid_names(state, player, Names.LIVING),  # gone over for him alone
                 min_names=1,
                 max_names=1,
                 blanco=True,

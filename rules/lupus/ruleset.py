@@ -18,7 +18,7 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.ruleset import Ruleset
-from rules.core.view import GameView, SeatView
+from rules.core.view import GameView, seat_view
 from rules.lupus import actions, state
 from rules.lupus.ids import CAUSES, FACTIONS, KEYWORDS
 from rules.lupus.roles import ROLES
@@ -116,7 +116,7 @@ class LupusRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
-                SeatView(
+                seat_view(
                     name=p.name,
                     alive=p.alive,
                     role=p.role,

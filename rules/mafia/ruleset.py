@@ -19,7 +19,7 @@ from rules.core.model import (
     Vote,
 )
 from rules.core.ruleset import Ruleset
-from rules.core.view import GameView, SeatView
+from rules.core.view import GameView, seat_view
 from rules.mafia import actions, state
 from rules.mafia.ids import CAUSES, TEAMS, Cause
 from rules.mafia.roles import ROLES
@@ -131,7 +131,7 @@ class MafiaRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
-                SeatView(p.name, p.alive, p.role, p.team.value, p.missed) for p in state.players
+                seat_view(p.name, p.alive, p.role, p.team.value, p.missed) for p in state.players
             ),
             votes={actions.vote_key(state, v): v.targets for v in state.votes},
             facts={

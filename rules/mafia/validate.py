@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rules.core import refusals
 from rules.core.model import Accepted, Rejected, Vote
 from rules.core.refusals import Ballot, Life, Pipeline, Walk
+from rules.core.votefree import copy_with
 from rules.mafia import ledger, status
 from rules.mafia.actions import (
     CANDIDATE_STEPS,
@@ -366,4 +367,4 @@ def apply_vote(state: GameState, vote: Vote) -> Accepted[GameState] | Rejected:
     group = action.spec.group
     kept = tuple(v for v in state.votes if not (v.player == vote.player and v.group == group))
     stored = StoredVote(vote.player, group, action.spec.action, tuple(vote.targets))
-    return Accepted(replace(state, votes=(*kept, stored)))
+    return Accepted(copy_with(state, votes=(*kept, stored)))

@@ -244,13 +244,18 @@ def valid_targets(state: GameState, voter: Player, option: Option) -> tuple[str,
     """The names ``voter`` may give with ``option``, in seat order."""
     if option.max_names == 0:
         return ()
+    # is_ally's cases, decided once for the voter and the option rather than seat by seat
+    group = state.group if option.effect is Effect.HUNT else ()
+    wolves = option.effect is Effect.KILL and voter.role in WEREWOLVES
+    run_off = state.step == "spareggio"
     return tuple(
         p.name
         for p in state.players
         if p.alive
         and p.name != voter.name
-        and (state.step != "spareggio" or p.name in state.candidates)
-        and not is_ally(state, voter, option, p)
+        and (not run_off or p.name in state.candidates)
+        and p.name not in group
+        and not (wolves and p.role in WEREWOLVES)
     )
 
 

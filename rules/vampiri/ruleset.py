@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rules.core.base import RulesetBase, override
 from rules.core.model import Choices, Distribution, Seat
 from rules.core.ruleset import Ruleset
-from rules.core.view import GameView, JsonValue, SeatView
+from rules.core.view import GameView, JsonValue, seat_view
 from rules.vampiri import actions, state
 from rules.vampiri.roles import CATEGORIES, LORDS, ROLES, WEREWOLVES, WITH_ABILITY
 from rules.vampiri.state import GameState
@@ -121,7 +121,7 @@ class VampiriRuleset(RulesetBase[GameState]):
             winners=state.winners,
             teams=state.teams,
             players=tuple(
-                SeatView(name=p.name, alive=p.alive, role=p.role, team=p.team, missed=p.missed)
+                seat_view(name=p.name, alive=p.alive, role=p.role, team=p.team, missed=p.missed)
                 for p in state.players
             ),
             votes=state.votes,

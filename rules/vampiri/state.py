@@ -9,7 +9,7 @@ from typing import Annotated
 
 from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec
 from rules.core.model import Settings
-from rules.core.votefree import VoteFreeViews, vote_free_getter
+from rules.core.votefree import VoteFreeViews, copy_with, vote_free_getter
 from rules.vampiri.roles import HUNTERS, team_of
 from rules.vampiri.spec import Team
 
@@ -99,7 +99,7 @@ class GameState:
     def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
         """This state with other votes, sharing this state's vote-free table by identity (no
         vote changes it: a vote in a game of 1,000 players does not rebuild the seat index)."""
-        return replace(self, votes=votes, table=self.views)
+        return copy_with(self, votes=votes, table=self.views)
 
     def player(self, name: str) -> Player:
         """Return the player with exactly this name; raises KeyError for an unknown name."""

@@ -120,12 +120,6 @@ def target_error(state: GameState, voter: Player, action: ActionSpec, target: Pl
     )
 
 
-def _life_error(action: ActionSpec, target: Player) -> str:
-    if action.targets is Targets.DEAD:
-        return Refusal.TARGET_ALIVE if target.alive else ""
-    return "" if target.alive else Refusal.TARGET_DEAD
-
-
 def _status_error(state: GameState, action: ActionSpec, target: Player) -> str:
     """The checks of :func:`target_error` that are the same whoever votes."""
     if action.pack is not None and is_pack_member(state, target, action.pack):
@@ -225,10 +219,6 @@ def _potion_error(state: GameState, heks: Player, targets: Iterable[str]) -> str
     if (wounded and not heks.elixir) or (healthy and not heks.poison):
         return "potion-used"
     return ""
-
-
-def _potion_usable(state: GameState, heks: Player, name: str) -> bool:
-    return heks.elixir if name in state.wounded_names else heks.poison
 
 
 def select_action(
@@ -346,14 +336,34 @@ def _target_key(action: ActionSpec, voter: Player) -> Hashable:
 
 
 def _compute_shared(state: GameState, action: ActionSpec, voter: Player) -> SharedTargets:
-    names = tuple(
-        other.name
-        for other in state.players
-        if not _life_error(action, other)
-        and not _status_error(state, action, other)
-        and (not action.potions or _potion_usable(state, voter, other.name))
-    )
-    return names, MappingProxyType({name: seat for seat, name in enumerate(names)})
+    """The names valid in ``action`` whoever votes: living or dead as the action asks, then
+    :func:`_status_error`'s checks, and for the Heks a name her potions left allow (the
+    elixir for a wounded name, the poison for another).  The checks are written out over the
+    seats with what they read of the action and the state taken once (three calls a seat
+    cost twice as much); tests/rules/test_choices.py compares every list with
+    :func:`target_error`, name by name."""
+    dead = action.targets is Targets.DEAD
+    pack = PACKS[action.pack] if action.pack is not None else frozenset()
+    asleep = state.asleep
+    lynch, charm, potions = action.lynch, action.charm, action.potions
+    jailed = state.jailed
+    wounded = state.wounded_names if potions else frozenset()
+    names: list[str] = []
+    for other in state.players:
+        alive = other.alive
+        if alive == dead:  # a living target where a dead one is asked, or the other way
+            continue
+        name = other.name
+        if alive and other.role in pack and name not in asleep:  # is_pack_member
+            continue
+        if lynch and (name in jailed or other.fool_revealed):
+            continue
+        if charm and (other.role == "fluitspeler" or other.enchanted):
+            continue
+        if potions and not (voter.elixir if name in wounded else voter.poison):
+            continue
+        names.append(name)
+    return tuple(names), MappingProxyType({name: seat for seat, name in enumerate(names)})
 
 
 def shared_targets_table(state: GameState) -> Mapping[Hashable, SharedTargets]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rules.core.base import RulesetBase, override
 from rules.core.model import Choices, Distribution, Resolution, Seat, Settings
 from rules.core.ruleset import Ruleset
-from rules.core.view import GameView, SeatView
+from rules.core.view import GameView, seat_view
 from rules.wakkerdam import actions, state
 from rules.wakkerdam.roles import CIRCLES, ROLES
 from rules.wakkerdam.state import GameState
@@ -130,7 +130,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
             players=tuple(
                 # positional, in SeatView's field order (name, alive, role, team, missed,
                 # exiled, revealed): a view of a big game builds one for every player
-                SeatView(
+                seat_view(
                     player.name,
                     player.alive,
                     player.role,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec
 from rules.core.model import Settings
-from rules.core.votefree import VoteFreeViews, vote_free_getter
+from rules.core.votefree import VoteFreeViews, copy_with, vote_free_getter
 from rules.wakkerdam.actions import shared_targets_table
 
 RULESET_ID = "wakkerdam"
@@ -178,7 +178,7 @@ class GameState:
         """This state with other votes, sharing this state's vote-free table by identity (the
         seat index, the names valid in each action, ...): a vote in a game of 1,000 players
         does not compute them all again."""
-        return replace(self, votes=votes, table=self.views)
+        return copy_with(self, votes=votes, table=self.views)
 
     def role_at_night_start(self, name: str) -> str:
         """Return the player's role as it was when the current night began."""

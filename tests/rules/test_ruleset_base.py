@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rules.core.base import RulesetBase
+from rules.core.base import RulesetBase, override
 from rules.core.model import Accepted, Seat, Settings, Vote
 from rules.core.registry import get_ruleset, ruleset_ids
 from rules.example.ruleset import ExampleRuleset
@@ -49,7 +49,7 @@ _MISSPELT = """
 """
 
 _MISSING = """
-    from rules.core.base import RulesetBase
+    from rules.core.base import RulesetBase, override
     from rules.example import engine, state
     from rules.example.ruleset import ExampleRuleset
     from rules.example.state import GameState
@@ -224,3 +224,56 @@ def test_the_wakkerdam_view_gives_each_seat_its_player_s_fields() -> None:
         SeatView(name="Bram", alive=True, role="dwaas", team="burgers", revealed=True),
         SeatView(name="Carla", alive=False, role="burger", team="burgers"),
     )
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_told_roles_are_each_player_s_told_role(ruleset_id: str) -> None:
+    """``told_roles`` reads each seat's role itself where ``told_role`` is the base's; the same
+    as asking ``told_role`` and ``shown_role`` player by player, in a game where some died."""
+    rs = get_ruleset(ruleset_id)
+    names = [f"P{seat:02d}" for seat in range(12)]
+    seats = rs.deal(names, rs.pick_distribution(12, 5), 5)
+    state = rs.new_game(seats, Settings(seed=5, strictness=99))
+    for _ in range(12):
+        if any(not seat.alive for seat in rs.view(state).players) or rs.view(state).over:
+            break
+        state = rs.resolve(state).state
+    told = rs.told_roles(state)
+    assert told.own == {p.name: rs.told_role(state, p.name) for p in state.players}
+    assert told.shown == {
+        p.name: rs.shown_role(state, p.name) for p in state.players if not p.alive
+    }
+
+
+def test_told_roles_follow_an_overridden_told_role() -> None:
+    class Secretive(ExampleRuleset):
+        @override
+        def told_role(self, state: Any, name: str) -> str | None:
+            return f"told-{name}"
+
+    rs = Secretive()
+    state = rs.new_game(
+        [Seat("Anna", "contadino"), Seat("Bram", "lupo"), Seat("Carla", "contadino")],
+        Settings(seed=1),
+    )
+    assert rs.told_roles(state).own == {n: f"told-{n}" for n in ("Anna", "Bram", "Carla")}
+
+
+def test_a_seat_view_made_for_a_view_is_the_seat_view() -> None:
+    """``seat_view`` (the rulesets' views make their seats with it) gives the same frozen
+    value as ``SeatView``'s own ``__init__``, field for field, and hashes the same."""
+    from dataclasses import FrozenInstanceError, asdict
+
+    from rules.core.view import SeatView, seat_view
+
+    made = seat_view("Anna", False, "heks", "burgers", 2, True, True)
+    built = SeatView("Anna", False, "heks", "burgers", 2, True, True)
+    assert type(made) is SeatView
+    assert made == built and hash(made) == hash(built) and asdict(made) == asdict(built)
+    assert vars(made) == vars(built)
+    assert seat_view("Bram", True, "burger", "burgers") == SeatView(
+        "Bram", True, "burger", "burgers"
+    )
+    with pytest.raises(FrozenInstanceError):
+        made.alive = True  # type: ignore[misc]
+    assert not hasattr(SeatView, "__post_init__") and not hasattr(SeatView, "__slots__")

@@ -308,3 +308,71 @@ def test_a_record_with_slots_or_a_post_init_is_made_by_its_init() -> None:
     loaded = codec.load({"slotted": {"name": "a"}, "checked": [{"name": "b", "seen": ["d", "c"]}]})
     assert loaded == _Holder(_Slotted("a"), (_Checked("b", ("c", "d")),))
     assert loaded.slotted.count == 0 and loaded.checked[0].seen == ("c", "d")
+
+
+def _played(ruleset_id: str, seed: int, players: int = 12) -> list[tuple[Any, Any]]:
+    """(state, next state) pairs of a game played by its first choices: every vote (the next
+    state made by ``with_votes``) and every step resolved (a state built anew)."""
+    import random
+
+    from rules.core.model import Accepted, Settings, Vote
+
+    rs = get_ruleset(ruleset_id)
+    rng = random.Random(seed)
+    names = [f"P{seat:02d}" for seat in range(players)]
+    seats = rs.deal(names, rs.pick_distribution(players, seed), seed)
+    state = rs.new_game(seats, Settings(seed=seed, strictness=99))
+    pairs = []
+    for _ in range(12):
+        if rs.view(state).over:
+            break
+        for voter in rs.asked(state):
+            for action in rs.choices(state, voter).actions:
+                if not action.targets:
+                    continue
+                keywords = frozenset({action.keyword} - {"", None})
+                names = tuple(rng.sample(action.targets, max(action.min_names, 1)))
+                verdict = rs.apply(state, Vote(voter, names, False, keywords))
+                if isinstance(verdict, Accepted):
+                    pairs.append((state, verdict.state))
+                    state = verdict.state
+        after = rs.resolve(state).state
+        pairs.append((state, after))
+        state = after
+    return pairs
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_a_state_dumped_from_the_one_before_is_its_dump(ruleset_id: str) -> None:
+    """``dump_state_from`` reuses the stored form of what a state shares with the one it was
+    made from, and gives ``dump_state``'s dict, byte for byte in its key order, for every vote
+    and every step of played games (the fields shared by a vote's state really are reused)."""
+    rs = get_ruleset(ruleset_id)
+    reused = 0
+    for seed in (1, 2):
+        pairs = _played(ruleset_id, seed)
+        assert pairs
+        for before, after in pairs:
+            stored = json.loads(json.dumps(rs.dump_state(before)))  # as the row gives it back
+            dumped = rs.dump_state_from(before, stored, after)
+            assert json.dumps(dumped) == json.dumps(rs.dump_state(after))
+            if "players" in stored and after.players is before.players:
+                assert dumped["players"] is stored["players"]
+                reused += 1
+    assert reused  # the votes' states shared their players
+
+
+def test_a_state_dumped_from_another_form_loads_the_same() -> None:
+    """From the full form stored before the sparse one, the fields not changed keep that form
+    (it loads the same); a field the stored form lacks is encoded."""
+    rs = get_ruleset("wakkerdam")
+    for stored in _stored("wakkerdam"):
+        before = rs.load_state(stored)
+        after = before.with_votes({before.players[0].name: ()})
+        dumped = rs.dump_state_from(before, stored, after)
+        assert rs.load_state(json.loads(json.dumps(dumped))) == after
+        lacking = {key: value for key, value in stored.items() if key != "players"}
+        assert rs.dump_state_from(before, lacking, after) == {
+            **dumped,
+            "players": rs.dump_state(after)["players"],
+        }

@@ -63,3 +63,49 @@ def test_the_table_is_neither_stored_nor_compared(ruleset_id: str) -> None:
     loaded = codec.load(json.loads(json.dumps(data)))
     assert loaded.table is None and loaded == voted
     assert json.dumps(codec.dump(loaded)) == json.dumps(data)
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(CODECS))
+def test_a_vote_s_state_is_the_old_one_with_other_votes_and_the_shared_table(
+    ruleset_id: str,
+) -> None:
+    """``with_votes`` copies the state without its ``__init__`` (``copy_with``): the same
+    state as ``replace`` would give, every other field the same object, and no view of the old
+    state carried over but through its table."""
+    state = _voting_state(ruleset_id)
+    table = state.views  # cached on the old state
+    voted = _vote(ruleset_id, state)
+    assert voted == replace(state, votes=voted.votes, table=table)
+    assert type(voted) is type(state)
+    for name in type(state).__dataclass_fields__:
+        if name not in {"votes", "table"}:
+            assert getattr(voted, name) is getattr(state, name), name
+    assert set(vars(voted)) == set(type(state).__dataclass_fields__)  # no cached views
+    assert voted.table is table and voted.views is table
+
+
+def test_copy_with_is_replace_without_the_init() -> None:
+    """A field not of the class goes to ``replace`` (its TypeError); a state's cached views are
+    not carried over; a mafia vote's state equals the one ``replace`` makes."""
+    from rules.core.votefree import copy_with
+
+    state = _voting_state("wakkerdam")
+    assert state.views is not None and "views" in vars(state)
+    copy = copy_with(state, draws=3)
+    assert copy == replace(state, draws=3) and "views" not in vars(copy)
+    with pytest.raises(TypeError):
+        copy_with(state, nonsense=1)
+    mafia = get_ruleset("mafia")
+    names = [f"P{seat:02d}" for seat in range(12)]
+    game = mafia.new_game(mafia.deal(names, mafia.pick_distribution(12, 3), 3), Settings(seed=3))
+    for _ in range(10):
+        if mafia.asked(game):
+            break
+        game = mafia.resolve(game).state
+    voter = mafia.asked(game)[0]
+    action = mafia.choices(game, voter).actions[0]
+    keywords = frozenset({action.keyword} - {"", None})
+    verdict = mafia.apply(game, Vote(voter, (action.targets[0],), False, keywords))
+    assert isinstance(verdict, Accepted), verdict
+    assert verdict.state == replace(game, votes=verdict.state.votes)
+    assert verdict.state.votes != game.votes
