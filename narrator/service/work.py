@@ -20,7 +20,7 @@ session: whoever needs a game's state is handed the ``Work``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -99,12 +99,23 @@ def state_of(game: Game) -> RulesState:
 @dataclass
 class _Loaded:
     """A game's rules state as this unit of work knows it (and the ruleset that writes it);
-    `dirty` until it is written."""
+    `dirty` until it is written.  `before` and `stored`: the state as its row holds it (read
+    or written in this unit of work) and that row's stored form, from which the flush takes
+    the fields `state` shares with `before` (:meth:`Ruleset.dump_state_from`: a vote's new
+    state shares all but its votes); None when the row holds no state this unit knows."""
 
     game: Game
     state: RulesState
     dirty: bool
     rules: Ruleset[RulesState]
+    before: RulesState | None = None
+    stored: Mapping[str, Any] | None = None
+
+    def dumped(self) -> dict[str, Any]:
+        """The stored form of `state`."""
+        if self.before is None or self.stored is None:
+            return self.rules.dump_state(self.state)
+        return self.rules.dump_state_from(self.before, self.stored, self.state)
 
 
 class Work:
@@ -225,7 +236,8 @@ class Work:
                 raise NotStarted(f"game {game.name} has not started")
             rules = rules if rules is not None else ruleset_of(game)
             state = rules.load_state(game.state)
-            known = self._states[game.id] = _Loaded(game, state, dirty=False, rules=rules)
+            known = _Loaded(game, state, dirty=False, rules=rules, before=state, stored=game.state)
+            self._states[game.id] = known
         return known.state
 
     def store(
@@ -235,7 +247,11 @@ class Work:
         the game's ruleset); the game's table (:meth:`narrator.service.table.GameTable.store`)
         keeps its plain columns in step."""
         rules = rules if rules is not None else ruleset_of(game)
-        self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
+        known = self._states.get(game.id)
+        if known is not None and known.rules is rules:  # the row's state it was made from
+            self._states[game.id] = _Loaded(game, state, True, rules, known.before, known.stored)
+        else:
+            self._states[game.id] = _Loaded(game, state, dirty=True, rules=rules)
 
     # --- rows written at the end -----------------------------------------------------------
 
@@ -264,8 +280,9 @@ class Work:
         for loaded in self._states.values():
             if not loaded.dirty:
                 continue
-            state, game = loaded.rules.dump_state(loaded.state), loaded.game
+            state, game = loaded.dumped(), loaded.game
             loaded.dirty = False
+            loaded.before, loaded.stored = loaded.state, state  # what its row holds now
             if game in self.session.new or self.session.is_modified(game):
                 game.state = state
                 continue

@@ -4,6 +4,7 @@ state; the post office renders a shared draft once."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -120,6 +121,30 @@ def test_a_state_written_alone_counts_the_version_and_the_game_goes_on_in_the_tr
         game = work.session.scalars(select(Game)).one()
         assert game.version == read + 2 and game.reminded_at == players.clock()
         assert game.state == table.rules.dump_state(table.state)
+
+
+def test_a_votes_state_is_written_from_the_row_it_was_made_from(
+    factory: sessionmaker[Session],
+) -> None:
+    _started(factory)
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        table = table_of(work, game)
+        before, row = table.state, game.state
+        voted = dataclasses.replace(before, votes={"Anna": ("Bram",)})  # a vote's new state
+        table.store(voted, vote_only=True)
+        work.flush()
+        # the stored form dump_state gives, the players' part taken from the row as it was
+        assert game.state == table.rules.dump_state(voted)
+        assert game.state["players"] is row["players"]
+        again = dataclasses.replace(voted, votes={"Anna": ("Carla",)})  # the pass's next vote
+        table.store(again, vote_only=True)
+        work.flush()  # from the row the first flush wrote
+        assert game.state == table.rules.dump_state(again)
+        assert game.state["players"] is row["players"]
+    with unit_of_work(factory) as work:
+        game = work.session.scalars(select(Game)).one()
+        assert table_of(work, game).state == again
 
 
 def test_a_state_written_alone_is_refused_when_the_version_moved_meanwhile(
