@@ -46,6 +46,7 @@ from narrator.models import (  # noqa: E402
 )
 from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
+from narrator.service.work import unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
 from tests.faults.harness import ServeProcess, poll  # noqa: E402
 from tests.support.home import NARRATOR, PLAYERS, cli, deadline_of, write_home  # noqa: E402
@@ -60,7 +61,8 @@ def create_games(url: str, count: int) -> list[int]:
     ids = []
     try:
         for number in range(count):
-            with transaction(factory) as session:
+            with unit_of_work(factory) as work:
+                session = work.session
                 name = f"B{number}"
                 game = Game(
                     name=name,
@@ -86,7 +88,7 @@ def create_games(url: str, count: int) -> list[int]:
                         )
                     )
                 session.flush()
-                service.start_game(session, mailer, game, now=datetime.now(UTC), seed=number)
+                service.start_game(work, mailer, game, now=datetime.now(UTC), seed=number)
                 ids.append(game.id)
     finally:
         engine.dispose()
