@@ -6,8 +6,10 @@ scheduler re-reads the games every 30 s, the sender polls every 60 s, the change
 read every second on SQLite), waits until the role mails are out, then prints:
 
 - the daemon's CPU while idle over ``--seconds`` (default 30), as a share of one core;
-- what one read of the change counter costs (measured in this process, 2,000 reads), and so
-  what the once-a-second read costs as a share of one core;
+- what one read of the change counter costs, as the watcher reads it (the bare statement on the
+  driver's connection) and through SQLAlchemy's execution, measured in this process: back to
+  back (2,000 reads: every cache warm) and spaced as the watcher's are (20 reads, a second
+  apart: every cache cold, the figure that counts);
 - how long ``narrator game extend`` takes to reach the daemon (its deadline job moved), over
   ``--rounds`` commands.
 
@@ -31,7 +33,7 @@ from sqlalchemy.pool import NullPool
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from narrator.changes import read_counter  # noqa: E402
+from narrator.changes import counter_query, read_counter, read_counter_raw  # noqa: E402
 from narrator.db import make_engine, session_factory, transaction, upgrade  # noqa: E402
 from narrator.models import (  # noqa: E402
     Game,
@@ -44,6 +46,7 @@ from narrator.models import (  # noqa: E402
 )
 from narrator.service import games as service  # noqa: E402
 from narrator.service.mailer import Mailer  # noqa: E402
+from narrator.service.work import unit_of_work  # noqa: E402
 from stories import FileStore  # noqa: E402
 from tests.faults.harness import ServeProcess, poll  # noqa: E402
 from tests.support.home import NARRATOR, PLAYERS, cli, deadline_of, write_home  # noqa: E402
@@ -58,7 +61,8 @@ def create_games(url: str, count: int) -> list[int]:
     ids = []
     try:
         for number in range(count):
-            with transaction(factory) as session:
+            with unit_of_work(factory) as work:
+                session = work.session
                 name = f"B{number}"
                 game = Game(
                     name=name,
@@ -84,7 +88,7 @@ def create_games(url: str, count: int) -> list[int]:
                         )
                     )
                 session.flush()
-                service.start_game(session, mailer, game, now=datetime.now(UTC), seed=number)
+                service.start_game(work, mailer, game, now=datetime.now(UTC), seed=number)
                 ids.append(game.id)
     finally:
         engine.dispose()
@@ -110,16 +114,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def counter_read_cost(url: str, reads: int = 2000) -> float:
-    """Seconds of one read of the change counter, as the SQLite watcher does it."""
+def counter_read_cost(url: str, *, raw: bool, reads: int, spacing: float) -> float:
+    """Seconds of CPU of one read of the change counter, `spacing` seconds apart: on the
+    driver's connection as the SQLite watcher does it (`raw`), or through SQLAlchemy."""
     engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    query = counter_query(engine)
     try:
         with engine.connect() as connection:
-            read_counter(connection)
-            started = time.process_time()
+            cursor = connection.connection.cursor()
+
+            def read() -> int:
+                return read_counter_raw(cursor, query) if raw else read_counter(connection)
+
+            read()
+            used = 0.0
             for _ in range(reads):
-                read_counter(connection)
-            return (time.process_time() - started) / reads
+                time.sleep(spacing)  # the watcher's wait: nothing to wait for
+                started = time.thread_time()
+                read()
+                used += time.thread_time() - started
+            return used / reads
     finally:
         engine.dispose()
 
@@ -155,11 +169,14 @@ def main() -> None:
                 f"{used:.3f}s CPU in {elapsed:.1f}s = {100 * used / elapsed:.3f}% of one core"
             )
             if url.startswith("sqlite"):
-                cost = counter_read_cost(url)
-                print(
-                    f"one read of the change counter: {cost * 1e6:.1f} µs of CPU; read once a "
-                    f"second: {100 * cost:.4f}% of one core"
-                )
+                for raw, how in ((True, "as the watcher reads it"), (False, "via SQLAlchemy")):
+                    warm = counter_read_cost(url, raw=raw, reads=2000, spacing=0.0)
+                    cold = counter_read_cost(url, raw=raw, reads=20, spacing=1.0)
+                    print(
+                        f"one read of the change counter {how}: {warm * 1e6:.1f} µs of CPU "
+                        f"back to back, {cold * 1e6:.1f} µs a second apart (read once a "
+                        f"second: {100 * cold:.4f}% of one core)"
+                    )
             delays = []
             for round_ in range(args.rounds):
                 game_id = game_ids[round_ % len(game_ids)]

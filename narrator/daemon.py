@@ -669,9 +669,8 @@ class Daemon:
         (``narrator stories`` tells it at once) need no restart.
 
         The mailer reloads only when the table holds other stories than those it renders from
-        (the first layer of its store, :meth:`~narrator.service.mailer.Mailer.reload`): a
-        reload reads every shipped pack file again too (some 50 ms of CPU), and the table
-        rarely changes.
+        (the first layer of its store, :meth:`~narrator.service.mailer.Mailer.reload`): the
+        table rarely changes, and a reload builds the mailer's store anew.
         """
         assert self.mailer is not None and self.factory is not None
         mailer, factory = self.mailer, self.factory

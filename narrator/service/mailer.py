@@ -80,8 +80,13 @@ class Mailer:
     # shared one): its reload swaps what it holds.
     _reloaded: ReloadedStore | None = field(init=False, default=None, repr=False)
     _shipped: Renderer | None = field(init=False, default=None, repr=False)
+    # The shipped packs (1,271 files), read once per mailer: they are files of the installed
+    # package, which do not change while the process runs.  Each reload layers the stories
+    # table over them; a mailer built on them (the daemon's) reads none again.
+    shipped_packs: FileStore = field(init=False, repr=False)
 
     def __post_init__(self, shared: Renderer | None) -> None:
+        self.shipped_packs = self.store if isinstance(self.store, FileStore) else FileStore()
         if shared is None:
             self._reloaded = ReloadedStore(self.store)
             self.renderer = Renderer(self._reloaded)
@@ -94,13 +99,14 @@ class Mailer:
         """Render from the stories table from now on (over the shipped packs for keys it lacks).
 
         The table is read once here, not per mail: the daemon reloads it every little while,
-        so stories that writers add take effect without a restart.  Compiled templates are
-        kept (the renderer stays the same: the web pages render with it too).  A mailer that
-        rendered with a shared renderer leaves that one as it is and renders from now on with
-        a renderer of its own.
+        so stories that writers add take effect without a restart.  The shipped packs are those
+        the mailer read when it was built (``shipped_packs``), not read again.  Compiled
+        templates are kept (the renderer stays the same: the web pages render with it too).
+        A mailer that rendered with a shared renderer leaves that one as it is and renders
+        from now on with a renderer of its own.
         """
         rows = DatabaseStore(session).all()
-        self.store = LayeredStore(MemoryStore(rows), FileStore())
+        self.store = LayeredStore(MemoryStore(rows), self.shipped_packs)
         if self._reloaded is None:
             self._reloaded = ReloadedStore(self.store)
             self.renderer = Renderer(self._reloaded)
@@ -142,7 +148,7 @@ class Mailer:
     def shipped(self) -> Renderer:
         """A renderer of the shipped packs only (the fallback for broken stored stories)."""
         if self._shipped is None:
-            self._shipped = Renderer(FileStore())
+            self._shipped = Renderer(self.shipped_packs)
         return self._shipped
 
     @staticmethod

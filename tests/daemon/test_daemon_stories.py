@@ -1,6 +1,5 @@
 """The daemon's look at the stories table now and then: a story stored behind its back (no
-admin command told it) is rendered after the next look; an unchanged table costs no reload
-(a reload reads every shipped pack file again)."""
+admin command told it) is rendered after the next look; an unchanged table costs no reload."""
 
 from __future__ import annotations
 
