@@ -60,7 +60,9 @@ WALL_CLOCK_ORDER = (
     ("daemon/test_daemon_outbound.py", 10),
     ("daemon/test_daemon_outage_log.py", 6),
     ("daemon/test_daemon_worker.py", 6),
+    ("web/test_web_server.py", 7),
     ("daemon/test_daemon_lmtp.py", 4),
+    ("daemon/test_change_watcher.py", 2),
     ("daemon/test_daemon_stories.py", 2),
 )
 
