@@ -179,7 +179,9 @@ def story_cast(
         view = rs.view(state)
     roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
-    rows = _roster_rows(players, view, roles, reveal)  # the rows as Player's, no dict for each
+    # The rows in the stories' Player's order, without a dict for each; made here, not read by
+    # the stories from this generator (each of its steps would cross back into the service).
+    rows = list(_roster_rows(players, view, roles, reveal))
     return Cast.of_rows(rows, roles.own if roles is not None else None)
 
 
