@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from stories import Cast, Player
+import pytest
+
+from stories import Cast, ContextError, Player
 
 
 def test_a_reader_sees_himself_with_all_his_fields_and_the_role_he_was_told() -> None:
@@ -70,15 +72,11 @@ def test_a_cast_of_rows_holds_the_players_their_fields_would_make() -> None:
     assert cast._counts == whole._counts == (2, 1, 1)
     assert cast.seen_by("Anna").find("Anna") == Player("Anna", "vrouw", "burger")
     assert hash(cast[1]) == hash(players[1])
-    with __import__("pytest").raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cast[0].name = "Zoe"  # type: ignore[misc]
 
 
 def test_a_cast_of_rows_cleans_and_checks_a_roster_that_is_not_clean() -> None:
-    import pytest
-
-    from stories import ContextError
-
     # a control character in one name, a gender to normalise, a short row: each by Player
     rows: list[tuple[object, ...]] = [
         ("Anna\nBcc: x", "vrouw", None, True, False, False),
