@@ -74,6 +74,8 @@ class Player:
     revealed: bool = False
 
     def __post_init__(self) -> None:
+        # Cast.of_rows checks a whole roster so at once, and makes its Players without this:
+        # a check added here must be added there too.
         name, gender = clean_text(self.name), _gender(self.gender)
         if name is not self.name:  # most names are clean already: no write for them
             object.__setattr__(self, "name", name)
@@ -501,16 +503,21 @@ class Cast(tuple[Player, ...]):
     ) -> Cast:
         """A cast of Players or mappings (see :meth:`Player.from_any`), in the given order;
         `own_roles` is each player's role as he was told it (shown to him only)."""
-        cast = super().__new__(cls, (Player.from_any(v) for v in values))
-        cast._by_folded = {p.name.casefold(): p for p in cast}
-        cast._seats = {p.name: seat for seat, p in enumerate(cast)}
-        cast._shared = cast
-        cast._memo = {}
-        cast._own = own_roles if own_roles is not None else {}
-        alive = sum(1 for p in cast if p.alive)
-        exiled = sum(1 for p in cast if not p.alive and p.exiled)
-        cast._counts = (alive, len(cast) - alive - exiled, exiled)
-        return cast
+        players = super().__new__(cls, (Player.from_any(v) for v in values))
+        return players._indexed(own_roles)
+
+    def _indexed(self, own_roles: Mapping[str, str | None] | None) -> Cast:
+        """This new cast with its index, seats and counts (its players are set): the end of
+        both constructors."""
+        self._by_folded = {p.name.casefold(): p for p in self}
+        self._seats = {p.name: seat for seat, p in enumerate(self)}
+        self._shared = self
+        self._memo = {}
+        self._own = own_roles if own_roles is not None else {}
+        alive = sum(1 for p in self if p.alive)
+        exiled = sum(1 for p in self if not p.alive and p.exiled)
+        self._counts = (alive, len(self) - alive - exiled, exiled)
+        return self
 
     @classmethod
     def of_rows(
@@ -520,8 +527,41 @@ class Cast(tuple[Player, ...]):
     ) -> Cast:
         """A cast of players given by their fields in :class:`Player`'s order (name, gender,
         role, alive, exiled, revealed): one call for a caller that holds them so, without a
-        mapping per player to check again."""
-        return cls([Player(*row) for row in rows], own_roles)
+        mapping per player to check again.
+
+        The names and genders are checked for the whole roster at once, as :func:`clean_texts`
+        checks choices: when every name is a string without a control character and every
+        gender is `man` or `vrouw` (a game's players, always), each Player is made as
+        :mod:`copy` makes one, ``object.__new__`` and then its fields, the names only stripped:
+        the same Player as ``Player(*row)``, whose generated ``__init__`` of a frozen dataclass
+        sets each field by a call of ``object.__setattr__`` and then cleans the name and checks
+        the gender again (most of a big roster's cost).  Any other roster is made by
+        ``Player(*row)``, with its cleaning and its ContextError.
+        """
+        rows = tuple(rows)
+        if set(map(len, rows)) != {6}:  # no row, or a row short of fields: by Player's defaults
+            return cls([Player(*row) for row in rows], own_roles)
+        names = tuple(row[0] for row in rows)
+        if not (
+            set(map(type, names)) <= _STR
+            and "".join(names).isprintable()
+            and {row[1] for row in rows} <= _GENDERS
+        ):
+            return cls([Player(*row) for row in rows], own_roles)
+        new = object.__new__
+        players = []
+        for name, gender, role, alive, exiled, revealed in rows:
+            player = new(Player)
+            player.__dict__.update(
+                name=name.strip(),
+                gender=gender,
+                role=role,
+                alive=alive,
+                exiled=exiled,
+                revealed=revealed,
+            )
+            players.append(player)
+        return tuple.__new__(cls, players)._indexed(own_roles)
 
     def find(self, name: str) -> Player | None:
         """The player called `name` (case ignored), or None."""

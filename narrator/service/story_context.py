@@ -113,8 +113,8 @@ def roster(
     """:func:`story_players` from the state's `view` and the `roles` its readers are told
     (both None before the start)."""
     out = []
-    for player, role, alive, exiled, revealed in _roster_rows(players, view, roles, reveal):
-        row = {"name": player.name, "gender": player.gender, "role": role, "alive": alive}
+    for name, gender, role, alive, exiled, revealed in _roster_rows(players, view, roles, reveal):
+        row = {"name": name, "gender": gender, "role": role, "alive": alive}
         if exiled:
             row["exiled"] = True
         if revealed:
@@ -128,21 +128,33 @@ def _roster_rows(
     view: GameView | None,
     roles: ToldRoles | None,
     reveal: Reveal,
-) -> Iterator[tuple[PlayerInfo, str | None, bool, bool, bool]]:
-    """Each player of :func:`roster` with the role shown, alive, exiled, revealed."""
-    seats = {seat.name: seat for seat in view.players} if view is not None else {}
+) -> Iterator[tuple[str, str, str | None, bool, bool, bool]]:
+    """Each player of :func:`roster` as the stories' Player's fields, in their order: name,
+    gender, the role shown, alive, exiled, revealed (what ``Cast.of_rows`` takes as it is)."""
+    if view is None:  # before the start: nobody's role, everybody alive
+        for player in players:
+            yield player.name, player.gender, None, True, False, False
+        return
+    seats = {seat.name: seat for seat in view.players}
+    living, dead, to = reveal.living, reveal.dead, reveal.to
+    shown, own = (roles.shown, roles.own) if roles is not None else ({}, {})
     for player in players:
-        alive, exiled, role = True, False, None
-        seat = seats.get(player.name)
-        if seat is not None and roles is not None:
-            alive, exiled = seat.alive, seat.exiled
-            if reveal.living or (alive and seat.revealed):
-                role = seat.role
-            elif not alive and reveal.dead:
-                role = roles.shown.get(player.name)
-            elif player.name == reveal.to:  # his own role, as he was told it
-                role = roles.own.get(player.name)
-        yield player, role, alive, exiled, seat is not None and seat.revealed and alive
+        name = player.name
+        seat = seats.get(name)
+        if seat is None:  # not (or no longer) seated
+            yield name, player.gender, None, True, False, False
+            continue
+        if roles is None:  # a view without the roles its readers are told: his seat's mark only
+            yield name, player.gender, None, True, False, seat.revealed
+            continue
+        alive, role = seat.alive, None
+        if living or (alive and seat.revealed):
+            role = seat.role
+        elif not alive and dead:
+            role = shown.get(name)
+        elif name == to:  # his own role, as he was told it
+            role = own.get(name)
+        yield name, player.gender, role, alive, seat.exiled, seat.revealed and alive
 
 
 def story_cast(
@@ -167,10 +179,9 @@ def story_cast(
         view = rs.view(state)
     roles = rs.told_roles(state) if state is not None else None
     reveal = Reveal(dead=reveal_all or game.reveal_roles, living=reveal_all)
-    rows = [  # the roster's rows in the stories' Player's order, without a dict for each
-        (str(player.name), str(player.gender), role, alive, exiled, revealed)
-        for player, role, alive, exiled, revealed in _roster_rows(players, view, roles, reveal)
-    ]
+    # The rows in the stories' Player's order, without a dict for each; made here, not read by
+    # the stories from this generator (each of its steps would cross back into the service).
+    rows = list(_roster_rows(players, view, roles, reveal))
     return Cast.of_rows(rows, roles.own if roles is not None else None)
 
 

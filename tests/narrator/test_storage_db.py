@@ -256,6 +256,32 @@ def test_player_rows_are_the_players_columns_in_seat_order_by_game(session: Sess
     assert player_rows_of(session, []) == {}
 
 
+def test_the_players_of_games_are_read_in_the_order_of_an_index_without_a_sort(
+    sqlite_url: str,
+) -> None:
+    """Every pass reads its games' players in seat order (``player_rows_of``; a single game's:
+    ``player_rows``): SQLite reads them by the (game_id, seat) index, whose entries end with
+    the row id, in the order asked, and sorts nothing (it sorted each pass's rows in a
+    temporary B-tree before the index, migration 0011)."""
+    from narrator.db import upgrade
+    from narrator.models import _ROWS_OF, _ROWS_OF_GAMES
+
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            for statement in (_ROWS_OF_GAMES.params(games=[1, 2, 3]), _ROWS_OF.params(game=1)):
+                sql = statement.compile(
+                    dialect=connection.dialect, compile_kwargs={"literal_binds": True}
+                )
+                plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}").all()
+                details = [row[-1] for row in plan]
+                assert any("ix_players_game_id_seat" in detail for detail in details), details
+                assert not any("TEMP B-TREE" in detail for detail in details), details
+    finally:
+        engine.dispose()
+
+
 def test_foreign_keys_are_enforced_and_deleting_a_game_cascades(session: Session) -> None:
     session.add(Player(game_id=4242, seat=1, name="X", name_key="x", email="x@e.org", gender="man"))
     with pytest.raises(IntegrityError):
