@@ -22,7 +22,7 @@ from narrator.service import games as service
 from narrator.service.letters import Letter, post
 from narrator.service.mailer import Mailer
 from narrator.service.table import table_of
-from narrator.service.work import unit_of_work
+from narrator.service.work import Work, unit_of_work
 from narrator.tables import games
 from stories import FileStore
 from tests.support.bymail import NARRATOR, Table
@@ -40,9 +40,14 @@ def _started(factory: sessionmaker[Session]) -> Table:
         gender = "vrouw" if name in ("Anna", "Carla", "Eva") else "man"
         assert table.write(name, f"{name}, {gender}", "WW5") == f"signup: {name}"
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         service.start_game(work, table.mailer, game, now=table.clock(), seed=7)
     return table
+
+
+def _the_game(work: Work) -> Game:
+    """The one game of these tests, as `work` reads it."""
+    return work.session.scalars(select(Game)).one()
 
 
 def _outbox_size(factory: sessionmaker[Session]) -> int:
@@ -56,7 +61,7 @@ def test_closing_a_step_decides_letters_and_only_post_queues_them(
     players = _started(factory)
     before = _outbox_size(factory)
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         closed = service.close(table_of(work, game), players.clock())
         work.session.flush()
         queued = int(work.session.scalar(select(func.count(OutboxMessage.id))) or 0)
@@ -88,7 +93,7 @@ def test_the_table_asks_for_one_view_per_state(
 ) -> None:
     players = _started(factory)
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         table = table_of(work, game)
         asked = _count_views(table, monkeypatch)
         first = table.view
@@ -110,7 +115,7 @@ def test_a_state_written_alone_counts_the_version_and_the_game_goes_on_in_the_tr
 ) -> None:
     players = _started(factory)
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         read = game.version
         table = table_of(work, game)
         table.store(table.state, vote_only=True)  # only the rules state changes, as a vote's
@@ -118,7 +123,7 @@ def test_a_state_written_alone_counts_the_version_and_the_game_goes_on_in_the_tr
         assert game.version == read + 1
         game.reminded_at = players.clock()  # the row changes again in the same transaction
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         assert game.version == read + 2 and game.reminded_at == players.clock()
         assert game.state == table.rules.dump_state(table.state)
 
@@ -128,7 +133,7 @@ def test_a_votes_state_is_written_from_the_row_it_was_made_from(
 ) -> None:
     _started(factory)
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         table = table_of(work, game)
         before, row = table.state, game.state
         voted = dataclasses.replace(before, votes={"Anna": ("Bram",)})  # a vote's new state
@@ -143,7 +148,7 @@ def test_a_votes_state_is_written_from_the_row_it_was_made_from(
         assert game.state == table.rules.dump_state(again)
         assert game.state["players"] is row["players"]
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         assert table_of(work, game).state == again
 
 
@@ -152,7 +157,7 @@ def test_a_state_written_alone_is_refused_when_the_version_moved_meanwhile(
 ) -> None:
     _started(factory)
     with pytest.raises(StaleDataError), unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         table = table_of(work, game)
         table.store(table.state, vote_only=True)
         # another writer's change of the row, as a second daemon's on PostgreSQL
@@ -165,7 +170,7 @@ def test_a_shared_draft_is_rendered_once(
 ) -> None:
     players = _started(factory)
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         closed = service.close(table_of(work, game), players.clock())
         stories = [letter for letter in closed.letters if letter.kind == "story"]
         village = {
@@ -271,7 +276,7 @@ def test_the_votes_of_a_batch_in_one_game_share_one_view_but_for_their_votes(
 ) -> None:
     players = _started(factory)
     with unit_of_work(factory) as work:
-        game = work.session.scalars(select(Game)).one()
+        game = _the_game(work)
         table = table_of(work, game)
         asked = _count_views(table, monkeypatch)
         voters = [p for p in table.players if p.name in table.rules.asked(table.state)]
