@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rules.core.model import Settings
+from rules.core.records import is_plain_record, made
 
 T = TypeVar("T")
 
@@ -260,12 +261,12 @@ def _record_maker(kind: type) -> Callable[[dict[str, Any]], Any]:
     """The function that makes the record ``kind(**values)`` of its fields' `values` (the
     codec's: stored fields only), without the generated ``__init__`` of a frozen dataclass, which
     sets each field by ``object.__setattr__``: a big game's fifty players of eighteen fields each
-    cost most of its state's load in those calls.  The record is made as :mod:`copy` and
-    :mod:`pickle` make one, ``object.__new__`` and then its ``__dict__``: the fields given, and
-    every other field its default, a ``default_factory`` called for each record as ``__init__``
-    calls it.  A record that needs its ``__init__`` (a ``__post_init__``, slots, its own
-    ``__new__``, a field without default that its data lacks: ``__init__`` says which, by its
-    TypeError) is made by ``kind(**values)``."""
+    cost most of its state's load in those calls.  The record is made by
+    :func:`rules.core.records.made` (``object.__new__``, then its ``__dict__``): the fields
+    given, and every other field its default, a ``default_factory`` called for each record
+    as ``__init__`` calls it.  A record that needs its ``__init__`` (no plain record:
+    :func:`rules.core.records.is_plain_record`; or a field without default that its data
+    lacks: ``__init__`` says which, by its TypeError) is made by ``kind(**values)``."""
     specs = dataclasses.fields(kind)
     factories = [
         (s.name, s.default_factory) for s in specs if s.default_factory is not dataclasses.MISSING
@@ -283,23 +284,14 @@ def _record_maker(kind: type) -> Callable[[dict[str, Any]], Any]:
         for s in specs
         if s.init and s.default is dataclasses.MISSING and s.default_factory is dataclasses.MISSING
     )
-    bare = (
-        not hasattr(kind, "__post_init__")
-        and not any(
-            "__new__" in vars(base) or vars(base).get("__slots__")  # slots: fields not in __dict__
-            for base in kind.__mro__[:-1]  # but object
-        )
-    )
-    if not bare:
+    if not is_plain_record(kind):
         return lambda values: kind(**values)
-    new = object.__new__
 
     def make(values: dict[str, Any]) -> Any:
         if not required.issubset(values):
             return kind(**values)  # raises the TypeError of the field missing
-        record: Any = new(kind)
-        fields_of = record.__dict__
-        fields_of.update(template)
+        record: Any = made(kind, template)
+        fields_of = vars(record)
         for name, factory in factories:
             if name not in values:
                 fields_of[name] = factory()

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from rules.core.records import made
+
 JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
 """A value that JSON (and so the database, the game log and a scenario file) can hold."""
 
@@ -29,9 +31,6 @@ class SeatView:
     revealed: bool = False
 
 
-_new = object.__new__
-
-
 def seat_view(
     name: str,
     alive: bool,
@@ -41,20 +40,22 @@ def seat_view(
     exiled: bool = False,
     revealed: bool = False,
 ) -> SeatView:
-    """``SeatView(name, alive, ...)``, made as the codec makes a record (``object.__new__``,
-    then its fields), not by the frozen dataclass's ``__init__``, which sets the seven fields
-    one by one: half the cost, and a view of a game of 50 builds one for every player."""
-    seat: SeatView = _new(SeatView)
-    vars(seat).update(
-        name=name,
-        alive=alive,
-        role=role,
-        team=team,
-        missed=missed,
-        exiled=exiled,
-        revealed=revealed,
+    """``SeatView(name, alive, ...)``, made as the codec makes a record
+    (:func:`rules.core.records.made`), not by the frozen dataclass's ``__init__``, which sets
+    the seven fields one by one: half the cost, and a view of a game of 50 builds one for
+    every player."""
+    return made(
+        SeatView,
+        {
+            "name": name,
+            "alive": alive,
+            "role": role,
+            "team": team,
+            "missed": missed,
+            "exiled": exiled,
+            "revealed": revealed,
+        },
     )
-    return seat
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from functools import cached_property
 from operator import attrgetter, is_
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from rules.core.records import is_plain_record, made
+
 
 class _Named(Protocol):
     @property
@@ -29,26 +31,20 @@ def copy_with(state: T, **changes: object) -> T:
     ``votes``, and where the ruleset has one the vote-free ``table`` it shares): the other
     fields are the same objects.
 
-    The copy is made as :mod:`pickle` and the codec make one (``object.__new__``, then the
-    fields in its ``__dict__``), not by ``replace``, whose ``__init__`` sets a frozen state's
-    25 fields one by one (a third of a vote's validation in a game of 50).  Only the dataclass
-    fields are copied: a ``cached_property`` of the old state (its ``views``) is not carried
-    over.  A class with ``__post_init__`` or ``__slots__``, or a change that names no field,
-    goes to ``replace`` (which raises the TypeError of an unknown field).
+    The copy is made as the codec makes a record (:func:`rules.core.records.made`), not by
+    ``replace``, whose ``__init__`` sets a frozen state's 25 fields one by one (a third of a
+    vote's validation in a game of 50).  Only the dataclass fields are copied: a
+    ``cached_property`` of the old state (its ``views``) is not carried over.  A class that is
+    no plain record (:func:`rules.core.records.is_plain_record`), or a change that names no
+    field, goes to ``replace`` (which raises the TypeError of an unknown field).
     """
     kind = type(state)
     fields_of_kind = kind.__dataclass_fields__  # type: ignore[attr-defined]
-    if (
-        hasattr(kind, "__post_init__")
-        or hasattr(kind, "__slots__")
-        or not fields_of_kind.keys() >= changes.keys()
-    ):
+    if not is_plain_record(kind) or not fields_of_kind.keys() >= changes.keys():
         return replace(state, **changes)  # type: ignore[type-var]
-    copy: T = object.__new__(kind)
-    values = vars(copy)
-    values.update({name: value for name, value in vars(state).items() if name in fields_of_kind})
+    values = {name: value for name, value in vars(state).items() if name in fields_of_kind}
     values.update(changes)
-    return copy
+    return made(kind, values)
 
 
 def vote_free_getter(state_class: type) -> Callable[[Any], tuple[object, ...]]:
