@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rules.core.model import Settings
-from rules.core.records import is_plain_record, made
+from rules.core.records import is_plain_record
 
 T = TypeVar("T")
 
@@ -200,105 +200,116 @@ class _Compiler:
         raise ValueError(f"cannot load type {kind!r}")
 
     def _record_decoder(self, kind: type, key: Any) -> Convert:
-        names: list[str] = []  # every stored field, in field order
-        plain: list[int] = []  # where the fields whose JSON form is the value are ...
-        types_of_plain: list[frozenset[type]] = []  # ... and the types each of them may have
-        converted: list[tuple[int, Convert]] = []  # the other fields: where, and their decoder
         # each stored field by name: the types its values may have as they are (none for a
-        # converted field), and its decoder
+        # converted field: a tuple, a record), and its decoder
         by_name: dict[str, tuple[frozenset[type], Convert]] = {}
-        make = _record_maker(kind)
-
-        def decode_present(data: Mapping[str, Any]) -> Any:
-            """The fields present, each checked or converted (the sparse form, or data that has
-            an error: a field's decoder says what is wrong); an absent field takes its default
-            (as ``kind``'s __init__ gives it: :func:`_record_maker`), a key that is no stored
-            field is not read."""
-            values = {}
-            for name, item in data.items():
-                field_of = by_name.get(name)
-                if field_of is not None:
-                    exact, convert = field_of
-                    values[name] = item if type(item) in exact else convert(item)
-            return make(values)
-
-        def decode(data: Any) -> Any:
-            if not isinstance(data, dict) and not isinstance(data, Mapping):
-                raise ValueError(f"{kind.__name__}: expected an object, got {data!r}")
-            if len(data) < len(names):  # a field is absent: the sparse form
-                return decode_present(data)
-            try:
-                values = list(map(data.__getitem__, names))
-            except KeyError:
-                return decode_present(data)
-            # the full form: the plain values' types checked in one pass (exact types: a bool is
-            # no int here); a value of another type goes to its field's decoder
-            plain_values = map(values.__getitem__, plain)
-            if not all(map(frozenset.__contains__, types_of_plain, map(type, plain_values))):
-                return decode_present(data)
-            for at, convert in converted:
-                values[at] = convert(values[at])
-            return make(dict(zip(names, values, strict=True)))
-
+        decode = _record_reader(kind, by_name)
         self.decoders[key] = decode  # before the fields: a record may hold itself
         hints = typing.get_type_hints(kind, include_extras=True)
         for spec in dataclasses.fields(kind):
             if _stored(spec):
-                hint, at = hints[spec.name], len(names)
-                convert = self.decoder(hint)
-                names.append(spec.name)
-                exact = _plain_types(hint)
-                by_name[spec.name] = (exact, convert)
-                if exact:
-                    plain.append(at)
-                    types_of_plain.append(exact)
-                else:
-                    converted.append((at, convert))
+                hint = hints[spec.name]
+                by_name[spec.name] = (_plain_types(hint), self.decoder(hint))
         return decode
 
 
-def _record_maker(kind: type) -> Callable[[dict[str, Any]], Any]:
-    """The function that makes the record ``kind(**values)`` of its fields' `values` (the
-    codec's: stored fields only), without the generated ``__init__`` of a frozen dataclass, which
-    sets each field by ``object.__setattr__``: a big game's fifty players of eighteen fields each
-    cost most of its state's load in those calls.  The record is made by
-    :func:`rules.core.records.made` (``object.__new__``, then its ``__dict__``): the fields
-    given, and every other field its default, a ``default_factory`` called for each record
-    as ``__init__`` calls it.  A record that needs its ``__init__`` (no plain record:
-    :func:`rules.core.records.is_plain_record`; or a field without default that its data
-    lacks: ``__init__`` says which, by its TypeError) is made by ``kind(**values)``."""
-    specs = dataclasses.fields(kind)
-    factories = [
-        (s.name, s.default_factory) for s in specs if s.default_factory is not dataclasses.MISSING
-    ]
-    # every field __init__ sets (an argument's, or a factory's of a field that is none; a
-    # field that is none and has a default keeps it in the class), in its order: its default
-    # (the None of a field without one, or of a factory's, is replaced)
-    template = {
-        s.name: None if s.default is dataclasses.MISSING else s.default
-        for s in specs
-        if s.init or s.default_factory is not dataclasses.MISSING
-    }
-    required = frozenset(
-        s.name
-        for s in specs
-        if s.init and s.default is dataclasses.MISSING and s.default_factory is dataclasses.MISSING
-    )
-    if not is_plain_record(kind):
-        return lambda values: kind(**values)
+@dataclass(frozen=True)
+class _RecordParts:
+    """What making a record of a kind without its ``__init__`` needs.
 
-    def make(values: dict[str, Any]) -> Any:
-        if not required.issubset(values):
-            return kind(**values)  # raises the TypeError of the field missing
-        record: Any = made(kind, template)
+    ``template``: every field ``__init__`` sets (an argument's, or a factory's of a field that
+    is none; a field that is none and has a default keeps it in the class), in its order, at
+    its default (the None of a field without one, or of a factory's, is replaced);
+    ``factories``: each field with a ``default_factory``, its name, its factory and whether the
+    codec reads it; ``required``: the fields without a default; ``stored``: the fields the
+    codec reads."""
+
+    template: Mapping[str, Any]
+    factories: tuple[tuple[str, Callable[[], Any], bool], ...]
+    required: frozenset[str]
+    stored: frozenset[str]
+
+    @classmethod
+    def of(cls, kind: type) -> _RecordParts:
+        specs = dataclasses.fields(kind)
+        missing = dataclasses.MISSING
+        return cls(
+            template={
+                s.name: None if s.default is missing else s.default
+                for s in specs
+                if s.init or s.default_factory is not missing
+            },
+            factories=tuple(
+                (s.name, s.default_factory, _stored(s))
+                for s in specs
+                if s.default_factory is not missing
+            ),
+            required=frozenset(
+                s.name
+                for s in specs
+                if s.init and s.default is missing and s.default_factory is missing
+            ),
+            stored=frozenset(s.name for s in specs if _stored(s)),
+        )
+
+
+def _record_reader(kind: type, by_name: Mapping[str, tuple[frozenset[type], Convert]]) -> Convert:
+    """The decoder of a record from its JSON object, sparse or full: each stored field the data
+    holds is read (``by_name``: its types that are their own JSON form, kept as they are, and
+    its decoder for any other value, which says what is wrong), an absent field takes its
+    default as ``kind``'s ``__init__`` gives it, a key that is no stored field is not read.
+
+    The record is made without the generated ``__init__`` of a frozen dataclass, which sets each
+    field by ``object.__setattr__`` (a big game's fifty players of eighteen fields each cost
+    most of its state's load in those calls), as :func:`rules.core.records.made` makes one:
+    ``object.__new__``, then its ``__dict__`` takes :class:`_RecordParts`'s template, a
+    factory's value for each field the data does not give (called for each record, as
+    ``__init__`` calls it), and each field present as it is read (no dict of the values first,
+    and no copy of it: a vote loads its game's fifty players).  A record that needs its
+    ``__init__`` (no plain record: :func:`rules.core.records.is_plain_record`; or a field
+    without default that its data lacks: ``__init__`` says which, by its TypeError) is made by
+    ``kind(**values)``."""
+    parts = _RecordParts.of(kind)
+    template, required = parts.template, parts.required
+    # the factories whose field the data may give (read), and the others (always called)
+    read_factories = [(name, factory) for name, factory, stored in parts.factories if stored]
+    other_factories = [(name, factory) for name, factory, stored in parts.factories if not stored]
+    # (a field without default that the codec does not read: __init__ refuses every record)
+    plain = is_plain_record(kind) and required <= parts.stored
+    new = object.__new__
+
+    def by_init(data: Mapping[str, Any]) -> Any:
+        values = {}
+        for name, item in data.items():
+            field_of = by_name.get(name)
+            if field_of is not None:
+                exact, convert = field_of
+                values[name] = item if type(item) in exact else convert(item)
+        return kind(**values)  # (a required field missing: its TypeError)
+
+    def decode(data: Any) -> Any:
+        if not isinstance(data, dict) and not isinstance(data, Mapping):
+            raise ValueError(f"{kind.__name__}: expected an object, got {data!r}")
+        if not plain or not required.issubset(data):
+            return by_init(data)
+        # rules.core.records.made(kind, template), written out: a call for each record would
+        # cost a tenth of a big game's load
+        record: Any = new(kind)
         fields_of = vars(record)
-        for name, factory in factories:
-            if name not in values:
+        fields_of.update(template)
+        for name, factory in read_factories:
+            if name not in data:
                 fields_of[name] = factory()
-        fields_of.update(values)
+        for name, factory in other_factories:
+            fields_of[name] = factory()
+        for name, item in data.items():
+            field_of = by_name.get(name)
+            if field_of is not None:
+                exact, convert = field_of
+                fields_of[name] = item if type(item) in exact else convert(item)
         return record
 
-    return make
+    return decode
 
 
 def _plain_types(kind: Any) -> frozenset[type]:

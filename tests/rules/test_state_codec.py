@@ -4,13 +4,14 @@ the sparse form (the fields at their defaults left out)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
 
 from rules.core.codec import AS_PAIRS, NOT_STORED, StateCodec, dump, load
+from rules.core.model import Settings
 from rules.core.registry import get_ruleset, ruleset_ids
 from tests.rules.test_stored_defaults import full_form
 
@@ -271,7 +272,7 @@ class _Made:
     ],
 )
 def test_a_record_loads_as_its_init_makes_it(data: dict[str, Any]) -> None:
-    # the codec makes a record without its __init__ (rules/core/codec.py _record_maker): the
+    # the codec makes a record without its __init__ (rules/core/codec.py _record_reader): the
     # same fields, values and order as __init__ gives, a factory called for each record, and
     # the __init__ (and its __post_init__) of a record that has one
     codec = StateCodec(_Made)
@@ -376,3 +377,55 @@ def test_a_state_dumped_from_another_form_loads_the_same() -> None:
             **dumped,
             "players": rs.dump_state(after)["players"],
         }
+
+
+def _fields_made(value: Any) -> list[tuple[str, Any]]:
+    """A record's dataclass fields as its ``__dict__`` holds them, in that order (a
+    ``cached_property`` it computed aside), a field the codec does not store as its kind."""
+    names = {spec.name: _stored_field(spec) for spec in fields(value)}
+    return [
+        (name, item if names[name] else type(item))
+        for name, item in vars(value).items()
+        if name in names
+    ]
+
+
+def _stored_field(spec: Any) -> bool:
+    return bool(spec.init and spec.metadata.get("stored", True) is not False)
+
+
+def _same_records(loaded: Any, made: Any) -> None:
+    """``loaded`` holds the records ``made`` holds, each with the same fields in its
+    ``__dict__``, in the same order, of equal values (a field not stored: its default)."""
+    if is_dataclass(made) and not isinstance(made, Settings):
+        assert type(loaded) is type(made)
+        got, want = _fields_made(loaded), _fields_made(made)
+        assert [name for name, _ in got] == [name for name, _ in want]
+        for (_, item), (_, wanted) in zip(got, want, strict=True):
+            if isinstance(wanted, type):  # not stored: the load gives its default
+                continue
+            _same_records(item, wanted)
+    elif isinstance(made, tuple | list):
+        assert len(loaded) == len(made)
+        for item, wanted in zip(loaded, made, strict=True):
+            _same_records(item, wanted)
+    elif isinstance(made, dict):
+        assert list(loaded) == list(made)
+        for key in made:
+            _same_records(loaded[key], made[key])
+    else:
+        assert loaded == made
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_a_loaded_state_is_made_as_the_engine_makes_it(ruleset_id: str) -> None:
+    """The codec makes its records without their ``__init__`` (rules/core/codec.py
+    ``_record_reader``): from the sparse form and from the full one, every record of a state
+    loaded has the fields the engine's record has, in its ``__dict__``'s order, of equal
+    values, for every vote and every step of played games."""
+    rs = get_ruleset(ruleset_id)
+    for seed in (1, 2):
+        for _, state in _played(ruleset_id, seed):
+            sparse = json.loads(json.dumps(rs.dump_state(state)))
+            for stored in (sparse, full_form(ruleset_id, state, sparse)):
+                _same_records(rs.load_state(stored), state)
