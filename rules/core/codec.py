@@ -270,10 +270,7 @@ def _record_reader(kind: type, by_name: Mapping[str, tuple[frozenset[type], Conv
     without default that its data lacks: ``__init__`` says which, by its TypeError) is made by
     ``kind(**values)``."""
     parts = _RecordParts.of(kind)
-    template, required = parts.template, parts.required
-    # the factories whose field the data may give (read), and the others (always called)
-    read_factories = [(name, factory) for name, factory, stored in parts.factories if stored]
-    other_factories = [(name, factory) for name, factory, stored in parts.factories if not stored]
+    template, required, factories = parts.template, parts.required, parts.factories
     # (a field without default that the codec does not read: __init__ refuses every record)
     plain = is_plain_record(kind) and required <= parts.stored
     new = object.__new__
@@ -297,11 +294,10 @@ def _record_reader(kind: type, by_name: Mapping[str, tuple[frozenset[type], Conv
         record: Any = new(kind)
         fields_of = vars(record)
         fields_of.update(template)
-        for name, factory in read_factories:
-            if name not in data:
-                fields_of[name] = factory()
-        for name, factory in other_factories:
-            fields_of[name] = factory()
+        if factories:  # (most records have none)
+            for name, factory, stored in factories:
+                if not stored or name not in data:  # (a field the data gives is read below)
+                    fields_of[name] = factory()
         for name, item in data.items():
             field_of = by_name.get(name)
             if field_of is not None:
