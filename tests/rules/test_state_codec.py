@@ -261,6 +261,7 @@ class _Made:
     late: bool = False
     derived: object = field(default=None, compare=False, metadata=NOT_STORED)
     cached: int = field(default=7, init=False)
+    memo: dict[str, int] = field(default_factory=dict, compare=False, metadata=NOT_STORED)
 
 
 @pytest.mark.parametrize(
@@ -269,6 +270,7 @@ class _Made:
         {"name": "a"},  # the sparse form
         {"name": "a", "counts": {"b": 1}, "checked": {"name": "y", "seen": ["z", "c"]}},
         {"name": "a", "counts": {}, "checked": {"name": "x", "seen": []}, "late": True},  # full
+        {"name": "a", "memo": {"b": 1}},  # a field not stored: not read, its factory called
     ],
 )
 def test_a_record_loads_as_its_init_makes_it(data: dict[str, Any]) -> None:
@@ -288,6 +290,7 @@ def test_a_record_loads_as_its_init_makes_it(data: dict[str, Any]) -> None:
     assert list(vars(loaded).items()) == list(vars(made).items())
     assert loaded.checked.seen == tuple(sorted(checked.get("seen", ())))
     assert codec.load(data).counts is not loaded.counts  # a new dict for each record
+    assert loaded.memo == {} and codec.load(data).memo is not loaded.memo
     with pytest.raises(KeyError, match="name"):
         codec.load({"late": True})  # a required field missing: __init__'s error
 
