@@ -162,6 +162,14 @@ class WakkerdamRuleset(RulesetBase[GameState]):
         return actions.asked(state)
 
     @override
+    def all_voted(self, state: GameState) -> bool:
+        """Whether every asked player has a vote in force (any of his votes): the base's
+        answer, from the state's votes, not a view of it (asked at every vote of a game that
+        closes early)."""
+        voters = {key.partition(":")[0] for key in state.votes}
+        return all(name in voters for name in actions.asked(state))
+
+    @override
     def known_mates(self, state: GameState) -> Mapping[str, tuple[str, ...]]:
         """Player -> the members of every circle his role belongs to (§10), himself aside."""
         members: dict[str, list[str]] = {}  # circle -> its players, in seat order

@@ -277,3 +277,39 @@ def test_a_seat_view_made_for_a_view_is_the_seat_view() -> None:
     with pytest.raises(FrozenInstanceError):
         made.alive = True  # type: ignore[misc]
     assert not hasattr(SeatView, "__post_init__") and not hasattr(SeatView, "__slots__")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_wakkerdam_all_voted_is_the_bases_answer(seed: int) -> None:
+    """Wakkerdam's ``all_voted`` reads the state's votes where the base reads a view's: the
+    same answer at every vote and step of a played game, before and after each asked
+    player's vote (both answers occur)."""
+    import random
+
+    rs = get_ruleset("wakkerdam")
+    rng = random.Random(seed)
+    names = [f"P{seat:02d}" for seat in range(16)]
+    seats = rs.deal(names, rs.pick_distribution(len(names), seed), seed)
+    state = rs.new_game(seats, Settings(seed=seed, strictness=99, options={"mayor": True}))
+    answers = set()
+    for _ in range(14):
+        if rs.view(state).over:
+            break
+        for voter in rs.asked(state):
+            answer = rs.all_voted(state)
+            assert answer == RulesetBase.all_voted(rs, state)
+            answers.add(answer)
+            for action in rs.choices(state, voter).actions:
+                keywords = frozenset({action.keyword} - {None})
+                count = min(max(action.min_names, 1), len(action.targets))
+                targets = tuple(rng.sample(action.targets, count))
+                verdict = rs.apply(state, Vote(voter, targets, not targets, keywords))
+                if isinstance(verdict, Accepted):
+                    state = verdict.state
+        assert rs.all_voted(state) == RulesetBase.all_voted(rs, state)
+        answers.add(rs.all_voted(state))
+        # a vote in force under a keyword counts as his vote (``Name:keyword``)
+        keyworded = state.with_votes({f"{name}:witte": () for name in rs.asked(state)})
+        assert rs.all_voted(keyworded) == RulesetBase.all_voted(rs, keyworded)
+        state = rs.resolve(state).state
+    assert answers == {True, False}
