@@ -213,46 +213,6 @@ class _Compiler:
         return decode
 
 
-@dataclass(frozen=True)
-class _RecordParts:
-    """What making a record of a kind without its ``__init__`` needs.
-
-    ``template``: every field ``__init__`` sets (an argument's, or a factory's of a field that
-    is none; a field that is none and has a default keeps it in the class), in its order, at
-    its default (the None of a field without one, or of a factory's, is replaced);
-    ``factories``: each field with a ``default_factory``, its name, its factory and whether the
-    codec reads it; ``required``: the fields without a default; ``stored``: the fields the
-    codec reads."""
-
-    template: Mapping[str, Any]
-    factories: tuple[tuple[str, Callable[[], Any], bool], ...]
-    required: frozenset[str]
-    stored: frozenset[str]
-
-    @classmethod
-    def of(cls, kind: type) -> _RecordParts:
-        specs = dataclasses.fields(kind)
-        missing = dataclasses.MISSING
-        return cls(
-            template={
-                s.name: None if s.default is missing else s.default
-                for s in specs
-                if s.init or s.default_factory is not missing
-            },
-            factories=tuple(
-                (s.name, s.default_factory, _stored(s))
-                for s in specs
-                if s.default_factory is not missing
-            ),
-            required=frozenset(
-                s.name
-                for s in specs
-                if s.init and s.default is missing and s.default_factory is missing
-            ),
-            stored=frozenset(s.name for s in specs if _stored(s)),
-        )
-
-
 def _record_reader(kind: type, by_name: Mapping[str, tuple[frozenset[type], Convert]]) -> Convert:
     """The decoder of a record from its JSON object, sparse or full: each stored field the data
     holds is read (``by_name``: its types that are their own JSON form, kept as they are, and
@@ -262,17 +222,32 @@ def _record_reader(kind: type, by_name: Mapping[str, tuple[frozenset[type], Conv
     The record is made without the generated ``__init__`` of a frozen dataclass, which sets each
     field by ``object.__setattr__`` (a big game's fifty players of eighteen fields each cost
     most of its state's load in those calls), as :func:`rules.core.records.made` makes one:
-    ``object.__new__``, then its ``__dict__`` takes :class:`_RecordParts`'s template, a
-    factory's value for each field the data does not give (called for each record, as
-    ``__init__`` calls it), and each field present as it is read (no dict of the values first,
-    and no copy of it: a vote loads its game's fifty players).  A record that needs its
+    ``object.__new__``, then its ``__dict__`` takes every field's default, a factory's value
+    for each field the data does not give (called for each record, as ``__init__`` calls it),
+    and each field present as it is read (no dict of the values first, and no copy of it: a
+    vote loads its game's fifty players).  A record that needs its
     ``__init__`` (no plain record: :func:`rules.core.records.is_plain_record`; or a field
     without default that its data lacks: ``__init__`` says which, by its TypeError) is made by
     ``kind(**values)``."""
-    parts = _RecordParts.of(kind)
-    template, required, factories = parts.template, parts.required, parts.factories
+    specs = dataclasses.fields(kind)
+    missing = dataclasses.MISSING
+    # every field __init__ sets (an argument's, or a factory's of a field that is none; a
+    # field that is none and has a default keeps it in the class), in its order: its default
+    # (the None of a field without one, or of a factory's, is replaced)
+    template = {
+        s.name: None if s.default is missing else s.default
+        for s in specs
+        if s.init or s.default_factory is not missing
+    }
+    # each field with a factory: its name, its factory, whether the codec reads it
+    factories = tuple(
+        (s.name, s.default_factory, _stored(s)) for s in specs if s.default_factory is not missing
+    )
+    required = frozenset(
+        s.name for s in specs if s.init and s.default is missing and s.default_factory is missing
+    )
     # (a field without default that the codec does not read: __init__ refuses every record)
-    plain = is_plain_record(kind) and required <= parts.stored
+    plain = is_plain_record(kind) and all(_stored(s) for s in specs if s.name in required)
     new = object.__new__
 
     def by_init(data: Mapping[str, Any]) -> Any:

@@ -3,9 +3,10 @@
 
 A frozen dataclass's ``__init__`` sets each field by a call of ``object.__setattr__``; a big
 game's state holds fifty players of many fields, loaded, copied for each vote and viewed, so
-the rules' hot paths (the codec's load, a vote's copy, a view's seats) make their records
-here instead: the same values, at a fraction of the cost.  Only a *plain* record
-(:func:`is_plain_record`) may be made so; any other is made by its constructor.
+the rules' hot paths (a vote's copy, a view's seats; the codec's load writes :func:`made`'s
+two lines out, filling the record's fields as it reads them) make their records here instead:
+the same values, at a fraction of the cost.  Only a *plain* record (:func:`is_plain_record`)
+may be made so; any other is made by its constructor.
 """
 
 from __future__ import annotations
