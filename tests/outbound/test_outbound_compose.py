@@ -31,6 +31,7 @@ from narrator.outbound.compose import (
     make_message_id,
     parse_message_ids,
 )
+from narrator.outbound.compose import _clean as _clean
 from narrator.outbound.compose import _encoded_words as _encoded_words
 from narrator.outbound.compose import _quoted_printable as _quoted_printable
 
@@ -243,6 +244,15 @@ def test_message_ids_are_found_as_a_search_of_every_item_finds_them(
     value: str | list[str],
 ) -> None:
     assert parse_message_ids(value) == plain_message_ids(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.text(alphabet=st.sampled_from(" \t\r\n\x00\x85\xa0\u2028\u3000ab=?")))
+@example("  two  spaces  ")
+@example("De Verteller")
+def test_a_header_value_is_cleaned_as_its_substitutions_clean_it(text: str) -> None:
+    cleaned = re.sub(r"\s+", " ", re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", text))
+    assert _clean(text) == cleaned.strip()
 
 
 def test_the_same_input_composes_to_the_same_bytes() -> None:
