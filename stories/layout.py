@@ -18,7 +18,6 @@ from typing import Any
 from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup, escape
 
-from stories import vocab
 from stories.context import Action, Cast, Game, cast_counts, shared_cast
 from stories.helpers import ucfirst
 from stories.sandbox import with_globals
@@ -249,7 +248,7 @@ def deadline_of(ctx: Mapping[str, Any], words: Words) -> str:
     game: Game | None = ctx.get("game")
     if game is None or game.deadline is None:
         return ""
-    written = vocab.when(game.deadline, words.when, words.cldr)
+    written = words.when_pattern.format(game.deadline)
     return f"{written} ({game.timezone})"
 
 
@@ -402,12 +401,26 @@ def _move_heading(action: Action, words: Words) -> tuple[str, tuple[str, ...]]:
     return (f"{title} — {move}" if title else ucfirst(move)), written
 
 
+def escaped(text: str) -> str:
+    """`text` escaped for HTML as :func:`markupsafe.escape` escapes a str (the same five
+    characters, the same entities; a test compares the two), as a plain str: the lines and
+    names of a mail's HTML are joined as strs, and ``escape`` makes each a ``Markup`` first
+    (a call in Python per line of every mail)."""
+    return (
+        text.replace("&", "&amp;")
+        .replace(">", "&gt;")
+        .replace("<", "&lt;")
+        .replace("'", "&#39;")
+        .replace('"', "&#34;")
+    )
+
+
 def inline_choices(names: tuple[str, ...]) -> Markup:
     """The choices in one wrapping line, each name kept whole (each escaped, then joined as
     plain strings: a day vote of a thousand players lists a thousand names in each mail, and
     ``Markup.format`` per name costs ten times as much)."""
     return Markup(
-        " · ".join(f'<span style="white-space:nowrap;">{escape(name)}</span>' for name in names)
+        " · ".join(f'<span style="white-space:nowrap;">{escaped(name)}</span>' for name in names)
     )
 
 
@@ -511,9 +524,9 @@ def story_html(pieces: Sequence[tuple[str, Any]], links: Mapping[str, str] | Non
 
     def shown(text: str) -> str:
         if not links:  # (most mails: no line stands for a list)
-            return str(escape(text))
+            return escaped(text)
         url = next((url for line, url in links.items() if line in text), "")
-        return str(linked(text, url)) if url else str(escape(text))
+        return str(linked(text, url)) if url else escaped(text)
 
     run: list[str] = []
     items: list[str] = []

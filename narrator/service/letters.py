@@ -149,6 +149,8 @@ class _PostOffice:
     now: datetime
     outgoing: Outgoing | None
     keys: dict[tuple[int | None, str, str | None], StoryKey] = field(default_factory=dict)
+    # The thread root of each game mailed, by its id: the same for every letter of the game.
+    roots: dict[int, str] = field(default_factory=dict)
 
     def post(self, letters: Iterable[Letter]) -> list[str]:
         rendered: dict[int, RenderedMail | None] = {}  # by draft: a shared draft renders once
@@ -254,7 +256,17 @@ class _PostOffice:
             reply_to = Address(
                 mailer.reply_addresses.for_player(game, recipient.address), sender_name
             )
-        root = (root_message_id(game, mailer.domain),) if game is not None else ()
+        root: tuple[str, ...] = ()
+        if game is not None:
+            known = self.roots.get(game.id)
+            if known is None:
+                known = self.roots[game.id] = root_message_id(game, mailer.domain)
+            root = (known,)
+        # The ids of the mail he answers as they came (compose keeps the well-formed ones,
+        # once: they are not parsed here first); a header's text, as the ids found in it.
+        theirs = reply.references if reply is not None else ()
+        if isinstance(theirs, str):
+            theirs = parse_message_ids(theirs)
         answered = reply_subject(reply.subject) if reply is not None else ""
         mail = OutgoingMail(
             sender=Address(mailer.address, sender_name),
@@ -264,7 +276,7 @@ class _PostOffice:
             html=rendered.html,
             kind=MailKind.REPLY if reply is not None else MailKind.GENERATED,
             in_reply_to=reply.message_id if reply is not None else None,
-            references=(*root, *parse_message_ids(reply.references if reply else ())),
+            references=(*root, *theirs),
             reply_to=reply_to,
             content=content,
         )

@@ -31,6 +31,7 @@ from narrator.outbound.compose import (
     make_message_id,
     parse_message_ids,
 )
+from narrator.outbound.compose import _clean as _clean
 from narrator.outbound.compose import _encoded_words as _encoded_words
 from narrator.outbound.compose import _quoted_printable as _quoted_printable
 
@@ -207,6 +208,51 @@ def test_message_ids_are_stable_distinct_and_well_formed() -> None:
     assert domain_of("verteller@example.org") == "example.org"
     with pytest.raises(InvalidAddress):
         make_message_id("exa mple.org>", "k")
+
+
+_ID_TEXT = st.text(alphabet=st.sampled_from('<>@ .a-Z9=?;:\t\r\n\x00\u2028é"'), max_size=30)
+
+
+def plain_message_ids(value: str | list[str]) -> list[str]:
+    """What parse_message_ids finds, every item searched (without its way for an item that is
+    one well-formed id)."""
+    items = [value] if isinstance(value, str) else list(value)
+    found: list[str] = []
+    for item in items:
+        text = re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", item)
+        stripped = text.strip()
+        if not isinstance(value, str) and "<" not in stripped and " " not in stripped:
+            text = f"<{stripped}>"
+        for match in re.findall(r"<[!-;=?-~]+@[!-;=?-~]+>", text):
+            if len(match) <= 250 and match not in found:
+                found.append(match)
+    return found
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        _ID_TEXT,
+        st.lists(
+            _ID_TEXT | st.from_regex(r"<[!-;=?-~]{1,9}@[!-~]{1,9}>", fullmatch=True), max_size=5
+        ),
+    )
+)
+@example(["<a@b>", "<a@b>", "a@b", "<a@b@c>", "<" + "x" * 250 + "@b>"])
+@example("<a@b> <c@d>")
+def test_message_ids_are_found_as_a_search_of_every_item_finds_them(
+    value: str | list[str],
+) -> None:
+    assert parse_message_ids(value) == plain_message_ids(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.text(alphabet=st.sampled_from(" \t\r\n\x00\x85\xa0\u2028\u3000ab=?")))
+@example("  two  spaces  ")
+@example("De Verteller")
+def test_a_header_value_is_cleaned_as_its_substitutions_clean_it(text: str) -> None:
+    cleaned = re.sub(r"\s+", " ", re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", text))
+    assert _clean(text) == cleaned.strip()
 
 
 def test_the_same_input_composes_to_the_same_bytes() -> None:

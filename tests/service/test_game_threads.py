@@ -19,6 +19,8 @@ from email.message import EmailMessage
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -246,6 +248,18 @@ def test_the_root_is_stable_and_names_the_game() -> None:
     assert root_message_id(game, "Example.ORG") == "<narrator.game-42.20261118T090005@example.org>"
     with pytest.raises(ValueError):
         root_message_id(game, "bad domain>")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.datetimes())
+def test_the_root_writes_the_creation_time_as_strftime(created: datetime) -> None:
+    game = Game(id=7, name="WW5", created_at=created.replace(tzinfo=UTC))
+    assert root_message_id(game, "example.org") == (
+        f"<narrator.game-7.{created:%Y%m%dT%H%M%S}@example.org>"
+    )
+    assert root_message_id(Game(id=7, name="WW5"), "example.org") == (
+        "<narrator.game-7@example.org>"
+    )
 
 
 def test_a_deadline_is_written_in_the_game_s_zone() -> None:

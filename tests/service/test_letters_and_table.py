@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import email
 import shutil
 import subprocess
 import sys
@@ -19,15 +20,25 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from narrator.models import Game, OutboxMessage
 from narrator.service import games as service
-from narrator.service.letters import Letter, post
-from narrator.service.mailer import Mailer
+from narrator.service.letters import Draft, Letter, Recipient, post
+from narrator.service.mailer import Mailer, ReplyTo
 from narrator.service.table import table_of
+from narrator.service.threads import root_message_id
 from narrator.service.work import Work, unit_of_work
 from narrator.tables import games
 from stories import FileStore
+from stories import Game as StoryGame
 from tests.support.bymail import NARRATOR, Table
 
 PLAYERS = ("Anna", "Bram", "Carla", "Dirk", "Eva")
+#: The References of a mail answered: ids, a bare one, a malformed one, one twice.
+_THEIRS = (
+    "<one@example.net>",
+    "bare@example.net",
+    "not an id",
+    "<two@example.net>",
+    "<one@example.net>",
+)
 
 
 def _started(factory: sessionmaker[Session]) -> Table:
@@ -298,3 +309,33 @@ def test_the_votes_of_a_batch_in_one_game_share_one_view_but_for_their_votes(
         assert table.view_but_votes is not shared and len(asked) == 3
         table.store(table.state)
         assert table.view_but_votes is table.view and len(asked) == 3
+
+
+@pytest.mark.parametrize("theirs", [_THEIRS, " ".join(_THEIRS)])
+def test_an_answer_references_the_games_root_then_the_ids_he_sent_once_each(
+    factory: sessionmaker[Session], theirs: tuple[str, ...] | str
+) -> None:
+    """The post office hands the answered mail's ids to compose as they came (a list of ids,
+    or a header's text): the References written are the game's root, then his well-formed
+    ids once each (a bare one bracketed, from a list), then the mail answered."""
+    players = _started(factory)
+    with unit_of_work(factory) as work:
+        game = _the_game(work)
+        root = root_message_id(game, players.mailer.domain)
+        context = {"game": StoryGame(name="WW5"), "players": (), "recipient": None}
+        letter = Letter(
+            "help_received",
+            Draft("help_received", context, "refs", game=game),
+            (Recipient("anna@example.org", "Anna", "refs/anna"),),
+            game=game,
+            reply=ReplyTo(
+                "<asked@example.org>", [*theirs, root] if isinstance(theirs, tuple) else theirs
+            ),
+        )
+        (message_id,) = post(work.session, players.mailer, [letter], players.clock())
+        raw = work.session.scalars(
+            select(OutboxMessage.raw).where(OutboxMessage.message_id == message_id)
+        ).one()
+    header = email.message_from_bytes(raw)["References"].split()
+    bare = ["<bare@example.net>"] if isinstance(theirs, tuple) else []
+    assert header == [root, "<one@example.net>", *bare, "<two@example.net>", "<asked@example.org>"]
