@@ -205,7 +205,7 @@ class Helpers:
             return ""
         if isinstance(moment, str):
             moment = dt.datetime.fromisoformat(moment)
-        return self.words.when_pattern.format(moment)
+        return vocab.when(moment, self.words.when, self.words.cldr)
 
     def duration(self, value: str | int | dt.timedelta, words: bool = True) -> str:
         """A duration as words: "2d" -> "twee dagen" / "two days"; "90s" -> "90 seconden".

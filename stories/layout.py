@@ -18,6 +18,7 @@ from typing import Any
 from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup, escape
 
+from stories import vocab
 from stories.context import Action, Cast, Game, cast_counts, shared_cast
 from stories.helpers import ucfirst
 from stories.sandbox import with_globals
@@ -248,7 +249,7 @@ def deadline_of(ctx: Mapping[str, Any], words: Words) -> str:
     game: Game | None = ctx.get("game")
     if game is None or game.deadline is None:
         return ""
-    written = words.when_pattern.format(game.deadline)
+    written = vocab.when(game.deadline, words.when, words.cldr)
     return f"{written} ({game.timezone})"
 
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from babel import Locale
-from babel.dates import format_datetime, parse_pattern, tokenize_pattern
+from babel.dates import format_datetime
 from babel.numbers import format_decimal
 from babel.units import format_unit
 
@@ -112,87 +111,6 @@ def when(moment: dt.datetime, pattern: str, locale: str | Locale) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return str(format_datetime(moment, pattern, tzinfo=moment.tzinfo, locale=locale))
-
-
-#: The fields a :class:`DatePattern` writes itself: each is one number of the moment, written
-#: as Babel writes it (``'%0*d' % (length, value)``), or the name of its weekday or month.
-_NUMBERS = {"d": "day", "H": "hour", "m": "minute"}
-#: A Monday (the weekday names are asked from Monday on, as ``datetime.weekday`` counts).
-_MONDAY = dt.datetime(2024, 1, 1)
-
-
-@dataclass(frozen=True)
-class DatePattern:
-    """A CLDR date pattern of one locale, made ready once (with the words that give it,
-    :attr:`stories.words.Words.when_pattern`) to write many moments: what :func:`when` writes,
-    without Babel's work at each call (the pattern's parse, the locale's name tables, a
-    formatter object and a lookup per field: a deadline is in every receipt and step mail).
-
-    Only a pattern of literal text and the fields a deadline uses (the weekday's and month's
-    names, the day, the hour, the minute) is written here: `template` is then a ``%`` format
-    of those fields in order, and `fields` says what fills each, a moment's attribute or the
-    names by weekday (Monday first) or by month (January first), which are Babel's own,
-    asked once per weekday and month.  Any other pattern (`template` None) is left to
-    :func:`when`, as is a moment on a pytz zone (which Babel normalises).  A test compares
-    the two.
-    """
-
-    pattern: str
-    locale: Locale
-    template: str | None
-    fields: tuple[tuple[str, tuple[str, ...]], ...]
-
-    @classmethod
-    def of(cls, pattern: str, locale: str | Locale) -> DatePattern:
-        """`pattern` made ready for `locale` (an id, or its parsed Locale)."""
-        cldr = locale_of(locale)
-        # (Babel's named formats, "full" to "short", are no patterns: each holds a letter
-        # of a field not written here, and so is left to Babel.)
-        left_to_babel = cls(pattern, cldr, None, ())
-        try:
-            parse_pattern(pattern)  # (a field of a length CLDR has not: Babel's error, later)
-        except ValueError:
-            return left_to_babel
-        pieces: list[str] = []
-        fields: list[tuple[str, tuple[str, ...]]] = []
-        for _kind, token in tokenize_pattern(pattern):
-            if isinstance(token, str):  # ("chars", its text)
-                pieces.append(token.replace("%", "%%"))
-                continue
-            char, length = token  # ("field", (its letter, how many))
-            if char in _NUMBERS:
-                pieces.append(f"%0{length}d")
-                fields.append((_NUMBERS[char], ()))
-                continue
-            if char == "E":  # the weekday's name (E to EEE: abbreviated, as Babel writes)
-                named = ("weekday", [_MONDAY + dt.timedelta(days=n) for n in range(7)])
-            elif char == "M" and length >= 3:  # the month's name (M, MM: its number)
-                named = ("month", [_MONDAY.replace(month=n) for n in range(1, 13)])
-            else:
-                return left_to_babel
-            try:
-                names = tuple(when(moment, char * length, cldr) for moment in named[1])
-            except (KeyError, ValueError):  # a length Babel has no name for: its error, later
-                return left_to_babel
-            pieces.append("%s")
-            fields.append((named[0], names))
-        return cls(pattern, cldr, "".join(pieces), tuple(fields))
-
-    def format(self, moment: dt.datetime) -> str:
-        """`moment` written by the pattern, as :func:`when` writes it (a naive moment is UTC)."""
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
-        if self.template is None or hasattr(moment.tzinfo, "normalize"):
-            return when(moment, self.pattern, self.locale)
-        values: list[str | int] = []
-        for field, names in self.fields:
-            if field == "weekday":
-                values.append(names[moment.weekday()])
-            elif field == "month":
-                values.append(names[moment.month - 1])
-            else:
-                values.append(getattr(moment, field))
-        return self.template % tuple(values)
 
 
 def duration_unit(amount: int, unit: str, locale: str | Locale, written: str | None = None) -> str:

@@ -27,7 +27,6 @@ from babel import Locale, UnknownLocaleError
 from babel.lists import format_list
 
 from rules.core.registry import UnknownRuleset, get_ruleset, ruleset_ids
-from stories.vocab import DatePattern
 
 WORDS_FILE = "words.toml"
 #: The folder (beside the rulesets' packs) of each language's shared words.
@@ -216,13 +215,9 @@ class Words:
     #: The Babel locale of `locale`, parsed with the words (Babel parses an id again at each
     #: call it is given to: a deadline in every receipt).
     cldr: Locale = field(init=False, repr=False, compare=False)
-    #: The `when` pattern made ready with them (:class:`stories.vocab.DatePattern`): a
-    #: deadline is written without Babel's parse of the pattern at each call.
-    when_pattern: DatePattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cldr", Locale.parse(self.locale))
-        object.__setattr__(self, "when_pattern", DatePattern.of(self.when, self.cldr))
 
     def narrator(self, theme: str) -> str | None:
         """The name the narrator goes by in `theme` (else in the ruleset's main theme), or
