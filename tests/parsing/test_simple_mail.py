@@ -1,0 +1,195 @@
+"""A mail of one text part with a plain header block is read without the email package's
+parser (``parsing.mime._simple_message``): into the very message the parser makes of it, and
+so to the same ``ParsedMail``; any other mail is left to the parser."""
+
+from __future__ import annotations
+
+import email
+from email.message import Message
+from email.policy import compat32
+from unittest import mock
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from parsing import mime, parse_mail
+
+
+def _by_the_parser(raw: bytes) -> Message:
+    return email.message_from_bytes(raw, policy=compat32)
+
+
+def _same_message(made: Message, parsed: Message) -> None:
+    """`made` is `parsed` in everything the email package keeps of a message."""
+    assert list(made.raw_items()) == list(parsed.raw_items())
+    assert made.get_payload() == parsed.get_payload()
+    assert made.is_multipart() is parsed.is_multipart() is False
+    assert made.defects == parsed.defects == []
+    assert made.get_unixfrom() == parsed.get_unixfrom()
+    assert made.get_default_type() == parsed.get_default_type()
+    assert made.preamble == parsed.preamble and made.epilogue == parsed.epilogue
+    assert made.get_charset() == parsed.get_charset()
+    assert vars(made) == vars(parsed)
+    assert made.as_bytes() == parsed.as_bytes()
+
+
+def _parsed_by_the_parser(raw: bytes) -> object:
+    """`parse_mail` as it reads every mail by the email package's parser."""
+    with mock.patch.object(mime, "_simple_message", lambda raw: None):
+        return parse_mail(raw)
+
+
+_NAMES = st.sampled_from(
+    [
+        "Content-Type",
+        "Content-Transfer-Encoding",
+        "From",
+        "To",
+        "Subject",
+        "Message-ID",
+        "Content-Type",
+        "content-type",
+        "Content-Transfer-Encoding",
+        "MIME-Version",
+        "Auto-Submitted",
+        "X-Loop",
+        "List-Id",
+        "Return-Path",
+        "From ",  # a unix From line, or with the colon a field the parser reads apart
+        "",
+        "X-Ünicode",
+        "Bad Name",
+        "A;B",
+    ]
+)
+_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "text/plain; charset=utf-8",
+            'text/plain; charset="iso-8859-1"; format=flowed; delsp=yes',
+            "TEXT/HTML",
+            "text/html; charset=utf-8",
+            'multipart/alternative; boundary="b"',
+            "multipart/mixed",
+            "message/rfc822",
+            "message/delivery-status",
+            "quoted-printable",
+            "base64",
+            "x-uuencode",
+            "8bit",
+            "Anna <anna@example.net>",
+            "=?utf-8?q?Zo=C3=AB?= <zoe@example.net>",
+            "Re: WW5",
+            "auto-replied",
+            "",
+        ]
+    ),
+    st.sampled_from(["text/plain", "text/html", "text/plain; format=flowed", "quoted-printable"]),
+    st.sampled_from(["base64", "7bit", "binary", "QUOTED-PRINTABLE", "x-uue"]),
+    st.text(st.characters(codec="latin-1"), max_size=20),
+)
+_ENDS = st.sampled_from(["\r\n", "\n", "\r", ""])
+
+
+_CLEAN_NAMES = st.sampled_from(
+    ["From", "Subject", "Content-Type", "Content-Transfer-Encoding", "X-Loop", "Return-Path"]
+)
+_CLEAN_VALUES = st.one_of(
+    _VALUES.filter(lambda value: "\r" not in value and "\n" not in value),
+    st.text(st.characters(min_codepoint=32, max_codepoint=0x17F), max_size=20),
+)
+
+
+@st.composite
+def _mails(draw: st.DrawFn) -> bytes:
+    """Plain header blocks (of a mail of one part, or not), and blocks with every kind of line
+    the parser reads otherwise (a lone CR, a continuation first, a line of no field, a unix
+    From line, no empty line); 8-bit bytes; any body."""
+    end = draw(st.sampled_from(["\r\n", "\n"]))
+    clean = draw(st.integers(0, 9)) < 6
+    names, values = (_CLEAN_NAMES, _CLEAN_VALUES) if clean else (_NAMES, _VALUES)
+    lines = []
+    if not clean and draw(st.integers(0, 4)) == 0:
+        lines.append("From anna@example.net Sat Nov 28 08:00:00 2026" + end)
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.integers(0, 29))
+        if kind == 0 and not clean:
+            lines.append(draw(st.text(max_size=10)) + draw(_ENDS))
+        elif kind <= 3:
+            lines.append(draw(st.sampled_from([" ", "\t", "  "])) + draw(values) + end)
+        else:
+            sep = draw(st.sampled_from([": ", ":", ":\t"] if clean else [": ", " : "]))
+            line_end = end if kind > 4 or clean else draw(_ENDS)
+            lines.append(f"{draw(names)}{sep}{draw(values)}{line_end}")
+    if clean:
+        lines.append(end)
+    elif draw(st.integers(0, 9)):
+        lines.append(draw(st.sampled_from([end, "\r\n", "\n", "\r", " " + end])))
+    body = draw(
+        st.sampled_from(
+            ["", "Bram\r\n", "Bram", "Stem: Zo=C3=AB=\n\nBram\r\n", "PGI+QnJhbTwvYj4=\r\n", "QnJh!"]
+        )
+    )
+    if draw(st.booleans()):
+        body += draw(st.text(max_size=40)) + draw(_ENDS)
+    head = "".join(lines).encode("utf-8" if draw(st.booleans()) else "latin-1", "replace")
+    return head + body.encode("utf-8")
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_mails())
+@example(b"From: a@example.net\r\nSubject: WW5\r\n\r\nBram\r\n")
+@example(b"From: a@example.net\nSubject: WW5\n\nBram")
+@example(b"Subject: a\r\n b\r\n\tc\r\n\r\n")
+@example(b"Subject: WW5\r\n\r\n")
+@example(b"Subject: WW5\r\n")
+@example(b"\r\nBram\r\n")
+@example(b"Subject: WW5\r\rBram\r\n")
+@example(b"Subject: WW5\r\n\r\r\nBram\r\n")
+@example(b"Subject:\r\n\r\nBram")
+@example(b" Subject: WW5\r\n\r\nBram")
+@example(b"Subject: W\xc3\xbc\r\nFrom: Z\xeb <z@example.net>\r\n\r\nZo\xc3\xab\r\n")
+def test_a_simple_mail_is_read_as_the_parser_reads_it(raw: bytes) -> None:
+    made = mime._simple_message(raw)
+    if made is not None:
+        _same_message(made, _by_the_parser(raw))
+    assert parse_mail(raw) == _parsed_by_the_parser(raw)
+
+
+SIMPLE = [
+    # A vote as the benchmark's players write it.
+    b"From: Anna <anna@example.net>\r\nTo: verteller@example.org\r\nSubject: Re: WW5\r\n"
+    b"Message-ID: <v1@example.net>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nBram\r\n",
+    # Thunderbird's: folded fields, a quoted-printable body of 8-bit text, a quote.
+    b"From: =?UTF-8?Q?Zo=c3=ab?= <zoe@example.net>\r\nSubject: Re: WW5\r\n"
+    b"References: <a@example.net>\r\n <b@example.net>\r\nMIME-Version: 1.0\r\n"
+    b"Content-Type: text/plain; charset=UTF-8; format=flowed\r\n"
+    b"Content-Transfer-Encoding: quoted-printable\r\n\r\nStem Zo=C3=AB=\r\n\r\n"
+    b"Op 28-11-2026 om 08:00 schreef Verteller:\r\n> Wie?\r\n",
+    # Raw 8-bit in the header and the body, LF line ends, no Content-Type.
+    b"From: Zo\xc3\xab <zoe@example.net>\nSubject: WW5 \xc3\xa9\n\nZo\xc3\xab\n",
+    # HTML alone, base64.
+    b"From: a@example.net\r\nContent-Type: text/html; charset=utf-8\r\n"
+    b"Content-Transfer-Encoding: base64\r\n\r\nPGI+QnJhbTwvYj4=\r\n",
+]
+NOT_SIMPLE = [
+    b"From a@example.net Sat Nov 28 08:00:00 2026\r\nSubject: WW5\r\n\r\nBram\r\n",
+    b"From: a@example.net\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n"
+    b"--b\r\nContent-Type: text/plain\r\n\r\nBram\r\n--b--\r\n",
+    b"From: a@example.net\r\nContent-Type: message/rfc822\r\n\r\nSubject: x\r\n\r\nBram\r\n",
+    b"From: a@example.net\r\nSubject: WW5\r\nBram\r\n",  # no empty line: Bram is a defect
+    b"From: a@example.net\rSubject: WW5\r\r\rBram\r",  # CR line ends
+    b" folded: first\r\nSubject: WW5\r\n\r\nBram\r\n",
+    b": no name\r\n\r\nBram\r\n",
+]
+
+
+def test_which_mails_are_simple() -> None:
+    for raw in SIMPLE:
+        made = mime._simple_message(raw)
+        assert made is not None, raw
+        _same_message(made, _by_the_parser(raw))
+        assert parse_mail(raw) == _parsed_by_the_parser(raw)
+    for raw in NOT_SIMPLE:
+        assert mime._simple_message(raw) is None, raw
+        assert parse_mail(raw) == _parsed_by_the_parser(raw)
