@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from email.message import Message
 from email.policy import compat32
+from itertools import islice
 from typing import Any
 
 from parsing.autoreply import header_facts
@@ -67,7 +68,7 @@ def parse_mail(raw: bytes) -> ParsedMail:
         raw = raw[:MAX_RAW_BYTES]
         defects.append("truncated-input")
     message = _parse_message(raw, defects)
-    headers = _decoded_headers(message, defects)
+    headers, header_fields = _read_headers(message, defects)
 
     sender_name, sender = _first_address(headers, "from")
     if not sender:
@@ -93,17 +94,33 @@ def parse_mail(raw: bytes) -> ParsedMail:
         full_text=full_text,
         facts=header_facts(headers, _content_type(message), _param(params, "report-type")),
         defects=tuple(defects) + tuple(type(defect).__name__ for defect in message.defects[:20]),
-        header_fields=_header_fields(message),
+        header_fields=header_fields,
     )
 
 
-def _header_fields(message: Message) -> tuple[tuple[str, str], ...]:
-    """The header fields of `message` in order, as written: names lower-cased and values
-    unfolded, no more than :data:`MAX_HEADER_FIELDS`."""
-    return tuple(
-        (str(name).strip().lower(), _FOLD.sub(" ", str(value)).strip())
-        for name, value in list(message.raw_items())[:MAX_HEADER_FIELDS]
-    )
+def _read_headers(
+    message: Message, defects: list[str]
+) -> tuple[dict[str, list[str]], tuple[tuple[str, str], ...]]:
+    """The header of `message` read in one pass over its fields: decoded, by lower-cased name
+    (the first :data:`MAX_HEADERS`, each cut at :data:`MAX_HEADER_CHARS`); and its fields in
+    order, as written (``ParsedMail.header_fields``: names lower-cased and values unfolded, no
+    more than :data:`MAX_HEADER_FIELDS`)."""
+    headers: dict[str, list[str]] = {}
+    fields: list[tuple[str, str]] = []
+    read = max(MAX_HEADER_FIELDS, MAX_HEADERS + 1)  # (one more header: there are too many)
+    for count, (name, value) in enumerate(islice(message.raw_items(), read)):
+        key, text = str(name).strip().lower(), str(value)
+        written = _FOLD.sub(" ", text).strip()
+        if count < MAX_HEADER_FIELDS:
+            fields.append((key, written))
+        if count >= MAX_HEADERS:
+            if count == MAX_HEADERS:
+                defects.append("too-many-headers")
+            continue
+        # A field short and ASCII has nothing to cut or decode: _decoded() would unfold it.
+        plain = text.isascii() and len(text) <= MAX_HEADER_CHARS
+        headers.setdefault(key, []).append(written if plain else _decoded(text))
+    return headers, tuple(fields)
 
 
 def decode_bytes(data: bytes, charset: str | None) -> str:
@@ -184,16 +201,10 @@ def _simple_message(raw: bytes) -> Message | None:
     return message
 
 
-def _decoded_headers(message: Message, defects: list[str]) -> dict[str, list[str]]:
-    headers: dict[str, list[str]] = {}
-    items = message.raw_items()
-    for count, (name, value) in enumerate(items):
-        if count >= MAX_HEADERS:
-            defects.append("too-many-headers")
-            break
-        text = _unfold(_from_surrogates(str(value)[:MAX_HEADER_CHARS]))
-        headers.setdefault(str(name).strip().lower(), []).append(text)
-    return headers
+def _decoded(value: str) -> str:
+    """A header field's value decoded: cut at :data:`MAX_HEADER_CHARS`, raw 8-bit bytes read,
+    unfolded."""
+    return _unfold(_from_surrogates(value[:MAX_HEADER_CHARS]))
 
 
 def _from_surrogates(value: str) -> str:

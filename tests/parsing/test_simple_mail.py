@@ -193,3 +193,44 @@ def test_which_mails_are_simple() -> None:
     for raw in NOT_SIMPLE:
         assert mime._simple_message(raw) is None, raw
         assert parse_mail(raw) == _parsed_by_the_parser(raw)
+
+
+def _decoded_by_name(message: Message) -> tuple[dict[str, list[str]], list[str]]:
+    """The decoded header by name as read before its fields were read in the same pass."""
+    headers: dict[str, list[str]] = {}
+    defects = []
+    for count, (name, value) in enumerate(message.raw_items()):
+        if count >= mime.MAX_HEADERS:
+            defects.append("too-many-headers")
+            break
+        text = mime._unfold(mime._from_surrogates(str(value)[: mime.MAX_HEADER_CHARS]))
+        headers.setdefault(str(name).strip().lower(), []).append(text)
+    return headers, defects
+
+
+def _fields_as_written(message: Message) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(name).strip().lower(), mime._FOLD.sub(" ", str(value)).strip())
+        for name, value in list(message.raw_items())[: mime.MAX_HEADER_FIELDS]
+    )
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_mails(), st.sampled_from([0, 1, 3, 8_000, 9_000]))
+def test_the_header_read_in_one_pass_is_both_reads(raw: bytes, long: int) -> None:
+    """A field short and ASCII is decoded as written (unfolded); any other, by decoding."""
+    message = _by_the_parser(b"X-Long: " + b"a" * long + b"\r\n" + raw)
+    defects: list[str] = []
+    headers, fields = mime._read_headers(message, defects)
+    assert (headers, defects) == _decoded_by_name(message)
+    assert fields == _fields_as_written(message)
+
+
+def test_too_many_header_fields_are_read_as_both_reads() -> None:
+    for count in (mime.MAX_HEADERS, mime.MAX_HEADERS + 1, mime.MAX_HEADER_FIELDS + 3):
+        raw = b"".join(b"X-N%d: %d\r\n" % (i, i) for i in range(count)) + b"\r\nbody"
+        message = _by_the_parser(raw)
+        defects: list[str] = []
+        headers, fields = mime._read_headers(message, defects)
+        assert (headers, defects) == _decoded_by_name(message)
+        assert fields == _fields_as_written(message)
