@@ -1,6 +1,7 @@
-"""A mail of one text part with a plain header block is read without the email package's
-parser (``parsing.mime._simple_message``): into the very message the parser makes of it, and
-so to the same ``ParsedMail``; any other mail is left to the parser."""
+"""A mail of one text/plain part with a plain header block is read without the email package
+(``parsing.mime._plain_mail``): into what its parser's message says of it (its fields, its
+Content-Type parameters, its payload), and so to the same ``ParsedMail``; any other mail is
+left to the parser."""
 
 from __future__ import annotations
 
@@ -19,23 +20,24 @@ def _by_the_parser(raw: bytes) -> Message:
     return email.message_from_bytes(raw, policy=compat32)
 
 
-def _same_message(made: Message, parsed: Message) -> None:
-    """`made` is `parsed` in everything the email package keeps of a message."""
-    assert list(made.raw_items()) == list(parsed.raw_items())
-    assert made.get_payload() == parsed.get_payload()
-    assert made.is_multipart() is parsed.is_multipart() is False
-    assert made.defects == parsed.defects == []
-    assert made.get_unixfrom() == parsed.get_unixfrom()
-    assert made.get_default_type() == parsed.get_default_type()
-    assert made.preamble == parsed.preamble and made.epilogue == parsed.epilogue
-    assert made.get_charset() == parsed.get_charset()
-    assert vars(made) == vars(parsed)
-    assert made.as_bytes() == parsed.as_bytes()
+def _as_the_parser_reads_it(raw: bytes) -> None:
+    """`_plain_mail` reads `raw` as the parser does: a message of one text/plain part without
+    defects, its fields, parameters and decoded payload."""
+    read = mime._plain_mail(raw)
+    assert read is not None
+    fields, params, payload = read
+    parsed = _by_the_parser(raw)
+    assert fields == list(parsed.raw_items())
+    assert parsed.get_content_type() == "text/plain"
+    assert list(params) == list(parsed.get_params(unquote=False) or ())
+    assert not parsed.is_multipart() and parsed.get_unixfrom() is None
+    assert payload == parsed.get_payload(decode=True)
+    assert parsed.defects == []
 
 
 def _parsed_by_the_parser(raw: bytes) -> object:
     """`parse_mail` as it reads every mail by the email package's parser."""
-    with mock.patch.object(mime, "_simple_message", lambda raw: None):
+    with mock.patch.object(mime, "_plain_mail", lambda raw: None):
         return parse_mail(raw)
 
 
@@ -100,6 +102,16 @@ _CLEAN_VALUES = st.one_of(
 )
 
 
+_PLAIN_TYPES = st.one_of(
+    st.from_regex(mime._PLAIN_CONTENT_TYPE, fullmatch=True),
+    st.from_regex(
+        r"[Tt][Ee][Xx][Tt]/[Pp][Ll][Aa][Ii][Nn](; ?[a-z-]{1,8}=\"?[A-Za-z0-9.-]{0,6}\"?){0,3}",
+        fullmatch=True,
+    ),
+)
+_ENCODINGS = ["7bit", "8bit", "binary", "quoted-printable", "Quoted-Printable", "base64", "uue", ""]
+
+
 @st.composite
 def _mails(draw: st.DrawFn) -> bytes:
     """Plain header blocks (of a mail of one part, or not), and blocks with every kind of line
@@ -122,6 +134,15 @@ def _mails(draw: st.DrawFn) -> bytes:
             line_end = end if kind > 4 or clean else draw(_ENDS)
             lines.append(f"{draw(names)}{sep}{draw(values)}{line_end}")
     if clean:
+        # A Content-Type and a transfer encoding of a text part, often: plain or nearly.
+        if draw(st.booleans()):
+            content_type = draw(st.one_of(_PLAIN_TYPES, _VALUES))
+            lines.insert(draw(st.integers(0, len(lines))), f"Content-Type: {content_type}{end}")
+        if draw(st.booleans()):
+            encoding = draw(st.sampled_from(_ENCODINGS))
+            lines.insert(
+                draw(st.integers(0, len(lines))), f"Content-Transfer-Encoding: {encoding}{end}"
+            )
         lines.append(end)
     elif draw(st.integers(0, 9)):
         lines.append(draw(st.sampled_from([end, "\r\n", "\n", "\r", " " + end])))
@@ -149,10 +170,9 @@ def _mails(draw: st.DrawFn) -> bytes:
 @example(b"Subject:\r\n\r\nBram")
 @example(b" Subject: WW5\r\n\r\nBram")
 @example(b"Subject: W\xc3\xbc\r\nFrom: Z\xeb <z@example.net>\r\n\r\nZo\xc3\xab\r\n")
-def test_a_simple_mail_is_read_as_the_parser_reads_it(raw: bytes) -> None:
-    made = mime._simple_message(raw)
-    if made is not None:
-        _same_message(made, _by_the_parser(raw))
+def test_a_plain_mail_is_read_as_the_parser_reads_it(raw: bytes) -> None:
+    if mime._plain_mail(raw) is not None:
+        _as_the_parser_reads_it(raw)
     assert parse_mail(raw) == _parsed_by_the_parser(raw)
 
 
@@ -168,11 +188,18 @@ SIMPLE = [
     b"Op 28-11-2026 om 08:00 schreef Verteller:\r\n> Wie?\r\n",
     # Raw 8-bit in the header and the body, LF line ends, no Content-Type.
     b"From: Zo\xc3\xab <zoe@example.net>\nSubject: WW5 \xc3\xa9\n\nZo\xc3\xab\n",
-    # HTML alone, base64.
-    b"From: a@example.net\r\nContent-Type: text/html; charset=utf-8\r\n"
-    b"Content-Transfer-Encoding: base64\r\n\r\nPGI+QnJhbTwvYj4=\r\n",
+    # Quoted-printable, 7bit, binary, any case.
+    b"From: a@example.net\r\nContent-Transfer-Encoding: Quoted-Printable\r\n\r\nZo=C3=AB=\r\n",
+    b"From: a@example.net\r\nContent-Transfer-Encoding: 7BIT\r\n\r\nBram\r\n",
+    b"From: a@example.net\r\nContent-Transfer-Encoding: binary\r\n\r\nBram\r\n",
 ]
 NOT_SIMPLE = [
+    # HTML alone; base64 (decoded with defects of the email package's own); another type.
+    b"From: a@example.net\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<b>Bram</b>\r\n",
+    b"From: a@example.net\r\nContent-Transfer-Encoding: base64\r\n\r\nQnJhbQ=\r\n",
+    b"From: a@example.net\r\nContent-Transfer-Encoding: x-uue\r\n\r\nBram\r\n",
+    b"From: a@example.net\r\nContent-Type: text/plain; name*=utf-8''x\r\n\r\nBram\r\n",
+    b"From: a@example.net\r\nContent-Type: text\r\n\r\nBram\r\n",
     b"From a@example.net Sat Nov 28 08:00:00 2026\r\nSubject: WW5\r\n\r\nBram\r\n",
     b"From: a@example.net\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n"
     b"--b\r\nContent-Type: text/plain\r\n\r\nBram\r\n--b--\r\n",
@@ -186,12 +213,10 @@ NOT_SIMPLE = [
 
 def test_which_mails_are_simple() -> None:
     for raw in SIMPLE:
-        made = mime._simple_message(raw)
-        assert made is not None, raw
-        _same_message(made, _by_the_parser(raw))
+        _as_the_parser_reads_it(raw)
         assert parse_mail(raw) == _parsed_by_the_parser(raw)
     for raw in NOT_SIMPLE:
-        assert mime._simple_message(raw) is None, raw
+        assert mime._plain_mail(raw) is None, raw
         assert parse_mail(raw) == _parsed_by_the_parser(raw)
 
 
@@ -221,7 +246,7 @@ def test_the_header_read_in_one_pass_is_both_reads(raw: bytes, long: int) -> Non
     """A field short and ASCII is decoded as written (unfolded); any other, by decoding."""
     message = _by_the_parser(b"X-Long: " + b"a" * long + b"\r\n" + raw)
     defects: list[str] = []
-    headers, fields = mime._read_headers(message, defects)
+    headers, fields = mime._read_headers(message.raw_items(), defects)
     assert (headers, defects) == _decoded_by_name(message)
     assert fields == _fields_as_written(message)
 
@@ -231,6 +256,6 @@ def test_too_many_header_fields_are_read_as_both_reads() -> None:
         raw = b"".join(b"X-N%d: %d\r\n" % (i, i) for i in range(count)) + b"\r\nbody"
         message = _by_the_parser(raw)
         defects: list[str] = []
-        headers, fields = mime._read_headers(message, defects)
+        headers, fields = mime._read_headers(message.raw_items(), defects)
         assert (headers, defects) == _decoded_by_name(message)
         assert fields == _fields_as_written(message)
