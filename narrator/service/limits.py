@@ -367,8 +367,9 @@ class ReplyCounts:
         self._expected.update(limit_key(sender) for sender in senders)
 
     def _read(self, session: Session, now: datetime) -> None:
-        """Read the counters of the clock hour of `now` of the senders expected (on SQLite and
-        PostgreSQL; elsewhere each is counted by :func:`admit_reply` alone)."""
+        """Read the counters of the clock hour of `now` of the senders expected, adding the
+        mails expected of each (on SQLite and PostgreSQL; elsewhere each is counted by
+        :func:`admit_reply` alone)."""
         expected, self._expected = self._expected, Counter()
         mails = {key: n for key, n in sorted(expected.items()) if key not in self._held}
         connection = session.connection()
