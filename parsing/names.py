@@ -161,23 +161,38 @@ class NameMatcher:
     """Finds the players of one game in free text; build once per game, reuse per mail."""
 
     def __init__(self, players: Iterable[str]) -> None:
-        self._exact: dict[str, str] = {}
-        self._folded: list[str] = []
-        self._canonical: list[str] = []
+        # Only the exact index is made here: a matcher is made for each batch of mails, and
+        # most votes name their players exactly (a vote names one or two of fifty). The
+        # indexes of the fuzzy and prefix look-ups (`_by_length`, `_sorted`) are made when a
+        # word first needs them.
+        exact: dict[str, str] = {}
         for player in players:
-            key = fold(player)
-            if key and key not in self._exact:
-                self._exact[key] = player
-                self._folded.append(key)
-                self._canonical.append(player)
-        by_length: dict[int, list[int]] = {}
-        for index, key in enumerate(self._folded):
-            by_length.setdefault(len(key), []).append(index)
-        self._by_length = by_length
-        # Nothing more is prepared (a matcher is built for each batch of mails, and most votes
-        # name their players exactly): a three-letter word is compared with the four-letter
-        # names when one is read (`_one_letter_short`).
-        self._sorted = sorted(self._folded)
+            # fold(), its common case inline (one call less per player of the game).
+            key = player.lower() if player.isascii() else fold(player)
+            if key and key not in exact:
+                exact[key] = player
+        self._exact = exact
+        self._folded: list[str] = list(exact)  # (a dict keeps the order of its keys)
+        self._canonical: list[str] = list(exact.values())
+        self._lengths: dict[int, list[int]] | None = None
+        self._sorted_keys: list[str] | None = None
+
+    @property
+    def _by_length(self) -> dict[int, list[int]]:
+        """The indexes of the folded names by their length (made at the first ask)."""
+        if self._lengths is None:
+            by_length: dict[int, list[int]] = {}
+            for index, key in enumerate(self._folded):
+                by_length.setdefault(len(key), []).append(index)
+            self._lengths = by_length
+        return self._lengths
+
+    @property
+    def _sorted(self) -> list[str]:
+        """The folded names, sorted (made at the first ask)."""
+        if self._sorted_keys is None:
+            self._sorted_keys = sorted(self._folded)
+        return self._sorted_keys
 
     @property
     def players(self) -> tuple[str, ...]:

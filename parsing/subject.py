@@ -58,7 +58,11 @@ def find_game(subject: str, game_names: Iterable[str]) -> str | None:
     padded_subject = f" {' '.join(_WORD.findall(fold(subject)))} "
     best: tuple[int, int, str] | None = None
     for name in game_names:
-        folded_name = " ".join(_WORD.findall(fold(name)))
+        folded_name = fold(name)
+        if not folded_name.isalnum():
+            # (A name of one word, "WW5", is that word: `_WORD` takes runs of the characters
+            # isalnum() takes; no need to look for them.)
+            folded_name = " ".join(_WORD.findall(folded_name))
         if not folded_name:
             continue
         start = padded_subject.find(f" {folded_name} ")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import enum
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -26,7 +28,6 @@ from sqlalchemy import (
     column,
     delete,
     func,
-    literal,
     select,
     text,
     true,
@@ -236,7 +237,8 @@ _UPSERTS = {name: add.returning(_TABLE.c.count) for name, add in _ADD_ONES.items
 # Beside the hour's count an upsert returns the rest of the day's and whether any counter is
 # stale, by subqueries on the row's sender's other counters (his few rows: one per hour, two
 # days at most): for one mail (`_HOUR_UPSERTS`, adding one), and for a batch's senders
-# (`_READ_UPSERTS`, adding nothing, one row per sender, executed for them all at once).
+# (`_READ_UPSERTS`, adding the mails expected of each, one row per sender, executed for them
+# all at once).
 # The row's sender is compared as text: SQLite (3.40) finds the others by the (sender,
 # window_start) index only so; compared as the column it is, in a RETURNING clause it reads
 # the whole table for each row (a batch's read cost 0.8 ms of 500 counters, 2 ms of 1,500).
@@ -261,31 +263,34 @@ _HOUR_UPSERTS = {
     name: add.returning(_TABLE.c.count, _ROW_REST_OF_DAY, _ROW_ANY_STALE)
     for name, add in _ADD_ONES.items()
 }
-# A batch's senders are one parameter, a JSON array, made rows by the database (in the order
-# of their keys): each row of an executemany cost SQLAlchemy its parameters' processing (three
-# timestamps), more than the database's whole statement.
+# A batch's senders are one parameter, a JSON object of their keys and how many mails of each
+# are expected, made rows by the database (in the order of their keys): each row of an
+# executemany cost SQLAlchemy its parameters' processing (three timestamps), more than the
+# database's whole statement.
 _SENDERS_JSON: BindParameter[str] = bindparam("senders")
 _SENDERS = {
-    "sqlite": func.json_each(_SENDERS_JSON).table_valued("value"),
-    "postgresql": func.jsonb_array_elements_text(cast(_SENDERS_JSON, JSONB)).table_valued("value"),
+    "sqlite": func.json_each(_SENDERS_JSON).table_valued("key", "value"),
+    "postgresql": func.jsonb_each_text(cast(_SENDERS_JSON, JSONB)).table_valued("key", "value"),
 }
-_READ_UPSERTS = {
-    name: insert(_TABLE)
-    .from_select(
+
+
+def _read_upsert(name: str, insert: Any) -> Any:
+    """The batch's read of its senders' counters on the dialect `name` (its `insert`)."""
+    senders = _SENDERS[name]
+    add = insert(_TABLE).from_select(
         ["sender", "window_start", "count"],
-        select(
-            _SENDERS[name].c.value,
-            bindparam("window", type_=_WINDOW),
-            literal(0, Integer),
-        )
+        select(senders.c.key, bindparam("window", type_=_WINDOW), cast(senders.c.value, Integer))
         .where(true())  # (SQLite: an upsert's SELECT needs a WHERE before its ON CONFLICT)
-        .order_by(_SENDERS[name].c.value),
+        .order_by(senders.c.key),
     )
-    .on_conflict_do_update(
+    return add.on_conflict_do_update(
         index_elements=[_TABLE.c.sender, _TABLE.c.window_start],
-        set_={"count": _TABLE.c.count},
-    )
-    .returning(_TABLE.c.sender, _TABLE.c.count, _ROW_REST_OF_DAY, _ROW_ANY_STALE)
+        set_={"count": _TABLE.c.count + add.excluded.count},
+    ).returning(_TABLE.c.sender, _TABLE.c.count, _ROW_REST_OF_DAY, _ROW_ANY_STALE)
+
+
+_READ_UPSERTS = {
+    name: _read_upsert(name, insert)
     for name, insert in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
 }
 _SET_COUNT = (
@@ -337,40 +342,48 @@ class _Held:
 class ReplyCounts:
     """The reply counters of one hour of a batch's senders, held by its unit of work.
 
-    The batch names its senders (:meth:`expect`); the first count (:meth:`count`) reads the
-    counters of them all, of its hour, by one statement: an upsert that adds nothing (a sender
-    without a row this hour gets one, counting 0).  On PostgreSQL it locks each sender's row
-    of the hour (in the order of their keys) until the commit, as the upsert of
-    :func:`admit_reply` did mail by mail, so another daemon counting one of them waits, then
-    counts after these (no limit is exceeded); on SQLite the transaction holds the database's
-    write lock anyway.  The counts are then made here, and :meth:`write` writes the changed
-    ones back by one statement (an executemany) when the unit of work flushes, and drops the
-    rows that counted nothing.
+    The batch names its senders, one for each mail expected to be answered (:meth:`expect`);
+    the first count (:meth:`count`) reads the counters of them all, of its hour, by one
+    statement: an upsert that adds to each sender's the mails expected of him (a sender
+    without a row this hour gets one).  On PostgreSQL it locks each sender's row of the hour
+    (in the order of their keys) until the commit, as the upsert of :func:`admit_reply` did
+    mail by mail, so another daemon counting one of them waits, then counts after these (no
+    limit is exceeded); on SQLite the transaction holds the database's write lock anyway.  The
+    counts are then made here, one mail at a time from the count before the batch, and
+    :meth:`write` (when the unit of work flushes) writes back by one statement (an
+    executemany) only those that differ from what the read wrote: of a sender some of whose
+    mails were not answered after all (none: nothing is written, the read wrote them all), and
+    drops the rows that counted nothing.
     """
 
     def __init__(self) -> None:
         self.window: datetime | None = None
-        self._expected: set[str] = set()
+        self._expected: Counter[str] = Counter()
         self._held: dict[str, _Held] = {}
 
     def expect(self, senders: Iterable[str]) -> None:
-        """Have the first count read the counters of `senders` (addresses) too."""
+        """Have the first count read the counters of `senders` (addresses, one for each mail
+        expected to be answered) too, and count those mails already."""
         self._expected.update(limit_key(sender) for sender in senders)
 
     def _read(self, session: Session, now: datetime) -> None:
-        """Read the counters of the clock hour of `now` of the senders expected (on SQLite and
-        PostgreSQL; elsewhere each is counted by :func:`admit_reply` alone)."""
-        keys, self._expected = sorted(self._expected - self._held.keys()), set()
+        """Read the counters of the clock hour of `now` of the senders expected, adding the
+        mails expected of each (on SQLite and PostgreSQL; elsewhere each is counted by
+        :func:`admit_reply` alone)."""
+        expected, self._expected = self._expected, Counter()
+        mails = {key: n for key, n in sorted(expected.items()) if key not in self._held}
         connection = session.connection()
         upsert = _READ_UPSERTS.get(connection.dialect.name)
-        if upsert is None or not keys:
+        if upsert is None or not mails:
             return
         window = self.window = _hour(now)
         day, stale = window - timedelta(hours=24), now - COUNTER_RETENTION
-        values = {"senders": json.dumps(keys), "window": window, "day": day, "stale": stale}
+        values = {"senders": json.dumps(mails), "window": window, "day": day, "stale": stale}
         read = connection.execute(upsert, values)
         for key, count, rest, any_stale in read:
-            self._held[key] = _Held(int(count), int(count), int(rest), bool(any_stale))
+            # Counted here from the count before the batch; the row holds its expected mails.
+            before = int(count) - mails[key]
+            self._held[key] = _Held(before, int(count), int(rest), bool(any_stale))
 
     def count(self, session: Session, key: str, now: datetime) -> tuple[int, int, bool] | None:
         """Add one to `key`'s counter of the clock hour of `now`, if held here (the senders
@@ -387,12 +400,12 @@ class ReplyCounts:
         return held.count, held.count + held.rest, stale
 
     def write(self, connection: Connection) -> None:
-        """Write the counts changed since the last write (one statement), and drop the rows
+        """Write the counts that differ from their rows' (one statement), and drop the rows
         :meth:`read` made that counted nothing (they are no longer held)."""
         changed = [
             {"key": key, "window": self.window, "new_count": held.count}
             for key, held in self._held.items()
-            if held.count != held.written and held.count > 0
+            if held.count != held.written
         ]
         if changed:
             connection.execute(_SET_COUNT, changed)

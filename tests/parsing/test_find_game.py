@@ -52,3 +52,18 @@ def test_the_longest_name_then_the_leftmost() -> None:
     assert find_game("WW5", names) is None
     assert find_game("Stem: Ẃẃ!", ["ww"]) == "ww"  # accents folded away
     assert find_game("", ["", "-"]) is None  # a name of no words names nothing
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(
+        st.text(min_size=1, max_size=8),
+        st.text(st.characters(categories=["L", "N", "M"]), min_size=1, max_size=8),
+    )
+)
+def test_a_name_isalnum_takes_is_one_word(text: str) -> None:
+    """``find_game`` takes a name of characters ``isalnum()`` takes for its one word: the
+    pattern's words are runs of those very characters (any Unicode)."""
+    if text.isalnum():
+        assert _WORD.findall(text) == [text]
+    assert find_game(text, [text, fold(text)]) == _by_pattern(text, [text, fold(text)])

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsing import parse_mail
+from parsing import mime, parse_mail
 from parsing.mime import _param, _params
 
 NAMES = ("charset", "format", "delsp", "report-type", "boundary")
@@ -80,3 +80,40 @@ def test_a_flowed_mail_read_once_is_unflowed() -> None:
         b"Ik stem op Br \r\nam en Zo\xeb\r\n"
     )
     assert parse_mail(raw).full_text == "Ik stem op Bram en Zoë\n"
+
+
+_PLAIN = [
+    "text/plain",
+    "Text/Plain",
+    "text/plain; charset=utf-8",
+    "text/plain;charset=UTF-8",
+    'text/plain; charset="UTF-8"; format=flowed; DelSp=Yes',
+    'text/plain; charset=""',
+    "text/html; charset=iso-8859-1",
+    "multipart/alternative; boundary=b1_abc.def-0",
+    'multipart/report; report-type=delivery-status; boundary="x"',
+]
+
+
+@pytest.mark.parametrize("content_type", [*HEADERS, *_PLAIN])
+def test_the_parameters_are_those_get_params_reads(content_type: str | None) -> None:
+    part = _part(content_type)
+    assert list(_params(part)) == list(part.get_params(unquote=False) or ())
+    if content_type in _PLAIN:
+        assert mime._PLAIN_CONTENT_TYPE.fullmatch(content_type)
+
+
+_TOKENS = st.from_regex(r"[A-Za-z0-9._-]{1,8}", fullmatch=True)
+_NEAR_PLAIN = st.lists(
+    st.one_of(
+        _TOKENS, st.sampled_from(["/", ";", "; ", ";  ", "=", '"', "*", "\\", " ", "<", ">"])
+    ),
+    max_size=16,
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(st.from_regex(mime._PLAIN_CONTENT_TYPE, fullmatch=True), _NEAR_PLAIN))
+def test_any_parameters_are_those_get_params_reads(content_type: str) -> None:
+    part = _part(content_type)
+    assert list(_params(part)) == list(part.get_params(unquote=False) or ())

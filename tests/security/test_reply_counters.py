@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from narrator.db import make_engine, transaction
@@ -130,4 +130,64 @@ def test_a_batch_reads_the_counters_of_any_addresses_and_counts_on_from_them(
         'o"brien@example.net': 1,
         "back\\slash@example.net": 1,
         "a@b.c": 1,
+    }
+
+
+def test_a_batch_counts_its_expected_mails_by_the_read_and_writes_only_what_differs(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The read counts the mails expected of each sender; the counters then hold what was
+    counted mail by mail: a mail expected but never answered is taken back, one answered but
+    not expected is added, a sender with nothing counted keeps no row; and a batch that counts
+    what it expected writes nothing more."""
+    with transaction(sessions) as session:
+        session.add(ReplyCounter(sender="anna@example.net", window_start=HOUR, count=3))
+    with transaction(sessions) as session:
+        counts = ReplyCounts()
+        counts.expect(["Anna@example.net", "anna@example.net", "bram@example.net"])
+        counts.expect(["cor@example.net", "dirk@example.net"])
+        assert counts.count(session, "anna@example.net", NOW) == (4, 4, False)  # one of two
+        assert counts.count(session, "cor@example.net", NOW) == (1, 1, False)
+        assert counts.count(session, "cor@example.net", NOW) == (2, 2, False)  # not expected
+        assert counts.count(session, "dirk@example.net", NOW) == (1, 1, False)
+        counts.write(session.connection())
+    assert _counters(sessions) == {
+        ("anna@example.net", HOUR): 4,
+        ("cor@example.net", HOUR): 2,
+        ("dirk@example.net", HOUR): 1,
+    }
+    with transaction(sessions) as session:
+        counts = ReplyCounts()
+        counts.expect(["anna@example.net"])
+        assert counts.count(session, "anna@example.net", NOW) == (5, 5, False)
+        connection = session.connection()
+        statements: list[str] = []
+
+        def record(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+            statements.append(statement)
+
+        event.listen(connection, "before_cursor_execute", record)
+        counts.write(connection)
+        event.remove(connection, "before_cursor_execute", record)
+        assert statements == []  # nothing differs from what the read wrote
+    assert _counters(sessions)[("anna@example.net", HOUR)] == 5
+
+
+def test_the_expected_mails_of_an_hour_gone_by_are_taken_back(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The clock turns within a batch: the hour before keeps what it counted (not what the read
+    expected of it), and the next hour counts on, its day including the hour before."""
+    limits = Limits(replies_per_hour=0, replies_per_day=0, stranger_replies_per_hour=0)
+    with transaction(sessions) as session:
+        counts = ReplyCounts()
+        counts.expect(["anna@example.net"] * 3)
+        admit_reply(session, "anna@example.net", NOW, limits, counts=counts)
+        later = NOW + timedelta(hours=1)
+        admit_reply(session, "anna@example.net", later, limits, counts=counts)
+        admit_reply(session, "anna@example.net", later, limits, counts=counts)
+        counts.write(session.connection())
+    assert _counters(sessions) == {
+        ("anna@example.net", HOUR): 1,
+        ("anna@example.net", HOUR + timedelta(hours=1)): 2,
     }
