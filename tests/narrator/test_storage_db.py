@@ -110,6 +110,21 @@ def test_sqlite_begin_goes_to_the_driver_not_through_a_statement(sqlite_url: str
         engine.dispose()
 
 
+def test_sqlite_engines_listen_to_no_connection_event(sqlite_url: str) -> None:
+    """The BEGIN IMMEDIATE is the dialect's own (``do_begin``), not an engine event: an engine
+    with any connection event has every statement dispatch all its event points (about 5 µs a
+    statement).  Only SQLite through pysqlite is taken."""
+    engine = make_engine(sqlite_url)
+    try:
+        assert (engine.dialect.name, engine.dialect.driver) == ("sqlite", "pysqlite")
+        for name in ("begin", "commit", "rollback", "before_execute", "before_cursor_execute"):
+            assert not getattr(engine.dispatch, name), name
+    finally:
+        engine.dispose()
+    with pytest.raises(ValueError, match="pysqlcipher"):
+        make_engine(sqlite_url.replace("sqlite:", "sqlite+pysqlcipher:", 1))
+
+
 def test_a_new_game_gets_defaults_and_a_version(session: Session) -> None:
     game = _game()
     session.add(game)
@@ -476,14 +491,13 @@ def test_postgres_engine_survives_a_dropped_connection(postgres_db_url: str) -> 
 
 
 class FakeConnection:
-    """What WriteTurns uses of a connection (its pool record's info, its dialect's driver
-    errors, its driver connection's ``execute``) and of its pool record."""
+    """What WriteTurns uses of a pool's connection (its record's info, its driver
+    connection's ``execute``) and of its pool record."""
 
     def __init__(self) -> None:
         self.info: dict[str, Any] = {}
         self.statements: list[str] = []
-        self.connection = SimpleNamespace(driver_connection=self)
-        self.dialect = SimpleNamespace(loaded_dbapi=sqlite3)
+        self.driver_connection = self
 
     def execute(self, statement: str) -> SimpleNamespace:
         self.statements.append(statement)
