@@ -195,9 +195,12 @@ class SqlOutbox:
     def mark_sent(self, items: Sequence[OutboxItem], now: datetime) -> datetime | None:
         """See :meth:`OutboxRepository.mark_sent` (recorded even if the lease ran out)."""
         with core_transaction(self._factory) as connection:
-            marked = connection.scalars(_SENT, {"rows": [item.id for item in items], "now": now})
-            done = set(marked)
-            due = connection.scalar(_NEXT_DUE)
+            ids = [item.id for item in items]
+            marked = connection.execute(_SENT, {"rows": ids, "now": now}).all()
+            done = {row_id for row_id, _ in marked}
+            # Each marked row carries when the next other mail is due: one statement, not a
+            # second select, for a group sent (nothing marked: asked of the table).
+            due = marked[0][1] if marked else connection.scalar(_NEXT_DUE)
         for item in items:
             if item.id not in done:
                 log.warning("outbox %s was sent but was no longer pending", item.message_id)
@@ -308,19 +311,34 @@ _CLAIM = (
         claimed_by=bindparam("owner"),
     )
 )
+_NEXT_DUE = (
+    select(_TABLE.c.next_attempt_at)
+    .where(_TABLE.c.state == PENDING)
+    .order_by(_TABLE.c.next_attempt_at)
+    .limit(1)
+)
+_OTHERS = _TABLE.alias("others")
+# The mails sent marked, each returning its id and when the next pending mail other than
+# those is due (the rows it marks left out: whether the database's RETURNING sees a row as
+# it was or as marked, SQLite row by row, PostgreSQL as the statement began, it is not asked).
 _SENT = (
     update(_TABLE)
     .where(_TABLE.c.id.in_(bindparam("rows", expanding=True)), _TABLE.c.state == PENDING)
     .values(
         state=OutboxState.SENT.value, sent_at=bindparam("now"), last_error=None, claimed_by=None
     )
-    .returning(_TABLE.c.id)
-)
-_NEXT_DUE = (
-    select(_TABLE.c.next_attempt_at)
-    .where(_TABLE.c.state == PENDING)
-    .order_by(_TABLE.c.next_attempt_at)
-    .limit(1)
+    .returning(
+        _TABLE.c.id,
+        select(_OTHERS.c.next_attempt_at)
+        .where(
+            _OTHERS.c.state == PENDING,
+            _OTHERS.c.id.not_in(bindparam("rows", expanding=True)),
+        )
+        .order_by(_OTHERS.c.next_attempt_at)
+        .limit(1)
+        .scalar_subquery()
+        .label("next_due"),
+    )
 )
 
 
