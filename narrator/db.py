@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.dialects import registry
@@ -26,7 +26,6 @@ from sqlalchemy.engine import URL, make_url
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
     from sqlalchemy.orm import Session, sessionmaker
-    from sqlalchemy.pool import PoolProxiedConnection
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -57,7 +56,7 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, echo=echo, pool_pre_ping=True)
-    if parsed.get_driver_name() != "pysqlite":
+    if parsed.get_driver_name() not in ("pysqlite", "narrator"):  # (narrator: an engine's URL)
         raise ValueError(f"SQLite through {parsed.get_driver_name()}: only pysqlite is supported")
     # The BEGIN is the dialect's (narrator.sqlite_dialect: no engine event, which would cost
     # every statement its events); the connection's settings and the end of a turn are the
@@ -84,6 +83,17 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
+class PooledConnection(Protocol):
+    """What :class:`WriteTurns` uses of a connection the pool handed out (SQLAlchemy's
+    ``PoolProxiedConnection``): its record's info and its driver connection."""
+
+    @property
+    def info(self) -> dict[Any, Any]: ...
+
+    @property
+    def driver_connection(self) -> Any: ...
+
+
 class WriteTurns:
     """First come, first served turns at a SQLite database's write lock among one engine's threads.
 
@@ -106,7 +116,7 @@ class WriteTurns:
         self._busy = False
         self._waiting: deque[threading.Lock] = deque()
 
-    def begin_immediate(self, connection: PoolProxiedConnection) -> None:
+    def begin_immediate(self, connection: PooledConnection) -> None:
         """Wait for the turn, then ``BEGIN IMMEDIATE`` on `connection` (the pool's proxy of
         a sqlite3 connection: its record's info holds the turn); the dialect's ``do_begin``
         (:mod:`narrator.sqlite_dialect`).  A driver error is raised as it is (SQLAlchemy,

@@ -37,6 +37,7 @@ from narrator.models import (
     player_rows,
     player_rows_of,
 )
+from narrator.sqlite_dialect import NarratorSQLiteDialect
 
 
 def _game(name: str = "WW5", **overrides: Any) -> Game:
@@ -115,12 +116,17 @@ def test_sqlite_engines_listen_to_no_connection_event(sqlite_url: str) -> None:
     with any connection event has every statement dispatch all its event points (about 5 µs a
     statement).  Only SQLite through pysqlite is taken."""
     engine = make_engine(sqlite_url)
+    again = make_engine(engine.url)  # an engine's URL names the narrator's dialect: taken too
     try:
         assert (engine.dialect.name, engine.dialect.driver) == ("sqlite", "pysqlite")
         for name in ("begin", "commit", "rollback", "before_execute", "before_cursor_execute"):
             assert not getattr(engine.dispatch, name), name
+        assert isinstance(engine.dialect, NarratorSQLiteDialect)
+        assert isinstance(again.dialect, NarratorSQLiteDialect)
+        assert engine.dialect.turns is not again.dialect.turns  # each engine's own turns
     finally:
         engine.dispose()
+        again.dispose()
     with pytest.raises(ValueError, match="pysqlcipher"):
         make_engine(sqlite_url.replace("sqlite:", "sqlite+pysqlcipher:", 1))
 
