@@ -271,6 +271,7 @@ def test_player_rows_are_the_players_columns_in_seat_order_by_game(session: Sess
     for game in (first, second, empty):
         assert [tuple(row) for row in read[game.id]] == as_read(game)
         assert player_rows(session, game) == read[game.id]
+        assert player_rows_of(session, [game.id]) == {game.id: read[game.id]}  # one game's
     carla = read[first.id][2]
     assert type(carla) is PlayerRow and (carla.unsubscribed, carla.page_generation) == (True, 3)
     assert (carla.email, carla.gender, carla.game_id) == ("carla@example.org", "vrouw", first.id)
