@@ -259,8 +259,8 @@ def test_the_next_due_told_by_marking_sent_is_of_the_other_pending_mails(
     factory: sessionmaker[Session], clock: FakeClock
 ) -> None:
     """The mark's own statement tells the next due of the mails it did not mark: those it
-    marks are left out however the database's RETURNING sees them; a mark that marks nothing
-    (no longer pending) asks the table."""
+    marks are left out however the database's RETURNING sees them (one mail's statement and
+    a group's); a mark that marks nothing (no longer pending) asks the table."""
     with transaction(factory) as session:
         for address in ("anna@example.org", "bram@example.org", "carl@example.org"):
             queue_mail(session, mail_to(address), now=clock(), kind="receipt")
