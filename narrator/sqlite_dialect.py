@@ -9,7 +9,9 @@ a statement and 6 µs a transaction, 15% of a received mail's commit (a mail's 1
 dialect's ``do_begin``, the hook SQLAlchemy calls to begin a DB-API transaction (the pysqlite
 dialect's does nothing: the sqlite3 module begins on its own, which the narrator turns off),
 emits the same statement with no event at all.  Registered by :mod:`narrator.db` under the
-driver name ``sqlite+narrator`` (loaded only when a SQLite database is opened).
+driver name ``sqlite+narrator`` (loaded only when a SQLite database is opened); an engine on
+it is made by :func:`narrator.db.make_engine` only, which also has the pool end a turn when a
+connection goes back to it (and sets the connection's pragmas).
 """
 
 from __future__ import annotations
