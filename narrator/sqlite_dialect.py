@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 
-from narrator.db import SQLITE_BUSY_TIMEOUT_MS, WriteTurns
+from narrator import db
 
 
 class NarratorSQLiteDialect(SQLiteDialect_pysqlite):
@@ -32,7 +32,8 @@ class NarratorSQLiteDialect(SQLiteDialect_pysqlite):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.turns = WriteTurns(SQLITE_BUSY_TIMEOUT_MS / 1000)
+        # The busy timeout as it is when the engine is made (as its connections' pragma is).
+        self.turns = db.WriteTurns(db.SQLITE_BUSY_TIMEOUT_MS / 1000)
 
     def do_begin(self, dbapi_connection: Any) -> None:
         # `dbapi_connection`: the pool's proxy of the sqlite3 connection (its record's info,

@@ -131,6 +131,22 @@ def test_sqlite_engines_listen_to_no_connection_event(sqlite_url: str) -> None:
         make_engine(sqlite_url.replace("sqlite:", "sqlite+pysqlcipher:", 1))
 
 
+def test_an_engines_write_turns_wait_as_long_as_its_busy_timeout(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turns (held by the engine's dialect) take the busy timeout as it is when the engine
+    is made, as its connections' pragma does (a daemon told to give up on the lock soon)."""
+    monkeypatch.setattr("narrator.db.SQLITE_BUSY_TIMEOUT_MS", 200)
+    engine = make_engine(sqlite_url)
+    try:
+        assert isinstance(engine.dialect, NarratorSQLiteDialect)
+        assert engine.dialect.turns._timeout == 0.2
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 200
+    finally:
+        engine.dispose()
+
+
 def test_a_new_game_gets_defaults_and_a_version(session: Session) -> None:
     game = _game()
     session.add(game)
