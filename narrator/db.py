@@ -17,17 +17,22 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.dialects import registry
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
     from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+#: The driver name of the narrator's SQLite dialect (pysqlite beginning its transactions
+#: with ``BEGIN IMMEDIATE``), registered here, imported when a SQLite database is opened.
+NARRATOR_SQLITE = "sqlite+narrator"
+registry.register("sqlite.narrator", "narrator.sqlite_dialect", "NarratorSQLiteDialect")
 
 # The `migrations` package is installed next to `narrator` (from a checkout and from a wheel).
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -51,11 +56,17 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, echo=echo, pool_pre_ping=True)
-    engine = create_engine(parsed, echo=echo)
-    turns = WriteTurns(SQLITE_BUSY_TIMEOUT_MS / 1000)
+    if parsed.get_driver_name() not in ("pysqlite", "narrator"):  # (narrator: an engine's URL)
+        raise ValueError(f"SQLite through {parsed.get_driver_name()}: only pysqlite is supported")
+    # The BEGIN is the dialect's (narrator.sqlite_dialect: no engine event, which would cost
+    # every statement its events); the connection's settings and the end of a turn are the
+    # pool's events, which cost a statement nothing.
+    from narrator.sqlite_dialect import NarratorSQLiteDialect  # loaded by create_engine
+
+    engine = create_engine(parsed.set(drivername=NARRATOR_SQLITE), echo=echo)
+    assert isinstance(engine.dialect, NarratorSQLiteDialect)
     event.listen(engine, "connect", _configure_sqlite_connection)
-    event.listen(engine, "begin", turns.begin_immediate)
-    event.listen(engine, "checkin", turns.end)
+    event.listen(engine, "checkin", engine.dialect.turns.end)
     return engine
 
 
@@ -70,6 +81,17 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA synchronous = NORMAL")
     finally:
         cursor.close()
+
+
+class PooledConnection(Protocol):
+    """What :class:`WriteTurns` uses of a connection the pool handed out (SQLAlchemy's
+    ``PoolProxiedConnection``): its record's info and its driver connection."""
+
+    @property
+    def info(self) -> dict[Any, Any]: ...
+
+    @property
+    def driver_connection(self) -> Any: ...
 
 
 class WriteTurns:
@@ -94,9 +116,14 @@ class WriteTurns:
         self._busy = False
         self._waiting: deque[threading.Lock] = deque()
 
-    def begin_immediate(self, connection: Any) -> None:
-        """The engine's ``begin`` listener: wait for the turn, then ``BEGIN IMMEDIATE``."""
+    def begin_immediate(self, connection: PooledConnection) -> None:
+        """Wait for the turn, then ``BEGIN IMMEDIATE`` on `connection` (the pool's proxy of
+        a sqlite3 connection: its record's info holds the turn); the dialect's ``do_begin``
+        (:mod:`narrator.sqlite_dialect`).  A driver error is raised as it is (SQLAlchemy,
+        which called ``do_begin``, raises it as its own: ``OperationalError`` for "database
+        is locked")."""
         info = connection.info
+        driver = connection.driver_connection
         started = time.monotonic()
         if not info.get(self._HELD):
             info[self._HELD] = self._acquire()
@@ -105,15 +132,15 @@ class WriteTurns:
         try:
             if shortened:
                 left_ms = max(0, int((self._timeout - waited) * 1000))
-                _driver_execute(connection, f"PRAGMA busy_timeout = {left_ms}")
-            _driver_execute(connection, "BEGIN IMMEDIATE")
+                _driver_execute(driver, f"PRAGMA busy_timeout = {left_ms}")
+            _driver_execute(driver, "BEGIN IMMEDIATE")
         except BaseException:
             if info.pop(self._HELD, False):
                 self._release()
             raise
         finally:
             if shortened:
-                _driver_execute(connection, f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+                _driver_execute(driver, f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
 
     def end(self, _dbapi_connection: Any, record: Any) -> None:
         """The pool's ``checkin`` listener: the connection's turn, if it has one, is over."""
@@ -144,22 +171,14 @@ class WriteTurns:
                 self._busy = False
 
 
-def _driver_execute(connection: Connection, statement: str) -> None:
-    """Run `statement` (a transaction's BEGIN, a pragma) on `connection`'s driver connection.
+def _driver_execute(driver: Any, statement: str) -> None:
+    """Run `statement` (a transaction's BEGIN, a pragma) on the sqlite3 connection `driver`.
 
     As SQLAlchemy sends a transaction's COMMIT and ROLLBACK (``dbapi_connection.commit()``),
     not as a statement of its own: through ``exec_driver_sql`` the BEGIN cost every
-    transaction a statement's execution context, result and events (about 15 of 29 µs).  A
-    driver error is raised as SQLAlchemy's of its kind (``OperationalError`` for "database is
-    locked"), as ``exec_driver_sql`` raised it.
+    transaction a statement's execution context, result and events (about 15 of 29 µs).
     """
-    dbapi_error: type[Exception] = connection.dialect.loaded_dbapi.Error
-    driver = connection.connection.driver_connection
-    assert driver is not None  # the connection is checked out: it is beginning
-    try:
-        driver.execute(statement).close()
-    except dbapi_error as error:
-        raise DBAPIError.instance(statement, None, error, dbapi_error) from error
+    driver.execute(statement).close()
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

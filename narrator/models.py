@@ -376,10 +376,16 @@ def player_rows(session: Session, game: Game) -> list[PlayerRow]:
 
 def player_rows_of(session: Session, game_ids: Sequence[int]) -> dict[int, list[PlayerRow]]:
     """The players of each game of `game_ids` in seat order, as :func:`player_rows` reads
-    them, by one select for them all (a game without players has an empty list)."""
+    them, by one select for them all (a game without players has an empty list).  A single
+    game's are read by :func:`player_rows`'s select: its ``IN`` list costs SQLAlchemy a
+    rendering of the statement at each execution (about 13 µs), for the same rows."""
     session.flush()
     found: dict[int, list[PlayerRow]] = {game_id: [] for game_id in game_ids}
-    if found:
+    if len(found) == 1:  # one game (the daemon's usual pass: one vote): no list to expand
+        (game_id,) = found
+        rows = session.connection().execute(_ROWS_OF, {"game": game_id}).all()
+        found[game_id] = list(map(_player_row, rows))
+    elif found:
         rows = session.connection().execute(_ROWS_OF_GAMES, {"games": list(found)}).all()
         for player in map(_player_row, rows):
             found[player.game_id].append(player)

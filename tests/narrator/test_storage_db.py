@@ -37,6 +37,7 @@ from narrator.models import (
     player_rows,
     player_rows_of,
 )
+from narrator.sqlite_dialect import NarratorSQLiteDialect
 
 
 def _game(name: str = "WW5", **overrides: Any) -> Game:
@@ -107,6 +108,42 @@ def test_sqlite_begin_goes_to_the_driver_not_through_a_statement(sqlite_url: str
     finally:
         elsewhere.close()
         event.remove(engine, "before_cursor_execute", executed)
+        engine.dispose()
+
+
+def test_sqlite_engines_listen_to_no_connection_event(sqlite_url: str) -> None:
+    """The BEGIN IMMEDIATE is the dialect's own (``do_begin``), not an engine event: an engine
+    with any connection event has every statement dispatch all its event points (about 5 µs a
+    statement).  Only SQLite through pysqlite is taken."""
+    engine = make_engine(sqlite_url)
+    again = make_engine(engine.url)  # an engine's URL names the narrator's dialect: taken too
+    try:
+        assert (engine.dialect.name, engine.dialect.driver) == ("sqlite", "pysqlite")
+        for name in ("begin", "commit", "rollback", "before_execute", "before_cursor_execute"):
+            assert not getattr(engine.dispatch, name), name
+        assert isinstance(engine.dialect, NarratorSQLiteDialect)
+        assert isinstance(again.dialect, NarratorSQLiteDialect)
+        assert engine.dialect.turns is not again.dialect.turns  # each engine's own turns
+    finally:
+        engine.dispose()
+        again.dispose()
+    with pytest.raises(ValueError, match="pysqlcipher"):
+        make_engine(sqlite_url.replace("sqlite:", "sqlite+pysqlcipher:", 1))
+
+
+def test_an_engines_write_turns_wait_as_long_as_its_busy_timeout(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turns (held by the engine's dialect) take the busy timeout as it is when the engine
+    is made, as its connections' pragma does (a daemon told to give up on the lock soon)."""
+    monkeypatch.setattr("narrator.db.SQLITE_BUSY_TIMEOUT_MS", 200)
+    engine = make_engine(sqlite_url)
+    try:
+        assert isinstance(engine.dialect, NarratorSQLiteDialect)
+        assert engine.dialect.turns._timeout == 0.2
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 200
+    finally:
         engine.dispose()
 
 
@@ -250,6 +287,7 @@ def test_player_rows_are_the_players_columns_in_seat_order_by_game(session: Sess
     for game in (first, second, empty):
         assert [tuple(row) for row in read[game.id]] == as_read(game)
         assert player_rows(session, game) == read[game.id]
+        assert player_rows_of(session, [game.id]) == {game.id: read[game.id]}  # one game's
     carla = read[first.id][2]
     assert type(carla) is PlayerRow and (carla.unsubscribed, carla.page_generation) == (True, 3)
     assert (carla.email, carla.gender, carla.game_id) == ("carla@example.org", "vrouw", first.id)
@@ -476,14 +514,13 @@ def test_postgres_engine_survives_a_dropped_connection(postgres_db_url: str) -> 
 
 
 class FakeConnection:
-    """What WriteTurns uses of a connection (its pool record's info, its dialect's driver
-    errors, its driver connection's ``execute``) and of its pool record."""
+    """What WriteTurns uses of a pool's connection (its record's info, its driver
+    connection's ``execute``) and of its pool record."""
 
     def __init__(self) -> None:
         self.info: dict[str, Any] = {}
         self.statements: list[str] = []
-        self.connection = SimpleNamespace(driver_connection=self)
-        self.dialect = SimpleNamespace(loaded_dbapi=sqlite3)
+        self.driver_connection = self
 
     def execute(self, statement: str) -> SimpleNamespace:
         self.statements.append(statement)

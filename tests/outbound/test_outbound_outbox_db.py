@@ -255,6 +255,26 @@ def test_marking_a_mail_sent_tells_when_the_next_is_due(
     assert outbox.mark_sent([bram], clock()) is None is outbox.next_due()
 
 
+def test_the_next_due_told_by_marking_sent_is_of_the_other_pending_mails(
+    factory: sessionmaker[Session], clock: FakeClock
+) -> None:
+    """The mark's own statement tells the next due of the mails it did not mark: those it
+    marks are left out however the database's RETURNING sees them (one mail's statement and
+    a group's); a mark that marks nothing (no longer pending) asks the table."""
+    with transaction(factory) as session:
+        for address in ("anna@example.org", "bram@example.org", "carl@example.org"):
+            queue_mail(session, mail_to(address), now=clock(), kind="receipt")
+    outbox = SqlOutbox(factory)
+    lease = timedelta(minutes=10)
+    (anna,) = outbox.claim_due(clock(), lease, 1)
+    clock.advance(timedelta(minutes=1))
+    bram, carl = outbox.claim_due(clock(), lease, 10)
+    assert outbox.mark_sent([bram], clock()) == clock() - timedelta(minutes=1) + lease  # anna's
+    outbox.mark_failed(anna, clock(), "given up")
+    assert outbox.mark_sent([anna], clock()) == clock() + lease == outbox.next_due()  # carl's
+    assert outbox.mark_sent([carl, anna], clock()) is None is outbox.next_due()
+
+
 def test_a_group_of_mails_is_marked_sent_in_one_call(
     factory: sessionmaker[Session], clock: FakeClock, caplog: pytest.LogCaptureFixture
 ) -> None:

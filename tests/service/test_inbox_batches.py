@@ -461,6 +461,17 @@ def test_the_games_a_batch_locks_stay_locked_to_other_daemons(postgres_db_url: s
                     else:
                         assert connection.execute(query, {"id": ids[name]}).scalar() == ids[name]
                         connection.rollback()
+        with unit_of_work(factory) as work:  # one game alone: by the statement of one
+            work.lock_games([ids["WW7"]])
+            game = work.locked_game(ids["WW7"])
+            assert game is not None and game.name == "WW7" and work.players(game) == []
+            with other.connect() as connection:
+                query = text("SELECT id FROM games WHERE id = :id FOR UPDATE NOWAIT")
+                with pytest.raises(OperationalError, match="could not obtain lock"):
+                    connection.execute(query, {"id": ids["WW7"]})
+                connection.rollback()
+                assert connection.execute(query, {"id": ids["WW5"]}).scalar() == ids["WW5"]
+                connection.rollback()
     finally:
         other.dispose()
         engine.dispose()
