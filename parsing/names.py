@@ -167,8 +167,7 @@ class NameMatcher:
         # word first needs them.
         exact: dict[str, str] = {}
         for player in players:
-            # fold(), its common case inline (one call less per player of the game).
-            key = player.lower() if player.isascii() else fold(player)
+            key = fold(player)
             if key and key not in exact:
                 exact[key] = player
         self._exact = exact

@@ -34,14 +34,7 @@ def root_message_id(game: Game, domain: str) -> str:
     domain = domain.strip().lower()
     if not _DOMAIN.fullmatch(domain):
         raise ValueError(f"not a domain name: {domain!r}")
-    at = game.created_at
-    # Its fields written out: what ``f"{at:%Y%m%dT%H%M%S}"`` writes (a test compares the two),
-    # without strftime's work for each mail of the game.
-    created = (
-        f".{at.year}{at.month:02d}{at.day:02d}T{at.hour:02d}{at.minute:02d}{at.second:02d}"
-        if at is not None
-        else ""
-    )
+    created = f".{game.created_at:%Y%m%dT%H%M%S}" if game.created_at is not None else ""
     return f"<narrator.game-{game.id}{created}@{domain}>"
 
 
