@@ -685,7 +685,7 @@ class _Voting:
     def batch(self, *, titled: bool) -> _Batch:
         """The vote's mails: the public game of the view it was cast in; titled with its game
         day when a mail of them is not titled ``Re: <his subject>`` (``titled``)."""
-        public = story_game(self.table.game, None, view=self.view)
+        public = self.table.votes_public(self.view)  # one for the batch's votes in the game
         if titled:
             return _batch(self.table, public)
         return _Batch(self.table, public, "")

@@ -55,6 +55,9 @@ class GameTable:
         # of a vote (see view_but_votes).
         self._view_but_votes: tuple[RulesState, GameView] | None = None
         self._casts: dict[bool, Cast] = {}  # by reveal_all, until the seats change
+        # (the view it is of, the deadline it shows, the public game of a vote's mails): see
+        # votes_public
+        self._votes_public: tuple[GameView, datetime | None, dict[str, Any]] | None = None
         # The parser's view of a started game (its name index) and its players by address:
         # a started game's names never change, so the mails of a batch share them.
         self.parser_view: tuple[GameInfo, dict[str, PlayerRow]] | None = None
@@ -154,6 +157,19 @@ class GameTable:
         resolved step passes that step and its phase)."""
         view = self.view if self.started else None
         return story_game(self.game, None, step, phase, view=view)
+
+    def votes_public(self, view: GameView) -> Mapping[str, Any]:
+        """The `game` of the mails answering votes cast in `view` (:attr:`view_but_votes`):
+        ``story_game`` of it, made once for the votes of a batch in this game, not once a
+        vote.  What it shows besides the view is the game row's: its plain columns change
+        with a new state (a new view) but for the deadline (a pause's resume, an extension),
+        so it is made again for another view or another deadline.  Read only: the mails of
+        the batch share it."""
+        deadline = self.game.deadline
+        known = self._votes_public
+        if known is None or known[0] is not view or known[1] is not deadline:
+            known = self._votes_public = (view, deadline, story_game(self.game, None, view=view))
+        return known[2]
 
     def context(
         self, recipient: str | None, public: Mapping[str, Any], *, reveal_all: bool = False

@@ -14,10 +14,15 @@ from rules.wakkerdam import actions, state
 from rules.wakkerdam.roles import CIRCLES, ROLES
 from rules.wakkerdam.state import GameState
 from rules.wakkerdam.steps import OPTIONS, STEP_TABLE
-from rules.wakkerdam.wins import TEAM_ORDER, team_of
+from rules.wakkerdam.wins import TEAM_ORDER
 
 if TYPE_CHECKING:
     from rules.core.events import Event
+
+# Each role's team (`team_of` a player of that role), read for every seat of a view.
+_TEAM_OF_ROLE: Mapping[str, str] = MappingProxyType(
+    {role: str(spec.team) for role, spec in ROLES.items()}
+)
 
 # Roles a player is told he has instead of his own (spec: the Dwaas believes he is the Ziener).
 TOLD_AS: Mapping[str, str] = {"dwaas": "ziener"}
@@ -134,7 +139,7 @@ class WakkerdamRuleset(RulesetBase[GameState]):
                     player.name,
                     player.alive,
                     player.role,
-                    team_of(player),
+                    _TEAM_OF_ROLE[player.role],  # wins.team_of(player)
                     player.missed,
                     False,
                     player.fool_revealed,

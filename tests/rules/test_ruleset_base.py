@@ -279,6 +279,27 @@ def test_a_seat_view_made_for_a_view_is_the_seat_view() -> None:
     assert not hasattr(SeatView, "__post_init__") and not hasattr(SeatView, "__slots__")
 
 
+def test_wakkerdams_view_tells_each_seat_the_team_of_its_role() -> None:
+    """Wakkerdam's view reads a seat's team from a table of each role's team: for every role
+    it is ``team_of`` a player of that role, and every seat of a game of every role is its
+    player's ``team_of``."""
+    from dataclasses import replace
+
+    from rules.wakkerdam.roles import ROLES
+    from rules.wakkerdam.ruleset import _TEAM_OF_ROLE
+    from rules.wakkerdam.wins import team_of
+
+    rs = get_ruleset("wakkerdam")
+    roles = sorted(ROLES)
+    state = rs.new_game([Seat(f"P{n}", "burger") for n in range(len(roles))], Settings(seed=1))
+    players = tuple(replace(p, role=role) for p, role in zip(state.players, roles, strict=True))
+    state = replace(state, players=players, table=None)
+    seats = rs.view(state).players
+    assert [seat.team for seat in seats] == [team_of(p) for p in players]
+    assert _TEAM_OF_ROLE.keys() == ROLES.keys()
+    assert all(type(team) is str for team in _TEAM_OF_ROLE.values())
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_wakkerdam_all_voted_is_the_bases_answer(seed: int) -> None:
     """Wakkerdam's ``all_voted`` reads the state's votes where the base reads a view's: the

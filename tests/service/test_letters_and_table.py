@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from narrator.models import Game, OutboxMessage
 from narrator.service import games as service
 from narrator.service.letters import Draft, Letter, Recipient, post
 from narrator.service.mailer import Mailer, ReplyTo
+from narrator.service.story_context import story_game
 from narrator.service.table import table_of
 from narrator.service.threads import root_message_id
 from narrator.service.work import Work, unit_of_work
@@ -309,6 +311,40 @@ def test_the_votes_of_a_batch_in_one_game_share_one_view_but_for_their_votes(
         assert table.view_but_votes is not shared and len(asked) == 3
         table.store(table.state)
         assert table.view_but_votes is table.view and len(asked) == 3
+
+
+def test_the_receipts_of_a_batch_in_one_game_share_one_public_game_of_its_deadline(
+    factory: sessionmaker[Session],
+) -> None:
+    """The `game` of the receipts of a batch's votes in one game is made once (the table's
+    ``votes_public``): it is ``story_game`` of the view they were cast in, and is made again
+    when the deadline moves (an extension in the same unit of work) or the view changes."""
+    players = _started(factory)
+    with unit_of_work(factory) as work:
+        game = _the_game(work)
+        table = table_of(work, game)
+        voters = [p for p in table.players if p.name in table.rules.asked(table.state)]
+        publics = []
+        for number, voter in enumerate(voters[:3]):
+            if number == 2:  # the third vote after an extension of the deadline
+                service.extend_deadline(work, game, timedelta(hours=1), now=players.clock())
+            action = table.rules.choices(table.state, voter.name).actions[0]
+            target = next(t for t in action.targets if t != voter.name)
+            ballot = service.Ballot([target], False, [action.keyword] if action.keyword else [])
+            outcome = service.cast_vote(table, voter, ballot, players.clock())
+            assert outcome.accepted
+            public = outcome.letters[0].draft.context["game"]
+            assert public == story_game(game, None, view=table.view_but_votes)
+            publics.append(public)
+        assert publics[1] is publics[0]  # one for the votes of the batch
+        assert publics[2] is not publics[1]  # the deadline moved: made again, showing it
+        assert publics[2]["deadline"] != publics[1]["deadline"]
+        view = table.view_but_votes
+        # a state stored otherwise than as a vote (the same, read again): another view
+        table.store(table.rules.load_state(table.rules.dump_state(table.state)))
+        assert table.view_but_votes is not view
+        assert table.votes_public(table.view_but_votes) is not publics[2]
+        assert table.votes_public(table.view_but_votes) == publics[2]
 
 
 @pytest.mark.parametrize("theirs", [_THEIRS, " ".join(_THEIRS)])
