@@ -124,7 +124,8 @@ def _read_headers(
     read = max(MAX_HEADER_FIELDS, MAX_HEADERS + 1)  # (one more header: there are too many)
     for count, (name, value) in enumerate(islice(items, read)):
         key, text = str(name).strip().lower(), str(value)
-        written = _FOLD.sub(" ", text).strip()
+        # (A field of one line, most, has no fold to take out: no call of the expression.)
+        written = _FOLD.sub(" ", text).strip() if "\n" in text else text.strip()
         if count < MAX_HEADER_FIELDS:
             fields.append((key, written))
         if count >= MAX_HEADERS:
