@@ -257,7 +257,12 @@ def process_message(
     # Made anew with the rule and hits (every field given): `dataclasses.replace` walks the
     # fields in Python, about 8 us a mail.
     return Outcome(
-        outcome.state, outcome.what, decision.rule, decision.hits, outcome.replan, outcome.queued
+        outcome.state,
+        outcome.what,
+        rule=decision.rule,
+        hits=decision.hits,
+        replan=outcome.replan,
+        queued=outcome.queued,
     )
 
 
@@ -1250,10 +1255,10 @@ class _Pass:
                     outcome = Outcome(
                         outcome.state,
                         outcome.what,
-                        outcome.rule,
-                        outcome.hits,
-                        replan or outcome.replan,
-                        items,
+                        rule=outcome.rule,
+                        hits=outcome.hits,
+                        replan=replan or outcome.replan,
+                        queued=items,
                     )
                 done.append((row.id, row.message_id, outcome))
             return done

@@ -98,13 +98,8 @@ class GameState:
 
     def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
         """This state with other votes, sharing this state's vote-free table by identity (no
-        vote changes it: a vote in a game of 1,000 players does not rebuild the seat index).
-        The copy's :attr:`views` is that table at once: it fits the copy by construction, so
-        its first reader does not compare the fields again."""
-        views = self.views
-        voted = copy_with(self, votes=votes, table=views)
-        vars(voted)["views"] = views  # (where the cached_property would keep it)
-        return voted
+        vote changes it: a vote in a game of 1,000 players does not rebuild the seat index)."""
+        return copy_with(self, votes=votes, table=self.views)
 
     def player(self, name: str) -> Player:
         """Return the player with exactly this name; raises KeyError for an unknown name."""

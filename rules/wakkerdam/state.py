@@ -177,13 +177,8 @@ class GameState:
     def with_votes(self, votes: Mapping[str, tuple[str, ...]]) -> GameState:
         """This state with other votes, sharing this state's vote-free table by identity (the
         seat index, the names valid in each action, ...): a vote in a game of 1,000 players
-        does not compute them all again.  The copy's :attr:`views` is that table at once: it
-        fits the copy by construction (every other field the same object), so its first
-        reader does not compare the fields again (a vote's receipt reads it)."""
-        views = self.views
-        voted = copy_with(self, votes=votes, table=views)
-        vars(voted)["views"] = views  # (where the cached_property would keep it)
-        return voted
+        does not compute them all again."""
+        return copy_with(self, votes=votes, table=self.views)
 
     def role_at_night_start(self, name: str) -> str:
         """Return the player's role as it was when the current night began."""
