@@ -144,36 +144,13 @@ def admit_reply(
     the sender's hour is counted there, and written back when the unit of work flushes.
     """
     key = limit_key(sender)
-    window = _hour(now)
     if budget is Budget.FORGED:
         with session.no_autoflush:
             today = _count_one(session, FORGED_PREFIX + key[:200], _day(now))
         return Admission.SEND if today == 1 else Admission.SILENT
     if budget is Budget.STRANGER and _over_strangers_cap(session, now, limits):
         return Admission.SILENT
-    # The counters are written by statements of their own, never by the ORM: what else the
-    # transaction has pending (a batch's earlier mails) need not be flushed first, and is
-    # flushed together at the end.  (A count held by `counts`, a batch's usual mail, runs Core
-    # statements at most, which never flush: no need to hold the flush off for it.)
-    counted = counts.count(session, key, now) if counts is not None else None
-    if counted is not None and not counted[2]:
-        hour_count, day_count, _ = counted
-    else:
-        with session.no_autoflush:
-            if counted is None:
-                if counts is not None:  # another hour's (the clock turned): its day counts these
-                    counts.write(session.connection())
-                counted = _count_hour(session, key, window, now - COUNTER_RETENTION)
-            hour_count, day_count, stale = counted
-            if stale:
-                session.execute(
-                    delete(ReplyCounter).where(
-                        ReplyCounter.sender.in_(
-                            [key, FORGED_PREFIX + key[:200], NOTICE_PREFIX + key[:200]]
-                        ),
-                        ReplyCounter.window_start < now - COUNTER_RETENTION,
-                    )
-                )
+    hour_count, day_count = _sender_hour(session, key, now, counts)
     over_hour = limits.replies_per_hour > 0 and (hour_count or 0) > limits.replies_per_hour
     over_day = limits.replies_per_day > 0 and (day_count or 0) > limits.replies_per_day
     if not (over_hour or over_day):
@@ -189,6 +166,37 @@ def admit_reply(
         day_count,
     )
     return Admission.NOTICE
+
+
+def _sender_hour(
+    session: Session, key: str, now: datetime, counts: ReplyCounts | None
+) -> tuple[int | None, int | None]:
+    """Count one more answered mail of `key` this hour; return the hour's and the day's counts
+    (by `counts`, the unit of work's, when it holds the sender's hour; else by a statement),
+    the sender's stale counters deleted when the count found some."""
+    # The counters are written by statements of their own, never by the ORM: what else the
+    # transaction has pending (a batch's earlier mails) need not be flushed first, and is
+    # flushed together at the end.  (A count held by `counts`, a batch's usual mail, runs Core
+    # statements at most, which never flush: no need to hold the flush off for it.)
+    counted = counts.count(session, key, now) if counts is not None else None
+    if counted is not None and not counted[2]:
+        return counted[0], counted[1]
+    with session.no_autoflush:
+        if counted is None:
+            if counts is not None:  # another hour's (the clock turned): its day counts these
+                counts.write(session.connection())
+            counted = _count_hour(session, key, _hour(now), now - COUNTER_RETENTION)
+        hour_count, day_count, stale = counted
+        if stale:
+            session.execute(
+                delete(ReplyCounter).where(
+                    ReplyCounter.sender.in_(
+                        [key, FORGED_PREFIX + key[:200], NOTICE_PREFIX + key[:200]]
+                    ),
+                    ReplyCounter.window_start < now - COUNTER_RETENTION,
+                )
+            )
+    return hour_count, day_count
 
 
 def count_help_forward(session: Session, sender: str, now: datetime) -> int:
