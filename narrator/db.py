@@ -105,10 +105,13 @@ class WriteTurns:
     rollback).  Other processes still meet SQLite's own waiting; a thread that waited
     `timeout` seconds for its turn goes on without it.  The time spent waiting for the turn
     counts against SQLite's busy timeout, so a writer never waits for the lock much longer
-    than `timeout` in all (the receivers answer 451 after about that long, not twice it).
+    than `timeout` in all (the receivers answer 451 after about that long, not twice it).  A
+    writer that had waited before it asked (a mail queued behind other work: see
+    :meth:`count_wait_from`) has that wait counted too.
     """
 
     _HELD = "narrator.write_turn"
+    _SINCE = "narrator.waiting_since"
 
     def __init__(self, timeout: float) -> None:
         self._timeout = timeout
@@ -124,9 +127,11 @@ class WriteTurns:
         is locked")."""
         info = connection.info
         driver = connection.driver_connection
-        started = time.monotonic()
+        started = info.pop(self._SINCE, None)
+        if started is None:
+            started = time.monotonic()
         if not info.get(self._HELD):
-            info[self._HELD] = self._acquire()
+            info[self._HELD] = self._acquire(self._timeout - (time.monotonic() - started))
         waited = time.monotonic() - started
         shortened = waited > 0.001
         try:
@@ -142,12 +147,18 @@ class WriteTurns:
             if shortened:
                 _driver_execute(driver, f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
 
+    def count_wait_from(self, connection: PooledConnection, since: float) -> None:
+        """Have the next BEGIN on `connection` count its writer's wait from `since` (a
+        ``time.monotonic()`` reading) instead of from the BEGIN: its wait for the turn and for
+        the lock then end at `since` plus the busy timeout."""
+        connection.info[self._SINCE] = since
+
     def end(self, _dbapi_connection: Any, record: Any) -> None:
         """The pool's ``checkin`` listener: the connection's turn, if it has one, is over."""
         if record is not None and record.info.pop(self._HELD, False):
             self._release()
 
-    def _acquire(self) -> bool:
+    def _acquire(self, timeout: float) -> bool:
         with self._mutex:
             if not self._busy:
                 self._busy = True
@@ -155,7 +166,7 @@ class WriteTurns:
             turn = threading.Lock()
             turn.acquire()
             self._waiting.append(turn)
-        if turn.acquire(timeout=self._timeout):
+        if turn.acquire(timeout=max(0.0, timeout)):
             return True
         with self._mutex:
             if turn in self._waiting:  # no turn came: go on without one
@@ -196,13 +207,27 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
 
 
 @contextmanager
-def core_transaction(factory: sessionmaker[Session]) -> Iterator[Connection]:
+def core_transaction(
+    factory: sessionmaker[Session], *, waiting_since: float | None = None
+) -> Iterator[Connection]:
     """Yield a connection of `factory`'s engine inside one transaction, as :func:`transaction`
     but with no ORM session: for a transaction that runs Core statements only, done for every
-    mail (an ORM session costs more than such a transaction's statements)."""
+    mail (an ORM session costs more than such a transaction's statements).
+
+    `waiting_since` (a ``time.monotonic()`` reading): when its caller began to wait, if before
+    this call (a received mail queued behind other work); on SQLite that wait counts against
+    the busy timeout (:meth:`WriteTurns.count_wait_from`), so the mail's receiver answers
+    within about the timeout of the mail's arrival."""
     engine: Engine = factory.kw["bind"]
-    with engine.begin() as connection:
-        yield connection
+    turns = getattr(engine.dialect, "turns", None)
+    if waiting_since is None or not isinstance(turns, WriteTurns):
+        with engine.begin() as connection:
+            yield connection
+        return
+    with engine.connect() as connection:
+        turns.count_wait_from(connection.connection, waiting_since)
+        with connection.begin():
+            yield connection
 
 
 def alembic_config(url: str | URL) -> AlembicConfig:

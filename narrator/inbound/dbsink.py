@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -67,6 +68,7 @@ class Incoming:
 class _Waiting:
     incoming: Incoming
     future: asyncio.Future[StoreResult] = field(repr=False)
+    since: float = field(default_factory=time.monotonic)  # when it came (see _commit_waiting)
 
 
 class DbSink:
@@ -122,7 +124,15 @@ class DbSink:
             group = self._waiting[: self._group_limit]
             del self._waiting[: len(group)]
             try:
-                results = await asyncio.to_thread(self.store_many_sync, [w.incoming for w in group])
+                # A group's wait for the write lock is counted from its oldest mail's arrival
+                # (group[0]), so a mail queued behind a group that waits for another process's
+                # lock is answered "try again later" after about the busy timeout, not after
+                # the group's timeout and then its own.
+                results = await asyncio.to_thread(
+                    self.store_many_sync,
+                    [w.incoming for w in group],
+                    waiting_since=group[0].since,
+                )
             except asyncio.CancelledError:  # shutting down: nobody's message is kept waiting
                 for waiting in (*group, *self._waiting):
                     waiting.future.cancel()
@@ -144,18 +154,22 @@ class DbSink:
                 if not result.duplicate and self._on_stored is not None:
                     self._on_stored(result)
 
-    def store_many_sync(self, messages: Sequence[Incoming]) -> list[StoreResult | Exception]:
+    def store_many_sync(
+        self, messages: Sequence[Incoming], *, waiting_since: float | None = None
+    ) -> list[StoreResult | Exception]:
         """Commit `messages` in one transaction; return each one's result, in order.
+        `waiting_since`: when the oldest of them came, if they waited before this call (see
+        :func:`~narrator.db.core_transaction`).
 
         A message already stored (or twice in `messages`) is a duplicate.  When the group fails
         (another process stored one of them meanwhile, or one of them cannot be stored), each
         message is stored alone by :meth:`store_sync`, and its error, if any, is its result.
         """
         if len(messages) == 1:
-            return [self._result_of(messages[0])]
+            return [self._result_of(messages[0], waiting_since)]
         keys = [message_id_of(m.raw)[0] for m in messages]
         try:
-            with core_transaction(self._factory) as connection:
+            with core_transaction(self._factory, waiting_since=waiting_since) as connection:
                 found = connection.execute(_IDS_OF, {"keys": sorted(set(keys))})
                 known: dict[str | None, int] = {key: inbox_id for key, inbox_id in found}
                 if known or not _copies_are_same(messages, keys):
@@ -175,7 +189,7 @@ class DbSink:
                     known[key] = -1  # a second copy in this group is a duplicate of this one
                     results.append(StoreResult(rows[key], key, duplicate=False))
         except _OneByOne:
-            return [self._result_of(m) for m in messages]
+            return [self._result_of(m, waiting_since) for m in messages]
         except (OperationalError, InterfaceError) as error:  # the database, not a message
             unavailable = StorageUnavailable(f"inbox commit failed: {error}")
             return [unavailable for _ in messages]
@@ -185,7 +199,7 @@ class DbSink:
                 len(messages),
                 type(error).__name__,
             )
-            return [self._result_of(m) for m in messages]
+            return [self._result_of(m, waiting_since) for m in messages]
         out: list[StoreResult | Exception] = []
         for result, key in zip(results, keys, strict=True):
             if result.inbox_id == -1:  # the second copy of a mail of this group
@@ -194,7 +208,7 @@ class DbSink:
                 out.append(result)
         return out
 
-    def _result_of(self, message: Incoming) -> StoreResult | Exception:
+    def _result_of(self, message: Incoming, waiting_since: float | None) -> StoreResult | Exception:
         try:
             return self.store_sync(
                 message.raw,
@@ -203,6 +217,7 @@ class DbSink:
                 uidvalidity=message.uidvalidity,
                 uid=message.uid,
                 envelope_from=message.envelope_from,
+                waiting_since=waiting_since,
             )
         except Exception as error:  # handed to the caller that stored it
             return error
@@ -234,8 +249,10 @@ class DbSink:
         uidvalidity: int | None = None,
         uid: int | None = None,
         envelope_from: str | None = None,
+        waiting_since: float | None = None,
     ) -> StoreResult:
         """Blocking :meth:`store` (no ``on_stored`` call); raises StorageUnavailable.
+        `waiting_since`: as for :meth:`store_many_sync`.
 
         A new mail (most are) is inserted by one statement that adds nothing when its
         Message-ID or IMAP uid is stored already; only then is the stored row looked up, and
@@ -246,7 +263,7 @@ class DbSink:
         incoming = Incoming(bytes(raw), source, mailbox, uidvalidity, uid, envelope_from)
         try:
             try:
-                with core_transaction(self._factory) as connection:
+                with core_transaction(self._factory, waiting_since=waiting_since) as connection:
                     inserted = self._insert_new(connection, incoming, message_id)
                     if inserted is not None:
                         return StoreResult(inserted, message_id, duplicate=False)

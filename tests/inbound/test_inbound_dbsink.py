@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +13,7 @@ from sqlalchemy import Engine, event, func, select
 from sqlalchemy.engine.interfaces import CacheStats
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import make_engine, session_factory
+from narrator.db import make_engine, session_factory, upgrade
 from narrator.inbound.dbsink import DbSink
 from narrator.inbound.sink import InboxSink, StorageUnavailable, StoreResult
 from narrator.models import ImapSync, InboxMessage
@@ -173,6 +176,49 @@ def test_a_database_failure_is_storage_unavailable() -> None:
         with pytest.raises(StorageUnavailable):
             run_async(sink.imap_last_uid("INBOX", 1))
     finally:
+        engine.dispose()
+
+
+def test_a_mail_queued_behind_a_group_that_waits_for_the_lock_waits_no_longer_than_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the write lock past the busy timeout: the first mail's group waits
+    the timeout and is refused ("try again later"); a mail that came meanwhile, queued behind
+    that group, is refused about a timeout after it came, not after that group's wait and a
+    timeout of its own (its receiver answers 451 in the time the configuration promises)."""
+    timeout = 1.5
+    monkeypatch.setattr("narrator.db.SQLITE_BUSY_TIMEOUT_MS", int(timeout * 1000))
+    path = tmp_path / "narrator.db"
+    upgrade(f"sqlite:///{path}")
+    engine = make_engine(f"sqlite:///{path}")
+    sink = DbSink(session_factory(engine))
+    other = sqlite3.connect(path, isolation_level=None)
+
+    async def refused_after(raw: bytes, delay: float) -> float:
+        await asyncio.sleep(delay)
+        began = time.monotonic()
+        with pytest.raises(StorageUnavailable, match="database is locked"):
+            await sink.store(raw, source="smtp")
+        return time.monotonic() - began
+
+    async def scenario() -> list[float]:
+        return list(
+            await asyncio.gather(
+                refused_after(mail("first@x"), 0), refused_after(mail("second@x"), 0.5)
+            )
+        )
+
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        first, second = run_async(scenario())
+        other.execute("ROLLBACK")
+        assert first >= timeout * 0.8, first
+        # Counted from its own arrival: about `timeout` (without: the group's remaining 1.0 s
+        # and then 1.5 s of its own, 2.5 s).
+        assert second < timeout + 0.7, (first, second)
+        assert run_async(sink.store(mail("second@x"), source="smtp")).duplicate is False
+    finally:
+        other.close()
         engine.dispose()
 
 

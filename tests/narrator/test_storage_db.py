@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from types import SimpleNamespace
 from typing import Any
@@ -15,7 +16,13 @@ from sqlalchemy.exc import IntegrityError, OperationalError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from narrator.db import WriteTurns, make_engine, session_factory, transaction
+from narrator.db import (
+    WriteTurns,
+    core_transaction,
+    make_engine,
+    session_factory,
+    transaction,
+)
 from narrator.models import (
     Admin,
     Game,
@@ -145,6 +152,52 @@ def test_an_engines_write_turns_wait_as_long_as_its_busy_timeout(
             assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 200
     finally:
         engine.dispose()
+
+
+def test_a_mail_that_waited_before_its_transaction_waits_only_the_rest_of_the_timeout(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transaction told when its caller began to wait (a received mail queued behind other
+    work) counts that wait against the busy timeout: with the whole timeout spent, a lock held
+    by another process fails it at once ("try again later"), not after a timeout of its own;
+    with part of it left, it waits that part and gets the lock if it comes free."""
+    monkeypatch.setattr("narrator.db.SQLITE_BUSY_TIMEOUT_MS", 30_000)
+    engine = make_engine(sqlite_url)
+    sessions = session_factory(engine)
+    with transaction(sessions) as session:
+        session.add(_game())
+    other = sqlite3.connect(make_url(sqlite_url).database, isolation_level=None)
+    outcome: list[object] = []
+
+    def write(since: float) -> None:
+        try:
+            with core_transaction(sessions, waiting_since=since) as connection:
+                connection.execute(text("UPDATE games SET night = night + 1"))
+            outcome.append("committed")
+        except OperationalError as error:
+            outcome.append(error)
+
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        spent = threading.Thread(target=write, args=(time.monotonic() - 30,), daemon=True)
+        spent.start()
+        spent.join(timeout=10)  # not the 30 s a transaction of its own would wait
+        assert not spent.is_alive()
+        assert len(outcome) == 1 and "database is locked" in str(outcome[0])
+
+        outcome.clear()
+        rest = threading.Thread(target=write, args=(time.monotonic() - 25,), daemon=True)
+        rest.start()  # 5 s of its timeout left: the lock comes free within them
+        time.sleep(0.3)
+        other.execute("COMMIT")
+        rest.join(timeout=10)
+        assert outcome == ["committed"]
+    finally:
+        other.close()
+        engine.dispose()
+    # The engine's next transaction waits the whole timeout again (nothing of the above kept).
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30_000
 
 
 def test_a_new_game_gets_defaults_and_a_version(session: Session) -> None:
@@ -561,4 +614,27 @@ def test_sqlite_writers_take_turns_in_order() -> None:
 
     assert begins(worker.statements) == ["BEGIN IMMEDIATE"] * 2
     assert begins(receiver.statements) == ["BEGIN IMMEDIATE"]
+    assert not turns._busy and not turns._waiting
+
+
+def test_a_writer_that_waited_before_it_asked_gets_only_the_rest_of_the_timeout() -> None:
+    # Its wait for the turn and its busy timeout for the lock end at `since` + the timeout.
+    turns = WriteTurns(timeout=30)
+    worker, receiver = FakeConnection(), FakeConnection()
+    turns.begin_immediate(worker)  # the worker's transaction holds the turn
+    turns.count_wait_from(receiver, time.monotonic() - 30)
+    thread = threading.Thread(target=turns.begin_immediate, args=(receiver,), daemon=True)
+    thread.start()
+    thread.join(timeout=10)  # the whole timeout was spent: no wait for the turn
+    assert not thread.is_alive()
+    assert receiver.statements == [
+        "PRAGMA busy_timeout = 0",
+        "BEGIN IMMEDIATE",
+        "PRAGMA busy_timeout = 30000",
+    ]
+    assert receiver.info == {"narrator.write_turn": False}  # went on without the turn
+    turns.end(None, worker)
+    turns.begin_immediate(receiver)  # its next transaction counts from its own BEGIN
+    assert receiver.statements[3:] == ["BEGIN IMMEDIATE"]
+    turns.end(None, receiver)
     assert not turns._busy and not turns._waiting
