@@ -5,9 +5,11 @@ exit), uvicorn's own signal handling is not used (the daemon stops it), and no a
 written (a private page's address will hold its player's token).
 
 uvicorn's own main loop wakes ten times a second to refresh its Date header (once a second)
-and to see whether it should stop; an idle daemon spent most of its CPU there.  Here the
-server's tick (:meth:`uvicorn.Server.on_tick`) runs once a second, just after each second
-begins, and a stop ends the wait at once.
+and to see whether it should stop; an idle daemon spent most of its CPU there, and on these
+machines a wake-up after a second asleep costs a thousand times a warm one (a cold cache:
+``benchmarks/wakeup.py``).  Here the server never wakes on a timer: each response's Date is
+written when it is sent (:class:`Dated`), and :meth:`WebServer.stop` ends the server's wait
+itself.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import asyncio
 import contextlib
 import socket
 import time
+from email.utils import formatdate
 
 import uvicorn
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -38,9 +41,25 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-#: How long after a second begins the server refreshes its Date header (a wake-up a hair
-#: early would otherwise stamp the second before for a whole second).
-TICK_OFFSET = 0.005
+class Dated:
+    """Adds the Date header (RFC 9110: an origin server with a clock sends it) to every HTTP
+    response of `app`, as the response starts: uvicorn's own, refreshed by a timer, is off."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_date(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                date = formatdate(time.time(), usegmt=True).encode()
+                message = {**message, "headers": [(b"date", date), *message.get("headers", [])]}
+            await send(message)
+
+        await self.app(scope, receive, with_date)
 
 
 class WebServer:
@@ -71,7 +90,8 @@ class WebServer:
         """Bind the socket and start serving; raises OSError when the port is taken."""
         self._socket = bind(self.host, self.requested_port)
         config = uvicorn.Config(
-            self.app,
+            Dated(self.app),
+            date_header=False,  # Dated writes it, with no timer
             log_config=None,
             access_log=False,
             lifespan="off",
@@ -87,14 +107,10 @@ class WebServer:
         self._task = asyncio.create_task(self._run(server), name="narrator.web")
 
     async def _run(self, server: uvicorn.Server) -> None:
-        """What uvicorn's ``main_loop`` does, at one tick a second instead of ten: each tick
-        (counter 0: uvicorn's tick that refreshes the Date header, whose resolution is the
-        second) refreshes the header and asks whether the server should stop; :meth:`stop`
-        ends the wait between two ticks at once."""
-        while not await server.on_tick(0):
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(1.0 - time.time() % 1.0 + TICK_OFFSET):
-                    await self._stopping.wait()
+        """What uvicorn's ``main_loop`` does, with no timer: its tick (counter 0) once, which
+        sets the server's default headers, then a wait that :meth:`stop` ends."""
+        if not await server.on_tick(0):
+            await self._stopping.wait()
 
     async def stop(self) -> None:
         """Stop accepting, let requests in hand finish, close the socket."""
