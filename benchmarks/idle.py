@@ -79,6 +79,18 @@ def plain_python(n: int) -> object:
 Work = Callable[[int], object]
 
 
+def idle_penalty(count: int = 100, gap_ms: float = 50.0) -> str:
+    """What the machine charges now for idling, in words: :func:`plain_python`'s thread CPU
+    when resumed `gap_ms` after its last run, against back to back (about 5 s)."""
+    cpu_per_call(plain_python, 30, 0)  # warm
+    warm = cpu_per_call(plain_python, count, 0)
+    cold = cpu_per_call(plain_python, count, gap_ms)
+    return (
+        f"plain Python resumed {gap_ms:g} ms after its last run costs {cold / warm:.1f} x its "
+        f"CPU back to back ({cold:.0f} against {warm:.0f} us; benchmarks/idle.py)"
+    )
+
+
 def measure(label: str, pieces: dict[str, Work], args: argparse.Namespace) -> None:
     """Print each piece's CPU per call back to back and at each of ``args.gaps``."""
     print(label)

@@ -27,7 +27,11 @@ Targets (issue 25), printed with the figures: receipt p99 under 1 s at 50 votes/
 the daemon's CPU per vote at most 3 times the sink's CPU per message at the same rate.  Each
 rate is run ``--rounds`` times (default 3), every run printed; the CPU target is judged on each
 rate's median ratio (the sink's own figure moves by a third between runs of the same code), the
-p99 target on the worst run.  Prints figures; asserts nothing.  Usage:
+p99 target on the worst run.  Before the runs and after them it prints what the machine charges
+for idling (:func:`idle.idle_penalty`, a piece of plain Python resumed 50 ms after its last run
+against back to back): the ratio moves with it, since the daemon wakes more threads a vote than
+the sink does (2-5 times in a calm hour here, up to 15 in a slow one; docs/dev/
+a-vote-from-smtp-to-receipt.md, sessions 17-19).  Prints figures; asserts nothing.  Usage:
     python benchmarks/latency.py [--rates 20 50] [--rounds 3] [--games 10] [--players 50] [--seed 1]
 """
 
@@ -59,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from aiosmtpd.smtp import SMTP, Envelope  # noqa: E402
+from idle import idle_penalty  # noqa: E402
 from pipeline import (  # noqa: E402
     NARRATOR,
     NullHandler,
@@ -337,6 +342,7 @@ def main() -> None:
         "--rounds", type=int, default=3, help="runs of each rate (the targets: their median)"
     )
     args = parser.parse_args()
+    print(f"the machine before the runs: {idle_penalty()}")
     results = []
     for _round in range(args.rounds):
         for rate in args.rates:
@@ -356,6 +362,7 @@ def main() -> None:
         f"bare aiosmtpd sink kept busy (its clients sending as fast as they can): CPU {sink:.2f}"
         f" ms per message; the daemon's worst run is {worst / sink:.1f} x that"
     )
+    print(f"the machine after the runs: {idle_penalty()}")
     at_50 = [result for result in results if result.rate == 50]
     if at_50:
         p99 = max(percentile(result.latencies, 0.99) for result in at_50)
