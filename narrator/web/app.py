@@ -32,7 +32,7 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from narrator.inbound.dbsink import DbSink
 from narrator.models import Game, GameStatus, find_game, game_players
@@ -40,6 +40,7 @@ from narrator.service.story_context import story_game
 from narrator.service.wiring import utc_now
 from narrator.service.work import unit_of_work
 from narrator.web.admin import Panel, routes_for
+from narrator.web.headers import ResponseHeaders
 from narrator.web.private import PrivatePage, private_page, seat_of
 from narrator.web.public import PublicGame, public_game, words_of
 from narrator.web.tokens import read_token
@@ -62,6 +63,7 @@ SECURITY_HEADERS: Mapping[str, str] = {
     "referrer-policy": "no-referrer",
     "x-frame-options": "DENY",
 }
+_SECURITY_PAIRS = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
 
 #: The order of the list of games: open for signup first, then running, then ended.
 GROUPS = (
@@ -261,27 +263,6 @@ def store_vote(site: Site, token: str, form: Mapping[str, list[str]], now: datet
 # --- the application -------------------------------------------------------------------------
 
 
-class SecurityHeaders:
-    """Adds :data:`SECURITY_HEADERS` to every response (pages, JSON, static files, 404s)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers.extend((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items())
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
 def make_app(site: Site) -> ASGIApp:
     """The ASGI application of the game pages."""
 
@@ -334,4 +315,4 @@ def make_app(site: Site) -> ASGIApp:
         *routes_for(site.factory, site.secret, site.root, site.base_url, site.panel),
     ]
     app = Starlette(routes=list(routes))
-    return SecurityHeaders(app)
+    return ResponseHeaders(app, lambda: _SECURITY_PAIRS)

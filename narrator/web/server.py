@@ -8,7 +8,7 @@ uvicorn's own main loop wakes ten times a second to refresh its Date header (onc
 and to see whether it should stop; an idle daemon spent most of its CPU there, and on these
 machines a wake-up after a second asleep costs a thousand times a warm one (a cold cache:
 ``benchmarks/wakeup.py``).  Here the server never wakes on a timer: each response's Date is
-written when it is sent (:class:`Dated`), and :meth:`WebServer.stop` ends the server's wait
+written when it is sent (:func:`date_header`), and :meth:`WebServer.stop` ends the server's wait
 itself.
 """
 
@@ -21,7 +21,9 @@ import time
 from email.utils import formatdate
 
 import uvicorn
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
+
+from narrator.web.headers import Headers, ResponseHeaders
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -41,25 +43,11 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-class Dated:
-    """Adds the Date header (RFC 9110: an origin server with a clock sends it) to every HTTP
-    response of `app`, as the response starts: uvicorn's own, refreshed by a timer, is off."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_date(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                date = formatdate(time.time(), usegmt=True).encode()
-                message = {**message, "headers": [(b"date", date), *message.get("headers", [])]}
-            await send(message)
-
-        await self.app(scope, receive, with_date)
+def date_header() -> Headers:
+    """The Date header of a response starting now (RFC 9110: an origin server with a clock
+    sends it); :class:`WebServer` adds it to every response, uvicorn's own (refreshed by a
+    timer) being off."""
+    return [(b"date", formatdate(time.time(), usegmt=True).encode())]
 
 
 class WebServer:
@@ -90,8 +78,8 @@ class WebServer:
         """Bind the socket and start serving; raises OSError when the port is taken."""
         self._socket = bind(self.host, self.requested_port)
         config = uvicorn.Config(
-            Dated(self.app),
-            date_header=False,  # Dated writes it, with no timer
+            ResponseHeaders(self.app, date_header),
+            date_header=False,  # date_header() writes it, with no timer
             log_config=None,
             access_log=False,
             lifespan="off",
