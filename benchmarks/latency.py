@@ -17,7 +17,10 @@ by the same clients, its CPU read from ``/proc`` in the same way; and the ratio.
 same for a durable floor (:class:`FloorHandler`): a sink that, before its ``250``, commits each
 mail to SQLite and writes a reply into a Maildir, both fsynced as the daemon's: what keeping a
 vote and answering it cost before any reading of it, so that the figures say how much of the
-daemon's CPU is the mail's safe keeping and how much the game's work.  Below them, as
+daemon's CPU is the mail's safe keeping and how much the game's work.  Beside the CPU, the
+times each process's threads went to sleep (voluntary context switches, from ``/proc``) per
+vote or message: how many separately woken pieces a vote is cut into, which these machines
+charge for (see the idle price below).  Below them, as
 before 28 November 2026, the sink's CPU per message when its clients send as fast as they can
 (benchmarks/pipeline.py's sink, its clients in other processes): a sink kept busy spends less
 per message (its event loop wakes once for many), so that ratio compares a daemon that waits
@@ -90,12 +93,42 @@ class Result:
     cpu_ms: float  # the daemon's CPU per vote
     sink_ms: float  # the bare sink's CPU per message, sent the same mails at the same moments
     floor_ms: float  # the durable floor's (FloorHandler), sent the same mails at the same moments
+    sleeps: float  # times the daemon's threads went to sleep, per vote
+    sink_sleeps: float  # the bare sink's, per message
+    floor_sleeps: float  # the durable floor's, per message
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a process spent over a run: CPU seconds and the times its threads slept."""
+
+    cpu: float
+    sleeps: int
+
+    def __sub__(self, before: Tally) -> Tally:
+        return Tally(self.cpu - before.cpu, self.sleeps - before.sleeps)
 
 
 def process_cpu(pid: int) -> float:
     """CPU seconds (user + system) of process `pid` so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def process_tally(pid: int) -> Tally:
+    """Process `pid`'s CPU so far and the times its threads went to sleep so far (the
+    voluntary context switches of each of its live threads, from ``/proc``: a thread that
+    ended took its own away; the servers here keep theirs).  Each sleep is a wake-up later,
+    and these machines charge a piece of work after a wake-up more than back to back
+    (:func:`idle.idle_penalty`): the count says how many pieces a vote is cut into."""
+    sleeps = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except OSError:  # the thread ended meanwhile
+            continue
+        sleeps += int(status.partition("\nvoluntary_ctxt_switches:")[2].split()[0])
+    return Tally(process_cpu(pid), sleeps)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -179,22 +212,32 @@ def run_rate(workdir: Path, rate: float, games: int, players: int, seed: int) ->
     watcher = threading.Thread(target=watch_receipts, args=(workdir / "outbox", found, stop))
     watcher.start()
     try:
-        cpu = process_cpu(process.pid)
+        before = process_tally(process.pid)
         acked = offer(port, moments, votes)
         give_up = time.monotonic() + 60
         while len(set(acked) & set(found)) < len(acked) and time.monotonic() < give_up:
             time.sleep(0.05)
-        cpu = process_cpu(process.pid) - cpu
+        spent = process_tally(process.pid) - before
     finally:
         stop.set()
         watcher.join()
         process.terminate()
         process.wait(timeout=60)
     latencies = [found[m] - acked[m] for m in acked if m in found]
-    sink = open_loop_sink_cpu(moments, votes)
-    floor = open_loop_sink_cpu(moments, votes, floor=workdir)
-    missing = len(acked) - len(latencies)
-    return Result(rate, latencies, missing, 1000 * cpu / len(votes), sink, floor)
+    sink = open_loop_sink(moments, votes)
+    floor = open_loop_sink(moments, votes, floor=workdir)
+    n = len(votes)
+    return Result(
+        rate,
+        latencies,
+        len(acked) - len(latencies),
+        1000 * spent.cpu / n,
+        1000 * sink.cpu / n,
+        1000 * floor.cpu / n,
+        spent.sleeps / n,
+        sink.sleeps / n,
+        floor.sleeps / n,
+    )
 
 
 def offer(port: int, moments: list[float], votes: list[tuple[str, bytes]]) -> dict[str, float]:
@@ -282,11 +325,11 @@ def _serve_sink(port: int, ready: ProcessEvent, floor: str | None = None) -> Non
     asyncio.run(serve())
 
 
-def open_loop_sink_cpu(
+def open_loop_sink(
     moments: list[float], votes: list[tuple[str, bytes]], floor: Path | None = None
-) -> float:
-    """The bare sink's CPU per message (ms), in a process of its own, sent `votes` at
-    `moments` as the daemon was; with `floor` (a folder), the durable floor's
+) -> Tally:
+    """What the bare sink spent (:func:`process_tally`), in a process of its own, sent `votes`
+    at `moments` as the daemon was; with `floor` (a folder), the durable floor's
     (:class:`FloorHandler`)."""
     context = multiprocessing.get_context("spawn")
     ready = context.Event()
@@ -298,13 +341,13 @@ def open_loop_sink_cpu(
         if not ready.wait(60):
             raise RuntimeError("the bare sink did not start")
         assert sink.pid is not None
-        cpu = process_cpu(sink.pid)
+        before = process_tally(sink.pid)
         offer(port, moments, votes)
-        cpu = process_cpu(sink.pid) - cpu
+        spent = process_tally(sink.pid) - before
     finally:
         sink.terminate()
         sink.join(60)
-    return 1000 * cpu / len(votes)
+    return spent
 
 
 def sink_cpu_ms(votes: list[tuple[str, bytes]], clients: int) -> float:
@@ -327,7 +370,9 @@ def print_result(result: Result) -> None:
         f"daemon CPU {result.cpu_ms:.2f} ms per vote, the bare sink's at the same rate "
         f"{result.sink_ms:.2f} ms per message ({result.cpu_ms / result.sink_ms:.1f} x); "
         f"the durable floor's {result.floor_ms:.2f} ms ({result.floor_ms / result.sink_ms:.1f}"
-        f" x the sink; the daemon {result.cpu_ms / result.floor_ms:.1f} x the floor)"
+        f" x the sink; the daemon {result.cpu_ms / result.floor_ms:.1f} x the floor); the"
+        f" daemon's threads slept {result.sleeps:.1f} times a vote, the sink's"
+        f" {result.sink_sleeps:.1f} and the floor's {result.floor_sleeps:.1f} a message"
     )
 
 
