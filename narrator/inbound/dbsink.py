@@ -264,8 +264,10 @@ class DbSink:
         `waiting_since`: as for :meth:`store_many_sync`.
 
         A new mail (most are) is inserted by one statement that adds nothing when its
-        Message-ID or IMAP uid is stored already; only then is the stored row looked up, and
-        the mail found a copy of it (a duplicate) or another mail under the same Message-ID.
+        Message-ID or IMAP uid is stored already (on SQLite run on the driver's connection:
+        :func:`_insert_new_by_driver`); only then is the stored row looked up, in a Core
+        transaction, and the mail found a copy of it (a duplicate) or another mail under the
+        same Message-ID.
         """
         message_id, _ = message_id_of(raw)
         uid_key = (mailbox, uidvalidity, uid)
