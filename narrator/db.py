@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.dialects import registry
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
@@ -228,6 +230,46 @@ def core_transaction(
         turns.count_wait_from(connection.connection, waiting_since)
         with connection.begin():
             yield connection
+
+
+@contextmanager
+def driver_transaction(
+    engine: Engine, *, waiting_since: float | None = None
+) -> Iterator[sqlite3.Connection]:
+    """Yield the sqlite3 connection itself of a connection of `engine`'s pool (a SQLite
+    engine of :func:`make_engine`) inside one transaction, committed when the block ends and
+    rolled back when it raises: for a transaction of one statement on every mail's path, where
+    SQLAlchemy's connection, transaction and execution context cost twice the driver's whole
+    transaction after an idle spell (docs/dev/a-vote-from-smtp-to-receipt.md, session 20).
+
+    The write turn and the busy timeout are the engine's :class:`WriteTurns`, `waiting_since`
+    counted as for :func:`core_transaction`; a driver error is raised as SQLAlchemy raises one
+    (``(sqlite3.OperationalError) database is locked`` is an
+    :class:`~sqlalchemy.exc.OperationalError`), with no statement or parameters in it."""
+    turns = getattr(engine.dialect, "turns", None)
+    if not isinstance(turns, WriteTurns):
+        raise ValueError(f"driver_transaction needs a SQLite engine of make_engine, not {engine}")
+    try:
+        pooled = engine.raw_connection()
+    except sqlite3.Error as error:  # the file cannot be opened
+        raise DBAPIError.instance(None, None, error, sqlite3.Error) from error
+    try:
+        driver = pooled.driver_connection
+        assert isinstance(driver, sqlite3.Connection)  # make_engine's SQLite is pysqlite's
+        if waiting_since is not None:
+            turns.count_wait_from(pooled, waiting_since)
+        try:
+            turns.begin_immediate(pooled)
+            try:
+                yield driver
+                driver.commit()
+            except BaseException:
+                driver.rollback()
+                raise
+        except sqlite3.Error as error:
+            raise DBAPIError.instance(None, None, error, sqlite3.Error) from error
+    finally:
+        pooled.close()  # back to the pool: its turn ends (WriteTurns.end)
 
 
 def alembic_config(url: str | URL) -> AlembicConfig:

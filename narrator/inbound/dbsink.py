@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -14,16 +13,10 @@ from sqlalchemy import Connection, Engine, bindparam, insert, select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import (
-    DBAPIError,
-    IntegrityError,
-    InterfaceError,
-    OperationalError,
-    SQLAlchemyError,
-)
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from narrator.db import WriteTurns, core_transaction, transaction
+from narrator.db import core_transaction, driver_transaction, transaction
 from narrator.inbound.sink import (
     Source,
     StorageUnavailable,
@@ -421,21 +414,13 @@ def _insert_new_by_driver(
     engine: Engine, message: Incoming, message_id: str, waiting_since: float | None
 ) -> int | None:
     """On SQLite, add `message`'s row under `message_id` unless a row holds that Message-ID or
-    IMAP uid, in a transaction of its own run on the sqlite3 connection itself; return its id,
-    or None (nothing added, or not SQLite: the caller's Core transaction decides).
-
-    Every mail received runs this before its ``250``, mostly after an idle spell, and after
-    one these machines charge a piece of work for each layer of code it passes through again:
-    the driver's whole store cost 0.35-0.58 ms there, a Core transaction around the same
-    INSERT 1.0 ms (docs/dev/a-vote-from-smtp-to-receipt.md, session 20).  The connection is
-    the engine's pool's, so its settings are the engine's; the write turn and the busy timeout
-    are the engine's :class:`~narrator.db.WriteTurns` (``waiting_since`` counted as for a Core
-    transaction), and a driver error is raised as SQLAlchemy raises it
-    (:class:`~sqlalchemy.exc.OperationalError` for a locked or read-only database)."""
-    turns = getattr(engine.dialect, "turns", None)
-    if not isinstance(turns, WriteTurns):
+    IMAP uid, by the statement run on the sqlite3 connection itself
+    (:func:`~narrator.db.driver_transaction`: every mail received runs it before its ``250``,
+    mostly after an idle spell, when a Core transaction around it costs twice the driver's
+    whole store); return its id, or None (nothing added, or not SQLite: the caller's Core
+    transaction decides)."""
+    if engine.dialect.name != "sqlite":
         return None
-    stored = _SQLITE_TIME(utcnow())
     values = (
         message_id,
         InboxSource(message.source).value,
@@ -445,37 +430,11 @@ def _insert_new_by_driver(
         message.uid,
         message.raw,
         InboxState.NEW.value,
-        stored,
+        _SQLITE_TIME(utcnow()),
     )
-    try:
-        pooled = engine.raw_connection()
-    except sqlite3.Error as error:  # the file cannot be opened
-        raise _wrapped(error) from error
-    try:
-        driver = pooled.driver_connection
-        assert isinstance(driver, sqlite3.Connection)  # make_engine's SQLite is pysqlite's
-        if waiting_since is not None:
-            turns.count_wait_from(pooled, waiting_since)
-        try:
-            turns.begin_immediate(pooled)
-            try:
-                found = driver.execute(_SQLITE_INSERT_NEW, values).fetchone()
-                driver.commit()
-            except BaseException:
-                driver.rollback()
-                raise
-        except sqlite3.Error as error:
-            raise _wrapped(error) from error
-    finally:
-        pooled.close()  # back to the pool: its turn ends (WriteTurns.end)
+    with driver_transaction(engine, waiting_since=waiting_since) as driver:
+        found = driver.execute(_SQLITE_INSERT_NEW, values).fetchone()
     return None if found is None else int(found[0])
-
-
-def _wrapped(error: sqlite3.Error) -> BaseException:
-    """`error` as SQLAlchemy raises a driver's error (its message and class: ``(sqlite3.
-    OperationalError) database is locked`` is an :class:`~sqlalchemy.exc.OperationalError`), the
-    mail's bytes left out of it."""
-    return DBAPIError.instance(_SQLITE_INSERT_NEW, None, error, sqlite3.Error, hide_parameters=True)
 
 
 def _row(message: Incoming, message_id: str) -> dict[str, object]:
